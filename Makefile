@@ -1,0 +1,116 @@
+# perfvisor — top-level build.
+#
+#   make            library, tool and tests (host)
+#   make check      every test this machine can run; ends with "N passed, M failed"
+#   make demo       a vPMU scenario on the simulated machine
+#   make bench      benchmark figures, one "bench: <name>: <value> <unit>" per line
+#   make aarch64    the core, freestanding, for aarch64
+#   make deps       install the Debian packages the build needs (as root)
+
+CC      ?= cc
+BUILD   := build
+OPT     ?= -O2
+CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) -Iinclude
+SANITIZE ?=
+CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE
+LDFLAGS_HOST := $(SANITIZE)
+
+# The freestanding core: only <stdint.h>, <stddef.h>, <stdbool.h>.
+CORE_DIRS := trap vpmu vspe vamu vmpam
+CORE_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(CORE_DIRS))))
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
+LIB       := $(BUILD)/libperfvisor.a
+
+SIM_SRCS  := $(sort $(wildcard sim/*.c))
+SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/%.o)
+SIMLIB    := $(BUILD)/libpvsim.a
+
+# Plain-memory platform shared by the unit tests and the benchmarks.
+MEMPLAT_OBJ := $(BUILD)/tests/support/memplat.o
+
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
+TOOL      := $(BUILD)/perfvisor
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+SCEN_SUPPORT_SRCS := $(filter-out tests/scenario/test_%,$(sort $(wildcard tests/scenario/*.c)))
+SCEN_SUPPORT_OBJS := $(SCEN_SUPPORT_SRCS:%.c=$(BUILD)/%.o)
+SCEN_SRCS := $(sort $(wildcard tests/scenario/test_*.c))
+SCEN_BINS := $(SCEN_SRCS:%.c=$(BUILD)/%)
+TEST_BINS := $(UNIT_BINS) $(SCEN_BINS)
+
+BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
+BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
+
+CMOCKA_LIBS := -lcmocka
+
+AARCH64_CC     ?= aarch64-linux-gnu-gcc
+AARCH64_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -ffreestanding -fno-builtin \
+                  -mgeneral-regs-only -Iinclude
+AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
+
+.PHONY: all check demo bench aarch64 clean deps check-deps tests
+all: $(LIB) $(SIMLIB) $(TOOL) tests
+
+tests: $(TEST_BINS)
+
+$(BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -c $< -o $@
+
+# The core must not depend on anything hosted: build it with -ffreestanding on the host too.
+$(CORE_OBJS): $(BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(SANITIZE) -ffreestanding -c $< -o $@
+
+$(LIB): $(CORE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(SIMLIB): $(SIM_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(TOOL): $(TOOL_OBJS) $(SIMLIB) $(LIB)
+	$(CC) $(LDFLAGS_HOST) -o $@ $(TOOL_OBJS) $(SIMLIB) $(LIB) -lm
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -Itests/support -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/scenario/%: tests/scenario/%.c $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(LIB) $(wildcard include/perfvisor/*.h sim/*.h tests/scenario/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -I. -o $@ $< $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS) -lm
+
+$(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST)
+
+check: tests
+	@sh tests/run.sh $(TEST_BINS)
+
+demo: $(TOOL)
+	@$(TOOL) demo
+
+bench: $(BENCH_BINS)
+	@sh bench/run.sh $(BENCH_BINS)
+
+$(BUILD)/aarch64/%.o: %.c $(wildcard include/perfvisor/*.h)
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(AARCH64_CFLAGS) -c $< -o $@
+
+aarch64: $(AARCH64_OBJS)
+	@command -v $(AARCH64_CC) >/dev/null || { echo "missing $(AARCH64_CC): apt-get install gcc-aarch64-linux-gnu"; exit 1; }
+	rm -f $(BUILD)/aarch64/libperfvisor.a
+	aarch64-linux-gnu-ar rcs $(BUILD)/aarch64/libperfvisor.a $(AARCH64_OBJS)
+	@echo "aarch64: $(words $(AARCH64_OBJS)) core objects, freestanding, -Werror clean"
+
+check-deps:
+	@sh scripts/deps.sh check
+
+deps:
+	@sh scripts/deps.sh install
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfvisor: the performance-monitoring half of an Arm EL2 hypervisor.
+ *
+ * The caller owns all memory: it allocates one struct pv_hw for the machine, one struct
+ * pv_pcpu per physical CPU, one struct pv_vm per VM and one struct pv_vcpu per vCPU, and calls
+ * the entry points below from its exception vectors and its vCPU scheduler.
+ *
+ *   pv_pcpu_init()  each pCPU, once          pv_hw_probe()  once, on any pCPU
+ *   pv_pcpu_setup() each pCPU, after probe   pv_vm_init()   per VM; pv_vcpu_init() per vCPU
+ *   pv_trap()       on every EC 0x18 trap    pv_irq()       on a physical PPI taken at EL2
+ *   pv_vcpu_load()  before running a vCPU    pv_vcpu_put()  after it stops running
+ *
+ * The hypervisor writes the vCPU's trap words (v->traps) into MDCR_EL2, CPTR_EL2 and HCR_EL2
+ * on entry, combined with the fields it owns itself (see struct pv_trap_words).
+ */
+#ifndef PERFVISOR_PERFVISOR_H
+#define PERFVISOR_PERFVISOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfvisor/sysreg.h"
+#include "perfvisor/vpmu.h"
+
+/* Features a VM can be given. A feature a VM does not have is hidden in its ID registers and
+ * its registers UNDEF. */
+#define PV_FEAT_PMU (1u << 0)
+#define PV_FEAT_SPE (1u << 1)
+#define PV_FEAT_AMU (1u << 2)
+#define PV_FEAT_MPAM (1u << 3)
+
+/* Errors returned by the init functions (negative), described by pv_strerror(). */
+enum pv_err {
+	PV_OK = 0,
+	PV_ERR_NO_PMU = -1,          /* PMU requested, hardware has no PMUv3 */
+	PV_ERR_PMU_VERSION = -2,     /* requested PMU version not offered or above hardware */
+	PV_ERR_PMU_COUNTERS = -3,    /* more counters than the hardware leaves to guests */
+	PV_ERR_HOST_COUNTERS = -4,   /* host reservation exceeds the physical counters */
+	PV_ERR_FILTER_RANGE = -5,    /* filter range outside the event space */
+	PV_ERR_FILTER_COUNT = -6,    /* too many filter ranges */
+	PV_ERR_FILTER_ACTION = -7,   /* filter action neither ALLOW nor DENY */
+	PV_ERR_FEATURE = -8,         /* feature requested that the hardware lacks */
+	PV_ERR_UNSUPPORTED = -9,     /* feature perfvisor does not offer yet */
+};
+const char *pv_strerror(int err);
+
+/* The physical machine, read once through the platform (pv_hw_probe). Homogeneous pCPUs. */
+struct pv_hw {
+	uint64_t id[64];        /* ID group, slot = CRm * 8 + Op2 (PV_ID_SLOT) */
+	uint64_t pmcr;          /* PMCR_EL0 at probe: IMP, IDCODE, N */
+	uint64_t pmceid0, pmceid1, pmmir;
+	uint8_t pmu_version;    /* ID_AA64DFR0_EL1.PMUVer, PV_PMUVER_NI if none */
+	uint8_t pmu_counters;   /* physical PMCR_EL0.N */
+	uint8_t host_counters;  /* counters reserved for the host: [hpmn, pmu_counters) */
+	uint8_t hpmn;           /* MDCR_EL2.HPMN: counters [0, hpmn) are the guests' */
+	bool el3, sel2, rme, aarch32;
+	bool trbe, trf;         /* trace buffer / trace filter present (their traps are set) */
+};
+
+struct pv_vm_config {
+	uint32_t features; /* PV_FEAT_* */
+	struct pv_pmu_config pmu;
+};
+
+/* Trap configuration, computed per VM and copied to each vCPU. Every field listed in the
+ * *_owned masks is set explicitly; the hypervisor keeps its own fields outside them:
+ *   MDCR_EL2 = (hyp & ~mdcr_el2_owned) | mdcr_el2
+ *   CPTR_EL2 = (hyp & ~cptr_el2_owned) | cptr_el2
+ *   HCR_EL2  = (hyp & ~hcr_el2_owned)  | hcr_el2                                             */
+struct pv_trap_words {
+	uint64_t mdcr_el2, mdcr_el2_owned;
+	uint64_t cptr_el2, cptr_el2_owned;
+	uint64_t hcr_el2, hcr_el2_owned;
+};
+
+struct pv_vm {
+	struct pv_vm_config cfg;
+	const struct pv_hw *hw;
+	uint64_t id_view[64];      /* what the guest reads from each ID group slot */
+	struct pv_vm_pmu pmu;
+	struct pv_trap_words traps;
+};
+
+struct pv_pcpu {
+	void *plat;                 /* the platform's per-CPU context */
+	struct pv_vcpu *loaded;     /* vCPU currently loaded on this pCPU, or NULL */
+};
+
+/* Which part of the register space a trap was for (per-vCPU statistics). */
+enum pv_trap_kind { PV_KIND_PMU, PV_KIND_SPE, PV_KIND_AMU, PV_KIND_MPAM, PV_KIND_ID, PV_KIND_COUNT };
+
+struct pv_vcpu_stats {
+	uint64_t traps[PV_KIND_COUNT]; /* handled traps by kind */
+	uint64_t undef;                /* accesses answered with UNDEF */
+	uint64_t el1_reinject;         /* EL0 accesses sent back to the guest's EL1 */
+	uint64_t loads;                /* pv_vcpu_load calls */
+};
+
+struct pv_vcpu {
+	struct pv_vm *vm;
+	struct pv_pcpu *cpu;        /* where it is loaded, NULL when not loaded */
+	void *plat;                 /* the platform's per-vCPU context */
+	uint32_t id;
+	struct pv_trap_words traps;
+	struct pv_vpmu pmu;
+	struct pv_vcpu_stats stats;
+};
+
+enum pv_trap_result {
+	PV_TRAP_HANDLED,    /* emulated: resume the guest at ELR_EL2 + 4 */
+	PV_TRAP_UNDEF,      /* inject an Undefined Instruction exception (EC 0x00) to guest EL1 */
+	PV_TRAP_EL1_SYSREG, /* an EL0 access the guest's own PMUSERENR forbids: inject the same
+			       EC 0x18 syndrome to guest EL1, as the hardware would have */
+	PV_TRAP_UNKNOWN,    /* not a register perfvisor owns: the hypervisor's to handle */
+};
+
+enum pv_irq_result {
+	PV_IRQ_NOT_MINE,     /* not an interrupt perfvisor handles */
+	PV_IRQ_HANDLED,      /* fully handled */
+	PV_IRQ_HOST_PENDING, /* handled for guests; host-reserved counters overflowed too */
+};
+
+void pv_pcpu_init(struct pv_pcpu *cpu, void *plat);
+/* Reads the machine through `cpu`; reserves `host_counters` counters at the top for the
+ * host. */
+int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters);
+/* Puts the pCPU's guest partition of the PMU in a known, quiet state. */
+void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
+int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg);
+void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat);
+
+/* EC 0x18 trap from the guest. `x` holds the guest's x0..x30 (31 entries; Rt = 31 is XZR);
+ * `el` is the exception level the access came from (0 or 1). */
+enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x, unsigned el);
+
+void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
+void pv_vcpu_put(struct pv_vcpu *v);
+enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid);
+
+#endif

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * System-register identities, the ESR_EL2 syndrome layout and the bit fields perfvisor uses.
+ *
+ * A register is identified everywhere (trap table, platform calls, simulator) by its ISS key:
+ * the Op0/Op1/CRn/CRm/Op2 fields placed where ESR_EL2.ISS carries them for EC 0x18, with Rt
+ * and the direction bit clear. Arm ARM D24.2 (ESR_EL2, ISS encoding for an exception from
+ * MSR, MRS or System instruction execution in AArch64 state).
+ */
+#ifndef PERFVISOR_SYSREG_H
+#define PERFVISOR_SYSREG_H
+
+#include <stdint.h>
+
+#define PV_BIT(n) (UINT64_C(1) << (n))
+/* Bits [hi:lo] set. */
+#define PV_GENMASK(hi, lo) (((~UINT64_C(0)) >> (63 - (hi))) & ~(PV_BIT(lo) - 1))
+#define PV_FIELD_GET(v, hi, lo) (((uint64_t)(v) & PV_GENMASK(hi, lo)) >> (lo))
+#define PV_FIELD_PREP(x, hi, lo) (((uint64_t)(x) << (lo)) & PV_GENMASK(hi, lo))
+
+/* ---- ESR_EL2 ------------------------------------------------------------------------ */
+#define PV_ESR_EC_SHIFT 26
+#define PV_ESR_EC(esr) ((uint32_t)(((esr) >> PV_ESR_EC_SHIFT) & 0x3F))
+#define PV_ESR_IL PV_BIT(25)
+#define PV_ESR_ISS(esr) ((uint32_t)((esr) & 0x1FFFFFF))
+
+#define PV_EC_UNKNOWN 0x00 /* what an injected UNDEF carries */
+#define PV_EC_HVC64 0x16
+#define PV_EC_SMC64 0x17
+#define PV_EC_SYS64 0x18 /* trapped MSR, MRS or System instruction */
+
+/* ISS for EC 0x18. Op2 sits above Op1. */
+#define PV_ISS_SYS_OP0_SHIFT 20
+#define PV_ISS_SYS_OP2_SHIFT 17
+#define PV_ISS_SYS_OP1_SHIFT 14
+#define PV_ISS_SYS_CRN_SHIFT 10
+#define PV_ISS_SYS_RT_SHIFT 5
+#define PV_ISS_SYS_CRM_SHIFT 1
+#define PV_ISS_SYS_DIR_READ 0x1u   /* 1: MRS (read), 0: MSR (write) */
+#define PV_ISS_SYS_RT_MASK 0x3E0u
+#define PV_ISS_SYS_KEY_MASK 0x3FFC1Eu /* Op0, Op2, Op1, CRn, CRm */
+
+#define PV_SYSREG(op0, op1, crn, crm, op2)                                                       \
+	((uint32_t)(((uint32_t)(op0) << PV_ISS_SYS_OP0_SHIFT) |                                  \
+		    ((uint32_t)(op2) << PV_ISS_SYS_OP2_SHIFT) |                                  \
+		    ((uint32_t)(op1) << PV_ISS_SYS_OP1_SHIFT) |                                  \
+		    ((uint32_t)(crn) << PV_ISS_SYS_CRN_SHIFT) |                                  \
+		    ((uint32_t)(crm) << PV_ISS_SYS_CRM_SHIFT)))
+
+#define PV_SYSREG_OP0(k) (((k) >> PV_ISS_SYS_OP0_SHIFT) & 0x3u)
+#define PV_SYSREG_OP1(k) (((k) >> PV_ISS_SYS_OP1_SHIFT) & 0x7u)
+#define PV_SYSREG_CRN(k) (((k) >> PV_ISS_SYS_CRN_SHIFT) & 0xFu)
+#define PV_SYSREG_CRM(k) (((k) >> PV_ISS_SYS_CRM_SHIFT) & 0xFu)
+#define PV_SYSREG_OP2(k) (((k) >> PV_ISS_SYS_OP2_SHIFT) & 0x7u)
+
+/* ---- PMUv3 (Arm ARM D13, D24.5) --------------------------------------------------------- */
+#define PV_PMCR_EL0 PV_SYSREG(3, 3, 9, 12, 0)
+#define PV_PMCNTENSET_EL0 PV_SYSREG(3, 3, 9, 12, 1)
+#define PV_PMCNTENCLR_EL0 PV_SYSREG(3, 3, 9, 12, 2)
+#define PV_PMOVSCLR_EL0 PV_SYSREG(3, 3, 9, 12, 3)
+#define PV_PMSWINC_EL0 PV_SYSREG(3, 3, 9, 12, 4)
+#define PV_PMSELR_EL0 PV_SYSREG(3, 3, 9, 12, 5)
+#define PV_PMCEID0_EL0 PV_SYSREG(3, 3, 9, 12, 6)
+#define PV_PMCEID1_EL0 PV_SYSREG(3, 3, 9, 12, 7)
+#define PV_PMCCNTR_EL0 PV_SYSREG(3, 3, 9, 13, 0)
+#define PV_PMXEVTYPER_EL0 PV_SYSREG(3, 3, 9, 13, 1)
+#define PV_PMXEVCNTR_EL0 PV_SYSREG(3, 3, 9, 13, 2)
+#define PV_PMUSERENR_EL0 PV_SYSREG(3, 3, 9, 14, 0)
+#define PV_PMINTENSET_EL1 PV_SYSREG(3, 0, 9, 14, 1)
+#define PV_PMINTENCLR_EL1 PV_SYSREG(3, 0, 9, 14, 2)
+#define PV_PMOVSSET_EL0 PV_SYSREG(3, 3, 9, 14, 3)
+#define PV_PMMIR_EL1 PV_SYSREG(3, 0, 9, 14, 6)
+/* PMEVCNTR<n>_EL0: CRm = 0b10:n[4:3], Op2 = n[2:0]; PMEVTYPER<n>_EL0: CRm = 0b11:n[4:3]. */
+#define PV_PMEVCNTR_EL0(n) PV_SYSREG(3, 3, 14, 0x8 | (((n) >> 3) & 3), (n) & 7)
+#define PV_PMEVTYPER_EL0(n) PV_SYSREG(3, 3, 14, 0xC | (((n) >> 3) & 3), (n) & 7)
+#define PV_PMCCFILTR_EL0 PV_SYSREG(3, 3, 14, 15, 7) /* the n = 31 PMEVTYPER slot */
+/* Both families: Op0=3 Op1=3 CRn=14 CRm=0b1xxx; the index is CRm[1:0]:Op2, CRm[2] picks TYPER. */
+#define PV_PMEV_FAMILY_MASK (PV_ISS_SYS_KEY_MASK & ~(0x7u << PV_ISS_SYS_CRM_SHIFT) &            \
+			     ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+#define PV_PMEV_FAMILY_KEY PV_SYSREG(3, 3, 14, 8, 0)
+#define PV_PMEV_INDEX(k) ((PV_SYSREG_CRM(k) & 3u) << 3 | PV_SYSREG_OP2(k))
+#define PV_PMEV_IS_TYPER(k) ((PV_SYSREG_CRM(k) & 4u) != 0)
+
+#define PV_PMU_MAX_COUNTERS 31 /* event counters 0..30 */
+#define PV_PMU_CYCLE_IDX 31    /* bit 31 of the enable/overflow bitmaps */
+
+/* PMCR_EL0 */
+#define PV_PMCR_E PV_BIT(0)
+#define PV_PMCR_P PV_BIT(1)
+#define PV_PMCR_C PV_BIT(2)
+#define PV_PMCR_D PV_BIT(3)
+#define PV_PMCR_X PV_BIT(4)
+#define PV_PMCR_DP PV_BIT(5)
+#define PV_PMCR_LC PV_BIT(6)
+#define PV_PMCR_LP PV_BIT(7)
+#define PV_PMCR_FZO PV_BIT(9)
+#define PV_PMCR_N_SHIFT 11
+#define PV_PMCR_N_MASK PV_GENMASK(15, 11)
+#define PV_PMCR_IDCODE_MASK PV_GENMASK(23, 16)
+#define PV_PMCR_IMP_MASK PV_GENMASK(31, 24)
+
+/* PMEVTYPER<n>_EL0 and PMCCFILTR_EL0 filter bits (Arm ARM D24.5.x). */
+#define PV_PMEVTYPER_P PV_BIT(31)   /* 1: do not count at EL1 */
+#define PV_PMEVTYPER_U PV_BIT(30)   /* 1: do not count at EL0 */
+#define PV_PMEVTYPER_NSK PV_BIT(29) /* NS EL1 counted iff NSK == P (EL3 implemented) */
+#define PV_PMEVTYPER_NSU PV_BIT(28) /* NS EL0 counted iff NSU == U (EL3 implemented) */
+#define PV_PMEVTYPER_NSH PV_BIT(27) /* 1: count at NS EL2 -- an include bit */
+#define PV_PMEVTYPER_M PV_BIT(26)   /* EL3 counted iff M == P */
+#define PV_PMEVTYPER_MT PV_BIT(25)  /* FEAT_MTPMU */
+#define PV_PMEVTYPER_SH PV_BIT(24)  /* Secure EL2 counted iff SH != NSH (FEAT_SEL2) */
+#define PV_PMEVTYPER_T PV_BIT(23)   /* FEAT_TME */
+#define PV_PMEVTYPER_RLK PV_BIT(22) /* Realm EL1 counted iff RLK == P (FEAT_RME) */
+#define PV_PMEVTYPER_RLU PV_BIT(21) /* Realm EL0 counted iff RLU == U (FEAT_RME) */
+#define PV_PMEVTYPER_RLH PV_BIT(20) /* Realm EL2 counted iff RLH != NSH (FEAT_RME) */
+#define PV_PMEVTYPER_EVT_V3 PV_GENMASK(9, 0)   /* PMUv3: 10-bit event numbers */
+#define PV_PMEVTYPER_EVT_V3P1 PV_GENMASK(15, 0) /* PMUv3p1 and later */
+
+/* PMUSERENR_EL0 */
+#define PV_PMUSERENR_EN PV_BIT(0)
+#define PV_PMUSERENR_SW PV_BIT(1)
+#define PV_PMUSERENR_CR PV_BIT(2)
+#define PV_PMUSERENR_ER PV_BIT(3)
+#define PV_PMUSERENR_MASK (PV_PMUSERENR_EN | PV_PMUSERENR_SW | PV_PMUSERENR_CR | PV_PMUSERENR_ER)
+
+/* PMSELR_EL0 */
+#define PV_PMSELR_SEL_MASK 0x1Fu
+
+/* PMMIR_EL1: fields a guest may see (PMUv3p4); THWIDTH and later fields are not offered. */
+#define PV_PMMIR_SLOTS PV_GENMASK(7, 0)
+#define PV_PMMIR_BUS_SLOTS PV_GENMASK(15, 8)
+#define PV_PMMIR_BUS_WIDTH PV_GENMASK(19, 16)
+
+/* Common architectural events (Arm ARM D17). */
+#define PV_EVT_SW_INCR 0x0000
+#define PV_EVT_L1D_CACHE_REFILL 0x0003
+#define PV_EVT_L1D_CACHE 0x0004
+#define PV_EVT_INST_RETIRED 0x0008
+#define PV_EVT_EXC_TAKEN 0x0009
+#define PV_EVT_BR_MIS_PRED 0x0010
+#define PV_EVT_CPU_CYCLES 0x0011
+#define PV_EVT_BR_PRED 0x0012
+#define PV_EVT_MEM_ACCESS 0x0013
+#define PV_EVT_CHAIN 0x001E
+#define PV_EVT_BR_RETIRED 0x0021
+#define PV_EVT_STALL_FRONTEND 0x0023
+#define PV_EVT_STALL_BACKEND 0x0024
+#define PV_EVT_STALL_SLOT 0x003F
+
+/* ID_AA64DFR0_EL1.PMUVer values */
+#define PV_PMUVER_NI 0x0
+#define PV_PMUVER_V3 0x1
+#define PV_PMUVER_V3P1 0x4
+#define PV_PMUVER_V3P4 0x5
+#define PV_PMUVER_V3P5 0x6
+#define PV_PMUVER_V3P7 0x7
+#define PV_PMUVER_V3P8 0x8
+#define PV_PMUVER_V3P9 0x9
+#define PV_PMUVER_IMPDEF 0xF
+
+/* ---- Statistical Profiling Extension ---------------------------------------------------- */
+#define PV_PMSCR_EL1 PV_SYSREG(3, 0, 9, 9, 0)
+#define PV_PMSNEVFR_EL1 PV_SYSREG(3, 0, 9, 9, 1)
+#define PV_PMSICR_EL1 PV_SYSREG(3, 0, 9, 9, 2)
+#define PV_PMSIRR_EL1 PV_SYSREG(3, 0, 9, 9, 3)
+#define PV_PMSFCR_EL1 PV_SYSREG(3, 0, 9, 9, 4)
+#define PV_PMSEVFR_EL1 PV_SYSREG(3, 0, 9, 9, 5)
+#define PV_PMSLATFR_EL1 PV_SYSREG(3, 0, 9, 9, 6)
+#define PV_PMSIDR_EL1 PV_SYSREG(3, 0, 9, 9, 7)
+#define PV_PMBLIMITR_EL1 PV_SYSREG(3, 0, 9, 10, 0)
+#define PV_PMBPTR_EL1 PV_SYSREG(3, 0, 9, 10, 1)
+#define PV_PMBSR_EL1 PV_SYSREG(3, 0, 9, 10, 3)
+#define PV_PMBIDR_EL1 PV_SYSREG(3, 0, 9, 10, 7)
+#define PV_PMSCR_EL2 PV_SYSREG(3, 4, 9, 9, 0)
+
+/* ---- Activity Monitors ------------------------------------------------------------------ */
+#define PV_AMCR_EL0 PV_SYSREG(3, 3, 13, 2, 0)
+#define PV_AMCFGR_EL0 PV_SYSREG(3, 3, 13, 2, 1)
+#define PV_AMCGCR_EL0 PV_SYSREG(3, 3, 13, 2, 2)
+#define PV_AMUSERENR_EL0 PV_SYSREG(3, 3, 13, 2, 3)
+#define PV_AMCNTENCLR0_EL0 PV_SYSREG(3, 3, 13, 2, 4)
+#define PV_AMCNTENSET0_EL0 PV_SYSREG(3, 3, 13, 2, 5)
+#define PV_AMCG1IDR_EL0 PV_SYSREG(3, 3, 13, 2, 6)
+#define PV_AMCNTENCLR1_EL0 PV_SYSREG(3, 3, 13, 3, 0)
+#define PV_AMCNTENSET1_EL0 PV_SYSREG(3, 3, 13, 3, 1)
+#define PV_AMEVCNTR0_EL0(n) PV_SYSREG(3, 3, 13, 4 + ((n) >> 3), (n) & 7)
+#define PV_AMEVTYPER0_EL0(n) PV_SYSREG(3, 3, 13, 6 + ((n) >> 3), (n) & 7)
+#define PV_AMEVCNTR1_EL0(n) PV_SYSREG(3, 3, 13, 12 + ((n) >> 3), (n) & 7)
+#define PV_AMEVTYPER1_EL0(n) PV_SYSREG(3, 3, 13, 14 + ((n) >> 3), (n) & 7)
+#define PV_AMEVCNTVOFF0_EL2(n) PV_SYSREG(3, 4, 13, 8 + ((n) >> 3), (n) & 7)
+#define PV_AMEVCNTVOFF1_EL2(n) PV_SYSREG(3, 4, 13, 10 + ((n) >> 3), (n) & 7)
+
+/* ---- MPAM ------------------------------------------------------------------------------- */
+#define PV_MPAMIDR_EL1 PV_SYSREG(3, 0, 10, 4, 4)
+#define PV_MPAM0_EL1 PV_SYSREG(3, 0, 10, 5, 1)
+#define PV_MPAM1_EL1 PV_SYSREG(3, 0, 10, 5, 0)
+#define PV_MPAMSM_EL1 PV_SYSREG(3, 0, 10, 5, 3)
+#define PV_MPAM2_EL2 PV_SYSREG(3, 4, 10, 5, 0)
+#define PV_MPAMHCR_EL2 PV_SYSREG(3, 4, 10, 4, 0)
+#define PV_MPAMVPMV_EL2 PV_SYSREG(3, 4, 10, 4, 1)
+#define PV_MPAMVPM_EL2(n) PV_SYSREG(3, 4, 10, 6, (n))
+
+#define PV_MPAM2_EL2_MPAMEN PV_BIT(63)
+#define PV_MPAM2_EL2_TIDR PV_BIT(58)
+#define PV_MPAM2_EL2_TRAPMPAM0EL1 PV_BIT(49)
+#define PV_MPAM2_EL2_TRAPMPAM1EL1 PV_BIT(48)
+#define PV_MPAMHCR_EL2_TRAP_MPAMIDR PV_BIT(31)
+#define PV_MPAMHCR_EL2_EL1_VPMEN PV_BIT(1)
+#define PV_MPAMHCR_EL2_EL0_VPMEN PV_BIT(0)
+#define PV_MPAMIDR_HAS_HCR PV_BIT(17)
+
+/* ---- EL2 controls ----------------------------------------------------------------------- */
+#define PV_HCR_EL2 PV_SYSREG(3, 4, 1, 1, 0)
+#define PV_MDCR_EL2 PV_SYSREG(3, 4, 1, 1, 1)
+#define PV_CPTR_EL2 PV_SYSREG(3, 4, 1, 1, 2)
+
+/* MDCR_EL2 (Arm ARM D24.2.x) */
+#define PV_MDCR_EL2_HPMN_MASK PV_GENMASK(4, 0)
+#define PV_MDCR_EL2_TPMCR PV_BIT(5)
+#define PV_MDCR_EL2_TPM PV_BIT(6)
+#define PV_MDCR_EL2_HPME PV_BIT(7)
+#define PV_MDCR_EL2_TDE PV_BIT(8)
+#define PV_MDCR_EL2_TDA PV_BIT(9)
+#define PV_MDCR_EL2_TDOSA PV_BIT(10)
+#define PV_MDCR_EL2_TDRA PV_BIT(11)
+#define PV_MDCR_EL2_E2PB_SHIFT 12
+#define PV_MDCR_EL2_E2PB_MASK PV_GENMASK(13, 12)
+#define PV_MDCR_EL2_E2PB_EL2 0x0u      /* buffer owned by EL2, EL1 PMB* accesses trap */
+#define PV_MDCR_EL2_E2PB_EL1_TRAP 0x2u /* owned by EL1&0 (stage 2 applies), accesses trap */
+#define PV_MDCR_EL2_E2PB_EL1 0x3u      /* owned by EL1&0, no trap */
+#define PV_MDCR_EL2_TPMS PV_BIT(14)
+#define PV_MDCR_EL2_EnSPM PV_BIT(15)
+#define PV_MDCR_EL2_HPMD PV_BIT(17)
+#define PV_MDCR_EL2_TTRF PV_BIT(19)
+#define PV_MDCR_EL2_HCCD PV_BIT(23)
+#define PV_MDCR_EL2_E2TB_MASK PV_GENMASK(25, 24)
+#define PV_MDCR_EL2_HLP PV_BIT(26)
+#define PV_MDCR_EL2_TDCC PV_BIT(27)
+#define PV_MDCR_EL2_MTPME PV_BIT(28)
+#define PV_MDCR_EL2_HPMFZO PV_BIT(29)
+#define PV_MDCR_EL2_PMSSE_MASK PV_GENMASK(31, 30)
+#define PV_MDCR_EL2_HPMFZS PV_BIT(36)
+#define PV_MDCR_EL2_PMEE_MASK PV_GENMASK(41, 40)
+
+/* CPTR_EL2 */
+#define PV_CPTR_EL2_TAM PV_BIT(30) /* same position whatever HCR_EL2.E2H */
+
+/* HCR_EL2 */
+#define PV_HCR_EL2_VM PV_BIT(0)
+#define PV_HCR_EL2_FMO PV_BIT(3)
+#define PV_HCR_EL2_IMO PV_BIT(4)
+#define PV_HCR_EL2_AMO PV_BIT(5)
+#define PV_HCR_EL2_TSC PV_BIT(19)
+#define PV_HCR_EL2_TID3 PV_BIT(18)
+#define PV_HCR_EL2_TGE PV_BIT(27)
+#define PV_HCR_EL2_RW PV_BIT(31)
+#define PV_HCR_EL2_E2H PV_BIT(34)
+#define PV_HCR_EL2_AMVOFFEN PV_BIT(51)
+
+/* ---- ID registers (the TID3 group: Op0=3 Op1=0 CRn=0 CRm=1..7) --------------------------- */
+#define PV_ID_PFR0_EL1 PV_SYSREG(3, 0, 0, 1, 0)
+#define PV_ID_DFR0_EL1 PV_SYSREG(3, 0, 0, 1, 2)
+#define PV_ID_DFR1_EL1 PV_SYSREG(3, 0, 0, 3, 5)
+#define PV_ID_AA64PFR0_EL1 PV_SYSREG(3, 0, 0, 4, 0)
+#define PV_ID_AA64PFR1_EL1 PV_SYSREG(3, 0, 0, 4, 1)
+#define PV_ID_AA64DFR0_EL1 PV_SYSREG(3, 0, 0, 5, 0)
+#define PV_ID_AA64DFR1_EL1 PV_SYSREG(3, 0, 0, 5, 1)
+#define PV_ID_AA64MMFR0_EL1 PV_SYSREG(3, 0, 0, 7, 0)
+/* The group is one masked table entry; slot = CRm * 8 + Op2, CRm 1..7. */
+#define PV_ID_GROUP_MASK (PV_ISS_SYS_KEY_MASK & ~(0xFu << PV_ISS_SYS_CRM_SHIFT) &               \
+			  ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+#define PV_ID_GROUP_KEY PV_SYSREG(3, 0, 0, 0, 0)
+#define PV_ID_SLOT(k) (PV_SYSREG_CRM(k) * 8u + PV_SYSREG_OP2(k))
+#define PV_ID_SLOT_FIRST 8u  /* CRm = 1 */
+#define PV_ID_SLOTS 64u      /* slots 0..63; 0..7 (CRm = 0) are not in the group */
+
+/* ID_AA64DFR0_EL1 fields */
+#define PV_DFR0_TRACEVER_SHIFT 4
+#define PV_DFR0_PMUVER_SHIFT 8
+#define PV_DFR0_PMSS_SHIFT 16
+#define PV_DFR0_SEBEP_SHIFT 24
+#define PV_DFR0_PMSVER_SHIFT 32
+#define PV_DFR0_TRACEFILT_SHIFT 40
+#define PV_DFR0_TRACEBUFFER_SHIFT 44
+#define PV_DFR0_MTPMU_SHIFT 48
+#define PV_DFR0_BRBE_SHIFT 52
+#define PV_DFR0_EXTTRCBUFF_SHIFT 56
+#define PV_DFR0_HPMN0_SHIFT 60
+/* ID_AA64DFR1_EL1 fields */
+#define PV_DFR1_SYSPMUID_SHIFT 0 /* 8 bits */
+#define PV_DFR1_SPMU_SHIFT 32
+#define PV_DFR1_PMICNTR_SHIFT 36
+#define PV_DFR1_ITE_SHIFT 44
+#define PV_DFR1_EBEP_SHIFT 48
+#define PV_DFR1_DPFZS_SHIFT 52
+/* ID_AA64PFR0_EL1 fields */
+#define PV_PFR0_EL0_SHIFT 0
+#define PV_PFR0_EL1_SHIFT 4
+#define PV_PFR0_EL2_SHIFT 8
+#define PV_PFR0_EL3_SHIFT 12
+#define PV_PFR0_SEL2_SHIFT 36
+#define PV_PFR0_MPAM_SHIFT 40
+#define PV_PFR0_AMU_SHIFT 44
+#define PV_PFR0_RME_SHIFT 52
+/* ID_AA64PFR1_EL1 fields */
+#define PV_PFR1_MPAM_FRAC_SHIFT 16
+/* AArch32 views */
+#define PV_ID_DFR0_PERFMON_SHIFT 24
+#define PV_ID_DFR0_TRACEFILT_SHIFT 28
+#define PV_ID_DFR1_MTPMU_SHIFT 0
+#define PV_ID_DFR1_HPMN0_SHIFT 4
+#define PV_ID_PFR0_AMU_SHIFT 20
+
+#define PV_ID_FIELD(v, shift) ((unsigned)(((v) >> (shift)) & 0xF))
+#define PV_ID_FIELD_MASK(shift) (UINT64_C(0xF) << (shift))
+
+/* ---- Interrupts (GIC INTIDs on the reference platform) ---------------------------------- */
+#define PV_INTID_SPE 21
+#define PV_INTID_PMU 23
+
+#endif

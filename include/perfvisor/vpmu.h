@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Virtual PMUv3: per-VM configuration, per-vCPU state and the register handlers the trap
+ * table dispatches to.
+ *
+ * The physical counters are partitioned: guest counters are [0, HPMN) plus the cycle counter,
+ * host counters are [HPMN, N). A vCPU's virtual counter n lives in physical counter n while
+ * the vCPU is loaded and in `struct pv_vpmu` otherwise.
+ */
+#ifndef PERFVISOR_VPMU_H
+#define PERFVISOR_VPMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pv_vm;
+struct pv_vcpu;
+struct pv_pcpu;
+struct pv_hw;
+enum pv_trap_result;
+
+/* Event filter range, laid out as KVM's struct kvm_pmu_event_filter so a VMM can reuse its
+ * KVM_ARM_VCPU_PMU_V3_FILTER ranges unchanged. */
+struct pv_pmu_filter {
+	uint16_t base_event;
+	uint16_t nevents;
+	uint8_t action; /* PV_PMU_FILTER_ALLOW or PV_PMU_FILTER_DENY */
+	uint8_t pad[3];
+};
+#define PV_PMU_FILTER_ALLOW 0
+#define PV_PMU_FILTER_DENY 1
+#define PV_PMU_MAX_FILTERS 32
+
+struct pv_pmu_config {
+	uint8_t version;     /* ID_AA64DFR0_EL1.PMUVer to expose: V3, V3P1, V3P4 or V3P5 */
+	uint8_t nr_counters; /* PMCR_EL0.N the guest sees; at most the hardware's HPMN */
+	uint8_t nr_filters;  /* 0: every event allowed */
+	struct pv_pmu_filter filters[PV_PMU_MAX_FILTERS];
+};
+
+/* Per-VM values derived once from the configuration and the hardware. */
+struct pv_vm_pmu {
+	uint32_t counter_mask;  /* implemented counters [0, N) and bit 31 (cycle counter) */
+	uint64_t evtyper_mask;  /* guest-visible (stored) bits of PMEVTYPER<n>_EL0 */
+	uint64_t ccfiltr_mask;  /* guest-visible bits of PMCCFILTR_EL0 */
+	uint64_t pmcr_stored;   /* PMCR_EL0 bits a guest write stores */
+	uint64_t pmcr_fixed;    /* read-only PMCR_EL0 bits: IMP, IDCODE, N, LC when RES1 */
+	uint64_t pmceid0;       /* guest views, masked by the event filter */
+	uint64_t pmceid1;
+	uint64_t pmmir;
+	uint64_t cycles_allowed; /* 1 if the filter allows CPU_CYCLES (the cycle counter) */
+	uint8_t version;
+	uint8_t nr_counters;
+};
+
+struct pv_vpmu {
+	uint64_t pmcr;               /* stored bits only (E, D, DP, LC, LP) */
+	uint64_t evcntr[31];         /* counter values while the vCPU is not loaded */
+	uint64_t ccntr;
+	uint64_t evtyper[31];        /* what the guest wrote, masked to the visible bits */
+	uint64_t ccfiltr;
+	uint32_t cnten;              /* PMCNTENSET_EL0 */
+	uint32_t inten;              /* PMINTENSET_EL1 */
+	uint32_t ovs;                /* PMOVSSET_EL0: the canonical overflow status */
+	uint32_t emulated;           /* counters whose event is SW_INCR or CHAIN (software) */
+	uint8_t selr;                /* PMSELR_EL0.SEL */
+	uint8_t userenr;             /* PMUSERENR_EL0 */
+	bool active;                 /* touched: its state is switched at load/put */
+	bool irq_level;              /* current level of the virtual PMU interrupt */
+};
+
+/* Lifecycle (called by the core's VM/vCPU code and by the entry points). */
+int pv_vpmu_vm_init(struct pv_vm *vm);
+void pv_vpmu_vcpu_init(struct pv_vcpu *v);
+void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
+void pv_vpmu_load(struct pv_vcpu *v);
+void pv_vpmu_put(struct pv_vcpu *v);
+/* Physical PMU overflow interrupt on `cpu`: returns true if host counters also overflowed
+ * (their PMOVSSET bits are left for the host). */
+bool pv_vpmu_irq(struct pv_pcpu *cpu);
+
+/* The KVM filter semantics: the first range sets the default (ALLOW first: deny the rest),
+ * later ranges override. SW_INCR and CHAIN are never filtered. */
+bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);
+
+/* Operator view: the guest-visible value of counter idx (0..30, or 31 for the cycle counter),
+ * whether or not the vCPU is loaded. */
+uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx);
+
+/* Register handlers. `idx` is the counter index for PMEVCNTR<n>/PMEVTYPER<n>, else 0.
+ * `el` is the exception level the access came from (0 or 1). */
+#define PV_VPMU_HANDLERS(X)                                                                      \
+	X(pmcr) X(pmcntenset) X(pmcntenclr) X(pmovsclr) X(pmovsset) X(pmswinc) X(pmselr)          \
+	X(pmceid0) X(pmceid1) X(pmccntr) X(pmxevtyper) X(pmxevcntr) X(pmuserenr) X(pmintenset)    \
+	X(pmintenclr) X(pmmir) X(pmevcntr) X(pmevtyper) X(pmccfiltr)
+#define PV_VPMU_DECLARE(r)                                                                       \
+	enum pv_trap_result pv_vpmu_##r##_read(struct pv_vcpu *v, unsigned idx, unsigned el,      \
+					       uint64_t *val);                                    \
+	enum pv_trap_result pv_vpmu_##r##_write(struct pv_vcpu *v, unsigned idx, unsigned el,     \
+						uint64_t val);
+PV_VPMU_HANDLERS(PV_VPMU_DECLARE)
+#undef PV_VPMU_DECLARE
+
+#endif

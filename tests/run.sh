@@ -1,0 +1,45 @@
+#!/bin/sh
+# Runs test binaries (cmocka) and ends with one summary line: "N passed, M failed[, K skipped]".
+# A binary that dies without a cmocka summary counts as one failure. Output of each binary is
+# kept in build/test-logs/ and shown in full when it failed.
+passed=0
+failed=0
+skipped=0
+logdir=build/test-logs
+mkdir -p "$logdir"
+for bin in "$@"; do
+	name=$(basename "$bin")
+	log="$logdir/$name.log"
+	"$bin" >"$log" 2>&1
+	rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | head -n1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | head -n1)
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | head -n1)
+	p=${p:-0}; f=${f:-0}; s=${s:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "$name: exited with status $rc without a test summary" >>"$log"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	if [ "$f" -ne 0 ]; then
+		echo "FAIL $name ($p passed, $f failed)"
+		sed 's/^/    /' "$log"
+	else
+		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
+	fi
+done
+# Suites that are skipped as a whole say why through SKIP_REASONS (one reason per line).
+if [ -n "${SKIP_REASONS:-}" ]; then
+	printf '%s\n' "$SKIP_REASONS" | while IFS= read -r reason; do
+		[ -n "$reason" ] && echo "skipped: $reason"
+	done
+	skipped=$((skipped + $(printf '%s\n' "$SKIP_REASONS" | grep -c .)))
+fi
+if [ "$skipped" -ne 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

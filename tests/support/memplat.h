@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A platform whose hardware is plain memory: every system register is a 64-bit cell, nothing
+ * counts by itself. Unit tests use it to see exactly what the core wrote to "hardware";
+ * benchmarks use it so that instruction counts are the library's own cost.
+ */
+#ifndef PERFVISOR_MEMPLAT_H
+#define PERFVISOR_MEMPLAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perfvisor/perfvisor.h"
+
+struct memplat_cpu {
+	uint64_t reg[1u << 16]; /* indexed by memplat_slot(key) */
+	uint64_t reads, writes; /* platform register accesses */
+};
+
+struct memplat_vcpu {
+	bool line[32];          /* virtual PPI levels */
+	unsigned changes;       /* pv_plat_virq_set calls */
+};
+
+static inline uint32_t memplat_slot(uint32_t key)
+{
+	return ((key >> 10) << 4 | (key >> 1)) & 0xFFFFu;
+}
+
+static inline uint64_t *memplat_reg(struct memplat_cpu *c, uint32_t key)
+{
+	return &c->reg[memplat_slot(key)];
+}
+
+/* Fills ID registers and PMU identification like QEMU 7.2 `-cpu max` (PMUv3p5, N = 6, no
+ * SPE/AMU/MPAM, EL3 absent); `counters` overrides N. */
+void memplat_init(struct memplat_cpu *c, unsigned counters);
+
+#endif

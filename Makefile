@@ -51,6 +51,7 @@ AARCH64_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -ffreestanding -fno-builtin
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
 .PHONY: all check demo bench aarch64 clean deps check-deps tests
+.SECONDARY:
 all: $(LIB) $(SIMLIB) $(TOOL) tests
 
 tests: $(TEST_BINS)

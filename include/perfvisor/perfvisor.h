@@ -43,6 +43,7 @@ enum pv_err {
 	PV_ERR_FILTER_ACTION = -7,   /* filter action neither ALLOW nor DENY */
 	PV_ERR_FEATURE = -8,         /* feature requested that the hardware lacks */
 	PV_ERR_UNSUPPORTED = -9,     /* feature perfvisor does not offer yet */
+	PV_ERR_HPMN0 = -10,          /* all counters reserved for the host without FEAT_HPMN0 */
 };
 const char *pv_strerror(int err);
 
@@ -57,6 +58,8 @@ struct pv_hw {
 	uint8_t hpmn;           /* MDCR_EL2.HPMN: counters [0, hpmn) are the guests' */
 	bool el3, sel2, rme, aarch32;
 	bool trbe, trf;         /* trace buffer / trace filter present (their traps are set) */
+	bool spe, amu, amuv1p1, mpam;
+	uint64_t mpamidr;       /* MPAMIDR_EL1, read only when MPAM is implemented */
 };
 
 struct pv_vm_config {
@@ -73,6 +76,9 @@ struct pv_trap_words {
 	uint64_t mdcr_el2, mdcr_el2_owned;
 	uint64_t cptr_el2, cptr_el2_owned;
 	uint64_t hcr_el2, hcr_el2_owned;
+	/* Only when the hardware implements MPAM (pv_hw.mpam); MPAMHCR_EL2 only with HAS_HCR. */
+	uint64_t mpam2_el2, mpam2_el2_owned;
+	uint64_t mpamhcr_el2, mpamhcr_el2_owned;
 };
 
 struct pv_vm {

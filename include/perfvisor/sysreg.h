@@ -207,6 +207,9 @@
 #define PV_MPAMHCR_EL2_EL1_VPMEN PV_BIT(1)
 #define PV_MPAMHCR_EL2_EL0_VPMEN PV_BIT(0)
 #define PV_MPAMIDR_HAS_HCR PV_BIT(17)
+#define PV_MPAMIDR_HAS_TIDR PV_BIT(58)
+#define PV_MPAM2_EL2_EnMPAMSM PV_BIT(50)
+#define PV_MPAMHCR_EL2_GSTAPP_PLK PV_BIT(8)
 
 /* ---- EL2 controls ----------------------------------------------------------------------- */
 #define PV_HCR_EL2 PV_SYSREG(3, 4, 1, 1, 0)
@@ -265,6 +268,8 @@
 #define PV_ID_AA64DFR0_EL1 PV_SYSREG(3, 0, 0, 5, 0)
 #define PV_ID_AA64DFR1_EL1 PV_SYSREG(3, 0, 0, 5, 1)
 #define PV_ID_AA64MMFR0_EL1 PV_SYSREG(3, 0, 0, 7, 0)
+#define PV_ID_AA64MMFR2_EL1 PV_SYSREG(3, 0, 0, 7, 2)
+#define PV_MMFR2_IDS_SHIFT 36 /* FEAT_IDST: EL0 ID-space accesses trap to EL1 as EC 0x18 */
 /* The group is one masked table entry; slot = CRm * 8 + Op2, CRm 1..7. */
 #define PV_ID_GROUP_MASK (PV_ISS_SYS_KEY_MASK & ~(0xFu << PV_ISS_SYS_CRM_SHIFT) &               \
 			  ~(0x7u << PV_ISS_SYS_OP2_SHIFT))

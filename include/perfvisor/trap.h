@@ -34,6 +34,7 @@ enum pv_reg_access { PV_ACC_RW, PV_ACC_RO, PV_ACC_WO };
 enum pv_reg_index {
 	PV_IDX_NONE,    /* a single register */
 	PV_IDX_PMEV,    /* n = CRm[1:0]:Op2, valid when n < the VM's PMCR_EL0.N */
+	PV_IDX_AMEV,    /* n = CRm[0]:Op2, valid when n < the VM's counters of that group */
 	PV_IDX_ID,      /* slot = CRm * 8 + Op2 of the ID group, CRm 1..7 */
 };
 

@@ -51,6 +51,14 @@ struct pv_vm_pmu {
 	uint64_t cycles_allowed; /* 1 if the filter allows CPU_CYCLES (the cycle counter) */
 	uint8_t version;
 	uint8_t nr_counters;
+	/* Added by vpmu/ (all derived in pv_vpmu_vm_init): */
+	bool el3;               /* NSK/NSU/M are implemented (hw->el3) */
+	uint32_t event_mask;    /* evtCount width: 0x3FF (PMUv3) or 0xFFFF (PMUv3p1+) */
+	uint32_t host_mask;     /* physical overflow bits of host counters [HPMN, N) */
+	uint64_t evcntr_mask;   /* guest-visible width of PMEVCNTR<n>: 32 or 64 bits */
+	uint64_t pmcr_res1;     /* PMCR_EL0.LC when RES1 (no AArch32), else 0 */
+	uint64_t hw_nothing;    /* physical PMEVTYPER value that counts nothing */
+	uint64_t allowed[65536 / 64]; /* event filter: bit e set = event e may be counted */
 };
 
 struct pv_vpmu {
@@ -67,6 +75,9 @@ struct pv_vpmu {
 	uint8_t userenr;             /* PMUSERENR_EL0 */
 	bool active;                 /* touched: its state is switched at load/put */
 	bool irq_level;              /* current level of the virtual PMU interrupt */
+	/* Added by vpmu/: */
+	uint32_t chain;              /* odd counters whose event is CHAIN */
+	uint64_t hwtype[32];         /* sanitised physical PMEVTYPER<n> (31: PMCCFILTR) */
 };
 
 /* Lifecycle (called by the core's VM/vCPU code and by the entry points). */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-VM ID-register views, served under HCR_EL2.TID3 (Arm ARM D24.2, the ID group:
+ * Op0=3 Op1=0 CRn=0 CRm=1..7). Fields of features perfvisor manages say what the VM was
+ * given; extensions perfvisor does not virtualise but that sit next to them (trace buffer,
+ * branch records, PMU snapshot and instruction counter, ...) read as not implemented; the rest
+ * is the hardware's value.
+ */
+#include "perfvisor/trap.h"
+
+#define SLOT(key) PV_ID_SLOT(key)
+
+static uint64_t set_field(uint64_t reg, unsigned shift, unsigned value)
+{
+	return (reg & ~PV_ID_FIELD_MASK(shift)) | ((uint64_t)(value & 0xF) << shift);
+}
+
+static uint64_t clear_fields(uint64_t reg, const uint8_t *shifts, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		reg &= ~PV_ID_FIELD_MASK(shifts[i]);
+	return reg;
+}
+
+void pv_id_views_init(struct pv_vm *vm)
+{
+	const struct pv_hw *hw = vm->hw;
+	uint64_t *view = vm->id_view;
+	for (unsigned s = 0; s < PV_ID_SLOTS; s++)
+		view[s] = s < PV_ID_SLOT_FIRST ? 0 : hw->id[s];
+
+	unsigned pmuver = (vm->cfg.features & PV_FEAT_PMU) ? vm->pmu.version : PV_PMUVER_NI;
+
+	/* ID_AA64DFR0_EL1: PMUVer is the VM's; SPE not offered yet; trace buffer and filter,
+	 * branch records, MTPMU (MDCR_EL2.MTPME stays 0), PMU snapshot, SEBEP and HPMN0 hidden. */
+	static const uint8_t dfr0_hidden[] = {
+		PV_DFR0_PMSVER_SHIFT,      PV_DFR0_PMSS_SHIFT,  PV_DFR0_SEBEP_SHIFT,
+		PV_DFR0_TRACEFILT_SHIFT,   PV_DFR0_TRACEBUFFER_SHIFT, PV_DFR0_MTPMU_SHIFT,
+		PV_DFR0_BRBE_SHIFT,        PV_DFR0_EXTTRCBUFF_SHIFT,  PV_DFR0_HPMN0_SHIFT,
+	};
+	uint64_t *dfr0 = &view[SLOT(PV_ID_AA64DFR0_EL1)];
+	*dfr0 = clear_fields(*dfr0, dfr0_hidden, sizeof(dfr0_hidden));
+	*dfr0 = set_field(*dfr0, PV_DFR0_PMUVER_SHIFT, pmuver);
+
+	/* ID_AA64DFR1_EL1: system PMU, instruction counter, trace, EBEP, DPFZS hidden. */
+	static const uint8_t dfr1_hidden[] = {
+		PV_DFR1_SYSPMUID_SHIFT, PV_DFR1_SYSPMUID_SHIFT + 4, PV_DFR1_SPMU_SHIFT,
+		PV_DFR1_PMICNTR_SHIFT,  PV_DFR1_ITE_SHIFT,          PV_DFR1_EBEP_SHIFT,
+		PV_DFR1_DPFZS_SHIFT,
+	};
+	uint64_t *dfr1 = &view[SLOT(PV_ID_AA64DFR1_EL1)];
+	*dfr1 = clear_fields(*dfr1, dfr1_hidden, sizeof(dfr1_hidden));
+
+	/* ID_AA64PFR0_EL1.AMU / .MPAM and ID_AA64PFR1_EL1.MPAM_frac: not offered yet. */
+	uint64_t *pfr0 = &view[SLOT(PV_ID_AA64PFR0_EL1)];
+	*pfr0 = set_field(*pfr0, PV_PFR0_AMU_SHIFT, 0);
+	*pfr0 = set_field(*pfr0, PV_PFR0_MPAM_SHIFT, 0);
+	uint64_t *pfr1 = &view[SLOT(PV_ID_AA64PFR1_EL1)];
+	*pfr1 = set_field(*pfr1, PV_PFR1_MPAM_FRAC_SHIFT, 0);
+
+	/* AArch32 views: AArch32 PMU access (CP15, EC 0x03/0x04) is not offered, so PerfMon
+	 * reads not implemented; AMU and MTPMU hidden likewise. */
+	uint64_t *dfr0_32 = &view[SLOT(PV_ID_DFR0_EL1)];
+	*dfr0_32 = set_field(*dfr0_32, PV_ID_DFR0_PERFMON_SHIFT, 0);
+	*dfr0_32 = set_field(*dfr0_32, PV_ID_DFR0_TRACEFILT_SHIFT, 0);
+	uint64_t *dfr1_32 = &view[SLOT(PV_ID_DFR1_EL1)];
+	*dfr1_32 = set_field(*dfr1_32, PV_ID_DFR1_MTPMU_SHIFT, 0);
+	*dfr1_32 = set_field(*dfr1_32, PV_ID_DFR1_HPMN0_SHIFT, 0);
+	uint64_t *pfr0_32 = &view[SLOT(PV_ID_PFR0_EL1)];
+	*pfr0_32 = set_field(*pfr0_32, PV_ID_PFR0_AMU_SHIFT, 0);
+}
+
+enum pv_trap_result pv_id_read(struct pv_vcpu *v, unsigned slot, unsigned el, uint64_t *val)
+{
+	if (el == 0) {
+		/* EL0 reads of the ID space are UNDEFINED, or trapped to EL1 with FEAT_IDST. */
+		uint64_t mmfr2 = v->vm->hw->id[SLOT(PV_ID_AA64MMFR2_EL1)];
+		return PV_ID_FIELD(mmfr2, PV_MMFR2_IDS_SHIFT) ? PV_TRAP_EL1_SYSREG : PV_TRAP_UNDEF;
+	}
+	*val = v->vm->id_view[slot];
+	return PV_TRAP_HANDLED;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-VM trap words: the MDCR_EL2, CPTR_EL2, HCR_EL2 and MPAM EL2 controls, every field
+ * perfvisor owns set explicitly, and set together with the ID view (a feature the VM lacks
+ * is both hidden and trapped). Fields of features the hardware lacks are RES0 and left 0.
+ */
+#include "perfvisor/trap.h"
+
+static bool pmu_present(const struct pv_hw *hw)
+{
+	return hw->pmu_version != PV_PMUVER_NI && hw->pmu_version != PV_PMUVER_IMPDEF;
+}
+
+static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
+{
+	const struct pv_hw *hw = vm->hw;
+	uint64_t owned = PV_MDCR_EL2_HPMN_MASK | PV_MDCR_EL2_TPMCR | PV_MDCR_EL2_TPM |
+			 PV_MDCR_EL2_HPME | PV_MDCR_EL2_E2PB_MASK | PV_MDCR_EL2_TPMS |
+			 PV_MDCR_EL2_EnSPM | PV_MDCR_EL2_HPMD | PV_MDCR_EL2_TTRF | PV_MDCR_EL2_HCCD |
+			 PV_MDCR_EL2_E2TB_MASK | PV_MDCR_EL2_HLP | PV_MDCR_EL2_MTPME |
+			 PV_MDCR_EL2_HPMFZO | PV_MDCR_EL2_PMSSE_MASK | PV_MDCR_EL2_HPMFZS |
+			 PV_MDCR_EL2_PMEE_MASK;
+	uint64_t m = 0;
+	if (pmu_present(hw)) {
+		/* Guests own counters [0, HPMN); every PMU register traps (TPM, and TPMCR which
+		 * TPM already implies) whether or not the VM has a PMU: hidden means UNDEF, given
+		 * means emulated. */
+		m |= PV_FIELD_PREP(hw->hpmn, 4, 0) | PV_MDCR_EL2_TPM | PV_MDCR_EL2_TPMCR;
+		if (hw->host_counters)
+			m |= PV_MDCR_EL2_HPME; /* host counters [HPMN, N) count for the host */
+		if (hw->pmu_version >= PV_PMUVER_V3P1)
+			m |= PV_MDCR_EL2_HPMD; /* guest counters never count at EL2 */
+		if (hw->pmu_version >= PV_PMUVER_V3P5)
+			m |= PV_MDCR_EL2_HCCD | PV_MDCR_EL2_HLP; /* nor the cycle counter; host
+								    counters overflow at 64 bits */
+		/* MTPME, HPMFZO, HPMFZS, PMEE, EnSPM: 0 (extensions not offered). */
+	}
+	if (hw->spe) {
+		/* SPE not offered yet: buffer owned by EL2 so EL1 PMB* accesses trap (E2PB = 0b00),
+		 * sampling controls trap (TPMS). */
+		m |= PV_FIELD_PREP(PV_MDCR_EL2_E2PB_EL2, 13, 12) | PV_MDCR_EL2_TPMS;
+	}
+	if (hw->trf)
+		m |= PV_MDCR_EL2_TTRF; /* trace filter control traps; trace not offered */
+	/* E2TB = 0b00: a trace buffer, if any, is EL2's and its EL1 accesses trap. */
+	w->mdcr_el2 = m;
+	w->mdcr_el2_owned = owned;
+}
+
+static void mpam_words(const struct pv_vm *vm, struct pv_trap_words *w)
+{
+	const struct pv_hw *hw = vm->hw;
+	if (!hw->mpam)
+		return;
+	/* MPAM not offered yet: MPAM0/1_EL1 trap so no guest-chosen PARTID reaches an MSC, and
+	 * MPAMIDR_EL1 traps through MPAMHCR_EL2 or, without it, MPAM2_EL2.TIDR. */
+	w->mpam2_el2_owned = PV_MPAM2_EL2_TRAPMPAM0EL1 | PV_MPAM2_EL2_TRAPMPAM1EL1 |
+			     PV_MPAM2_EL2_TIDR | PV_MPAM2_EL2_EnMPAMSM;
+	w->mpam2_el2 = PV_MPAM2_EL2_TRAPMPAM0EL1 | PV_MPAM2_EL2_TRAPMPAM1EL1;
+	if (hw->mpamidr & PV_MPAMIDR_HAS_HCR) {
+		w->mpamhcr_el2_owned = PV_MPAMHCR_EL2_TRAP_MPAMIDR | PV_MPAMHCR_EL2_EL1_VPMEN |
+				       PV_MPAMHCR_EL2_EL0_VPMEN | PV_MPAMHCR_EL2_GSTAPP_PLK;
+		w->mpamhcr_el2 = PV_MPAMHCR_EL2_TRAP_MPAMIDR;
+	} else if (hw->mpamidr & PV_MPAMIDR_HAS_TIDR) {
+		w->mpam2_el2 |= PV_MPAM2_EL2_TIDR;
+	}
+}
+
+void pv_trap_words_init(struct pv_vm *vm)
+{
+	struct pv_trap_words *w = &vm->traps;
+	*w = (struct pv_trap_words){0};
+	mdcr_words(vm, w);
+
+	/* AMU not offered yet: every AMU register traps (CPTR_EL2.TAM, bit 30 in both E2H
+	 * modes). */
+	if (vm->hw->amu) {
+		w->cptr_el2_owned = PV_CPTR_EL2_TAM;
+		w->cptr_el2 = PV_CPTR_EL2_TAM;
+	}
+
+	/* ID registers are served per VM (TID3); AMU virtual offsets unused (AMVOFFEN = 0). */
+	w->hcr_el2_owned = PV_HCR_EL2_TID3 | (vm->hw->amuv1p1 ? PV_HCR_EL2_AMVOFFEN : 0);
+	w->hcr_el2 = PV_HCR_EL2_TID3;
+
+	mpam_words(vm, w);
+}

@@ -115,3 +115,6 @@ deps:
 
 clean:
 	rm -rf $(BUILD)
+
+# The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
+-include hyp/hyp.mk

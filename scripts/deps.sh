@@ -2,6 +2,7 @@
 # Checks (or installs, as root) the Debian packages perfvisor builds and tests with.
 #   deps.sh check    exit 1 with the exact apt-get line if something required is missing
 #   deps.sh install  apt-get install what is missing
+#   deps.sh list     every package, required and optional, one a line (.ci/run installs them)
 set -eu
 
 # package  : how to tell it is present
@@ -47,8 +48,13 @@ install)
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$m
 	;;
+list)
+	for entry in $required $optional; do
+		echo "${entry%%:*}"
+	done
+	;;
 *)
-	echo "usage: deps.sh check|install" >&2
+	echo "usage: deps.sh check|install|list" >&2
 	exit 2
 	;;
 esac

@@ -12,106 +12,11 @@
  *   HCR_EL2.TID3            the ID group (Op0=3 Op1=0 CRn=0 CRm=1..7)
  * A register of a feature the VM does not have UNDEFs; its ID field reads as not implemented.
  */
-#include "perfvisor/trap.h"
-
-#define RD_RW(h) pv_vpmu_##h##_read
-#define RD_RO(h) pv_vpmu_##h##_read
-#define RD_WO(h) NULL
-#define WR_RW(h) pv_vpmu_##h##_write
-#define WR_RO(h) NULL
-#define WR_WO(h) pv_vpmu_##h##_write
-
-/* PMU(name, op0, op1, crn, crm, op2, min PMUVer, access, handler, behaviour) */
-#define PV_PMU_REGS(PMU)                                                                         \
-	PMU(PMCR_EL0, 3, 3, 9, 12, 0, V3, RW, pmcr,                                               \
-	    "E, D, DP, LC, LP stored (LP from PMUv3p5; LC RES1 without AArch32); P and C reset "   \
-	    "guest counters only, read 0; N = VM counters; X RAZ/WI")                              \
-	PMU(PMCNTENSET_EL0, 3, 3, 9, 12, 1, V3, RW, pmcntenset,                                   \
-	    "counter enable set; bits of unimplemented and host counters RAZ/WI")                  \
-	PMU(PMCNTENCLR_EL0, 3, 3, 9, 12, 2, V3, RW, pmcntenclr,                                   \
-	    "counter enable clear; bits of unimplemented and host counters RAZ/WI")                \
-	PMU(PMOVSCLR_EL0, 3, 3, 9, 12, 3, V3, RW, pmovsclr,                                       \
-	    "overflow status clear; lowers the virtual PMU interrupt; unimplemented bits RAZ/WI")  \
-	PMU(PMSWINC_EL0, 3, 3, 9, 12, 4, V3, WO, pmswinc,                                         \
-	    "software increment of SW_INCR counters, emulated with overflow and CHAIN; read UNDEF") \
-	PMU(PMSELR_EL0, 3, 3, 9, 12, 5, V3, RW, pmselr,                                           \
-	    "SEL[4:0] stored; selects the PMXEVTYPER/PMXEVCNTR target")                            \
-	PMU(PMCEID0_EL0, 3, 3, 9, 12, 6, V3, RO, pmceid0,                                         \
-	    "hardware events plus SW_INCR and CHAIN, masked by the VM's event filter")             \
-	PMU(PMCEID1_EL0, 3, 3, 9, 12, 7, V3, RO, pmceid1,                                         \
-	    "hardware events masked by the VM's event filter")                                     \
-	PMU(PMCCNTR_EL0, 3, 3, 9, 13, 0, V3, RW, pmccntr,                                         \
-	    "64-bit cycle counter of the vCPU; overflow at 2^32 or 2^64 by PMCR.LC")               \
-	PMU(PMXEVTYPER_EL0, 3, 3, 9, 13, 1, V3, RW, pmxevtyper,                                   \
-	    "PMEVTYPER<SEL>, PMCCFILTR when SEL = 31; SEL >= N UNDEF")                             \
-	PMU(PMXEVCNTR_EL0, 3, 3, 9, 13, 2, V3, RW, pmxevcntr,                                     \
-	    "PMEVCNTR<SEL>; SEL >= N (31 included) UNDEF")                                         \
-	PMU(PMUSERENR_EL0, 3, 3, 9, 14, 0, V3, RW, pmuserenr,                                     \
-	    "EN, SW, CR, ER stored; gate EL0 access (denied: trap to guest EL1); EL0 write UNDEF") \
-	PMU(PMINTENSET_EL1, 3, 0, 9, 14, 1, V3, RW, pmintenset,                                   \
-	    "overflow interrupt enable set; unimplemented bits RAZ/WI")                            \
-	PMU(PMINTENCLR_EL1, 3, 0, 9, 14, 2, V3, RW, pmintenclr,                                   \
-	    "overflow interrupt enable clear; unimplemented bits RAZ/WI")                          \
-	PMU(PMOVSSET_EL0, 3, 3, 9, 14, 3, V3, RW, pmovsset,                                       \
-	    "overflow status set; raises the virtual PMU interrupt when enabled")                  \
-	PMU(PMMIR_EL1, 3, 0, 9, 14, 6, V3P4, RO, pmmir,                                           \
-	    "SLOTS, BUS_SLOTS, BUS_WIDTH of the hardware; other fields 0")                         \
-	PMU(PMCCFILTR_EL0, 3, 3, 14, 15, 7, V3, RW, pmccfiltr,                                    \
-	    "cycle counter filter: reads what the guest wrote; hardware never counts EL2/EL3/"    \
-	    "Secure/Realm")
-
-/* OFF(kind, feature, name, op0, op1, crn, crm, op2, min version, access): registers of
- * features perfvisor does not offer yet. They UNDEF, like those of any hidden feature. */
-#define PV_OFF_REGS(OFF)                                                                         \
-	OFF(SPE, SPE, PMSCR_EL1, 3, 0, 9, 9, 0, 1, RW)                                            \
-	OFF(SPE, SPE, PMSNEVFR_EL1, 3, 0, 9, 9, 1, 3, RW)                                         \
-	OFF(SPE, SPE, PMSICR_EL1, 3, 0, 9, 9, 2, 1, RW)                                           \
-	OFF(SPE, SPE, PMSIRR_EL1, 3, 0, 9, 9, 3, 1, RW)                                           \
-	OFF(SPE, SPE, PMSFCR_EL1, 3, 0, 9, 9, 4, 1, RW)                                           \
-	OFF(SPE, SPE, PMSEVFR_EL1, 3, 0, 9, 9, 5, 1, RW)                                          \
-	OFF(SPE, SPE, PMSLATFR_EL1, 3, 0, 9, 9, 6, 1, RW)                                         \
-	OFF(SPE, SPE, PMSIDR_EL1, 3, 0, 9, 9, 7, 1, RO)                                           \
-	OFF(SPE, SPE, PMBLIMITR_EL1, 3, 0, 9, 10, 0, 1, RW)                                       \
-	OFF(SPE, SPE, PMBPTR_EL1, 3, 0, 9, 10, 1, 1, RW)                                          \
-	OFF(SPE, SPE, PMBSR_EL1, 3, 0, 9, 10, 3, 1, RW)                                           \
-	OFF(SPE, SPE, PMBIDR_EL1, 3, 0, 9, 10, 7, 1, RO)                                          \
-	OFF(AMU, AMU, AMCR_EL0, 3, 3, 13, 2, 0, 1, RW)                                            \
-	OFF(AMU, AMU, AMCFGR_EL0, 3, 3, 13, 2, 1, 1, RO)                                          \
-	OFF(AMU, AMU, AMCGCR_EL0, 3, 3, 13, 2, 2, 1, RO)                                          \
-	OFF(AMU, AMU, AMUSERENR_EL0, 3, 3, 13, 2, 3, 1, RW)                                       \
-	OFF(AMU, AMU, AMCNTENCLR0_EL0, 3, 3, 13, 2, 4, 1, RW)                                     \
-	OFF(AMU, AMU, AMCNTENSET0_EL0, 3, 3, 13, 2, 5, 1, RW)                                     \
-	OFF(AMU, AMU, AMCG1IDR_EL0, 3, 3, 13, 2, 6, 2, RO)                                        \
-	OFF(AMU, AMU, AMCNTENCLR1_EL0, 3, 3, 13, 3, 0, 1, RW)                                     \
-	OFF(AMU, AMU, AMCNTENSET1_EL0, 3, 3, 13, 3, 1, 1, RW)                                     \
-	OFF(MPAM, MPAM, MPAMIDR_EL1, 3, 0, 10, 4, 4, 1, RO)                                       \
-	OFF(MPAM, MPAM, MPAM1_EL1, 3, 0, 10, 5, 0, 1, RW)                                         \
-	OFF(MPAM, MPAM, MPAM0_EL1, 3, 0, 10, 5, 1, 1, RW)                                         \
-	OFF(MPAM, MPAM, MPAMSM_EL1, 3, 0, 10, 5, 3, 1, RW)
-
-/* Indexed families: one entry each; the index is checked against the VM in pv_trap. */
-#define PMEV_MASK (PV_ISS_SYS_KEY_MASK & ~(0x3u << PV_ISS_SYS_CRM_SHIFT) &                     \
-		   ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
-#define AMEV_MASK (PV_ISS_SYS_KEY_MASK & ~(0x1u << PV_ISS_SYS_CRM_SHIFT) &                     \
-		   ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
-
-enum reg_index {
-#define PMU_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
-#define OFF_IDX(k, f, name, o0, o1, n, m, o2, v, acc) RIDX_##name,
-	PV_PMU_REGS(PMU_IDX) PV_OFF_REGS(OFF_IDX)
-	RIDX_PMEVCNTR,
-	RIDX_PMEVTYPER,
-	RIDX_AMEVCNTR0,
-	RIDX_AMEVTYPER0,
-	RIDX_AMEVCNTR1,
-	RIDX_AMEVTYPER1,
-	RIDX_ID_GROUP,
-	RIDX_COUNT
-};
+#include "regs.h"
 
 #define OFF_TEXT "UNDEF: not offered to guests yet (ID field reads not implemented)"
 
-static const struct pv_reg_desc reg_table[RIDX_COUNT] = {
+const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 #define PMU_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
 	[RIDX_##nm] = {                                                                          \
 		.name = #nm,                                                                     \
@@ -192,7 +97,7 @@ static const struct pv_reg_desc reg_table[RIDX_COUNT] = {
 		.mask = PV_ID_GROUP_MASK,
 		.kind = PV_KIND_ID,
 		.feature = 0,
-		.min_version = 0,
+		.min_version = 1, /* always present */
 		.access = PV_ACC_RO,
 		.index = PV_IDX_ID,
 		.read = pv_id_read,
@@ -204,31 +109,10 @@ static const struct pv_reg_desc reg_table[RIDX_COUNT] = {
 const struct pv_reg_desc *pv_reg_table(size_t *count)
 {
 	*count = RIDX_COUNT;
-	return reg_table;
+	return pv_reg_descs;
 }
 
 const struct pv_reg_desc *pv_reg_lookup(uint32_t key)
 {
-	/* A switch over the exact keys: the compiler turns it into a decision tree, cheaper
-	 * than a search through the table. Exact keys come first: PMCCFILTR_EL0 is the n = 31
-	 * slot of the PMEVTYPER family. */
-	switch (key) {
-#define PMU_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
-	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
-		return &reg_table[RIDX_##nm];
-#define OFF_CASE(k, f, nm, o0, o1, n, m, o2, v, acc)                                             \
-	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
-		return &reg_table[RIDX_##nm];
-		PV_PMU_REGS(PMU_CASE)
-		PV_OFF_REGS(OFF_CASE)
-	default:
-		break;
-	}
-	for (unsigned i = RIDX_PMEVCNTR; i < RIDX_ID_GROUP; i++)
-		if ((key & reg_table[i].mask) == reg_table[i].key)
-			return &reg_table[i];
-	/* CRm = 0 (MIDR_EL1, MPIDR_EL1, ...) is not part of the TID3 group. */
-	if ((key & PV_ID_GROUP_MASK) == PV_ID_GROUP_KEY && PV_SYSREG_CRM(key) != 0)
-		return &reg_table[RIDX_ID_GROUP];
-	return NULL;
+	return reg_lookup(key);
 }

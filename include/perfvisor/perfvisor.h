@@ -81,9 +81,16 @@ struct pv_trap_words {
 	uint64_t mpamhcr_el2, mpamhcr_el2_owned;
 };
 
+/* Which part of the register space a trap was for (per-vCPU statistics). */
+enum pv_trap_kind { PV_KIND_PMU, PV_KIND_SPE, PV_KIND_AMU, PV_KIND_MPAM, PV_KIND_ID, PV_KIND_COUNT };
+
 struct pv_vm {
 	struct pv_vm_config cfg;
 	const struct pv_hw *hw;
+	/* Trap-time gating, precomputed: the version of each register group the VM has (0:
+	 * hidden), and the number of valid indices of each indexed family (enum pv_reg_index). */
+	uint8_t kind_version[PV_KIND_COUNT];
+	uint8_t index_limit[4];
 	uint64_t id_view[64];      /* what the guest reads from each ID group slot */
 	struct pv_vm_pmu pmu;
 	struct pv_trap_words traps;
@@ -91,11 +98,9 @@ struct pv_vm {
 
 struct pv_pcpu {
 	void *plat;                 /* the platform's per-CPU context */
+	const struct pv_hw *hw;     /* set by pv_pcpu_setup */
 	struct pv_vcpu *loaded;     /* vCPU currently loaded on this pCPU, or NULL */
 };
-
-/* Which part of the register space a trap was for (per-vCPU statistics). */
-enum pv_trap_kind { PV_KIND_PMU, PV_KIND_SPE, PV_KIND_AMU, PV_KIND_MPAM, PV_KIND_ID, PV_KIND_COUNT };
 
 struct pv_vcpu_stats {
 	uint64_t traps[PV_KIND_COUNT]; /* handled traps by kind */

@@ -21,7 +21,17 @@ struct pv_sys_access {
 };
 
 /* Decodes `esr`; false if it is not EC 0x18. */
-bool pv_decode_sys(uint64_t esr, struct pv_sys_access *out);
+static inline bool pv_decode_sys(uint64_t esr, struct pv_sys_access *out)
+{
+	if (PV_ESR_EC(esr) != PV_EC_SYS64)
+		return false;
+	uint32_t iss = PV_ESR_ISS(esr);
+	out->key = iss & PV_ISS_SYS_KEY_MASK;
+	out->rt = (uint8_t)((iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT);
+	/* Direction from the raw ISS: a value masked to the key has no direction bit left. */
+	out->is_read = (iss & PV_ISS_SYS_DIR_READ) != 0;
+	return true;
+}
 
 typedef enum pv_trap_result pv_reg_read_fn(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val);
@@ -31,7 +41,7 @@ typedef enum pv_trap_result pv_reg_write_fn(struct pv_vcpu *v, unsigned idx, uns
 enum pv_reg_access { PV_ACC_RW, PV_ACC_RO, PV_ACC_WO };
 
 /* How an indexed family's index is taken from the key and checked against the VM. */
-enum pv_reg_index {
+enum pv_reg_index {  /* also indexes pv_vm.index_limit */
 	PV_IDX_NONE,    /* a single register */
 	PV_IDX_PMEV,    /* n = CRm[1:0]:Op2, valid when n < the VM's PMCR_EL0.N */
 	PV_IDX_AMEV,    /* n = CRm[0]:Op2, valid when n < the VM's counters of that group */
@@ -42,9 +52,10 @@ struct pv_reg_desc {
 	const char *name;        /* as the Arm ARM names it; families as PMEVCNTR<n>_EL0 */
 	uint32_t key;            /* ISS key of the register (index 0 for a family) */
 	uint32_t mask;           /* a key k matches when (k & mask) == key */
-	uint8_t kind;            /* enum pv_trap_kind */
+	uint8_t kind;            /* enum pv_trap_kind: the register group */
 	uint8_t feature;         /* PV_FEAT_* the VM must have, 0 for always present */
-	uint8_t min_version;     /* lowest version of that feature that has the register */
+	uint8_t min_version;     /* lowest version of the group that has the register (>= 1);
+				    checked against pv_vm.kind_version[kind] */
 	uint8_t access;          /* enum pv_reg_access */
 	uint8_t index;           /* enum pv_reg_index */
 	pv_reg_read_fn *read;    /* NULL for write-only */

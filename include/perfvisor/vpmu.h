@@ -58,7 +58,9 @@ struct pv_vm_pmu {
 	uint64_t evcntr_mask;   /* guest-visible width of PMEVCNTR<n>: 32 or 64 bits */
 	uint64_t pmcr_res1;     /* PMCR_EL0.LC when RES1 (no AArch32), else 0 */
 	uint64_t hw_nothing;    /* physical PMEVTYPER value that counts nothing */
-	uint64_t allowed[65536 / 64]; /* event filter: bit e set = event e may be counted */
+	uint32_t filter_lut[16]; /* physical filter bits for guest PMEVTYPER bits [31:28] */
+	uint64_t allowed[65536 / 64]; /* bit e: event e is counted in hardware (allowed by the
+					 filter, not SW_INCR or CHAIN) */
 };
 
 struct pv_vpmu {
@@ -77,6 +79,8 @@ struct pv_vpmu {
 	bool irq_level;              /* current level of the virtual PMU interrupt */
 	/* Added by vpmu/: */
 	uint32_t chain;              /* odd counters whose event is CHAIN */
+	uint32_t slow;               /* counters whose read takes the slow path: CHAIN ones, or
+					all of them until the vCPU is active */
 	uint64_t hwtype[32];         /* sanitised physical PMEVTYPER<n> (31: PMCCFILTR) */
 };
 

@@ -22,9 +22,10 @@ struct memplat_vcpu {
 	unsigned changes;       /* pv_plat_virq_set calls */
 };
 
+/* One slot per register: Op0:Op2:Op1:CRn (key bits [21:10]) above CRm (key bits [4:1]). */
 static inline uint32_t memplat_slot(uint32_t key)
 {
-	return ((key >> 10) << 4 | (key >> 1)) & 0xFFFFu;
+	return ((key >> 10) << 4 | ((key >> 1) & 0xFu)) & 0xFFFFu;
 }
 
 static inline uint64_t *memplat_reg(struct memplat_cpu *c, uint32_t key)

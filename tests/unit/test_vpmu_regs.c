@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: MIT */
+/* vPMU: configuration checks, control/identification registers, EL0 access rules, the
+ * event filter and the virtual interrupt level. Handlers are called directly. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memplat.h"
+#include "perfvisor/perfvisor.h"
+
+/* ---- fixture: one pCPU (plain memory), one VM, two vCPUs -------------------------------- */
+
+struct fx {
+	struct memplat_cpu mc;
+	struct memplat_vcpu mv[2];
+	struct pv_pcpu cpu;
+	struct pv_hw hw;
+	struct pv_vm vm;
+	struct pv_vcpu v[2];
+};
+
+#define HW_PMCEID0 UINT64_C(0x0000000F2002011A) /* no SW_INCR/CHAIN; CPU_CYCLES; 0x4000..3 */
+#define HW_PMCEID1 UINT64_C(0x00000003000000F1)
+
+/* PMUv3p5 hardware, 8 counters, 2 reserved for the host (HPMN = 6), no EL3, AArch64 only. */
+static struct fx *fx_new(void)
+{
+	if (memplat_slot(PV_PMCR_EL0) == memplat_slot(PV_PMCNTENCLR_EL0) ||
+	    memplat_slot(PV_PMEVCNTR_EL0(0)) == memplat_slot(PV_PMEVCNTR_EL0(4)))
+		fail_msg("tests/support/memplat.h: memplat_slot() gives distinct registers one "
+			 "cell (Op2 is lost); these tests need one cell per register");
+	struct fx *f = calloc(1, sizeof(*f));
+	memplat_init(&f->mc, 8);
+	f->cpu.plat = &f->mc;
+	f->hw.pmu_version = PV_PMUVER_V3P5;
+	f->hw.pmu_counters = 8;
+	f->hw.host_counters = 2;
+	f->hw.hpmn = 6;
+	f->hw.pmcr = UINT64_C(0x41010000) | (8u << PV_PMCR_N_SHIFT) | PV_PMCR_LC;
+	f->hw.pmceid0 = HW_PMCEID0;
+	f->hw.pmceid1 = HW_PMCEID1;
+	f->hw.pmmir = UINT64_C(0xFFFFFFFF);
+	return f;
+}
+
+static int fx_vm(struct fx *f, uint8_t version, uint8_t n, const struct pv_pmu_filter *flt,
+		 unsigned nf)
+{
+	f->vm.hw = &f->hw;
+	f->vm.cfg.features = PV_FEAT_PMU;
+	f->vm.cfg.pmu.version = version;
+	f->vm.cfg.pmu.nr_counters = n;
+	f->vm.cfg.pmu.nr_filters = (uint8_t)nf;
+	for (unsigned i = 0; i < nf && i < PV_PMU_MAX_FILTERS; i++)
+		f->vm.cfg.pmu.filters[i] = flt[i];
+	int err = pv_vpmu_vm_init(&f->vm);
+	if (err)
+		return err;
+	for (unsigned i = 0; i < 2; i++) {
+		f->mv[i] = (struct memplat_vcpu){0};
+		f->v[i] = (struct pv_vcpu){.vm = &f->vm, .plat = &f->mv[i], .id = i};
+		pv_vpmu_vcpu_init(&f->v[i]);
+	}
+	return PV_OK;
+}
+
+static void fx_load(struct fx *f, unsigned i)
+{
+	f->v[i].cpu = &f->cpu;
+	f->cpu.loaded = &f->v[i];
+	pv_vpmu_load(&f->v[i]);
+}
+
+#define CELL(f, key) (*memplat_reg(&(f)->mc, (key)))
+
+typedef enum pv_trap_result rfn(struct pv_vcpu *, unsigned, unsigned, uint64_t *);
+typedef enum pv_trap_result wfn(struct pv_vcpu *, unsigned, unsigned, uint64_t);
+
+static uint64_t rd(rfn *fn, struct pv_vcpu *v, unsigned idx)
+{
+	uint64_t x = 0xBAD;
+	assert_int_equal(fn(v, idx, 1, &x), PV_TRAP_HANDLED);
+	return x;
+}
+
+static void wr(wfn *fn, struct pv_vcpu *v, unsigned idx, uint64_t val)
+{
+	assert_int_equal(fn(v, idx, 1, val), PV_TRAP_HANDLED);
+}
+
+static struct pv_pmu_filter F_ALLOW(uint16_t base, uint16_t n)
+{
+	return (struct pv_pmu_filter){.base_event = base, .nevents = n,
+				      .action = PV_PMU_FILTER_ALLOW};
+}
+
+static struct pv_pmu_filter F_DENY(uint16_t base, uint16_t n)
+{
+	return (struct pv_pmu_filter){.base_event = base, .nevents = n,
+				      .action = PV_PMU_FILTER_DENY};
+}
+
+/* ---- configuration ------------------------------------------------------------------------ */
+
+static void test_config_errors(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	struct pv_pmu_filter flt[PV_PMU_MAX_FILTERS + 1];
+	for (unsigned i = 0; i <= PV_PMU_MAX_FILTERS; i++)
+		flt[i] = F_ALLOW((uint16_t)i, 1);
+
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 6, NULL, 0), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3, 0, NULL, 0), PV_OK); /* cycle counter only */
+	/* versions: only v3, v3p1, v3p4, v3p5, and never above the hardware */
+	assert_int_equal(fx_vm(f, 0, 4, NULL, 0), PV_ERR_PMU_VERSION);
+	assert_int_equal(fx_vm(f, 2, 4, NULL, 0), PV_ERR_PMU_VERSION);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P7, 4, NULL, 0), PV_ERR_PMU_VERSION);
+	assert_int_equal(fx_vm(f, PV_PMUVER_IMPDEF, 4, NULL, 0), PV_ERR_PMU_VERSION);
+	f->hw.pmu_version = PV_PMUVER_V3P4;
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_ERR_PMU_VERSION);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P4, 4, NULL, 0), PV_OK);
+	f->hw.pmu_version = PV_PMUVER_NI;
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3, 4, NULL, 0), PV_ERR_NO_PMU);
+	f->hw.pmu_version = PV_PMUVER_IMPDEF;
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3, 4, NULL, 0), PV_ERR_NO_PMU);
+	f->hw.pmu_version = PV_PMUVER_V3P5;
+	/* counters: at most HPMN (host counters are not for guests) */
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 7, NULL, 0), PV_ERR_PMU_COUNTERS);
+	/* filters */
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, flt, PV_PMU_MAX_FILTERS), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, flt, PV_PMU_MAX_FILTERS + 1),
+			 PV_ERR_FILTER_COUNT);
+	struct pv_pmu_filter bad = F_ALLOW(5, 0);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, &bad, 1), PV_ERR_FILTER_RANGE);
+	bad = F_ALLOW(1000, 24); /* ends at 1024: inside the 10-bit space of PMUv3 */
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3, 4, &bad, 1), PV_OK);
+	bad = F_ALLOW(1000, 25);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3, 4, &bad, 1), PV_ERR_FILTER_RANGE);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, &bad, 1), PV_OK);
+	bad = F_DENY(0xFFFF, 1);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, &bad, 1), PV_OK);
+	bad = F_DENY(0xFFFF, 2);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, &bad, 1), PV_ERR_FILTER_RANGE);
+	bad = F_ALLOW(0, 4);
+	bad.action = 2;
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, &bad, 1), PV_ERR_FILTER_ACTION);
+
+	/* No PMU feature: a VM with no counters, whatever the PMU configuration says. */
+	f->vm.cfg.features = 0;
+	f->vm.cfg.pmu.version = 0x3;
+	f->vm.cfg.pmu.nr_counters = 31;
+	f->vm.hw = &f->hw;
+	assert_int_equal(pv_vpmu_vm_init(&f->vm), PV_OK);
+	assert_int_equal(f->vm.pmu.nr_counters, 0);
+	assert_int_equal(f->vm.pmu.version, 0);
+	assert_int_equal(f->vm.pmu.counter_mask, 0);
+	free(f);
+}
+
+/* ---- PMCR_EL0 ------------------------------------------------------------------------------ */
+
+static void test_pmcr_fields(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	/* AArch64-only hardware, PMUv3p5: LC RES1, D RES0, LP stored. */
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 5, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+	uint64_t fixed = UINT64_C(0x41010000) | (5u << PV_PMCR_N_SHIFT) | PV_PMCR_LC;
+	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed); /* reset: E = 0 */
+	wr(pv_vpmu_pmcr_write, v, 0, ~UINT64_C(0));
+	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed | PV_PMCR_E | PV_PMCR_DP | PV_PMCR_LP);
+	wr(pv_vpmu_pmcr_write, v, 0, 0);
+	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed); /* LC stays 1 */
+	/* IMP/IDCODE/N are read-only */
+	wr(pv_vpmu_pmcr_write, v, 0, UINT64_C(0xFFFFF800));
+	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed);
+
+	/* PMUv3p4: LP is RES0. AArch32 present: LC and D are stored. */
+	f->hw.aarch32 = true;
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P4, 5, NULL, 0), PV_OK);
+	fixed &= ~PV_PMCR_LC;
+	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed);
+	wr(pv_vpmu_pmcr_write, v, 0, ~UINT64_C(0));
+	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0),
+			 fixed | PV_PMCR_E | PV_PMCR_D | PV_PMCR_DP | PV_PMCR_LC);
+	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_X | PV_PMCR_FZO | PV_PMCR_P | PV_PMCR_C);
+	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed); /* X, FZO RAZ/WI; P, C read 0 */
+	free(f);
+}
+
+static void test_pmcr_reset_guest_counters_only(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+	fx_load(f, 0);
+	rd(pv_vpmu_pmuserenr_read, v, 0); /* first access: state now in hardware */
+	for (unsigned n = 0; n < 8; n++)
+		CELL(f, PV_PMEVCNTR_EL0(n)) = 100 + n;
+	CELL(f, PV_PMCCNTR_EL0) = 7777;
+
+	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E | PV_PMCR_P);
+	for (unsigned n = 0; n < 4; n++)
+		assert_int_equal(CELL(f, PV_PMEVCNTR_EL0(n)), 0);
+	/* [N, HPMN) belong to no one here, [HPMN, 8) to the host: untouched */
+	for (unsigned n = 4; n < 8; n++)
+		assert_int_equal(CELL(f, PV_PMEVCNTR_EL0(n)), 100 + n);
+	assert_int_equal(CELL(f, PV_PMCCNTR_EL0), 7777);
+	/* hardware PMCR never sees P, C or X */
+	assert_int_equal(CELL(f, PV_PMCR_EL0), PV_PMCR_E | PV_PMCR_LC);
+
+	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_C | PV_PMCR_X);
+	assert_int_equal(CELL(f, PV_PMCCNTR_EL0), 0);
+	assert_int_equal(CELL(f, PV_PMCR_EL0), PV_PMCR_LC);
+	for (unsigned n = 4; n < 8; n++)
+		assert_int_equal(CELL(f, PV_PMEVCNTR_EL0(n)), 100 + n);
+
+	/* not loaded: the saved values are reset */
+	struct pv_vcpu *w = &f->v[1];
+	wr(pv_vpmu_pmevcntr_write, w, 2, 55);
+	wr(pv_vpmu_pmccntr_write, w, 0, 66);
+	wr(pv_vpmu_pmcr_write, w, 0, PV_PMCR_P);
+	assert_int_equal(rd(pv_vpmu_pmevcntr_read, w, 2), 0);
+	assert_int_equal(rd(pv_vpmu_pmccntr_read, w, 0), 66);
+	wr(pv_vpmu_pmcr_write, w, 0, PV_PMCR_C);
+	assert_int_equal(rd(pv_vpmu_pmccntr_read, w, 0), 0);
+	free(f);
+}
+
+/* ---- bitmap registers --------------------------------------------------------------------- */
+
+static void test_bitmaps_raz_wi(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 3, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+	const uint64_t mask = 0x80000007u;
+	fx_load(f, 0);
+
+	wr(pv_vpmu_pmcntenset_write, v, 0, ~UINT64_C(0));
+	assert_int_equal(rd(pv_vpmu_pmcntenset_read, v, 0), mask);
+	assert_int_equal(rd(pv_vpmu_pmcntenclr_read, v, 0), mask);
+	assert_int_equal(CELL(f, PV_PMCNTENSET_EL0), mask); /* never a host counter */
+	wr(pv_vpmu_pmcntenclr_write, v, 0, 0xFFFFFFF9u);
+	assert_int_equal(rd(pv_vpmu_pmcntenset_read, v, 0), 0x6);
+	assert_int_equal(CELL(f, PV_PMCNTENCLR_EL0), 0x80000001u);
+
+	wr(pv_vpmu_pmintenset_write, v, 0, ~UINT64_C(0));
+	assert_int_equal(rd(pv_vpmu_pmintenset_read, v, 0), mask);
+	assert_int_equal(CELL(f, PV_PMINTENSET_EL1) & ~mask, 0);
+	assert_int_equal(CELL(f, PV_PMINTENSET_EL1), mask);
+	wr(pv_vpmu_pmintenclr_write, v, 0, 0x2);
+	assert_int_equal(rd(pv_vpmu_pmintenclr_read, v, 0), 0x80000005u);
+	assert_int_equal(CELL(f, PV_PMINTENCLR_EL1), 0x2);
+	assert_int_equal(CELL(f, PV_PMINTENSET_EL1), 0x80000005u);
+
+	wr(pv_vpmu_pmovsset_write, v, 0, ~UINT64_C(0));
+	assert_int_equal(rd(pv_vpmu_pmovsset_read, v, 0), mask);
+	wr(pv_vpmu_pmovsclr_write, v, 0, 0x80000001u);
+	assert_int_equal(rd(pv_vpmu_pmovsclr_read, v, 0), 0x6);
+	/* virtual PMOVS is not written to hardware; only folded bits are cleared there */
+	assert_int_equal(CELL(f, PV_PMOVSSET_EL0), 0);
+	assert_int_equal(CELL(f, PV_PMOVSCLR_EL0), 0);
+	free(f);
+}
+
+/* ---- interrupt level ---------------------------------------------------------------------- */
+
+static void test_irq_level(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+	struct memplat_vcpu *mv = &f->mv[0];
+
+	wr(pv_vpmu_pmovsset_write, v, 0, 0x4); /* no E, no INTEN */
+	assert_false(v->pmu.irq_level);
+	wr(pv_vpmu_pmintenset_write, v, 0, 0x4); /* INTEN, no E */
+	assert_false(v->pmu.irq_level);
+	assert_int_equal(mv->changes, 0);
+	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E);
+	assert_true(v->pmu.irq_level);
+	assert_true(mv->line[PV_INTID_PMU]);
+	assert_int_equal(mv->changes, 1);
+	wr(pv_vpmu_pmovsset_write, v, 0, 0x4); /* no change of level: no call */
+	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E | PV_PMCR_P);
+	assert_int_equal(mv->changes, 1);
+	wr(pv_vpmu_pmcr_write, v, 0, 0); /* E off lowers it */
+	assert_false(mv->line[PV_INTID_PMU]);
+	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E);
+	assert_true(mv->line[PV_INTID_PMU]);
+	wr(pv_vpmu_pmintenclr_write, v, 0, 0x4); /* INTEN off lowers it */
+	assert_false(mv->line[PV_INTID_PMU]);
+	wr(pv_vpmu_pmintenset_write, v, 0, 0x4);
+	assert_true(mv->line[PV_INTID_PMU]);
+	wr(pv_vpmu_pmovsclr_write, v, 0, 0x1); /* another bit: still pending */
+	assert_true(mv->line[PV_INTID_PMU]);
+	wr(pv_vpmu_pmovsclr_write, v, 0, 0x4); /* PMOVSCLR lowers it */
+	assert_false(mv->line[PV_INTID_PMU]);
+	assert_false(v->pmu.irq_level);
+	/* bits of unimplemented counters never raise it */
+	wr(pv_vpmu_pmintenset_write, v, 0, 0x7FFFFFF0u);
+	wr(pv_vpmu_pmovsset_write, v, 0, 0x7FFFFFF0u);
+	assert_false(mv->line[PV_INTID_PMU]);
+	/* the cycle counter does */
+	wr(pv_vpmu_pmintenset_write, v, 0, 0x80000000u);
+	wr(pv_vpmu_pmovsset_write, v, 0, 0x80000000u);
+	assert_true(mv->line[PV_INTID_PMU]);
+	assert_int_equal(mv->changes, 7);
+	free(f);
+}
+
+/* ---- PMSELR, PMUSERENR, PMCEID, PMMIR ----------------------------------------------------- */
+
+static void test_selr_userenr(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+	assert_int_equal(rd(pv_vpmu_pmselr_read, v, 0), 0);
+	wr(pv_vpmu_pmselr_write, v, 0, 0xFFFFFFE5u);
+	assert_int_equal(rd(pv_vpmu_pmselr_read, v, 0), 5);
+	assert_int_equal(rd(pv_vpmu_pmuserenr_read, v, 0), 0);
+	wr(pv_vpmu_pmuserenr_write, v, 0, ~UINT64_C(0)); /* UEN (bit 4) not offered */
+	assert_int_equal(rd(pv_vpmu_pmuserenr_read, v, 0), 0xF);
+	free(f);
+}
+
+static void test_pmceid_pmmir(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	/* PMUv3: events 0x4000+ are not reachable, upper halves RES0; SW_INCR, CHAIN added. */
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3, 4, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+	assert_int_equal(rd(pv_vpmu_pmceid0_read, v, 0), 0x6002011Bu);
+	assert_int_equal(rd(pv_vpmu_pmceid1_read, v, 0), 0xF1u);
+
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P4, 4, NULL, 0), PV_OK);
+	assert_int_equal(rd(pv_vpmu_pmceid0_read, v, 0), HW_PMCEID0 | 0x40000001u);
+	assert_int_equal(rd(pv_vpmu_pmceid1_read, v, 0), HW_PMCEID1);
+	assert_int_equal(rd(pv_vpmu_pmmir_read, v, 0), 0xFFFFF); /* SLOTS, BUS_SLOTS, BUS_WIDTH */
+
+	/* The filter masks what it denies, never SW_INCR or CHAIN. */
+	struct pv_pmu_filter flt[] = {F_DENY(0x0, 0x20), F_DENY(0x4001, 1), F_ALLOW(0x3, 1),
+				      F_DENY(0x24, 1)};
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P4, 4, flt, 4), PV_OK);
+	assert_int_equal(rd(pv_vpmu_pmceid0_read, v, 0), UINT64_C(0x0000000D40000009));
+	assert_int_equal(rd(pv_vpmu_pmceid1_read, v, 0), UINT64_C(0x00000003000000E1));
+	assert_false(pv_vpmu_event_allowed(&f->vm, PV_EVT_CPU_CYCLES));
+	free(f);
+}
+
+/* ---- event filter semantics (KVM_ARM_VCPU_PMU_V3_FILTER) ---------------------------------- */
+
+static void test_filter_semantics(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	struct pv_vm *vm = &f->vm;
+
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, NULL, 0), PV_OK);
+	for (uint32_t e = 0; e < 65536; e += 97)
+		assert_true(pv_vpmu_event_allowed(vm, e));
+	assert_true(pv_vpmu_event_allowed(vm, 0xFFFF));
+
+	/* ALLOW first: everything else denied */
+	struct pv_pmu_filter a[] = {F_ALLOW(0x10, 4)};
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, a, 1), PV_OK);
+	assert_false(pv_vpmu_event_allowed(vm, 0x0F));
+	assert_true(pv_vpmu_event_allowed(vm, 0x10));
+	assert_true(pv_vpmu_event_allowed(vm, 0x13));
+	assert_false(pv_vpmu_event_allowed(vm, 0x14));
+	assert_false(pv_vpmu_event_allowed(vm, 0x4000));
+	assert_true(pv_vpmu_event_allowed(vm, PV_EVT_SW_INCR)); /* never filtered */
+	assert_true(pv_vpmu_event_allowed(vm, PV_EVT_CHAIN));
+
+	/* DENY first: everything else allowed */
+	struct pv_pmu_filter d[] = {F_DENY(0x11, 1)};
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, d, 1), PV_OK);
+	assert_false(pv_vpmu_event_allowed(vm, 0x11));
+	assert_true(pv_vpmu_event_allowed(vm, 0x10));
+	assert_true(pv_vpmu_event_allowed(vm, 0x12));
+	assert_true(pv_vpmu_event_allowed(vm, 0xFFFF));
+
+	/* later ranges override earlier ones; SW_INCR and CHAIN unaffected by a deny */
+	struct pv_pmu_filter o[] = {F_ALLOW(0, 100), F_DENY(10, 20), F_ALLOW(15, 1),
+				    F_DENY(0, 1), F_DENY(0x1E, 1), F_ALLOW(0x100, 0x100)};
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, o, 6), PV_OK);
+	assert_true(pv_vpmu_event_allowed(vm, 5));
+	assert_false(pv_vpmu_event_allowed(vm, 10));
+	assert_false(pv_vpmu_event_allowed(vm, 14));
+	assert_true(pv_vpmu_event_allowed(vm, 15));
+	assert_false(pv_vpmu_event_allowed(vm, 16));
+	assert_false(pv_vpmu_event_allowed(vm, 29));
+	assert_true(pv_vpmu_event_allowed(vm, 31));
+	assert_true(pv_vpmu_event_allowed(vm, 99));
+	assert_false(pv_vpmu_event_allowed(vm, 100));
+	assert_true(pv_vpmu_event_allowed(vm, 0x1FF));
+	assert_false(pv_vpmu_event_allowed(vm, 0x200));
+	assert_true(pv_vpmu_event_allowed(vm, PV_EVT_SW_INCR));
+	assert_true(pv_vpmu_event_allowed(vm, PV_EVT_CHAIN));
+
+	/* PMUv3: 10-bit event space */
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3, 4, NULL, 0), PV_OK);
+	assert_true(pv_vpmu_event_allowed(vm, 0x3FF));
+	assert_false(pv_vpmu_event_allowed(vm, 0x400));
+	free(f);
+}
+
+/* ---- EL0 access rules (Arm ARM, PMUSERENR_EL0 and each register's access pseudocode) ------ */
+
+#define ALWAYS 0x10u
+#define UNDEF0 0x20u
+
+struct el0_rule {
+	const char *name;
+	rfn *read;
+	wfn *write;
+	unsigned need; /* PMUSERENR bits of which one must be set, or ALWAYS / UNDEF0 */
+};
+
+static void test_el0_rules(void **state)
+{
+	(void)state;
+	const unsigned EN = PV_PMUSERENR_EN, SW = PV_PMUSERENR_SW, CR = PV_PMUSERENR_CR,
+		       ER = PV_PMUSERENR_ER;
+	const struct el0_rule rules[] = {
+		{"PMCR r", pv_vpmu_pmcr_read, NULL, EN},
+		{"PMCR w", NULL, pv_vpmu_pmcr_write, EN},
+		{"PMCNTENSET r", pv_vpmu_pmcntenset_read, NULL, EN},
+		{"PMCNTENSET w", NULL, pv_vpmu_pmcntenset_write, EN},
+		{"PMCNTENCLR r", pv_vpmu_pmcntenclr_read, NULL, EN},
+		{"PMCNTENCLR w", NULL, pv_vpmu_pmcntenclr_write, EN},
+		{"PMOVSSET r", pv_vpmu_pmovsset_read, NULL, EN},
+		{"PMOVSSET w", NULL, pv_vpmu_pmovsset_write, EN},
+		{"PMOVSCLR r", pv_vpmu_pmovsclr_read, NULL, EN},
+		{"PMOVSCLR w", NULL, pv_vpmu_pmovsclr_write, EN},
+		{"PMCEID0 r", pv_vpmu_pmceid0_read, NULL, EN},
+		{"PMCEID1 r", pv_vpmu_pmceid1_read, NULL, EN},
+		{"PMEVTYPER r", pv_vpmu_pmevtyper_read, NULL, EN},
+		{"PMEVTYPER w", NULL, pv_vpmu_pmevtyper_write, EN},
+		{"PMXEVTYPER r", pv_vpmu_pmxevtyper_read, NULL, EN},
+		{"PMXEVTYPER w", NULL, pv_vpmu_pmxevtyper_write, EN},
+		{"PMCCFILTR r", pv_vpmu_pmccfiltr_read, NULL, EN},
+		{"PMCCFILTR w", NULL, pv_vpmu_pmccfiltr_write, EN},
+		{"PMSWINC w", NULL, pv_vpmu_pmswinc_write, SW | EN},
+		{"PMSELR r", pv_vpmu_pmselr_read, NULL, ER | EN},
+		{"PMSELR w", NULL, pv_vpmu_pmselr_write, ER | EN},
+		{"PMCCNTR r", pv_vpmu_pmccntr_read, NULL, CR | EN},
+		{"PMCCNTR w", NULL, pv_vpmu_pmccntr_write, EN},
+		{"PMEVCNTR r", pv_vpmu_pmevcntr_read, NULL, ER | EN},
+		{"PMEVCNTR w", NULL, pv_vpmu_pmevcntr_write, EN},
+		{"PMXEVCNTR r", pv_vpmu_pmxevcntr_read, NULL, ER | EN},
+		{"PMXEVCNTR w", NULL, pv_vpmu_pmxevcntr_write, EN},
+		{"PMUSERENR r", pv_vpmu_pmuserenr_read, NULL, ALWAYS},
+		{"PMUSERENR w", NULL, pv_vpmu_pmuserenr_write, UNDEF0},
+		{"PMINTENSET r", pv_vpmu_pmintenset_read, NULL, UNDEF0},
+		{"PMINTENSET w", NULL, pv_vpmu_pmintenset_write, UNDEF0},
+		{"PMINTENCLR r", pv_vpmu_pmintenclr_read, NULL, UNDEF0},
+		{"PMINTENCLR w", NULL, pv_vpmu_pmintenclr_write, UNDEF0},
+		{"PMMIR r", pv_vpmu_pmmir_read, NULL, UNDEF0},
+	};
+	struct fx *f = fx_new();
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P4, 4, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+
+	for (unsigned userenr = 0; userenr < 16; userenr++) {
+		wr(pv_vpmu_pmuserenr_write, v, 0, userenr);
+		for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+			const struct el0_rule *r = &rules[i];
+			enum pv_trap_result want =
+				r->need == UNDEF0 ? PV_TRAP_UNDEF
+				: (r->need == ALWAYS || (r->need & userenr)) ? PV_TRAP_HANDLED
+									     : PV_TRAP_EL1_SYSREG;
+			uint64_t x = 0;
+			enum pv_trap_result got = r->read ? r->read(v, 0, 0, &x)
+							  : r->write(v, 0, 0, 0);
+			if (got != want)
+				fail_msg("%s at EL0 with PMUSERENR = %#x: got %d, want %d", r->name,
+					 userenr, got, want);
+			/* EL1 is never gated by PMUSERENR */
+			got = r->read ? r->read(v, 0, 1, &x) : r->write(v, 0, 1, 0);
+			if (r->write == pv_vpmu_pmuserenr_write)
+				wr(pv_vpmu_pmuserenr_write, v, 0, userenr);
+			if (got != PV_TRAP_HANDLED)
+				fail_msg("%s at EL1: got %d", r->name, got);
+		}
+		assert_int_equal(rd(pv_vpmu_pmuserenr_read, v, 0), userenr);
+	}
+	free(f);
+}
+
+static void test_read_only_write_only(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P4, 4, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+	uint64_t x = 0;
+	assert_int_equal(pv_vpmu_pmceid0_write(v, 0, 1, 0), PV_TRAP_UNDEF);
+	assert_int_equal(pv_vpmu_pmceid1_write(v, 0, 1, 0), PV_TRAP_UNDEF);
+	assert_int_equal(pv_vpmu_pmmir_write(v, 0, 1, 0), PV_TRAP_UNDEF);
+	assert_int_equal(pv_vpmu_pmswinc_read(v, 0, 1, &x), PV_TRAP_UNDEF);
+	free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_pmcr_fields),
+		cmocka_unit_test(test_pmcr_reset_guest_counters_only),
+		cmocka_unit_test(test_bitmaps_raz_wi),
+		cmocka_unit_test(test_irq_level),
+		cmocka_unit_test(test_selr_userenr),
+		cmocka_unit_test(test_pmceid_pmmir),
+		cmocka_unit_test(test_filter_semantics),
+		cmocka_unit_test(test_el0_rules),
+		cmocka_unit_test(test_read_only_write_only),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-VM configuration: validation and every value the register handlers need, derived once
+ * so that the trap paths never recompute them. Per-vCPU reset state.
+ */
+#include "internal.h"
+
+static bool version_offered(unsigned v)
+{
+	return v == PV_PMUVER_V3 || v == PV_PMUVER_V3P1 || v == PV_PMUVER_V3P4 ||
+	       v == PV_PMUVER_V3P5;
+}
+
+static int check_config(const struct pv_hw *hw, const struct pv_pmu_config *c)
+{
+	if (hw->pmu_version == PV_PMUVER_NI || hw->pmu_version == PV_PMUVER_IMPDEF)
+		return PV_ERR_NO_PMU;
+	if (!version_offered(c->version) || c->version > hw->pmu_version)
+		return PV_ERR_PMU_VERSION;
+	if (c->nr_counters > hw->hpmn)
+		return PV_ERR_PMU_COUNTERS;
+	if (c->nr_filters > PV_PMU_MAX_FILTERS)
+		return PV_ERR_FILTER_COUNT;
+	/* Event space: 10-bit event numbers for PMUv3, 16-bit from PMUv3p1. */
+	uint32_t space = c->version >= PV_PMUVER_V3P1 ? 65536u : 1024u;
+	for (unsigned i = 0; i < c->nr_filters; i++) {
+		const struct pv_pmu_filter *f = &c->filters[i];
+		if (f->nevents == 0 || (uint32_t)f->base_event + f->nevents > space)
+			return PV_ERR_FILTER_RANGE;
+		if (f->action != PV_PMU_FILTER_ALLOW && f->action != PV_PMU_FILTER_DENY)
+			return PV_ERR_FILTER_ACTION;
+	}
+	return PV_OK;
+}
+
+/* PMCEID0/1_EL0 bit b describes event lo + b (b < 32) or hi + b - 32 (b >= 32). */
+static uint64_t ceid_view(const struct pv_vm_pmu *p, uint64_t ceid, uint32_t lo, uint32_t hi)
+{
+	uint64_t out = 0;
+	for (unsigned b = 0; b < 64; b++) {
+		uint32_t event = b < 32 ? lo + b : hi + (b - 32);
+		if (((ceid >> b) & 1) && vpmu_event_allowed(p, event))
+			out |= PV_BIT(b);
+	}
+	return out;
+}
+
+static void clear_vm_pmu(struct pv_vm_pmu *p)
+{
+	p->counter_mask = 0;
+	p->evtyper_mask = p->ccfiltr_mask = 0;
+	p->pmcr_stored = p->pmcr_fixed = p->pmcr_res1 = 0;
+	p->pmceid0 = p->pmceid1 = p->pmmir = 0;
+	p->cycles_allowed = 0;
+	p->version = p->nr_counters = 0;
+	p->el3 = false;
+	p->event_mask = p->host_mask = 0;
+	p->evcntr_mask = 0;
+	p->hw_nothing = PV_PMEVTYPER_P | PV_PMEVTYPER_U;
+}
+
+int pv_vpmu_vm_init(struct pv_vm *vm)
+{
+	struct pv_vm_pmu *p = &vm->pmu;
+	const struct pv_hw *hw = vm->hw;
+	const struct pv_pmu_config *c = &vm->cfg.pmu;
+
+	clear_vm_pmu(p);
+	/* Known for every VM: the PMU interrupt handler needs it whatever vCPU is loaded. */
+	if (hw->pmu_version != PV_PMUVER_NI && hw->pmu_counters > hw->hpmn)
+		p->host_mask = (uint32_t)PV_GENMASK(hw->pmu_counters - 1, hw->hpmn);
+	if (!(vm->cfg.features & PV_FEAT_PMU))
+		return PV_OK; /* no PMU: the trap table UNDEFs every PMU register */
+	int err = check_config(hw, c);
+	if (err)
+		return err;
+
+	unsigned n = c->nr_counters;
+	bool v3p5 = c->version >= PV_PMUVER_V3P5;
+	p->version = c->version;
+	p->nr_counters = (uint8_t)n;
+	p->counter_mask = (uint32_t)((UINT64_C(1) << n) - 1) | (1u << PV_PMU_CYCLE_IDX);
+	p->el3 = hw->el3;
+	p->event_mask = c->version >= PV_PMUVER_V3P1 ? 0xFFFFu : 0x3FFu;
+	p->evcntr_mask = v3p5 ? UINT64_MAX : UINT64_C(0xFFFFFFFF);
+
+	/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0: a filter bit is implemented when the state it
+	 * filters exists on the PE (EL2 always; EL3, Secure EL2, Realm as the hardware). */
+	uint64_t vis = PV_PMEVTYPER_P | PV_PMEVTYPER_U | PV_PMEVTYPER_NSH;
+	if (hw->el3)
+		vis |= PV_PMEVTYPER_NSK | PV_PMEVTYPER_NSU | PV_PMEVTYPER_M;
+	if (hw->sel2)
+		vis |= PV_PMEVTYPER_SH;
+	if (hw->rme)
+		vis |= PV_PMEVTYPER_RLK | PV_PMEVTYPER_RLU | PV_PMEVTYPER_RLH;
+	p->ccfiltr_mask = vis;
+	p->evtyper_mask = vis | p->event_mask;
+
+	/* PMCR_EL0: LC is RES1 and D RES0 when AArch32 is not implemented at any EL; LP is RES0
+	 * before PMUv3p5; X is RAZ/WI (no export bus); P and C are actions, not state. */
+	p->pmcr_res1 = hw->aarch32 ? 0 : PV_PMCR_LC;
+	p->pmcr_stored = PV_PMCR_E | PV_PMCR_DP | (hw->aarch32 ? PV_PMCR_D | PV_PMCR_LC : 0) |
+			 (v3p5 ? PV_PMCR_LP : 0);
+	p->pmcr_fixed = (hw->pmcr & (PV_PMCR_IMP_MASK | PV_PMCR_IDCODE_MASK)) |
+			((uint64_t)n << PV_PMCR_N_SHIFT) | p->pmcr_res1;
+
+	pv_vpmu__filter_build(p, c);
+	pv_vpmu__filter_lut(p);
+	p->cycles_allowed = vpmu_event_in_hw(p, PV_EVT_CPU_CYCLES);
+
+	/* PMCEID: what the hardware implements plus the emulated SW_INCR and CHAIN, less what
+	 * the filter denies. The upper halves (events 0x4000+) exist from PMUv3p1. */
+	uint64_t ceid0 = hw->pmceid0 | PV_BIT(PV_EVT_SW_INCR) | PV_BIT(PV_EVT_CHAIN);
+	uint64_t ceid1 = hw->pmceid1;
+	if (c->version < PV_PMUVER_V3P1) {
+		ceid0 &= 0xFFFFFFFFu;
+		ceid1 &= 0xFFFFFFFFu;
+	}
+	p->pmceid0 = ceid_view(p, ceid0, 0x0000, 0x4000);
+	p->pmceid1 = ceid_view(p, ceid1, 0x0020, 0x4020);
+	if (c->version >= PV_PMUVER_V3P4)
+		p->pmmir = hw->pmmir & (PV_PMMIR_SLOTS | PV_PMMIR_BUS_SLOTS | PV_PMMIR_BUS_WIDTH);
+	return PV_OK;
+}
+
+void pv_vpmu_vcpu_init(struct pv_vcpu *v)
+{
+	struct pv_vpmu *s = &v->pmu;
+	const struct pv_vm_pmu *p = &v->vm->pmu;
+
+	/* Reset: counters, types, enables, PMUSERENR, PMSELR 0; PMCR.E = 0, LC per RES1. */
+	s->pmcr = p->pmcr_res1;
+	for (unsigned n = 0; n < PV_PMU_MAX_COUNTERS; n++) {
+		s->evcntr[n] = 0;
+		s->evtyper[n] = 0;
+		s->hwtype[n] = p->hw_nothing; /* event 0 is SW_INCR: counted in software */
+	}
+	s->ccntr = 0;
+	s->ccfiltr = 0;
+	s->hwtype[PV_PMU_CYCLE_IDX] = vpmu_hw_ccfiltr(p, 0);
+	s->cnten = s->inten = s->ovs = 0;
+	s->emulated = p->counter_mask & ~(1u << PV_PMU_CYCLE_IDX);
+	s->chain = 0;
+	s->slow = ~0u; /* inactive: every access activates first */
+	s->selr = 0;
+	s->userenr = 0;
+	s->active = false;
+	s->irq_level = false;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The counters: PMEVCNTR<n>, PMXEVCNTR, PMCCNTR (Arm ARM D13.x "The PMU counters", D24.5),
+ * and the operator's view of them. Event counters are 32-bit before PMUv3p5, 64-bit from it;
+ * the cycle counter is 64-bit in every version.
+ */
+#include "internal.h"
+
+#define EN PV_PMUSERENR_EN
+#define CR PV_PMUSERENR_CR
+#define ER PV_PMUSERENR_ER
+
+/* ISS keys of PMEVCNTR<n>_EL0, so that no trap path recomputes them. */
+#define K4(n) PV_PMEVCNTR_EL0(n), PV_PMEVCNTR_EL0(n + 1), PV_PMEVCNTR_EL0(n + 2), \
+	PV_PMEVCNTR_EL0(n + 3)
+const uint32_t pv_vpmu__evcntr_key[PV_PMU_MAX_COUNTERS] = {
+	K4(0), K4(4), K4(8), K4(12), K4(16), K4(20), K4(24),
+	PV_PMEVCNTR_EL0(28), PV_PMEVCNTR_EL0(29), PV_PMEVCNTR_EL0(30)};
+
+/* Guest view of event counter n: bits [31:0] before PMUv3p5. A CHAIN counter first takes
+ * the pending overflows of its even partner into account. */
+static inline uint64_t evcntr_get(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n)
+{
+	if (cpu && (v->pmu.chain & (1u << n)))
+		pv_vpmu__fold(v, cpu);
+	return vpmu_evcntr_raw(v, cpu, n) & v->vm->pmu.evcntr_mask;
+}
+
+/* ---- PMEVCNTR<n>_EL0, PMXEVCNTR_EL0, PMCCNTR_EL0 ------------------------------------------ */
+
+/* Slow paths, tail-called: first access (activation), vCPU not loaded, CHAIN counter. */
+VPMU_COLD static enum pv_trap_result evcntr_read_slow(struct pv_vcpu *v, unsigned n,
+						       uint64_t *val)
+{
+	*val = evcntr_get(v, vpmu_cpu(v), n);
+	return PV_TRAP_HANDLED;
+}
+
+VPMU_COLD static enum pv_trap_result evcntr_write_slow(struct pv_vcpu *v, unsigned n,
+							uint64_t val)
+{
+	vpmu_evcntr_set(v, vpmu_cpu(v), n, val & v->vm->pmu.evcntr_mask);
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmevcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					  uint64_t *val)
+{
+	const struct pv_vm_pmu *p = &v->vm->pmu;
+	struct pv_pcpu *cpu = v->cpu;
+	if (idx >= p->nr_counters)
+		return PV_TRAP_UNDEF;
+	if (vpmu_el0_denied(v, el, ER | EN))
+		return PV_TRAP_EL1_SYSREG;
+	if (!cpu || (v->pmu.slow & (1u << idx)))
+		return evcntr_read_slow(v, idx, val);
+	*val = pv_plat_sysreg_read(cpu, EVCNTR_KEY(idx)) & p->evcntr_mask;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t val)
+{
+	const struct pv_vm_pmu *p = &v->vm->pmu;
+	struct pv_pcpu *cpu = v->cpu;
+	if (idx >= p->nr_counters)
+		return PV_TRAP_UNDEF;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	if (!cpu || !v->pmu.active)
+		return evcntr_write_slow(v, idx, val);
+	pv_plat_sysreg_write(cpu, EVCNTR_KEY(idx), val & p->evcntr_mask);
+	return PV_TRAP_HANDLED;
+}
+
+/* PMXEVCNTR_EL0: PMEVCNTR<SEL>; SEL >= N, 31 included, is UNDEFINED. */
+enum pv_trap_result pv_vpmu_pmxevcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t *val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, ER | EN))
+		return PV_TRAP_EL1_SYSREG;
+	return pv_vpmu_pmevcntr_read(v, v->pmu.selr, 1, val);
+}
+
+enum pv_trap_result pv_vpmu_pmxevcntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	return pv_vpmu_pmevcntr_write(v, v->pmu.selr, 1, val);
+}
+
+VPMU_COLD static enum pv_trap_result ccntr_read_slow(struct pv_vcpu *v, uint64_t *val)
+{
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	*val = cpu ? pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0) : v->pmu.ccntr;
+	return PV_TRAP_HANDLED;
+}
+
+VPMU_COLD static enum pv_trap_result ccntr_write_slow(struct pv_vcpu *v, uint64_t val)
+{
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	if (cpu)
+		pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, val);
+	else
+		v->pmu.ccntr = val;
+	return PV_TRAP_HANDLED;
+}
+
+/* PMCCNTR_EL0: 64 bits in every version. */
+enum pv_trap_result pv_vpmu_pmccntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					 uint64_t *val)
+{
+	(void)idx;
+	struct pv_pcpu *cpu = v->cpu;
+	if (vpmu_el0_denied(v, el, CR | EN))
+		return PV_TRAP_EL1_SYSREG;
+	if (!cpu || !v->pmu.active)
+		return ccntr_read_slow(v, val);
+	*val = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmccntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					  uint64_t val)
+{
+	(void)idx;
+	struct pv_pcpu *cpu = v->cpu;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	if (!cpu || !v->pmu.active)
+		return ccntr_write_slow(v, val);
+	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, val);
+	return PV_TRAP_HANDLED;
+}
+
+/* Operator view: the value the guest would read, loaded or not. */
+uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx)
+{
+	struct pv_pcpu *cpu = v->pmu.active ? v->cpu : NULL;
+	if (idx == PV_PMU_CYCLE_IDX)
+		return cpu ? pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0) : v->pmu.ccntr;
+	if (idx >= v->vm->pmu.nr_counters)
+		return 0;
+	return evcntr_get(v, cpu, idx);
+}
+

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vPMU internals shared by the vpmu/ sources. Not a public header.
+ *
+ * Model (see docs/vpmu.md): guest counter n is physical counter n while the vCPU is loaded
+ * and active; otherwise its value is in struct pv_vpmu. Enables, interrupt enables, types,
+ * PMCR, PMSELR and PMUSERENR are always kept in struct pv_vpmu (the hardware never changes
+ * them). The virtual PMOVS is canonical: physical overflow bits of guest counters are folded
+ * into it and cleared in hardware.
+ */
+#ifndef PV_VPMU_INTERNAL_H
+#define PV_VPMU_INTERNAL_H
+
+#include "perfvisor/perfvisor.h"
+#include "perfvisor/platform.h"
+
+/* Keeps a rarely taken path out of line, so that the hot one stays short. */
+#if defined(__GNUC__)
+#define VPMU_COLD __attribute__((noinline, cold))
+#define VPMU_NOINLINE __attribute__((noinline))
+#else
+#define VPMU_COLD
+#define VPMU_NOINLINE
+#endif
+
+/* ISS keys of PMEVCNTR<n>_EL0 (counters.c); PMEVTYPER<n>_EL0 has CRm bit 2 set as well. */
+extern const uint32_t pv_vpmu__evcntr_key[PV_PMU_MAX_COUNTERS];
+#define EVCNTR_KEY(n) pv_vpmu__evcntr_key[n]
+#define EVTYPER_KEY(n) (pv_vpmu__evcntr_key[n] | PV_SYSREG(0, 0, 0, 4, 0))
+
+/* Full stored value of event counter n: in hardware while loaded and active. */
+static inline uint64_t vpmu_evcntr_raw(const struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n)
+{
+	return cpu ? pv_plat_sysreg_read(cpu, EVCNTR_KEY(n)) : v->pmu.evcntr[n];
+}
+
+static inline void vpmu_evcntr_set(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n, uint64_t val)
+{
+	if (cpu)
+		pv_plat_sysreg_write(cpu, EVCNTR_KEY(n), val);
+	else
+		v->pmu.evcntr[n] = val;
+}
+
+/* EL0 access check against the virtual PMUSERENR (Arm ARM D13.x, PMUSERENR_EL0): true when
+ * none of the `need` enables is set, i.e. the access would have trapped to EL1. */
+static inline bool vpmu_el0_denied(const struct pv_vcpu *v, unsigned el, unsigned need)
+{
+	return el == 0 && !(v->pmu.userenr & need);
+}
+
+/* First access of any kind: mark the vCPU active and, if loaded, put its state in hardware. */
+void pv_vpmu__activate(struct pv_vcpu *v);
+
+/* The pCPU whose counters hold this vCPU's state, or NULL (not loaded). Activates. */
+static inline struct pv_pcpu *vpmu_cpu(struct pv_vcpu *v)
+{
+	if (!v->pmu.active)
+		pv_vpmu__activate(v);
+	return v->cpu;
+}
+
+/* The virtual PMU interrupt is a level: PMCR.E && (PMINTEN & PMOVS) != 0. */
+static inline void vpmu_update_level(struct pv_vcpu *v)
+{
+	bool level = (v->pmu.pmcr & PV_PMCR_E) && (v->pmu.inten & v->pmu.ovs);
+	if (level != v->pmu.irq_level) {
+		v->pmu.irq_level = level;
+		pv_plat_virq_set(v, PV_INTID_PMU, level);
+	}
+}
+
+/* Whether `event` (at most event_mask) is counted by a physical counter: allowed by the
+ * VM's filter and not one of the software-emulated SW_INCR and CHAIN. */
+static inline bool vpmu_event_in_hw(const struct pv_vm_pmu *p, uint32_t event)
+{
+	return (p->allowed[event / 64] >> (event % 64)) & 1;
+}
+
+/* The VM's event filter: SW_INCR and CHAIN are never filtered. */
+static inline bool vpmu_event_allowed(const struct pv_vm_pmu *p, uint32_t event)
+{
+	if (event == PV_EVT_SW_INCR || event == PV_EVT_CHAIN)
+		return true;
+	return event <= p->event_mask && vpmu_event_in_hw(p, event);
+}
+
+/* Physical filter bits (P, U, NSK, NSU) for a guest filter value: pv_vpmu__filter_lut(). */
+static inline uint64_t vpmu_hw_filter(const struct pv_vm_pmu *p, uint64_t t)
+{
+	return p->filter_lut[(t >> 28) & 0xF];
+}
+
+/* Hardware copy of a (stored) guest PMEVTYPER. SW_INCR and CHAIN are counted in software,
+ * denied events not at all: such a counter is programmed to count nothing (event 0 with
+ * P = U = 1 and NSK = NSU = M = 0). */
+static inline uint64_t vpmu_hw_evtyper(const struct pv_vm_pmu *p, uint64_t type)
+{
+	uint32_t event = (uint32_t)(type & p->event_mask);
+	return vpmu_event_in_hw(p, event) ? event | vpmu_hw_filter(p, type) : p->hw_nothing;
+}
+
+/* Hardware copy of PMCCFILTR: counts nothing when the filter denies CPU_CYCLES. */
+static inline uint64_t vpmu_hw_ccfiltr(const struct pv_vm_pmu *p, uint64_t filter)
+{
+	return p->cycles_allowed ? vpmu_hw_filter(p, filter) : p->hw_nothing;
+}
+
+/* filter.c */
+void pv_vpmu__filter_build(struct pv_vm_pmu *p, const struct pv_pmu_config *c);
+void pv_vpmu__filter_lut(struct pv_vm_pmu *p);
+
+/* software.c */
+void pv_vpmu__chain_overflows(struct pv_vcpu *v, struct pv_pcpu *cpu, uint32_t overflowed);
+
+/* switch.c */
+uint64_t pv_vpmu__fold(struct pv_vcpu *v, struct pv_pcpu *cpu);
+void pv_vpmu__sync_inten(struct pv_vcpu *v, struct pv_pcpu *cpu);
+
+#endif

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control and identification registers: PMCR, PMCNTENSET/CLR, PMINTENSET/CLR, PMOVSSET/CLR,
+ * PMSELR, PMUSERENR, PMCEID0/1, PMMIR (Arm ARM D24.5). Bitmap registers: bits of counters
+ * the VM does not have are RAZ/WI.
+ */
+#include "internal.h"
+
+#define EN PV_PMUSERENR_EN
+#define ER PV_PMUSERENR_ER
+
+/* ---- PMCR_EL0 ---------------------------------------------------------------------------- */
+
+/* General case, tail-called: first access, not loaded, or P/C set. P and C reset the VM's
+ * counters only (never the host's, never through PMCR in hardware). When counting is being
+ * enabled the resets go first; when disabled, last. */
+VPMU_COLD static enum pv_trap_result pmcr_write_slow(struct pv_vcpu *v, uint64_t val)
+{
+	const struct pv_vm_pmu *p = &v->vm->pmu;
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	uint64_t old = v->pmu.pmcr;
+	uint64_t pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
+	bool write = cpu && pmcr != old;
+
+	v->pmu.pmcr = pmcr;
+	if (write && !(pmcr & PV_PMCR_E))
+		pv_plat_sysreg_write(cpu, PV_PMCR_EL0, pmcr);
+	if (val & PV_PMCR_P)
+		for (unsigned n = 0; n < p->nr_counters; n++) {
+			if (cpu)
+				pv_plat_sysreg_write(cpu, EVCNTR_KEY(n), 0);
+			else
+				v->pmu.evcntr[n] = 0;
+		}
+	if (val & PV_PMCR_C) {
+		if (cpu)
+			pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, 0);
+		else
+			v->pmu.ccntr = 0;
+	}
+	if (write && (pmcr & PV_PMCR_E))
+		pv_plat_sysreg_write(cpu, PV_PMCR_EL0, pmcr);
+	if ((old ^ pmcr) & PV_PMCR_E)
+		vpmu_update_level(v);
+	return PV_TRAP_HANDLED;
+}
+
+/* PMCR_EL0: E, D, DP, LC, LP stored; hardware gets them, never P, C or X. */
+enum pv_trap_result pv_vpmu_pmcr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+				       uint64_t val)
+{
+	(void)idx;
+	const struct pv_vm_pmu *p = &v->vm->pmu;
+	struct pv_pcpu *cpu = v->cpu;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	if (!cpu || !v->pmu.active || (val & (PV_PMCR_P | PV_PMCR_C)))
+		return pmcr_write_slow(v, val);
+	uint64_t old = v->pmu.pmcr;
+	uint64_t pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
+	if (pmcr != old) {
+		v->pmu.pmcr = pmcr;
+		pv_plat_sysreg_write(cpu, PV_PMCR_EL0, pmcr);
+		if ((old ^ pmcr) & PV_PMCR_E)
+			vpmu_update_level(v);
+	}
+	return PV_TRAP_HANDLED;
+}
+
+/* IMP, IDCODE from the hardware, N = the VM's counters, stored bits; P, C, X read 0. */
+enum pv_trap_result pv_vpmu_pmcr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+				      uint64_t *val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	*val = v->pmu.pmcr | v->vm->pmu.pmcr_fixed;
+	return PV_TRAP_HANDLED;
+}
+
+/* ---- PMCNTENSET_EL0 / PMCNTENCLR_EL0 ----------------------------------------------------- */
+
+enum pv_trap_result pv_vpmu_pmcntenset_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					     uint64_t val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	uint32_t changed = (uint32_t)val & v->vm->pmu.counter_mask & ~v->pmu.cnten;
+	v->pmu.cnten |= changed;
+	if (cpu && changed) {
+		pv_plat_sysreg_write(cpu, PV_PMCNTENSET_EL0, changed);
+		if (v->pmu.chain & changed)
+			pv_vpmu__sync_inten(v, cpu);
+	}
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmcntenclr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					     uint64_t val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	uint32_t changed = (uint32_t)val & v->pmu.cnten;
+	v->pmu.cnten &= ~changed;
+	if (cpu && changed) {
+		pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, changed);
+		if (v->pmu.chain & changed)
+			pv_vpmu__sync_inten(v, cpu);
+	}
+	return PV_TRAP_HANDLED;
+}
+
+static enum pv_trap_result read_cnten(struct pv_vcpu *v, unsigned el, uint64_t *val)
+{
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	*val = v->pmu.cnten;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmcntenset_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t *val)
+{
+	(void)idx;
+	return read_cnten(v, el, val);
+}
+
+enum pv_trap_result pv_vpmu_pmcntenclr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t *val)
+{
+	(void)idx;
+	return read_cnten(v, el, val);
+}
+
+/* ---- PMINTENSET_EL1 / PMINTENCLR_EL1 (EL1 registers: UNDEFINED at EL0) -------------------- */
+
+static enum pv_trap_result write_inten(struct pv_vcpu *v, unsigned el, uint64_t val, bool set)
+{
+	if (el == 0)
+		return PV_TRAP_UNDEF;
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	uint32_t bits = (uint32_t)val & v->vm->pmu.counter_mask;
+	v->pmu.inten = set ? (v->pmu.inten | bits) : (v->pmu.inten & ~bits);
+	if (cpu)
+		pv_vpmu__sync_inten(v, cpu);
+	vpmu_update_level(v);
+	return PV_TRAP_HANDLED;
+}
+
+static enum pv_trap_result read_inten(struct pv_vcpu *v, unsigned el, uint64_t *val)
+{
+	if (el == 0)
+		return PV_TRAP_UNDEF;
+	vpmu_cpu(v);
+	*val = v->pmu.inten;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmintenset_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					     uint64_t val)
+{
+	(void)idx;
+	return write_inten(v, el, val, true);
+}
+
+enum pv_trap_result pv_vpmu_pmintenclr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					     uint64_t val)
+{
+	(void)idx;
+	return write_inten(v, el, val, false);
+}
+
+enum pv_trap_result pv_vpmu_pmintenset_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t *val)
+{
+	(void)idx;
+	return read_inten(v, el, val);
+}
+
+enum pv_trap_result pv_vpmu_pmintenclr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t *val)
+{
+	(void)idx;
+	return read_inten(v, el, val);
+}
+
+/* ---- PMOVSSET_EL0 / PMOVSCLR_EL0 --------------------------------------------------------- */
+
+/* Pending hardware overflows are folded first, so that a clear applies to them too. */
+static enum pv_trap_result write_ovs(struct pv_vcpu *v, unsigned el, uint64_t val, bool set)
+{
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	uint32_t bits = (uint32_t)val & v->vm->pmu.counter_mask;
+	if (cpu)
+		pv_vpmu__fold(v, cpu);
+	v->pmu.ovs = set ? (v->pmu.ovs | bits) : (v->pmu.ovs & ~bits);
+	vpmu_update_level(v);
+	return PV_TRAP_HANDLED;
+}
+
+static enum pv_trap_result read_ovs(struct pv_vcpu *v, unsigned el, uint64_t *val)
+{
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	if (cpu)
+		pv_vpmu__fold(v, cpu);
+	*val = v->pmu.ovs;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmovsset_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t val)
+{
+	(void)idx;
+	return write_ovs(v, el, val, true);
+}
+
+enum pv_trap_result pv_vpmu_pmovsclr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t val)
+{
+	(void)idx;
+	return write_ovs(v, el, val, false);
+}
+
+enum pv_trap_result pv_vpmu_pmovsset_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					  uint64_t *val)
+{
+	(void)idx;
+	return read_ovs(v, el, val);
+}
+
+enum pv_trap_result pv_vpmu_pmovsclr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					  uint64_t *val)
+{
+	(void)idx;
+	return read_ovs(v, el, val);
+}
+
+/* ---- PMSELR_EL0, PMUSERENR_EL0 ----------------------------------------------------------- */
+
+enum pv_trap_result pv_vpmu_pmselr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t *val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, ER | EN))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	*val = v->pmu.selr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					 uint64_t val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, ER | EN))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	v->pmu.selr = (uint8_t)(val & PV_PMSELR_SEL_MASK);
+	return PV_TRAP_HANDLED;
+}
+
+/* Readable at EL0 whatever its value; writable at EL1 only. */
+enum pv_trap_result pv_vpmu_pmuserenr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t *val)
+{
+	(void)idx, (void)el;
+	vpmu_cpu(v);
+	*val = v->pmu.userenr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmuserenr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t val)
+{
+	(void)idx;
+	if (el == 0)
+		return PV_TRAP_UNDEF;
+	vpmu_cpu(v);
+	v->pmu.userenr = (uint8_t)(val & PV_PMUSERENR_MASK);
+	return PV_TRAP_HANDLED;
+}
+
+/* ---- PMCEID0/1_EL0, PMMIR_EL1 (read-only; values fixed at VM init) ----------------------- */
+
+enum pv_trap_result pv_vpmu_pmceid0_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					 uint64_t *val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	*val = v->vm->pmu.pmceid0;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmceid1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					 uint64_t *val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	*val = v->vm->pmu.pmceid1;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmmir_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+				       uint64_t *val)
+{
+	(void)idx;
+	if (el == 0)
+		return PV_TRAP_UNDEF;
+	vpmu_cpu(v);
+	*val = v->vm->pmu.pmmir;
+	return PV_TRAP_HANDLED;
+}
+
+/* Writes to the read-only registers (the trap table never dispatches them). */
+enum pv_trap_result pv_vpmu_pmceid0_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					  uint64_t val)
+{
+	(void)v, (void)idx, (void)el, (void)val;
+	return PV_TRAP_UNDEF;
+}
+
+enum pv_trap_result pv_vpmu_pmceid1_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					  uint64_t val)
+{
+	(void)v, (void)idx, (void)el, (void)val;
+	return PV_TRAP_UNDEF;
+}
+
+enum pv_trap_result pv_vpmu_pmmir_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t val)
+{
+	(void)v, (void)idx, (void)el, (void)val;
+	return PV_TRAP_UNDEF;
+}

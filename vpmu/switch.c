@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The physical PMU of a pCPU: per-pCPU setup, lazy vCPU load/put, overflow folding and the
+ * physical PMU interrupt.
+ *
+ * Partition (MDCR_EL2.HPMN): physical counters [0, HPMN) and the cycle counter are the
+ * guests', [HPMN, N) the host's and never touched here. Every bitmap write is masked to the
+ * loaded VM's counters [0, N_vm) and bit 31; counters [N_vm, HPMN) stay disabled.
+ */
+#include "internal.h"
+
+/* Physical PMINTEN of guest counters: the guest's, plus each even counter whose odd
+ * partner is an enabled CHAIN counter, so that its overflows are seen and chained. */
+void pv_vpmu__sync_inten(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	uint32_t mask = v->vm->pmu.counter_mask;
+	uint32_t want = (v->pmu.inten | ((v->pmu.chain & v->pmu.cnten) >> 1)) & mask;
+	pv_plat_sysreg_write(cpu, PV_PMINTENSET_EL1, want);
+	pv_plat_sysreg_write(cpu, PV_PMINTENCLR_EL1, mask & ~want);
+}
+
+/* Moves the physical overflow flags of the VM's counters into the virtual PMOVS, chains
+ * even-counter overflows and re-evaluates the interrupt level. Returns the raw PMOVSSET. */
+uint64_t pv_vpmu__fold(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	uint64_t raw = pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0);
+	uint32_t mine = (uint32_t)raw & v->vm->pmu.counter_mask;
+	if (mine) {
+		pv_plat_sysreg_write(cpu, PV_PMOVSCLR_EL0, mine);
+		v->pmu.ovs |= mine;
+		pv_vpmu__chain_overflows(v, cpu, mine & 0x55555555u);
+		vpmu_update_level(v);
+	}
+	return raw;
+}
+
+/* Puts the vCPU's state in hardware; the enables go last. PMCR gets the stored bits only
+ * (E, D, DP, LC, LP), never P, C or X. */
+static void load_hw(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	const struct pv_vpmu *s = &v->pmu;
+	unsigned nr = v->vm->pmu.nr_counters;
+	for (unsigned n = 0; n < nr; n++) {
+		pv_plat_sysreg_write(cpu, EVTYPER_KEY(n), s->hwtype[n]);
+		pv_plat_sysreg_write(cpu, EVCNTR_KEY(n), s->evcntr[n]);
+	}
+	pv_plat_sysreg_write(cpu, PV_PMCCFILTR_EL0, s->hwtype[PV_PMU_CYCLE_IDX]);
+	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, s->ccntr);
+	pv_vpmu__sync_inten(v, cpu);
+	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, s->pmcr);
+	pv_plat_sysreg_write(cpu, PV_PMCNTENSET_EL0, s->cnten);
+}
+
+void pv_vpmu__activate(struct pv_vcpu *v)
+{
+	v->pmu.active = true;
+	v->pmu.slow = v->pmu.chain;
+	if (v->cpu)
+		load_hw(v, v->cpu);
+}
+
+/* A vCPU that never touched the PMU costs nothing at switch. */
+void pv_vpmu_load(struct pv_vcpu *v)
+{
+	if (v->pmu.active && v->cpu)
+		load_hw(v, v->cpu);
+}
+
+void pv_vpmu_put(struct pv_vcpu *v)
+{
+	struct pv_pcpu *cpu = v->cpu;
+	if (!v->pmu.active || !cpu)
+		return;
+	unsigned nr = v->vm->pmu.nr_counters;
+	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, v->vm->pmu.counter_mask);
+	pv_vpmu__fold(v, cpu);
+	for (unsigned n = 0; n < nr; n++)
+		v->pmu.evcntr[n] = pv_plat_sysreg_read(cpu, EVCNTR_KEY(n));
+	v->pmu.ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
+}
+
+/* Every guest EL0 access reaches EL2 (MDCR_EL2.TPM), where the virtual PMUSERENR decides;
+ * the guest partition starts disabled, quiet and with no overflow pending. */
+void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
+{
+	uint64_t guest = (PV_BIT(hw->hpmn) - 1) | PV_BIT(PV_PMU_CYCLE_IDX);
+	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_MASK);
+	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, guest);
+	pv_plat_sysreg_write(cpu, PV_PMINTENCLR_EL1, guest);
+	pv_plat_sysreg_write(cpu, PV_PMOVSCLR_EL0, guest);
+	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, hw->aarch32 ? 0 : PV_PMCR_LC);
+}
+
+/* Physical PMU overflow interrupt. Guest flags are folded into the loaded vCPU; host flags
+ * are left set. With no vCPU loaded every guest counter is disabled and its flags were
+ * folded at put, so any flag but the cycle counter's is the host's. */
+bool pv_vpmu_irq(struct pv_pcpu *cpu)
+{
+	struct pv_vcpu *v = cpu->loaded;
+	if (v && v->pmu.active)
+		return (pv_vpmu__fold(v, cpu) & v->vm->pmu.host_mask) != 0;
+	uint64_t raw = pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0);
+	uint32_t host = v ? v->vm->pmu.host_mask : ~(1u << PV_PMU_CYCLE_IDX);
+	return (raw & host) != 0;
+}

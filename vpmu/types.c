@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event types: PMEVTYPER<n>, PMXEVTYPER, PMCCFILTR (Arm ARM D24.5). The guest reads back the
+ * bits it may see; the hardware gets a sanitised copy that never counts EL2, EL3, Secure or
+ * Realm states, and counts nothing for SW_INCR, CHAIN and events the VM's filter denies.
+ */
+#include "internal.h"
+
+#define EN PV_PMUSERENR_EN
+
+/* Slow path of a type write: the counter's type is or was SW_INCR or CHAIN, or this is the
+ * vCPU's first access. Keeps `emulated`, `chain` and the physical PMINTEN in step. */
+VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t, uint64_t hw)
+{
+	uint32_t event = (uint32_t)(t & v->vm->pmu.event_mask);
+	uint32_t bit = 1u << n;
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+
+	v->pmu.emulated &= ~bit;
+	if (event == PV_EVT_SW_INCR || event == PV_EVT_CHAIN)
+		v->pmu.emulated |= bit;
+	/* CHAIN is meaningful on odd counters only (it chains to counter n - 1). */
+	uint32_t chain = (event == PV_EVT_CHAIN && (n & 1)) ? bit : 0;
+	if ((v->pmu.chain & bit) != chain) {
+		v->pmu.chain ^= bit;
+		v->pmu.slow = v->pmu.chain;
+		if (cpu)
+			pv_vpmu__sync_inten(v, cpu);
+	}
+	if (cpu)
+		pv_plat_sysreg_write(cpu, EVTYPER_KEY(n), hw);
+}
+
+/* The guest reads back its visible bits; the hardware gets the sanitised copy. */
+static inline void set_evtyper(struct pv_vcpu *v, unsigned n, uint64_t val)
+{
+	const struct pv_vm_pmu *p = &v->vm->pmu;
+	struct pv_pcpu *cpu = v->cpu;
+	uint64_t t = val & p->evtyper_mask;
+	uint32_t event = (uint32_t)(t & p->event_mask);
+	bool in_hw = vpmu_event_in_hw(p, event);
+	uint64_t hw = in_hw ? event | vpmu_hw_filter(p, t) : p->hw_nothing;
+
+	v->pmu.evtyper[n] = t;
+	v->pmu.hwtype[n] = hw;
+	/* `slow` has every bit until the first access; `emulated` covers CHAIN. */
+	if (!in_hw || ((v->pmu.emulated | v->pmu.slow) & (1u << n)))
+		evtyper_changed(v, n, t, hw);
+	else if (cpu)
+		pv_plat_sysreg_write(cpu, EVTYPER_KEY(n), hw);
+}
+
+VPMU_NOINLINE static void set_ccfiltr(struct pv_vcpu *v, uint64_t val)
+{
+	const struct pv_vm_pmu *p = &v->vm->pmu;
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	v->pmu.ccfiltr = val & p->ccfiltr_mask;
+	v->pmu.hwtype[PV_PMU_CYCLE_IDX] = vpmu_hw_ccfiltr(p, v->pmu.ccfiltr);
+	if (cpu)
+		pv_plat_sysreg_write(cpu, PV_PMCCFILTR_EL0, v->pmu.hwtype[PV_PMU_CYCLE_IDX]);
+}
+
+enum pv_trap_result pv_vpmu_pmevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t *val)
+{
+	if (idx >= v->vm->pmu.nr_counters)
+		return PV_TRAP_UNDEF;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	*val = v->pmu.evtyper[idx];
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmevtyper_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t val)
+{
+	if (idx >= v->vm->pmu.nr_counters)
+		return PV_TRAP_UNDEF;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	set_evtyper(v, idx, val);
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmccfiltr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t *val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	*val = v->pmu.ccfiltr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vpmu_pmccfiltr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	set_ccfiltr(v, val);
+	return PV_TRAP_HANDLED;
+}
+
+/* PMXEVTYPER_EL0: PMEVTYPER<SEL>, PMCCFILTR when SEL = 31, UNDEFINED for N <= SEL < 31. */
+enum pv_trap_result pv_vpmu_pmxevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t *val)
+{
+	(void)idx;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	if (v->pmu.selr == PV_PMU_CYCLE_IDX)
+		return pv_vpmu_pmccfiltr_read(v, 0, 1, val);
+	return pv_vpmu_pmevtyper_read(v, v->pmu.selr, 1, val);
+}
+
+enum pv_trap_result pv_vpmu_pmxevtyper_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					     uint64_t val)
+{
+	(void)idx;
+	unsigned sel = v->pmu.selr;
+	if (vpmu_el0_denied(v, el, EN))
+		return PV_TRAP_EL1_SYSREG;
+	if (sel == PV_PMU_CYCLE_IDX)
+		set_ccfiltr(v, val);
+	else if (sel < v->vm->pmu.nr_counters)
+		set_evtyper(v, sel, val);
+	else
+		return PV_TRAP_UNDEF;
+	return PV_TRAP_HANDLED;
+}

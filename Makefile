@@ -11,7 +11,7 @@
 CC      ?= cc
 BUILD   := build
 OPT     ?= -O2
-CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) -Iinclude
+CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) -Iinclude -MMD -MP
 SANITIZE ?=
 CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE
 LDFLAGS_HOST := $(SANITIZE)
@@ -140,6 +140,9 @@ deps:
 
 clean:
 	rm -rf $(BUILD)
+
+# Header dependencies recorded by -MMD.
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
 -include hyp/hyp.mk

@@ -105,11 +105,44 @@ enum reg_index {
 
 extern const struct pv_reg_desc pv_reg_descs[RIDX_COUNT];
 
-static inline const struct pv_reg_desc *reg_lookup(uint32_t key)
+/*
+ * The PMU block, Op0=3 Op1=3 CRn=9 CRm=12..15, is indexed directly by (CRm & 3) * 8 + Op2.
+ * The table is generated from PV_PMU_REGS: an entry outside the block is parked at a slot of
+ * its own past the block (32 + its table index), so no slot is written twice.
+ */
+#define PMU_BLOCK_MASK (PV_ISS_SYS_KEY_MASK & ~(0x3u << PV_ISS_SYS_CRM_SHIFT) &                \
+			~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+#define PMU_BLOCK_KEY PV_SYSREG(3, 3, 9, 12, 0)
+#define PMU_BLOCK_SLOT(k) ((PV_SYSREG_CRM(k) & 3u) << 3 | PV_SYSREG_OP2(k))
+#define PMU_BLOCK_SIZE 32
+#define PMU_BLOCK_AT(nm, o0, o1, n, m, o2)                                                       \
+	((PV_SYSREG(o0, o1, n, m, o2) & PMU_BLOCK_MASK) == PMU_BLOCK_KEY                         \
+		 ? PMU_BLOCK_SLOT(PV_SYSREG(o0, o1, n, m, o2))                                   \
+		 : PMU_BLOCK_SIZE + RIDX_##nm)
+extern const uint8_t pv_pmu_block[PMU_BLOCK_SIZE + RIDX_COUNT]; /* table index + 1, 0: none */
+
+/* The entry a key dispatches to (NULL: not a register perfvisor owns), and the index within
+ * its family (0 for a single register). */
+static inline const struct pv_reg_desc *reg_lookup(uint32_t key, unsigned *idx)
 {
-	/* A switch over the exact keys: the compiler turns it into a decision tree, cheaper
-	 * than a search through the table. Exact keys come first: PMCCFILTR_EL0 is the n = 31
-	 * slot of the PMEVTYPER family. */
+	*idx = 0;
+	/* The hottest accesses first, one mask and compare each: the event counter and type
+	 * families (PMCCFILTR_EL0, the n = 31 slot of the type family, is an exact entry of its
+	 * own), then the rest of the PMU block. */
+	if ((key & PMEV_MASK) == PV_PMEVCNTR_EL0(0)) {
+		*idx = PV_PMEV_INDEX(key);
+		return &pv_reg_descs[RIDX_PMEVCNTR];
+	}
+	if ((key & PMEV_MASK) == PV_PMEVTYPER_EL0(0) && key != PV_PMCCFILTR_EL0) {
+		*idx = PV_PMEV_INDEX(key);
+		return &pv_reg_descs[RIDX_PMEVTYPER];
+	}
+	if ((key & PMU_BLOCK_MASK) == PMU_BLOCK_KEY) {
+		unsigned at = pv_pmu_block[PMU_BLOCK_SLOT(key)];
+		return at ? &pv_reg_descs[at - 1] : NULL;
+	}
+	/* Then a switch over the other exact keys, which the compiler turns into a decision
+	 * tree, and the remaining families. */
 	switch (key) {
 #define PMU_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
 	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
@@ -122,12 +155,17 @@ static inline const struct pv_reg_desc *reg_lookup(uint32_t key)
 	default:
 		break;
 	}
-	for (unsigned i = RIDX_PMEVCNTR; i < RIDX_ID_GROUP; i++)
-		if ((key & pv_reg_descs[i].mask) == pv_reg_descs[i].key)
+	for (unsigned i = RIDX_AMEVCNTR0; i < RIDX_ID_GROUP; i++) {
+		if ((key & pv_reg_descs[i].mask) == pv_reg_descs[i].key) {
+			*idx = (PV_SYSREG_CRM(key) & 1u) << 3 | PV_SYSREG_OP2(key);
 			return &pv_reg_descs[i];
+		}
+	}
 	/* CRm = 0 (MIDR_EL1, MPIDR_EL1, ...) is not part of the TID3 group. */
-	if ((key & PV_ID_GROUP_MASK) == PV_ID_GROUP_KEY && PV_SYSREG_CRM(key) != 0)
+	if ((key & PV_ID_GROUP_MASK) == PV_ID_GROUP_KEY && PV_SYSREG_CRM(key) != 0) {
+		*idx = PV_ID_SLOT(key);
 		return &pv_reg_descs[RIDX_ID_GROUP];
+	}
 	return NULL;
 }
 

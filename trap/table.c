@@ -25,6 +25,7 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.kind = PV_KIND_PMU,                                                             \
 		.feature = PV_FEAT_PMU,                                                          \
 		.min_version = PV_PMUVER_##v,                                                    \
+		.id = RIDX_##nm,                                                                 \
 		.access = PV_ACC_##acc,                                                          \
 		.index = PV_IDX_NONE,                                                            \
 		.read = RD_##acc(h),                                                             \
@@ -39,12 +40,14 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.kind = PV_KIND_##k,                                                             \
 		.feature = PV_FEAT_##f,                                                          \
 		.min_version = v,                                                                \
+		.id = RIDX_##nm,                                                                 \
 		.access = PV_ACC_##acc,                                                          \
 		.index = PV_IDX_NONE,                                                            \
 		.behaviour = OFF_TEXT,                                                           \
 	},
 	PV_PMU_REGS(PMU_DESC) PV_OFF_REGS(OFF_DESC)
 	[RIDX_PMEVCNTR] = {
+		.id = RIDX_PMEVCNTR,
 		.name = "PMEVCNTR<n>_EL0",
 		.key = PV_PMEVCNTR_EL0(0),
 		.mask = PMEV_MASK,
@@ -58,6 +61,7 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.behaviour = "event counter n < N: 32-bit, 64-bit from PMUv3p5; n >= N UNDEF",
 	},
 	[RIDX_PMEVTYPER] = {
+		.id = RIDX_PMEVTYPER,
 		.name = "PMEVTYPER<n>_EL0",
 		.key = PV_PMEVTYPER_EL0(0),
 		.mask = PMEV_MASK,
@@ -72,32 +76,37 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 			     "nothing; hardware never counts EL2/EL3/Secure/Realm; n >= N UNDEF",
 	},
 	[RIDX_AMEVCNTR0] = {
+		.id = RIDX_AMEVCNTR0,
 		.name = "AMEVCNTR0<n>_EL0", .key = PV_AMEVCNTR0_EL0(0), .mask = AMEV_MASK,
 		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
 		.access = PV_ACC_RW, .index = PV_IDX_AMEV, .behaviour = OFF_TEXT,
 	},
 	[RIDX_AMEVTYPER0] = {
+		.id = RIDX_AMEVTYPER0,
 		.name = "AMEVTYPER0<n>_EL0", .key = PV_AMEVTYPER0_EL0(0), .mask = AMEV_MASK,
 		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
 		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .behaviour = OFF_TEXT,
 	},
 	[RIDX_AMEVCNTR1] = {
+		.id = RIDX_AMEVCNTR1,
 		.name = "AMEVCNTR1<n>_EL0", .key = PV_AMEVCNTR1_EL0(0), .mask = AMEV_MASK,
 		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
 		.access = PV_ACC_RW, .index = PV_IDX_AMEV, .behaviour = OFF_TEXT,
 	},
 	[RIDX_AMEVTYPER1] = {
+		.id = RIDX_AMEVTYPER1,
 		.name = "AMEVTYPER1<n>_EL0", .key = PV_AMEVTYPER1_EL0(0), .mask = AMEV_MASK,
 		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
 		.access = PV_ACC_RW, .index = PV_IDX_AMEV, .behaviour = OFF_TEXT,
 	},
 	[RIDX_ID_GROUP] = {
+		.id = RIDX_ID_GROUP,
 		.name = "ID group (ID_AA64DFR0_EL1, ID_AA64PFR0_EL1, ...)",
 		.key = PV_ID_GROUP_KEY,
 		.mask = PV_ID_GROUP_MASK,
 		.kind = PV_KIND_ID,
 		.feature = 0,
-		.min_version = 1, /* always present */
+		.min_version = 0, /* always present */
 		.access = PV_ACC_RO,
 		.index = PV_IDX_ID,
 		.read = pv_id_read,
@@ -106,13 +115,22 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 	},
 };
 
+_Static_assert(RIDX_COUNT <= PV_REGS_MAX, "pv_vm.reg_limit is too small for the table");
+
 const struct pv_reg_desc *pv_reg_table(size_t *count)
 {
 	*count = RIDX_COUNT;
 	return pv_reg_descs;
 }
 
+const uint8_t pv_pmu_block[PMU_BLOCK_SIZE + RIDX_COUNT] = {
+#define PMU_BLOCK_ENTRY(nm, o0, o1, n, m, o2, v, acc, h, txt)                                    \
+	[PMU_BLOCK_AT(nm, o0, o1, n, m, o2)] = RIDX_##nm + 1,
+	PV_PMU_REGS(PMU_BLOCK_ENTRY)
+};
+
 const struct pv_reg_desc *pv_reg_lookup(uint32_t key)
 {
-	return reg_lookup(key);
+	unsigned idx;
+	return reg_lookup(key, &idx);
 }

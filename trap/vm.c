@@ -118,13 +118,7 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
 	pv_id_views_init(vm);
 	pv_trap_words_init(vm);
 
-	/* Trap-time gating (pv_trap): group versions and family sizes. */
-	if (cfg->features & PV_FEAT_PMU)
-		vm->kind_version[PV_KIND_PMU] = vm->pmu.version;
-	vm->kind_version[PV_KIND_ID] = 1;
-	vm->index_limit[PV_IDX_NONE] = 1;
-	vm->index_limit[PV_IDX_PMEV] = vm->pmu.nr_counters;
-	vm->index_limit[PV_IDX_ID] = PV_ID_SLOTS;
+	pv_trap_gates_init(vm);
 	return PV_OK;
 }
 

@@ -48,8 +48,6 @@ enum pv_trap_result pv_vpmu_pmevcntr_read(struct pv_vcpu *v, unsigned idx, unsig
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
-	if (idx >= p->nr_counters)
-		return PV_TRAP_UNDEF;
 	if (vpmu_el0_denied(v, el, ER | EN))
 		return PV_TRAP_EL1_SYSREG;
 	if (!cpu || (v->pmu.slow & (1u << idx)))
@@ -63,8 +61,6 @@ enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsi
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
-	if (idx >= p->nr_counters)
-		return PV_TRAP_UNDEF;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
 	if (!cpu || !v->pmu.active)
@@ -80,6 +76,8 @@ enum pv_trap_result pv_vpmu_pmxevcntr_read(struct pv_vcpu *v, unsigned idx, unsi
 	(void)idx;
 	if (vpmu_el0_denied(v, el, ER | EN))
 		return PV_TRAP_EL1_SYSREG;
+	if (v->pmu.selr >= v->vm->pmu.nr_counters)
+		return PV_TRAP_UNDEF; /* also keeps SEL off the host's counters */
 	return pv_vpmu_pmevcntr_read(v, v->pmu.selr, 1, val);
 }
 
@@ -89,6 +87,8 @@ enum pv_trap_result pv_vpmu_pmxevcntr_write(struct pv_vcpu *v, unsigned idx, uns
 	(void)idx;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
+	if (v->pmu.selr >= v->vm->pmu.nr_counters)
+		return PV_TRAP_UNDEF; /* also keeps SEL off the host's counters */
 	return pv_vpmu_pmevcntr_write(v, v->pmu.selr, 1, val);
 }
 

@@ -63,8 +63,6 @@ VPMU_NOINLINE static void set_ccfiltr(struct pv_vcpu *v, uint64_t val)
 enum pv_trap_result pv_vpmu_pmevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val)
 {
-	if (idx >= v->vm->pmu.nr_counters)
-		return PV_TRAP_UNDEF;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
 	vpmu_cpu(v);
@@ -75,8 +73,6 @@ enum pv_trap_result pv_vpmu_pmevtyper_read(struct pv_vcpu *v, unsigned idx, unsi
 enum pv_trap_result pv_vpmu_pmevtyper_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t val)
 {
-	if (idx >= v->vm->pmu.nr_counters)
-		return PV_TRAP_UNDEF;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
 	set_evtyper(v, idx, val);
@@ -113,6 +109,8 @@ enum pv_trap_result pv_vpmu_pmxevtyper_read(struct pv_vcpu *v, unsigned idx, uns
 		return PV_TRAP_EL1_SYSREG;
 	if (v->pmu.selr == PV_PMU_CYCLE_IDX)
 		return pv_vpmu_pmccfiltr_read(v, 0, 1, val);
+	if (v->pmu.selr >= v->vm->pmu.nr_counters)
+		return PV_TRAP_UNDEF;
 	return pv_vpmu_pmevtyper_read(v, v->pmu.selr, 1, val);
 }
 

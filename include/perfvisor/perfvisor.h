@@ -81,16 +81,18 @@ struct pv_trap_words {
 	uint64_t mpamhcr_el2, mpamhcr_el2_owned;
 };
 
+#define PV_REGS_MAX 64 /* entries in the register table (trap/table.c checks) */
+
 /* Which part of the register space a trap was for (per-vCPU statistics). */
 enum pv_trap_kind { PV_KIND_PMU, PV_KIND_SPE, PV_KIND_AMU, PV_KIND_MPAM, PV_KIND_ID, PV_KIND_COUNT };
 
 struct pv_vm {
 	struct pv_vm_config cfg;
 	const struct pv_hw *hw;
-	/* Trap-time gating, precomputed: the version of each register group the VM has (0:
-	 * hidden), and the number of valid indices of each indexed family (enum pv_reg_index). */
-	uint8_t kind_version[PV_KIND_COUNT];
-	uint8_t index_limit[4];
+	/* Trap-time gate of each register-table entry, precomputed by pv_vm_init: 0 when the
+	 * VM lacks the register (hidden group, later version), else the number of valid
+	 * indices (1 for a single register, N for PMEVCNTR<n>, ...). */
+	uint8_t reg_limit[PV_REGS_MAX];
 	uint64_t id_view[64];      /* what the guest reads from each ID group slot */
 	struct pv_vm_pmu pmu;
 	struct pv_trap_words traps;
@@ -103,9 +105,8 @@ struct pv_pcpu {
 };
 
 struct pv_vcpu_stats {
-	uint64_t traps[PV_KIND_COUNT]; /* handled traps by kind */
-	uint64_t undef;                /* accesses answered with UNDEF */
-	uint64_t el1_reinject;         /* EL0 accesses sent back to the guest's EL1 */
+	uint64_t traps[PV_KIND_COUNT]; /* traps taken for registers of each group, whatever the
+					  answer (the integration sees the answers) */
 	uint64_t loads;                /* pv_vcpu_load calls */
 };
 
@@ -117,6 +118,7 @@ struct pv_vcpu {
 	struct pv_trap_words traps;
 	struct pv_vpmu pmu;
 	struct pv_vcpu_stats stats;
+	uint64_t discard;           /* where reads into XZR (Rt = 31) go */
 };
 
 enum pv_trap_result {

@@ -33,6 +33,8 @@ static inline bool pv_decode_sys(uint64_t esr, struct pv_sys_access *out)
 	return true;
 }
 
+/* Handlers. A read handler stores through `val` only when it returns PV_TRAP_HANDLED: `val`
+ * points straight at the guest's register. */
 typedef enum pv_trap_result pv_reg_read_fn(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val);
 typedef enum pv_trap_result pv_reg_write_fn(struct pv_vcpu *v, unsigned idx, unsigned el,
@@ -41,7 +43,7 @@ typedef enum pv_trap_result pv_reg_write_fn(struct pv_vcpu *v, unsigned idx, uns
 enum pv_reg_access { PV_ACC_RW, PV_ACC_RO, PV_ACC_WO };
 
 /* How an indexed family's index is taken from the key and checked against the VM. */
-enum pv_reg_index {  /* also indexes pv_vm.index_limit */
+enum pv_reg_index {
 	PV_IDX_NONE,    /* a single register */
 	PV_IDX_PMEV,    /* n = CRm[1:0]:Op2, valid when n < the VM's PMCR_EL0.N */
 	PV_IDX_AMEV,    /* n = CRm[0]:Op2, valid when n < the VM's counters of that group */
@@ -54,8 +56,8 @@ struct pv_reg_desc {
 	uint32_t mask;           /* a key k matches when (k & mask) == key */
 	uint8_t kind;            /* enum pv_trap_kind: the register group */
 	uint8_t feature;         /* PV_FEAT_* the VM must have, 0 for always present */
-	uint8_t min_version;     /* lowest version of the group that has the register (>= 1);
-				    checked against pv_vm.kind_version[kind] */
+	uint8_t min_version;     /* lowest version of the feature that has the register */
+	uint8_t id;              /* position in the table: pv_vm.reg_limit[id] gates it */
 	uint8_t access;          /* enum pv_reg_access */
 	uint8_t index;           /* enum pv_reg_index */
 	pv_reg_read_fn *read;    /* NULL for write-only */
@@ -69,6 +71,7 @@ const struct pv_reg_desc *pv_reg_table(size_t *count);
 const struct pv_reg_desc *pv_reg_lookup(uint32_t key);
 
 /* Per-VM views, called by pv_vm_init. */
+void pv_trap_gates_init(struct pv_vm *vm);
 void pv_id_views_init(struct pv_vm *vm);
 void pv_trap_words_init(struct pv_vm *vm);
 

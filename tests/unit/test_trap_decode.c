@@ -164,6 +164,15 @@ static void test_unknown_registers(void **state)
 	assert_null(pv_reg_lookup(PV_AMEVCNTVOFF0_EL2(0)));     /* EL2 register */
 	assert_null(pv_reg_lookup(PV_MDCR_EL2));
 	assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 4, 0)));   /* PMICNTR_EL0: not offered */
+	assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 13, 4)));  /* PMZR_EL0: not offered */
+	/* Holes of the directly indexed PMU block (CRm 12..15) are not registers. */
+	for (unsigned op2 = 3; op2 < 8; op2++)
+		assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 13, op2)));
+	for (unsigned op2 = 0; op2 < 8; op2++) {
+		assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 15, op2)));
+		if (op2 != 0 && op2 != 3)
+			assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 14, op2)));
+	}
 	/* Op0 = 2 twin of PMCR's other fields must not alias (Bao forces Op0 = 3). */
 	assert_null(pv_reg_lookup(PV_SYSREG(2, 3, 9, 12, 0)));
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esr.h"
 #include "memplat.h"
 #include "perfvisor/perfvisor.h"
 
@@ -145,11 +146,14 @@ static void test_selection_and_undef(void **state)
 	uint64_t x = 0;
 	fx_load(f, 0);
 
-	/* PMEVCNTR<n>/PMEVTYPER<n>, n >= N */
-	assert_int_equal(pv_vpmu_pmevcntr_read(v, 3, 1, &x), PV_TRAP_UNDEF);
-	assert_int_equal(pv_vpmu_pmevcntr_write(v, 30, 1, 0), PV_TRAP_UNDEF);
-	assert_int_equal(pv_vpmu_pmevtyper_read(v, 3, 1, &x), PV_TRAP_UNDEF);
-	assert_int_equal(pv_vpmu_pmevtyper_write(v, 3, 1, 0), PV_TRAP_UNDEF);
+	/* PMEVCNTR<n>/PMEVTYPER<n>, n >= N (the trap layer checks n against the VM) */
+	uint64_t regs[31] = {0};
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 0, true), regs, 1), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(30), 0, false), regs, 1),
+			 PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, true), regs, 1), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, false), regs, 1),
+			 PV_TRAP_UNDEF);
 
 	/* PMXEVCNTR_EL0 is PMEVCNTR<SEL> */
 	wr(pv_vpmu_pmselr_write, v, 0, 2);

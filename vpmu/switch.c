@@ -92,14 +92,16 @@ void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 }
 
 /* Physical PMU overflow interrupt. Guest flags are folded into the loaded vCPU; host flags
- * are left set. With no vCPU loaded every guest counter is disabled and its flags were
- * folded at put, so any flag but the cycle counter's is the host's. */
+ * (counters [HPMN, N)) are left set for the host. With no active vCPU loaded, the guest
+ * counters are disabled and their flags were folded at put. */
 bool pv_vpmu_irq(struct pv_pcpu *cpu)
 {
 	struct pv_vcpu *v = cpu->loaded;
 	if (v && v->pmu.active)
 		return (pv_vpmu__fold(v, cpu) & v->vm->pmu.host_mask) != 0;
 	uint64_t raw = pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0);
-	uint32_t host = v ? v->vm->pmu.host_mask : ~(1u << PV_PMU_CYCLE_IDX);
+	uint64_t host = 0;
+	if (cpu->hw)
+		host = (PV_BIT(cpu->hw->pmu_counters) - 1) & ~(PV_BIT(cpu->hw->hpmn) - 1);
 	return (raw & host) != 0;
 }

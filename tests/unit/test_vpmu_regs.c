@@ -37,6 +37,7 @@ static struct fx *fx_new(void)
 	struct fx *f = calloc(1, sizeof(*f));
 	memplat_init(&f->mc, 8);
 	f->cpu.plat = &f->mc;
+	f->cpu.hw = &f->hw;
 	f->hw.pmu_version = PV_PMUVER_V3P5;
 	f->hw.pmu_counters = 8;
 	f->hw.host_counters = 2;

@@ -35,6 +35,7 @@ static struct fx *fx_new(void)
 	struct fx *f = calloc(1, sizeof(*f));
 	memplat_init(&f->mc, 8);
 	f->cpu.plat = &f->mc;
+	f->cpu.hw = &f->hw;
 	f->hw.pmu_version = PV_PMUVER_V3P5;
 	f->hw.pmu_counters = 8;
 	f->hw.host_counters = 2;
@@ -302,9 +303,11 @@ static void test_irq_fold(void **state)
 	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4), PV_OK);
 	struct pv_vcpu *v = &f->v[0];
 
-	/* nothing loaded: every flag but the cycle counter's is the host's */
+	/* nothing loaded: the flags of counters [HPMN, N) = [6, 8) are the host's */
 	CELL(f, PV_PMOVSSET_EL0) = 0x40;
 	assert_true(pv_vpmu_irq(&f->cpu));
+	CELL(f, PV_PMOVSSET_EL0) = 0x8000003Fu; /* guest partition only */
+	assert_false(pv_vpmu_irq(&f->cpu));
 	CELL(f, PV_PMOVSSET_EL0) = 0;
 	assert_false(pv_vpmu_irq(&f->cpu));
 

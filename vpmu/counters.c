@@ -39,7 +39,9 @@ VPMU_COLD static enum pv_trap_result evcntr_read_slow(struct pv_vcpu *v, unsigne
 VPMU_COLD static enum pv_trap_result evcntr_write_slow(struct pv_vcpu *v, unsigned n,
 							uint64_t val)
 {
-	vpmu_evcntr_set(v, vpmu_cpu(v), n, val & v->vm->pmu.evcntr_mask);
+	struct pv_pcpu *cpu = vpmu_cpu(v);
+	vpmu_settle_chain(v, cpu);
+	vpmu_evcntr_set(v, cpu, n, val & v->vm->pmu.evcntr_mask);
 	return PV_TRAP_HANDLED;
 }
 
@@ -63,8 +65,8 @@ enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsi
 	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
-	if (!cpu || !v->pmu.active)
-		return evcntr_write_slow(v, idx, val);
+	if (!cpu || (v->pmu.slow & (1u << idx)) || !v->pmu.active)
+		return evcntr_write_slow(v, idx, val); /* CHAIN counters included */
 	pv_plat_sysreg_write(cpu, EVCNTR_KEY(idx), val & p->evcntr_mask);
 	return PV_TRAP_HANDLED;
 }

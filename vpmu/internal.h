@@ -60,6 +60,18 @@ static inline struct pv_pcpu *vpmu_cpu(struct pv_vcpu *v)
 	return v->cpu;
 }
 
+/* switch.c */
+uint64_t pv_vpmu__fold(struct pv_vcpu *v, struct pv_pcpu *cpu);
+
+/* CHAIN counts each overflow of its even partner at the moment it happens. An overflow still
+ * pending in hardware is folded before anything that decides whether or how it chains
+ * changes: PMCR.E or LP, the enables, the CHAIN counter's value or type. */
+static inline void vpmu_settle_chain(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	if (v->pmu.chain && cpu && v->pmu.active)
+		pv_vpmu__fold(v, cpu);
+}
+
 /* The virtual PMU interrupt is a level: PMCR.E && (PMINTEN & PMOVS) != 0. */
 static inline void vpmu_update_level(struct pv_vcpu *v)
 {
@@ -114,7 +126,6 @@ void pv_vpmu__filter_lut(struct pv_vm_pmu *p);
 void pv_vpmu__chain_overflows(struct pv_vcpu *v, struct pv_pcpu *cpu, uint32_t overflowed);
 
 /* switch.c */
-uint64_t pv_vpmu__fold(struct pv_vcpu *v, struct pv_pcpu *cpu);
 void pv_vpmu__sync_inten(struct pv_vcpu *v, struct pv_pcpu *cpu);
 
 #endif

@@ -22,6 +22,7 @@ VPMU_COLD static enum pv_trap_result pmcr_write_slow(struct pv_vcpu *v, uint64_t
 	uint64_t pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
 	bool write = cpu && pmcr != old;
 
+	vpmu_settle_chain(v, cpu);
 	v->pmu.pmcr = pmcr;
 	if (write && !(pmcr & PV_PMCR_E))
 		pv_plat_sysreg_write(cpu, PV_PMCR_EL0, pmcr);
@@ -59,6 +60,7 @@ enum pv_trap_result pv_vpmu_pmcr_write(struct pv_vcpu *v, unsigned idx, unsigned
 	uint64_t old = v->pmu.pmcr;
 	uint64_t pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
 	if (pmcr != old) {
+		vpmu_settle_chain(v, cpu);
 		v->pmu.pmcr = pmcr;
 		pv_plat_sysreg_write(cpu, PV_PMCR_EL0, pmcr);
 		if ((old ^ pmcr) & PV_PMCR_E)
@@ -88,6 +90,7 @@ enum pv_trap_result pv_vpmu_pmcntenset_write(struct pv_vcpu *v, unsigned idx, un
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
+	vpmu_settle_chain(v, cpu);
 	uint32_t changed = (uint32_t)val & v->vm->pmu.counter_mask & ~v->pmu.cnten;
 	v->pmu.cnten |= changed;
 	if (cpu && changed) {
@@ -105,6 +108,7 @@ enum pv_trap_result pv_vpmu_pmcntenclr_write(struct pv_vcpu *v, unsigned idx, un
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
+	vpmu_settle_chain(v, cpu);
 	uint32_t changed = (uint32_t)val & v->pmu.cnten;
 	v->pmu.cnten &= ~changed;
 	if (cpu && changed) {

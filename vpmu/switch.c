@@ -79,12 +79,15 @@ void pv_vpmu_put(struct pv_vcpu *v)
 	v->pmu.ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
 }
 
-/* Every guest EL0 access reaches EL2 (MDCR_EL2.TPM), where the virtual PMUSERENR decides;
- * the guest partition starts disabled, quiet and with no overflow pending. */
+/* Every guest EL0 access reaches EL2 (MDCR_EL2.TPM), where the virtual PMUSERENR decides:
+ * physical PMUSERENR_EL0.EN alone lets every EL0 access past the EL1 check (CR, ER and SW
+ * only widen what EN already allows, so they stay 0; QEMU 7.2 wrongly skips the TPM trap
+ * for EL0 accesses they enable). The guest partition starts disabled, quiet and with no
+ * overflow pending. */
 void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 {
 	uint64_t guest = (PV_BIT(hw->hpmn) - 1) | PV_BIT(PV_PMU_CYCLE_IDX);
-	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_MASK);
+	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, guest);
 	pv_plat_sysreg_write(cpu, PV_PMINTENCLR_EL1, guest);
 	pv_plat_sysreg_write(cpu, PV_PMOVSCLR_EL0, guest);

@@ -16,6 +16,7 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 	uint32_t bit = 1u << n;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
 
+	vpmu_settle_chain(v, cpu);
 	v->pmu.emulated &= ~bit;
 	if (event == PV_EVT_SW_INCR || event == PV_EVT_CHAIN)
 		v->pmu.emulated |= bit;

@@ -516,9 +516,54 @@ static void test_chain(void **state)
 	free(f);
 }
 
+/* An even counter overflowed in hardware and the overflow is still pending (no interrupt
+ * taken yet) when the guest changes what decides chaining: the CHAIN counter must count it as
+ * of the moment it happened. */
+static void test_chain_pending_overflow(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	struct pv_vcpu *v = &f->v[0];
+	/* each action that ends the window, and the CHAIN count it must leave */
+	enum { STOP_PMCR_E, STOP_CNTEN_ODD, WRITE_ODD, RETYPE_ODD, SET_LP, N_CASES };
+	for (int c = 0; c < N_CASES; c++) {
+		swinc_setup(f, PV_PMUVER_V3P5, PV_PMCR_E);
+		wr(pv_vpmu_pmevtyper_write, v, 2, PV_EVT_INST_RETIRED); /* counted in hardware */
+		wr(pv_vpmu_pmevtyper_write, v, 3, PV_EVT_CHAIN);
+		wr(pv_vpmu_pmevcntr_write, v, 3, 7);
+		CELL(f, PV_PMOVSSET_EL0) |= 0x4; /* counter 2 wrapped in hardware */
+		uint64_t want = 8;
+		switch (c) {
+		case STOP_PMCR_E:
+			wr(pv_vpmu_pmcr_write, v, 0, 0);
+			break;
+		case STOP_CNTEN_ODD:
+			wr(pv_vpmu_pmcntenclr_write, v, 0, 0x8);
+			break;
+		case WRITE_ODD: /* the overflow came first: the write wins */
+			wr(pv_vpmu_pmevcntr_write, v, 3, 100);
+			/* the fold wrote PMOVSCLR; memplat's SET cell does not see that */
+			assert_int_equal(CELL(f, PV_PMOVSCLR_EL0) & 0x4, 0x4);
+			CELL(f, PV_PMOVSSET_EL0) &= ~UINT64_C(0x4);
+			want = 100;
+			break;
+		case RETYPE_ODD:
+			wr(pv_vpmu_pmevtyper_write, v, 3, PV_EVT_SW_INCR);
+			break;
+		case SET_LP:
+			wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E | PV_PMCR_LP);
+			break;
+		}
+		assert_int_equal(rd(pv_vpmu_pmevcntr_read, v, 3), want);
+		assert_int_equal(rd(pv_vpmu_pmovsset_read, v, 0) & 0x4, 0x4);
+	}
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chain_pending_overflow),
 		cmocka_unit_test(test_counter_widths),
 		cmocka_unit_test(test_selection_and_undef),
 		cmocka_unit_test(test_evtyper_visible_bits),

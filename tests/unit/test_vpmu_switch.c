@@ -127,7 +127,7 @@ static void test_pcpu_setup(void **state)
 	host_sentinels(f);
 	CELL(f, PV_PMCR_EL0) = PV_PMCR_E | PV_PMCR_LP;
 	pv_vpmu_pcpu_setup(&f->cpu, &f->hw);
-	assert_int_equal(CELL(f, PV_PMUSERENR_EL0), 0xF); /* guest EL0 accesses reach EL2 */
+	assert_int_equal(CELL(f, PV_PMUSERENR_EL0), PV_PMUSERENR_EN); /* EL0 accesses reach EL2 */
 	assert_int_equal(CELL(f, PV_PMCNTENCLR_EL0), 0x8000003Fu);
 	assert_int_equal(CELL(f, PV_PMINTENCLR_EL1), 0x8000003Fu);
 	assert_int_equal(CELL(f, PV_PMOVSCLR_EL0), 0x8000003Fu);

@@ -95,8 +95,14 @@ $(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST)
 
-check: tests
-	@sh tests/run.sh $(TEST_BINS)
+# The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
+include hyp/hyp.mk
+
+# The guest suite under QEMU joins `make check` when QEMU and the cross compiler are here.
+check: tests $(if $(QEMU_CHECK_AVAILABLE),hyp)
+	@QEMU_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
+	 SKIP_REASONS="$(if $(QEMU_CHECK_AVAILABLE),,guest suite under QEMU: needs qemu-system-aarch64 and aarch64-linux-gnu-gcc (apt-get install qemu-system-arm gcc-aarch64-linux-gnu))" \
+	 sh tests/run.sh $(TEST_BINS)
 
 demo: $(TOOL)
 	@$(TOOL) demo
@@ -143,6 +149,3 @@ clean:
 
 # Header dependencies recorded by -MMD.
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
-
-# The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
--include hyp/hyp.mk

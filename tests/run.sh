@@ -30,6 +30,27 @@ for bin in "$@"; do
 		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
 	fi
 done
+# The guest suite under QEMU (QEMU_SUITE: the command) ends with its own "N passed, M failed".
+if [ -n "${QEMU_SUITE:-}" ]; then
+	log="$logdir/qemu-check.log"
+	$QEMU_SUITE >"$log" 2>&1
+	summary=$(tail -n1 "$log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	p=${summary% *}
+	f=${summary#* }
+	if [ -z "$summary" ]; then
+		p=0
+		f=1
+		echo "$QEMU_SUITE: no summary line" >>"$log"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		echo "FAIL qemu guest suite ($p passed, $f failed)"
+		sed 's/^/    /' "$log"
+	else
+		echo "ok   qemu guest suite ($p passed)"
+	fi
+fi
 # Suites that are skipped as a whole say why through SKIP_REASONS (one reason per line).
 if [ -n "${SKIP_REASONS:-}" ]; then
 	printf '%s\n' "$SKIP_REASONS" | while IFS= read -r reason; do

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exceptions from the guest, by ESR_EL2.EC (Arm ARM D24.2): HVC and trapped SMC (PSCI),
+ * trapped system registers (the library first: pv_trap), stage-2 data aborts (emulated MMIO
+ * or an external abort), WFI (yield), and physical interrupts. Anything else the guest causes
+ * is answered with an Undefined Instruction exception; nothing it does stops the hypervisor.
+ */
+#include "hyp.h"
+#include "perfvisor/platform.h"
+#include "perfvisor/trap.h"
+
+#define EC_WFX 0x01
+#define EC_IABT_LOW 0x20
+#define EC_DABT_LOW 0x24
+#define IS_READ(esr) (((esr) & PV_ISS_SYS_DIR_READ) != 0)
+#define HYP_CALL_NULL 0xC6000000ul /* vendor hypervisor service 0: returns at once */
+
+static struct frame *finish(struct vcpu *v, enum exit_kind kind, struct vcpu *next)
+{
+	if (hyp.switched) {
+		kind = EXIT_SWITCH;
+		hyp.switched = false;
+	}
+	selfcount_account(v, kind);
+	return &next->f;
+}
+
+/* Registers perfvisor's library does not own. */
+static void hyp_sysreg(struct vcpu *v, uint64_t esr)
+{
+	struct pv_sys_access a;
+	pv_decode_sys(esr, &a);
+	uint64_t *rt = a.rt == 31 ? NULL : &v->f.x[a.rt];
+	if (!a.is_read && vgic_sgi_sysreg(v, a.key, rt ? *rt : 0)) {
+		v->f.elr += 4;
+		return;
+	}
+	/* CNTP_TVAL/CTL/CVAL_EL0 trap (CNTHCTL_EL2.EL1PCEN = 0): an EL1 physical timer that
+	 * never fires, RAZ/WI. */
+	if ((a.key & ~(7u << PV_ISS_SYS_OP2_SHIFT)) == PV_SYSREG(3, 3, 14, 2, 0) &&
+	    PV_SYSREG_OP2(a.key) <= 2) {
+		if (a.is_read && rt)
+			*rt = 0;
+		v->f.elr += 4;
+		return;
+	}
+	inject_undef(v);
+}
+
+/* PMUv3 registers: Op1 = 3, CRn = 9 (CRm 12..14) or CRn = 14 (CRm 8..15); PMINTEN and
+ * PMMIR at Op1 = 0, CRn = 9, CRm = 14. The ID group: Op1 = 0, CRn = 0. */
+static enum exit_kind sysreg_kind(uint32_t key)
+{
+	unsigned op1 = PV_SYSREG_OP1(key), crn = PV_SYSREG_CRN(key), crm = PV_SYSREG_CRM(key);
+	if (op1 == 0 && crn == 0)
+		return EXIT_SYSREG_ID;
+	if ((crn == 9 && ((op1 == 3 && crm >= 12) || (op1 == 0 && crm == 14))) ||
+	    (crn == 14 && op1 == 3 && crm >= 8))
+		return EXIT_SYSREG_PMU;
+	return EXIT_SYSREG_OTHER;
+}
+
+static enum exit_kind sysreg(struct vcpu *v, uint64_t esr)
+{
+	unsigned el = (v->f.spsr & 0xC) ? 1 : 0;
+	uint32_t key = PV_ESR_ISS(esr) & PV_ISS_SYS_KEY_MASK;
+	switch (pv_trap(&v->pv, esr, v->f.x, el)) {
+	case PV_TRAP_HANDLED:
+		v->f.elr += 4;
+		if (hyp.pmu_poll_ticks && !IS_READ(esr))
+			timer_program(v); /* a write may have started or stopped an overflow poll */
+		break;
+	case PV_TRAP_UNDEF:
+		v->pv_undef++;
+		inject_undef(v);
+		break;
+	case PV_TRAP_EL1_SYSREG: /* same syndrome, now for the guest's EL1 */
+		v->pv_el1++;
+		inject_sync(v, esr, 0, false);
+		break;
+	case PV_TRAP_UNKNOWN:
+		hyp_sysreg(v, esr);
+		return EXIT_SYSREG_OTHER;
+	}
+	return sysreg_kind(key);
+}
+
+/* Stage-2 data abort (ESR_EL2 ISS for a Data Abort, Arm ARM D24.2): with a valid syndrome
+ * (ISV) the access is emulated if it hits the UART or the GIC; everything else, and any access
+ * the syndrome cannot describe (ISV = 0, a stage-1 walk), is a synchronous external abort. */
+static enum exit_kind mmio(struct vcpu *v, uint64_t esr)
+{
+	uint32_t iss = PV_ESR_ISS(esr);
+	uint64_t far = read_sysreg(far_el2);
+	uint64_t ipa = ((read_sysreg(hpfar_el2) >> 4) << 12) | (far & 0xFFF);
+	bool isv = iss & (1u << 24), s1ptw = iss & (1u << 7), wnr = iss & (1u << 6);
+	if (!isv || s1ptw) {
+		inject_abort(v, true, far, wnr);
+		return EXIT_MMIO_OTHER;
+	}
+	unsigned sas = (iss >> 22) & 3, srt = (iss >> 16) & 31;
+	bool sse = iss & (1u << 21), sf = iss & (1u << 15);
+	unsigned size = 1u << sas;
+	uint64_t mask = size == 8 ? ~0ul : (1ul << (8 * size)) - 1;
+	uint64_t val = wnr && srt != 31 ? v->f.x[srt] & mask : 0;
+	enum exit_kind kind = EXIT_MMIO_UART;
+	if (!uart_mmio(v, ipa, wnr, size, &val)) {
+		kind = EXIT_MMIO_GIC;
+		if (!vgic_mmio(v, ipa, wnr, size, &val)) {
+			inject_abort(v, true, far, wnr);
+			return EXIT_MMIO_OTHER;
+		}
+	}
+	if (!wnr && srt != 31) {
+		val &= mask;
+		if (sse && size < 8 && (val >> (8 * size - 1)) & 1)
+			val |= ~mask;
+		if (!sf)
+			val &= 0xFFFFFFFFul;
+		v->f.x[srt] = val;
+	}
+	v->f.elr += 4;
+	retire_emulated(v, (v->f.spsr & 0xC) ? 1 : 0);
+	return kind;
+}
+
+/* An instruction fetch outside the VM's RAM is an instruction abort for the guest, unless
+ * the fetch is of the guest's own exception vectors: then every abort would recurse, the
+ * VM can never run again, and it is ended. */
+static struct vcpu *fetch_abort(struct vcpu *v)
+{
+	uint64_t far = read_sysreg(far_el2), vbar = read_sysreg(S3_0_C12_C0_0);
+	if (far - vbar < 0x800)
+		return vm_end(v, "ended: its exception vectors are outside its memory");
+	inject_abort(v, false, far, false);
+	return v;
+}
+
+struct frame *exc_lower_sync(struct frame *f)
+{
+	struct vcpu *v = (struct vcpu *)f, *next = v;
+	uint64_t esr = read_sysreg(esr_el2);
+	enum exit_kind kind;
+	switch (PV_ESR_EC(esr)) {
+	case PV_EC_HVC64:
+		if (f->x[0] == HYP_CALL_NULL) {
+			f->x[0] = 0;
+			kind = EXIT_HVC_NULL;
+			break;
+		}
+		kind = EXIT_HVC;
+		next = psci_call(v, false);
+		break;
+	case PV_EC_SMC64: /* trapped by HCR_EL2.TSC: ELR_EL2 is the SMC itself */
+		f->elr += 4;
+		kind = EXIT_SMC;
+		next = psci_call(v, true);
+		break;
+	case PV_EC_SYS64:
+		kind = sysreg(v, esr);
+		break;
+	case EC_DABT_LOW:
+		kind = mmio(v, esr);
+		break;
+	case EC_IABT_LOW: /* fetch outside the VM's RAM */
+		kind = EXIT_OTHER;
+		next = fetch_abort(v);
+		break;
+	case EC_WFX: /* WFI (HCR_EL2.TWI): give the CPU to the next VM */
+		f->elr += 4;
+		kind = EXIT_WFI;
+		next = sched_next(v);
+		break;
+	default: /* SVE/SME (CPTR_EL2), and whatever else reaches EL2: UNDEF */
+		inject_undef(v);
+		kind = EXIT_OTHER;
+		break;
+	}
+	return finish(v, kind, next);
+}
+
+struct frame *exc_lower_irq(struct frame *f)
+{
+	struct vcpu *v = (struct vcpu *)f, *next = v;
+	enum exit_kind kind = EXIT_IRQ_OTHER;
+	uint32_t intid = gic_ack();
+	switch (intid) {
+	case INTID_HYPTIMER:
+		write_sysreg(S3_4_C14_C2_1, 0ul); /* CNTHP_CTL_EL2: drop the level */
+		gic_eoi(intid);
+		if (!timer_slice_over()) { /* an overflow poll (timer.c) */
+			kind = EXIT_IRQ_POLL;
+			timer_program(v);
+			break;
+		}
+		kind = EXIT_IRQ_TICK;
+		next = sched_next(v);
+		if (next == v)
+			timer_rearm();
+		break;
+	case PV_INTID_PMU:
+		kind = EXIT_IRQ_PMU;
+		if (pv_irq(&hyp.pcpu, intid) == PV_IRQ_HOST_PENDING)
+			pv_plat_sysreg_write(&hyp.pcpu, PV_PMOVSCLR_EL0, 1ul << hyp.host_counter);
+		gic_eoi(intid);
+		break;
+	case INTID_MAINT:
+		kind = EXIT_IRQ_MAINT;
+		vgic_maintenance(v);
+		vtimer_sync(v);
+		gic_eoi(intid);
+		break;
+	case INTID_VTIMER:
+		vtimer_sync(v);
+		gic_eoi(intid);
+		break;
+	case INTID_SPURIOUS:
+		break;
+	default:
+		gic_eoi(intid);
+		break;
+	}
+	return finish(v, kind, next);
+}
+
+/* A physical SError while the guest ran: reflected as a virtual SError (HCR_EL2.VSE). */
+struct frame *exc_lower_serror(struct frame *f)
+{
+	struct vcpu *v = (struct vcpu *)f;
+	write_sysreg(hcr_el2, read_sysreg(hcr_el2) | (1ul << 8));
+	return finish(v, EXIT_OTHER, v);
+}
+
+void exc_current(uint64_t kind, uint64_t esr, uint64_t elr, uint64_t far)
+{
+	hyp_panic("exception %lu taken at EL2: ESR_EL2 %lx ELR_EL2 %lx FAR_EL2 %lx", kind, esr,
+		  elr, far);
+}

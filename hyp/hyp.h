@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfvisor's reference EL2 hypervisor for QEMU `virt` (virtualization=on, gic-version=3):
+ * internal types and the platform's memory map. One physical CPU, several single-vCPU VMs.
+ */
+#ifndef HYP_H
+#define HYP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfvisor/perfvisor.h"
+
+/* ---- QEMU virt memory map (physical, and the same IPAs inside every VM) ------------------ */
+#define UART_BASE 0x09000000ul
+#define GICD_BASE 0x08000000ul
+#define GICR_BASE 0x080A0000ul /* RD_base of CPU 0; its SGI_base frame follows at +64 KiB */
+#define GICR_SGI_BASE (GICR_BASE + 0x10000ul)
+#define RAM_BASE 0x40000000ul
+
+/* Each VM k owns VM_RAM_SIZE bytes of physical RAM at VM_SLOT(k), seen by the guest at IPA
+ * RAM_BASE. Its image is loaded (by QEMU's -device loader) at VM_SLOT(k) + VM_IMAGE_OFF and
+ * the hypervisor writes the VM's device tree at IPA RAM_BASE + VM_DTB_OFF. */
+#define MAX_VMS 8
+#define VM_RAM_SIZE 0x04000000ul
+#define VM_SLOT(k) (0x48000000ul + (uint64_t)(k) * VM_RAM_SIZE)
+#define VM_IMAGE_OFF 0x200000ul
+#define VM_DTB_OFF 0x0ul
+#define VM_DTB_MAX 0x10000ul
+
+/* Interrupts (GIC INTIDs): PPIs of the virt board. */
+#define INTID_MAINT 25  /* GIC virtual CPU interface maintenance */
+#define INTID_HYPTIMER 26 /* CNTHP, EL2 physical timer: the scheduler tick */
+#define INTID_VTIMER 27 /* CNTV, EL1 virtual timer */
+#define INTID_SPURIOUS 1023
+
+/* ---- Per-vCPU state ------------------------------------------------------------------- */
+
+/* The guest's general registers as saved by vectors.S; TPIDR_EL2 points here. */
+struct frame {
+	uint64_t x[31];
+	uint64_t elr, spsr;
+};
+
+/* EL1/EL0 system registers switched with the vCPU (Arm ARM D1: the EL1&0 regime state). */
+#define EL1_REGS(X)                                                                              \
+	X(sctlr, S3_0_C1_C0_0) X(cpacr, S3_0_C1_C0_2) X(ttbr0, S3_0_C2_C0_0)                     \
+	X(ttbr1, S3_0_C2_C0_1) X(tcr, S3_0_C2_C0_2) X(esr, S3_0_C5_C2_0)                         \
+	X(afsr0, S3_0_C5_C1_0) X(afsr1, S3_0_C5_C1_1) X(far, S3_0_C6_C0_0)                       \
+	X(par, S3_0_C7_C4_0) X(mair, S3_0_C10_C2_0) X(amair, S3_0_C10_C3_0)                      \
+	X(vbar, S3_0_C12_C0_0) X(contextidr, S3_0_C13_C0_1) X(tpidr_el1, S3_0_C13_C0_4)          \
+	X(cntkctl, S3_0_C14_C1_0) X(csselr, S3_2_C0_C0_0) X(tpidr_el0, S3_3_C13_C0_2)            \
+	X(tpidrro_el0, S3_3_C13_C0_3) X(elr, S3_0_C4_C0_1) X(spsr, S3_0_C4_C0_0)                 \
+	X(sp_el0, S3_0_C4_C1_0) X(sp_el1, S3_4_C4_C1_0) X(mdscr, S2_0_C0_C2_2)                   \
+	X(cntv_ctl, S3_3_C14_C3_1) X(cntv_cval, S3_3_C14_C3_2)
+
+struct el1_regs {
+#define EL1_FIELD(name, enc) uint64_t name;
+	EL1_REGS(EL1_FIELD)
+#undef EL1_FIELD
+};
+
+struct fpsimd {
+	uint64_t q[64]; /* V0..V31, 128 bits each */
+	uint64_t fpsr, fpcr;
+};
+
+#define NR_LR_MAX 16
+struct vgic_cpu {
+	/* Virtual distributor / redistributor state (emulated MMIO). */
+	uint32_t gicd_ctlr;      /* EnableGrp0 (bit 0), EnableGrp1 (bit 1) */
+	uint32_t waker;          /* GICR_WAKER.ProcessorSleep */
+	uint32_t group;          /* GICR_IGROUPR0 */
+	uint32_t enabled;        /* GICR_ISENABLER0 */
+	uint32_t line;           /* level of each PPI's input (driven by devices) */
+	uint32_t latch;          /* software pending (ISPENDR0, SGIs) */
+	uint8_t prio[32];        /* GICR_IPRIORITYR<n> bytes */
+	/* Virtual CPU interface state, in hardware while the vCPU is loaded. */
+	uint64_t lr[NR_LR_MAX];
+	uint64_t vmcr, ap0r0, ap1r0;
+	bool hw;                 /* list registers live in hardware (between restore and save) */
+};
+
+/* Why the hypervisor was entered, for the overhead figures. */
+enum exit_kind {
+	EXIT_SYSREG_PMU, EXIT_SYSREG_ID, EXIT_SYSREG_OTHER, EXIT_HVC, EXIT_HVC_NULL, EXIT_SMC,
+	EXIT_MMIO_UART, EXIT_MMIO_GIC, EXIT_MMIO_OTHER, EXIT_WFI, EXIT_IRQ_TICK, EXIT_IRQ_POLL, EXIT_IRQ_PMU,
+	EXIT_IRQ_MAINT, EXIT_IRQ_OTHER, EXIT_OTHER, EXIT_SWITCH, EXIT_KINDS
+};
+
+struct vm;
+
+struct vcpu {
+	struct frame f;           /* first: vectors.S saves into it */
+	struct el1_regs el1;
+	struct fpsimd fp;
+	struct vgic_cpu vgic;
+	struct pv_vcpu pv;
+	struct vm *vm;
+	uint64_t vmpidr;
+	uint64_t exits[EXIT_KINDS];     /* exceptions taken to EL2, by kind */
+	uint64_t el2_instr[EXIT_KINDS]; /* EL2 instructions spent on them (self-measurement) */
+	uint64_t switches_in;
+	uint64_t injected_undef, injected_abort;
+	uint64_t pv_undef, pv_el1;      /* library answers: UNDEF, re-sent to guest EL1 */
+};
+
+enum vm_state { VM_EMPTY, VM_RUNNABLE, VM_ENDED };
+
+struct vm {
+	char name[24];
+	unsigned index;
+	enum vm_state state;
+	const char *end_reason;
+	uint64_t pa_base, ram_size;
+	uint64_t vttbr;
+	uint64_t *s2_l1, *s2_l2;
+	struct pv_vm pv;
+	struct vcpu vcpu;
+	char uart_line[160];
+	unsigned uart_len;
+	uint64_t uart_lines;
+};
+
+/* ---- Global hypervisor state (one pCPU) ----------------------------------------------- */
+struct hyp {
+	struct pv_hw hw;
+	struct pv_pcpu pcpu;
+	struct vm vms[MAX_VMS];
+	unsigned nr_vms;
+	struct vcpu *current;
+	uint64_t slice_ticks, slice_deadline;
+	uint64_t pmu_poll_ticks;  /* 0: no overflow polling (see timer.c) */
+	uint64_t mdcr_hyp, hcr_hyp, cptr_hyp;
+	unsigned nr_lr;
+	bool selfcount;           /* the host counter counts EL2 instructions */
+	unsigned host_counter;    /* its index (= HPMN) */
+	uint32_t host_counter_key;
+	uint64_t last_count;      /* host counter at the end of the previous exception */
+	uint64_t switches;
+	bool switched;            /* the current exception switched vCPUs */
+};
+extern struct hyp hyp;
+
+/* ---- Functions ------------------------------------------------------------------------- */
+/* print.c */
+void hyp_putc(char c);
+void hyp_puts(const char *s);
+void hyp_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int hyp_snprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+__attribute__((noreturn)) void hyp_panic(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* string.c */
+void *memset(void *d, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+void *memmove(void *d, const void *s, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strncmp(const char *a, const char *b, size_t n);
+
+/* platform.c */
+void plat_init(void);
+
+/* mmu.c: EL2 stage 1 (identity) */
+void mmu_init(void);
+void dcache_clean(uint64_t addr, size_t len);
+
+/* stage2.c */
+void stage2_init(struct vm *vm);
+bool stage2_ipa_to_pa(const struct vm *vm, uint64_t ipa, uint64_t *pa);
+
+/* fdt.c */
+size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm);
+const char *fdt_bootargs(const void *fdt);
+
+/* gic.c: the physical GICv3 */
+void gic_init(void);
+uint32_t gic_ack(void);
+void gic_eoi(uint32_t intid);
+void gic_enable_ppi(uint32_t intid, bool on);
+
+/* vgic.c */
+void vgic_init(struct vcpu *v);
+void vgic_set_line(struct vcpu *v, uint32_t intid, bool level);
+void vgic_save(struct vcpu *v);
+void vgic_restore(struct vcpu *v);
+void vgic_maintenance(struct vcpu *v);
+bool vgic_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
+bool vgic_sgi_sysreg(struct vcpu *v, uint32_t key, uint64_t val);
+
+/* uart.c */
+bool uart_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
+void uart_flush(struct vm *vm);
+
+/* timer.c */
+void timer_init(uint64_t slice_ticks, uint64_t poll_ticks);
+void timer_rearm(void);
+void timer_program(const struct vcpu *v);
+bool timer_slice_over(void);
+uint64_t timer_now(void);
+void vtimer_sync(struct vcpu *v);
+
+/* sched.c */
+void sched_start(void) __attribute__((noreturn));
+struct vcpu *sched_next(struct vcpu *cur);
+struct vcpu *vm_end(struct vcpu *v, const char *reason);
+void vcpu_load(struct vcpu *v);
+void vcpu_put(struct vcpu *v);
+
+/* exceptions.c */
+struct frame *exc_lower_sync(struct frame *f);
+struct frame *exc_lower_irq(struct frame *f);
+struct frame *exc_lower_serror(struct frame *f);
+void exc_current(uint64_t kind, uint64_t esr, uint64_t elr, uint64_t far);
+
+/* inject.c */
+void inject_undef(struct vcpu *v);
+void inject_sync(struct vcpu *v, uint64_t esr, uint64_t far, bool set_far);
+void inject_abort(struct vcpu *v, bool data, uint64_t far, bool wnr);
+
+/* psci.c */
+struct vcpu *psci_call(struct vcpu *v, bool smc);
+__attribute__((noreturn)) void psci_system_off(void);
+
+/* retire.c */
+void retire_emulated(struct vcpu *v, unsigned el);
+
+/* selfcount.c */
+void selfcount_init(void);
+void selfcount_account(struct vcpu *v, enum exit_kind kind);
+
+/* report.c */
+void report_all(void);
+const char *exit_kind_name(enum exit_kind k);
+
+/* vectors.S / fpsimd.S */
+extern char hyp_vectors[];
+void fpsimd_save(struct fpsimd *fp);
+void fpsimd_restore(const struct fpsimd *fp);
+__attribute__((noreturn)) void guest_enter(struct frame *f);
+
+/* ---- System register access ------------------------------------------------------------ */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define read_sysreg(r)                                                                           \
+	({                                                                                       \
+		uint64_t v_;                                                                     \
+		__asm__ volatile("mrs %0, " STR(r) : "=r"(v_));                                  \
+		v_;                                                                              \
+	})
+#define write_sysreg(r, v)                                                                       \
+	do {                                                                                     \
+		uint64_t v_ = (uint64_t)(v);                                                     \
+		__asm__ volatile("msr " STR(r) ", %0" : : "r"(v_));                              \
+	} while (0)
+#define isb() __asm__ volatile("isb" ::: "memory")
+#define dsb(opt) __asm__ volatile("dsb " #opt ::: "memory")
+
+static inline uint32_t mmio_read32(uint64_t addr)
+{
+	return *(volatile uint32_t *)addr;
+}
+static inline void mmio_write32(uint64_t addr, uint32_t v)
+{
+	*(volatile uint32_t *)addr = v;
+}
+
+#endif

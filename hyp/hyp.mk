@@ -1,0 +1,83 @@
+# hyp/ — the reference EL2 hypervisor for QEMU `virt`, and the guest test suite in tests/guest/.
+# Included by the top-level Makefile (which defines BUILD and CORE_SRCS).
+#
+#   make hyp          build/hyp/perfvisor.elf and the guest images in build/guest/
+#   make qemu-check   run the guest suite under QEMU; last line "N passed, M failed"
+#   make run          demo: several VMs time-sliced, their counts and the hypervisor's report
+#   make qemu-bench   "bench: hyp.*" lines (EL2 instructions per trap and per switch)
+#
+# QEMU_CHECK_AVAILABLE is "yes" when qemu-system-aarch64 and the cross compiler are installed,
+# so `make check` can add qemu-check conditionally.
+
+HYP_CROSS    ?= aarch64-linux-gnu-
+HYP_CC       := $(HYP_CROSS)gcc
+HYP_OBJCOPY  := $(HYP_CROSS)objcopy
+QEMU_AARCH64 ?= qemu-system-aarch64
+QEMU_CHECK_AVAILABLE := $(shell command -v $(QEMU_AARCH64) >/dev/null 2>&1 && \
+                          command -v $(HYP_CC) >/dev/null 2>&1 && echo yes)
+
+HYP_BUILD   := $(BUILD)/hyp
+GUEST_BUILD := $(BUILD)/guest
+HYP_CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib \
+               -fno-builtin -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pie \
+               -mgeneral-regs-only -Iinclude
+HYP_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,norelro -Wl,--no-warn-rwx-segments
+HYP_DEPS    := $(wildcard include/perfvisor/*.h) hyp/hyp.h hyp/hyp.mk
+
+HYP_C_SRCS  := $(sort $(wildcard hyp/*.c))
+HYP_S_SRCS  := $(sort $(wildcard hyp/*.S))
+HYP_OBJS    := $(HYP_S_SRCS:hyp/%.S=$(HYP_BUILD)/%.o) $(HYP_C_SRCS:hyp/%.c=$(HYP_BUILD)/%.o)
+HYP_CORE_OBJS := $(CORE_SRCS:%.c=$(HYP_BUILD)/core/%.o)
+HYP_ELF     := $(HYP_BUILD)/perfvisor.elf
+
+$(HYP_C_SRCS:hyp/%.c=$(HYP_BUILD)/%.o): $(HYP_BUILD)/%.o: hyp/%.c $(HYP_DEPS)
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(HYP_CFLAGS) -c $< -o $@
+
+$(HYP_S_SRCS:hyp/%.S=$(HYP_BUILD)/%.o): $(HYP_BUILD)/%.o: hyp/%.S $(HYP_DEPS)
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(HYP_CFLAGS) -c $< -o $@
+
+# The library core, freestanding, with the hypervisor's flags.
+$(HYP_CORE_OBJS): $(HYP_BUILD)/core/%.o: %.c $(wildcard include/perfvisor/*.h) $(wildcard vpmu/*.h)
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(HYP_CFLAGS) -c $< -o $@
+
+$(HYP_ELF): $(HYP_OBJS) $(HYP_CORE_OBJS) hyp/hyp.ld
+	$(HYP_CC) $(HYP_LDFLAGS) -T hyp/hyp.ld -o $@ $(HYP_OBJS) $(HYP_CORE_OBJS) -lgcc
+
+# ---- Guests (tests/guest/): a small freestanding library and one program per image ------------
+GUEST_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib -fno-builtin \
+                -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pie \
+                -mgeneral-regs-only -mstrict-align -fno-delete-null-pointer-checks \
+                -Itests/guest/lib
+GUEST_LIB_SRCS := $(sort $(wildcard tests/guest/lib/*.c tests/guest/lib/*.S))
+GUEST_LIB_OBJS := $(patsubst tests/guest/lib/%,$(GUEST_BUILD)/lib/%.o,$(GUEST_LIB_SRCS))
+GUEST_PROGS := $(patsubst tests/guest/%.c,%,$(sort $(wildcard tests/guest/*.c)))
+GUEST_BINS  := $(GUEST_PROGS:%=$(GUEST_BUILD)/%.bin)
+GUEST_DEPS  := $(wildcard tests/guest/lib/*.h) hyp/hyp.mk
+
+$(GUEST_LIB_OBJS): $(GUEST_BUILD)/lib/%.o: tests/guest/lib/% $(GUEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(GUEST_BUILD)/%.elf: tests/guest/%.c $(GUEST_LIB_OBJS) tests/guest/lib/guest.ld $(GUEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(GUEST_CFLAGS) $(HYP_LDFLAGS) -T tests/guest/lib/guest.ld -o $@ $< \
+		$(GUEST_LIB_OBJS) -lgcc
+
+$(GUEST_BUILD)/%.bin: $(GUEST_BUILD)/%.elf
+	$(HYP_OBJCOPY) -O binary $< $@
+
+.PHONY: hyp guests qemu-check run qemu-bench
+hyp: $(HYP_ELF) $(GUEST_BINS)
+guests: $(GUEST_BINS)
+
+qemu-check: hyp
+	@QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD)
+
+run: hyp
+	@QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh demo $(HYP_ELF) $(GUEST_BUILD)
+
+qemu-bench: hyp
+	@QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD)

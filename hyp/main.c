@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Boot: EL2 MMU, the GIC, the library (probe with one host counter, pCPU setup), the
+ * hypervisor's own EL2 controls, then one VM per non-empty image slot, then the scheduler.
+ *
+ * Configuration comes from QEMU's -append (the /chosen/bootargs of the device tree QEMU puts
+ * at the start of RAM for an ELF kernel):
+ *   slice_us=N        scheduler slice in microseconds of virtual time (default 1000)
+ *   vm<k>=NAME        name of the VM in slot k (default "vm<k>")
+ *   counters=N        PMU counters each VM sees (default: all guest counters, HPMN)
+ *   host_counters=N   counters kept by the hypervisor (default 1: self-measurement)
+ *   pmu_poll_us=N     overflow poll period for QEMU 7.2 (default 10; 0: off; see timer.c)
+ */
+#include "hyp.h"
+#include "perfvisor/platform.h"
+
+struct hyp hyp;
+
+/* HCR_EL2 (Arm ARM D24.2): VM (stage 2), SWIO, FMO/IMO/AMO (interrupts and SErrors to EL2),
+ * TWI (WFI yields), TSC (guest SMCs trap), RW (EL1 is AArch64). */
+#define HCR_HYP ((1ul << 0) | (1ul << 1) | (1ul << 3) | (1ul << 4) | (1ul << 5) | (1ul << 13) | \
+		 (1ul << 19) | (1ul << 31))
+/* CPTR_EL2 (E2H = 0): RES1 bits, with TZ (SVE) and TSM (SME) set, so those trap; FP free. */
+#define CPTR_HYP 0x33FFul
+/* VTCR_EL2: T0SZ = 32, SL0 = 1 (level 1), IRGN0/ORGN0 WB-WA, SH0 inner, TG0 4K, PS 40 bits,
+ * RES1 bit 31. */
+#define VTCR_HYP (32ul | (1ul << 6) | (1ul << 8) | (1ul << 10) | (3ul << 12) | (2ul << 16) | \
+		  (1ul << 31))
+
+static struct {
+	uint64_t slice_us, pmu_poll_us;
+	unsigned counters, host_counters;
+	char names[MAX_VMS][24];
+} cfg = {.slice_us = 1000, .pmu_poll_us = 10, .counters = 0, .host_counters = 1};
+
+static uint64_t parse_num(const char *s, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	return v;
+}
+
+static void parse_bootargs(const char *a)
+{
+	while (a && *a) {
+		while (*a == ' ')
+			a++;
+		size_t n = 0;
+		while (a[n] && a[n] != ' ')
+			n++;
+		const char *eq = a;
+		while (eq < a + n && *eq != '=')
+			eq++;
+		if (eq < a + n) {
+			size_t kl = (size_t)(eq - a), vl = n - kl - 1;
+			const char *val = eq + 1;
+			if (kl == 8 && !strncmp(a, "slice_us", 8))
+				cfg.slice_us = parse_num(val, vl);
+			else if (kl == 11 && !strncmp(a, "pmu_poll_us", 11))
+				cfg.pmu_poll_us = parse_num(val, vl);
+			else if (kl == 8 && !strncmp(a, "counters", 8))
+				cfg.counters = (unsigned)parse_num(val, vl);
+			else if (kl == 13 && !strncmp(a, "host_counters", 13))
+				cfg.host_counters = (unsigned)parse_num(val, vl);
+			else if (kl == 3 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				 a[2] < '0' + MAX_VMS) {
+				char *dst = cfg.names[a[2] - '0'];
+				size_t m = vl < 23 ? vl : 23;
+				memcpy(dst, val, m);
+				dst[m] = '\0';
+			}
+		}
+		a += n;
+	}
+}
+
+static bool slot_has_image(unsigned k)
+{
+	const uint64_t *p = (const uint64_t *)(VM_SLOT(k) + VM_IMAGE_OFF);
+	for (unsigned i = 0; i < 8; i++)
+		if (p[i])
+			return true;
+	return false;
+}
+
+/* The ID registers a VM sees, beyond what the library manages: features whose state this
+ * hypervisor does not switch (SVE, SME, MTE) are hidden, and trapped by CPTR_EL2 / HCR_EL2. */
+static void hide_unswitched(struct pv_vm *pvm)
+{
+	uint64_t *pfr0 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)];
+	uint64_t *pfr1 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64PFR1_EL1)];
+	*pfr0 &= ~PV_ID_FIELD_MASK(32);                          /* SVE */
+	*pfr1 &= ~(PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(24));  /* MTE, SME */
+	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 4))] = 0;  /* ID_AA64ZFR0_EL1 */
+	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 5))] = 0;  /* ID_AA64SMFR0_EL1 */
+}
+
+/* The arm64 Image header, if the image has one (Linux booting.rst): magic "ARM\x64" at
+ * offset 56, text_offset at 8, image_size at 16. The image is entered at its load address
+ * (a 2 MiB-aligned base with text_offset 0, as modern kernels expect). */
+static void describe_image(const struct vm *vm)
+{
+	const uint8_t *img = (const uint8_t *)(vm->pa_base + VM_IMAGE_OFF);
+	uint32_t magic = (uint32_t)img[56] | (uint32_t)img[57] << 8 | (uint32_t)img[58] << 16 |
+			 (uint32_t)img[59] << 24;
+	if (magic != 0x644D5241u) {
+		hyp_printf("hyp: vm %s: flat image (no arm64 Image header)\n", vm->name);
+		return;
+	}
+	uint64_t text_offset = *(const uint64_t *)(img + 8), size = *(const uint64_t *)(img + 16);
+	hyp_printf("hyp: vm %s: arm64 Image, text_offset %lx, image_size %lu%s\n", vm->name,
+		   text_offset, size,
+		   text_offset ? " (nonzero text_offset: entered at the load address anyway)" : "");
+	if (size > vm->ram_size - VM_IMAGE_OFF)
+		hyp_printf("hyp: vm %s: image_size exceeds its RAM\n", vm->name);
+}
+
+static void vm_create(unsigned k)
+{
+	struct vm *vm = &hyp.vms[k];
+	struct vcpu *v = &vm->vcpu;
+	vm->index = k;
+	if (cfg.names[k][0])
+		memcpy(vm->name, cfg.names[k], sizeof(vm->name));
+	else
+		hyp_snprintf(vm->name, sizeof(vm->name), "vm%u", k);
+	vm->pa_base = VM_SLOT(k);
+	vm->ram_size = VM_RAM_SIZE;
+
+	struct pv_vm_config vc = {.features = PV_FEAT_PMU};
+	vc.pmu.version = hyp.hw.pmu_version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5 : hyp.hw.pmu_version;
+	vc.pmu.nr_counters = cfg.counters && cfg.counters <= hyp.hw.hpmn ? (uint8_t)cfg.counters
+									  : hyp.hw.hpmn;
+	int err = pv_vm_init(&vm->pv, &hyp.hw, &vc);
+	if (err)
+		hyp_panic("VM %s: pv_vm_init: %s", vm->name, pv_strerror(err));
+	hide_unswitched(&vm->pv);
+	stage2_init(vm);
+	size_t dtb = fdt_build_vm((void *)(vm->pa_base + VM_DTB_OFF), VM_DTB_MAX, vm);
+	if (!dtb)
+		hyp_panic("VM %s: device tree does not fit", vm->name);
+	dcache_clean(vm->pa_base + VM_DTB_OFF, dtb); /* the guest reads it with its MMU off */
+	describe_image(vm);
+
+	pv_vcpu_init(&v->pv, &vm->pv, 0, v);
+	v->vm = vm;
+	v->vmpidr = 0x80000000ul; /* MPIDR_EL1: RES1 bit 31, affinity 0.0.0.0 */
+	v->f.x[0] = RAM_BASE + VM_DTB_OFF; /* Linux arm64 boot protocol: x0 = DTB, x1..x3 = 0 */
+	v->f.elr = RAM_BASE + VM_IMAGE_OFF;
+	v->f.spsr = 0x3C5; /* EL1h, D A I F masked */
+	v->el1.sctlr = 0x30D00800ul; /* RES1 bits, MMU and caches off */
+	vgic_init(v);
+	vm->state = VM_RUNNABLE;
+	hyp.nr_vms++;
+	hyp_printf("hyp: vm %s: slot %u, RAM %lu MiB at PA %lx (IPA %lx), entry %lx, VMID %u, "
+		   "%u PMU counters\n",
+		   vm->name, k, vm->ram_size >> 20, vm->pa_base, RAM_BASE, v->f.elr, k + 1,
+		   (unsigned)vm->pv.pmu.nr_counters);
+}
+
+void hyp_main(void)
+{
+	mmu_init();
+	hyp_puts("hyp: perfvisor EL2 hypervisor\n");
+	parse_bootargs(fdt_bootargs((const void *)RAM_BASE));
+	gic_init();
+
+	plat_init();
+	pv_pcpu_init(&hyp.pcpu, NULL);
+	int err = pv_hw_probe(&hyp.hw, &hyp.pcpu, cfg.host_counters);
+	if (err) {
+		hyp_printf("hyp: pv_hw_probe: %s; no host counter\n", pv_strerror(err));
+		err = pv_hw_probe(&hyp.hw, &hyp.pcpu, 0);
+		if (err)
+			hyp_panic("pv_hw_probe: %s", pv_strerror(err));
+	}
+	hyp_printf("hyp: PMUv3 version %u, %u counters: guests [0,%u), hypervisor [%u,%u)\n",
+		   hyp.hw.pmu_version, hyp.hw.pmu_counters, hyp.hw.hpmn, hyp.hw.hpmn,
+		   hyp.hw.pmu_counters);
+
+	hyp.hcr_hyp = HCR_HYP;
+	hyp.cptr_hyp = CPTR_HYP;
+	hyp.mdcr_hyp = 0;
+	write_sysreg(vtcr_el2, VTCR_HYP);
+	write_sysreg(S3_4_C0_C0_0, read_sysreg(midr_el1)); /* VPIDR_EL2 */
+	/* MDCR_EL2 until the first vCPU is loaded (then its trap words): the partition (HPMN),
+	 * the host counters enabled (HPME) and 64 bits wide (HLP, PMUv3p5). */
+	write_sysreg(mdcr_el2, PV_FIELD_PREP(hyp.hw.hpmn, 4, 0) |
+				       (hyp.hw.host_counters ? PV_MDCR_EL2_HPME : 0) |
+				       (hyp.hw.pmu_version >= PV_PMUVER_V3P5 ? PV_MDCR_EL2_HLP : 0));
+	isb();
+	__asm__ volatile("tlbi alle1\n\tdsb ish" ::: "memory");
+	isb();
+	pv_pcpu_setup(&hyp.pcpu, &hyp.hw);
+	/* QEMU 7.2 lets EL0 PMCCNTR reads (CR), event counter reads and PMSELR (ER) and PMSWINC
+	 * writes (SW) bypass MDCR_EL2.TPM when those physical PMUSERENR bits are set; EN alone
+	 * already passes every EL0 access on to the TPM trap, architecturally and in QEMU. */
+	pv_plat_sysreg_write(&hyp.pcpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
+	selfcount_init();
+	/* 62.5 MHz counter: ticks = us * freq / 1e6 */
+	uint64_t freq = read_sysreg(cntfrq_el0);
+	uint64_t slice = cfg.slice_us * freq / 1000000;
+	timer_init(slice ? slice : 1, cfg.pmu_poll_us * freq / 1000000);
+
+	for (unsigned k = 0; k < MAX_VMS; k++)
+		if (slot_has_image(k))
+			vm_create(k);
+	if (!hyp.nr_vms) {
+		hyp_puts("hyp: no guest image found (load one with -device loader,file=IMG,"
+			 "addr=0x48200000,force-raw=on)\n");
+		psci_system_off();
+	}
+	hyp_printf("hyp: %u VMs, slice %lu us (%lu ticks)\n", hyp.nr_vms, cfg.slice_us, slice);
+	sched_start();
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Timers (Arm ARM D12, the Generic Timer).
+ *
+ * The scheduler tick is the EL2 physical timer (CNTHP_*_EL2, INTID 26): it fires at the end
+ * of the current slice. QEMU 7.2 notices an event counter's overflow only at a PMU operation
+ * or an exception-level change (its overflow timer is armed one count early and never
+ * re-armed), so while the loaded vCPU has an event counter whose overflow interrupts, the
+ * timer also fires every `pmu_poll` ticks: that exit lets QEMU see the overflow, and the guest
+ * gets its interrupt within one poll period. Neither exit is visible to guest counters. Guests get the physical counter (CNTHCTL_EL2.EL1PCTEN) and their own
+ * virtual timer (CNTV_*_EL0, INTID 27), switched with the vCPU; the EL1 physical timer traps
+ * (EL1PCEN = 0) and is RAZ/WI. The CNTV interrupt is taken at EL2 (HCR_EL2.IMO): its level
+ * (ENABLE && ISTATUS && !IMASK) is copied to the vCPU's virtual line 27 and the physical PPI
+ * is disabled until the guest's timer condition clears, so a level that stays high does not
+ * storm the hypervisor.
+ */
+#include "hyp.h"
+
+#define CNT_ENABLE 1ul
+#define CNT_IMASK 2ul
+#define CNT_ISTATUS 4ul
+
+uint64_t timer_now(void)
+{
+	return read_sysreg(S3_3_C14_C0_1); /* CNTPCT_EL0 */
+}
+
+/* Whether QEMU needs a periodic exit to see the loaded vCPU's counter overflows. */
+static bool needs_poll(const struct vcpu *v)
+{
+	const struct pv_vpmu *p = &v->pv.pmu;
+	uint32_t irq = p->inten | ((p->chain & p->cnten) >> 1);
+	return p->active && (p->pmcr & PV_PMCR_E) && (irq & p->cnten & 0x7FFFFFFFu);
+}
+
+void timer_program(const struct vcpu *v)
+{
+	uint64_t cval = hyp.slice_deadline;
+	if (hyp.pmu_poll_ticks && v && needs_poll(v)) {
+		uint64_t poll = timer_now() + hyp.pmu_poll_ticks;
+		if (poll < cval)
+			cval = poll;
+	}
+	write_sysreg(S3_4_C14_C2_2, cval);       /* CNTHP_CVAL_EL2 */
+	write_sysreg(S3_4_C14_C2_1, CNT_ENABLE); /* CNTHP_CTL_EL2 */
+	isb();
+}
+
+bool timer_slice_over(void)
+{
+	return timer_now() >= hyp.slice_deadline;
+}
+
+void timer_rearm(void)
+{
+	isb();
+	hyp.slice_deadline = timer_now() + hyp.slice_ticks;
+	timer_program(hyp.current);
+}
+
+void timer_init(uint64_t slice_ticks, uint64_t poll_ticks)
+{
+	hyp.slice_ticks = slice_ticks;
+	hyp.pmu_poll_ticks = poll_ticks;
+	write_sysreg(S3_4_C14_C1_0, 1ul);  /* CNTHCTL_EL2: EL1PCTEN = 1, EL1PCEN = 0 */
+	write_sysreg(S3_4_C14_C0_3, 0ul);  /* CNTVOFF_EL2: virtual time = physical time */
+	write_sysreg(S3_3_C14_C3_1, 0ul);  /* CNTV_CTL_EL0 off until a guest programs it */
+	isb();
+}
+
+/* Recompute the loaded vCPU's virtual timer line from CNTV_CTL_EL0. */
+void vtimer_sync(struct vcpu *v)
+{
+	uint64_t ctl = read_sysreg(S3_3_C14_C3_1);
+	bool level = (ctl & (CNT_ENABLE | CNT_IMASK | CNT_ISTATUS)) == (CNT_ENABLE | CNT_ISTATUS);
+	vgic_set_line(v, INTID_VTIMER, level);
+	gic_enable_ppi(INTID_VTIMER, !level);
+}

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A minimal virtual GICv3 for one vCPU per VM (GIC architecture spec IHI 0069).
+ *
+ * The guest uses the ICC_* system registers directly: with HCR_EL2.IMO = 1 they are the
+ * virtual CPU interface (ICV_*), backed by the list registers ICH_LR<n>_EL2 (spec 11.2.5).
+ * The distributor and redistributor the guest touches are emulated from stage-2 faults:
+ * GICD_CTLR/TYPER/IIDR/PIDR2, GICR_CTLR/TYPER/WAKER, and the SGI/PPI registers of the SGI
+ * frame (IGROUPR0, I[SC]ENABLER0, I[SC]PENDR0, I[SC]ACTIVER0, IPRIORITYR, ICFGR). Everything
+ * else in the two frames is RAZ/WI.
+ *
+ * Interrupts are level lines (PMU, CNTV) or software latches (ISPENDR0, SGIs). A deliverable
+ * interrupt (pending, enabled, its group enabled) is put in a free list register with
+ * LR.EOI = 1, so its deactivation raises a maintenance interrupt (spec 6.3, ICH_EISR_EL2),
+ * at which point a line still asserted is made pending again: level semantics, and exactly one
+ * delivery per assertion.
+ */
+#include "hyp.h"
+
+#define LR_PENDING (1ul << 62)
+#define LR_ACTIVE (1ul << 63)
+#define LR_STATE (LR_PENDING | LR_ACTIVE)
+#define LR_GROUP1 (1ul << 60)
+#define LR_EOI (1ul << 41)
+#define LR_PRIO_SHIFT 48
+#define PRIO_MASK 0xF8u /* 5 priority bits (ICH_VTR_EL2.PRIbits = 4) */
+
+#define LR_CASES(X)                                                                              \
+	X(0, S3_4_C12_C12_0) X(1, S3_4_C12_C12_1) X(2, S3_4_C12_C12_2) X(3, S3_4_C12_C12_3)       \
+	X(4, S3_4_C12_C12_4) X(5, S3_4_C12_C12_5) X(6, S3_4_C12_C12_6) X(7, S3_4_C12_C12_7)       \
+	X(8, S3_4_C12_C13_0) X(9, S3_4_C12_C13_1) X(10, S3_4_C12_C13_2) X(11, S3_4_C12_C13_3)     \
+	X(12, S3_4_C12_C13_4) X(13, S3_4_C12_C13_5) X(14, S3_4_C12_C13_6) X(15, S3_4_C12_C13_7)
+
+static uint64_t lr_hw_read(unsigned n)
+{
+	switch (n) {
+#define RD(i, r)                                                                                 \
+	case i:                                                                                  \
+		return read_sysreg(r);
+		LR_CASES(RD)
+#undef RD
+	}
+	return 0;
+}
+
+static void lr_hw_write(unsigned n, uint64_t v)
+{
+	switch (n) {
+#define WR(i, r)                                                                                 \
+	case i:                                                                                  \
+		write_sysreg(r, v);                                                              \
+		break;
+		LR_CASES(WR)
+#undef WR
+	}
+}
+
+static bool hw_loaded(const struct vcpu *v)
+{
+	return v->vgic.hw;
+}
+
+static uint64_t lr_get(struct vcpu *v, unsigned n)
+{
+	return hw_loaded(v) ? lr_hw_read(n) : v->vgic.lr[n];
+}
+
+static void lr_set(struct vcpu *v, unsigned n, uint64_t val)
+{
+	if (hw_loaded(v))
+		lr_hw_write(n, val);
+	else
+		v->vgic.lr[n] = val;
+}
+
+/* Pending (line or latch), enabled, and its group enabled in the virtual GICD_CTLR. */
+static uint32_t deliverable(const struct vgic_cpu *g)
+{
+	uint32_t groups = 0;
+	if (g->gicd_ctlr & 2u)
+		groups |= g->group;
+	if (g->gicd_ctlr & 1u)
+		groups |= ~g->group;
+	return (g->line | g->latch) & g->enabled & groups;
+}
+
+/* Bring the list registers in line with the virtual interrupt state. A latch (software
+ * pending state) stays set while its interrupt is pending in a list register and is consumed
+ * when the guest acknowledges it (the LR is seen active) or deactivates it (maintenance). */
+static void vgic_update(struct vcpu *v)
+{
+	struct vgic_cpu *g = &v->vgic;
+	uint32_t want = deliverable(g);
+	uint32_t held = 0, free_lrs = 0;
+	for (unsigned n = 0; n < hyp.nr_lr; n++) {
+		uint64_t lr = lr_get(v, n);
+		uint32_t bit = 1u << (lr & 31);
+		if (!(lr & LR_STATE)) {
+			if (lr & LR_EOI) { /* deactivated by the guest: its latch is consumed */
+				g->latch &= ~bit;
+				lr_set(v, n, 0);
+			}
+			free_lrs |= 1u << n;
+			continue;
+		}
+		if (!(lr & LR_PENDING))
+			g->latch &= ~bit; /* acknowledged */
+		else if (!(want & bit)) {
+			/* A level that dropped, or a cleared latch, loses its pending state. */
+			lr &= ~LR_PENDING;
+			lr_set(v, n, (lr & LR_STATE) ? lr : 0);
+			if (!(lr & LR_STATE)) {
+				free_lrs |= 1u << n;
+				continue;
+			}
+		}
+		held |= bit;
+	}
+	uint32_t todo = want & ~held;
+	while (todo && free_lrs) {
+		unsigned intid = (unsigned)__builtin_ctz(todo);
+		unsigned n = (unsigned)__builtin_ctz(free_lrs);
+		todo &= todo - 1;
+		free_lrs &= free_lrs - 1;
+		uint64_t lr = LR_PENDING | LR_EOI | ((uint64_t)g->prio[intid] << LR_PRIO_SHIFT) |
+			      intid;
+		if (g->group & (1u << intid))
+			lr |= LR_GROUP1;
+		lr_set(v, n, lr);
+	}
+}
+
+void vgic_init(struct vcpu *v)
+{
+	struct vgic_cpu *g = &v->vgic;
+	memset(g, 0, sizeof(*g));
+	g->waker = 1u << 1; /* GICR_WAKER.ProcessorSleep resets to 1 */
+}
+
+void vgic_set_line(struct vcpu *v, uint32_t intid, bool level)
+{
+	if (intid >= 32)
+		return;
+	if (level)
+		v->vgic.line |= 1u << intid;
+	else
+		v->vgic.line &= ~(1u << intid);
+	vgic_update(v);
+}
+
+void vgic_save(struct vcpu *v)
+{
+	struct vgic_cpu *g = &v->vgic;
+	for (unsigned n = 0; n < hyp.nr_lr; n++) {
+		g->lr[n] = lr_hw_read(n);
+		lr_hw_write(n, 0);
+	}
+	g->hw = false;
+	g->vmcr = read_sysreg(S3_4_C12_C11_7);  /* ICH_VMCR_EL2 */
+	g->ap0r0 = read_sysreg(S3_4_C12_C8_0);  /* ICH_AP0R0_EL2 */
+	g->ap1r0 = read_sysreg(S3_4_C12_C9_0);  /* ICH_AP1R0_EL2 */
+	write_sysreg(S3_4_C12_C8_0, 0ul);
+	write_sysreg(S3_4_C12_C9_0, 0ul);
+}
+
+void vgic_restore(struct vcpu *v)
+{
+	struct vgic_cpu *g = &v->vgic;
+	for (unsigned n = 0; n < hyp.nr_lr; n++)
+		lr_hw_write(n, g->lr[n]);
+	write_sysreg(S3_4_C12_C11_7, g->vmcr);
+	write_sysreg(S3_4_C12_C8_0, g->ap0r0);
+	write_sysreg(S3_4_C12_C9_0, g->ap1r0);
+	g->hw = true;
+	vgic_update(v);
+}
+
+/* Maintenance interrupt (ICH_EISR_EL2 nonzero): vgic_update frees the list registers whose
+ * interrupt the guest deactivated, which drops the maintenance level, and makes lines still
+ * asserted pending again. */
+void vgic_maintenance(struct vcpu *v)
+{
+	vgic_update(v);
+}
+
+/* Bits of INTIDs whose list register is in `state`. */
+static uint32_t lr_bits(struct vcpu *v, uint64_t state)
+{
+	uint32_t bits = 0;
+	for (unsigned n = 0; n < hyp.nr_lr; n++) {
+		uint64_t lr = lr_get(v, n);
+		if (lr & state)
+			bits |= 1u << (lr & 31);
+	}
+	return bits;
+}
+
+static void clear_active(struct vcpu *v, uint32_t bits)
+{
+	for (unsigned n = 0; n < hyp.nr_lr; n++) {
+		uint64_t lr = lr_get(v, n);
+		if ((lr & LR_ACTIVE) && (bits & (1u << (lr & 31)))) {
+			lr &= ~LR_ACTIVE;
+			lr_set(v, n, (lr & LR_STATE) ? lr : 0);
+		}
+	}
+}
+
+#define PIDR2_GICV3 0x3Bu /* ArchRev = 3, JEP106 Arm */
+#define IIDR_ARM 0x43Bu
+
+static uint64_t gicd_read(struct vcpu *v, uint64_t off)
+{
+	switch (off) {
+	case 0x0000: /* GICD_CTLR: ARE and DS read as one (single security state) */
+		return (v->vgic.gicd_ctlr & 3u) | (1u << 4) | (1u << 6);
+	case 0x0004: /* GICD_TYPER: 32 INTIDs, IDbits = 9, no LPIs, no security */
+		return 9u << 19;
+	case 0x0008:
+		return IIDR_ARM;
+	case 0xFFE8:
+		return PIDR2_GICV3;
+	default:
+		return 0;
+	}
+}
+
+static void gicd_write(struct vcpu *v, uint64_t off, uint64_t val)
+{
+	if (off == 0x0000) {
+		v->vgic.gicd_ctlr = (uint32_t)val & 3u;
+		vgic_update(v);
+	}
+}
+
+static uint64_t gicr_read(struct vcpu *v, uint64_t off, unsigned size)
+{
+	struct vgic_cpu *g = &v->vgic;
+	if (off >= 0x10400 && off < 0x10420) { /* GICR_IPRIORITYR<n>, byte accessible */
+		uint64_t val = 0;
+		for (unsigned i = 0; i < size && off - 0x10400 + i < 32; i++)
+			val |= (uint64_t)g->prio[off - 0x10400 + i] << (8 * i);
+		return val;
+	}
+	switch (off) {
+	case 0x0004:
+		return IIDR_ARM;
+	case 0x0008: /* GICR_TYPER: Last = 1, Processor_Number 0, affinity 0 */
+		return 1u << 4;
+	case 0x0014: /* GICR_WAKER: ChildrenAsleep follows ProcessorSleep */
+		return g->waker & 2u ? 6u : 0u;
+	case 0xFFE8:
+		return PIDR2_GICV3;
+	case 0x10080:
+		return g->group;
+	case 0x10100:
+	case 0x10180:
+		return g->enabled;
+	case 0x10200:
+	case 0x10280:
+		return g->line | g->latch | lr_bits(v, LR_PENDING);
+	case 0x10300:
+	case 0x10380:
+		return lr_bits(v, LR_ACTIVE);
+	case 0x10C00: /* GICR_ICFGR0: SGIs are edge-triggered */
+		return 0xAAAAAAAAu;
+	default: /* GICR_CTLR, ICFGR1 (PPIs level), IGRPMODR0, NSACR, ...: RAZ */
+		return 0;
+	}
+}
+
+static void gicr_write(struct vcpu *v, uint64_t off, unsigned size, uint64_t val)
+{
+	struct vgic_cpu *g = &v->vgic;
+	uint32_t w = (uint32_t)val;
+	if (off >= 0x10400 && off < 0x10420) {
+		for (unsigned i = 0; i < size && off - 0x10400 + i < 32; i++)
+			g->prio[off - 0x10400 + i] = (uint8_t)(val >> (8 * i)) & PRIO_MASK;
+		return;
+	}
+	switch (off) {
+	case 0x0014:
+		g->waker = w & 2u;
+		break;
+	case 0x10080:
+		g->group = w;
+		break;
+	case 0x10100:
+		g->enabled |= w;
+		break;
+	case 0x10180:
+		g->enabled &= ~w;
+		break;
+	case 0x10200:
+		g->latch |= w;
+		break;
+	case 0x10280:
+		g->latch &= ~w;
+		break;
+	case 0x10380:
+		clear_active(v, w);
+		break;
+	default: /* WI */
+		return;
+	}
+	vgic_update(v);
+}
+
+bool vgic_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val)
+{
+	if (ipa >= GICD_BASE && ipa < GICD_BASE + 0x10000) {
+		if (write)
+			gicd_write(v, ipa - GICD_BASE, *val);
+		else
+			*val = gicd_read(v, ipa - GICD_BASE);
+		return true;
+	}
+	if (ipa >= GICR_BASE && ipa < GICR_BASE + 0x20000) {
+		if (write)
+			gicr_write(v, ipa - GICR_BASE, size, *val);
+		else
+			*val = gicr_read(v, ipa - GICR_BASE, size);
+		return true;
+	}
+	return false;
+}
+
+/* ICC_SGI1R_EL1 / ICC_ASGI1R_EL1 / ICC_SGI0R_EL1 writes trap to EL2 under HCR_EL2.IMO/FMO
+ * (GICv3 12.2.x). The VM has one PE, affinity 0.0.0.0: an SGI to it sets its latch. */
+bool vgic_sgi_sysreg(struct vcpu *v, uint32_t key, uint64_t val)
+{
+	if (key != PV_SYSREG(3, 0, 12, 11, 5) && key != PV_SYSREG(3, 0, 12, 11, 6) &&
+	    key != PV_SYSREG(3, 0, 12, 11, 7))
+		return false;
+	bool irm = (val >> 40) & 1;
+	uint64_t aff = val & (0xFFul << 16 | 0xFFul << 32 | 0xFul << 44 | 0xFFul << 48);
+	if (!irm && aff == 0 && (val & 1u)) {
+		v->vgic.latch |= 1u << ((val >> 24) & 0xF);
+		vgic_update(v);
+	}
+	return true;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The virtual GIC as a guest sees it (GICv3 spec IHI 0069): distributor and redistributor
+ * identification and control registers, enables, priorities (5 bits), configuration,
+ * pending state, SGIs to itself through ICC_SGI1R_EL1, software-pending PPIs, delivery in
+ * priority order, gating by the enable and by GICD_CTLR.EnableGrp1, the spurious INTID, and
+ * the EL1 virtual timer interrupt (INTID 27), including while the VM waits in WFI and other
+ * VMs run.
+ */
+#include "guest.h"
+
+#define GICD 0x08000000ul
+#define GICR 0x080A0000ul
+#define SGI (GICR + 0x10000ul)
+
+static volatile unsigned order[8], got;
+static volatile uint32_t seen;
+
+static uint32_t rd32(uint64_t a)
+{
+	return *(volatile uint32_t *)a;
+}
+static void wr32(uint64_t a, uint32_t v)
+{
+	*(volatile uint32_t *)a = v;
+}
+
+static void on_irq(uint32_t intid)
+{
+	if (got < 8)
+		order[got] = intid;
+	got++;
+	seen |= 1u << intid;
+	if (intid == 27)
+		wr(cntv_ctl_el0, 3); /* ENABLE | IMASK: the timer condition no longer interrupts */
+}
+
+static void reset_log(void)
+{
+	got = 0;
+	seen = 0;
+	for (unsigned i = 0; i < 8; i++)
+		order[i] = 0;
+}
+
+static void spin(uint64_t n)
+{
+	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n));
+}
+
+static void test_registers(void)
+{
+	CHECK_EQ((rd32(GICD + 0xFFE8) >> 4) & 0xF, 3, "gicd: PIDR2.ArchRev = 3");
+	CHECK((rd32(GICD) & (1u << 4)), "gicd: CTLR.ARE reads one");
+	CHECK_EQ(rd32(GICD + 4) & 0x1F, 0, "gicd: TYPER.ITLinesNumber = 0 (no SPIs)");
+	CHECK_EQ(rd32(GICR + 8) & (1u << 4), 1u << 4, "gicr: TYPER.Last = 1");
+	CHECK_EQ(*(volatile uint64_t *)(GICR + 8) >> 32, 0, "gicr: TYPER affinity 0 (64-bit read)");
+	wr32(GICR + 0x14, 2);
+	CHECK_EQ(rd32(GICR + 0x14), 6, "gicr: WAKER sleep sets ChildrenAsleep");
+	wr32(GICR + 0x14, 0);
+	CHECK_EQ(rd32(GICR + 0x14), 0, "gicr: WAKER awake");
+	wr32(SGI + 0x180, 0xFFFFFFFFu);
+	wr32(SGI + 0x100, (1u << 20) | (1u << 23));
+	CHECK_EQ(rd32(SGI + 0x100), (1u << 20) | (1u << 23), "gicr: ISENABLER0 sets");
+	wr32(SGI + 0x180, 1u << 20);
+	CHECK_EQ(rd32(SGI + 0x180), 1u << 23, "gicr: ICENABLER0 clears");
+	*(volatile uint8_t *)(SGI + 0x400 + 20) = 0xFF;
+	CHECK_EQ(*(volatile uint8_t *)(SGI + 0x400 + 20), 0xF8, "gicr: IPRIORITYR has 5 bits");
+	CHECK_EQ(rd32(SGI + 0xC00), 0xAAAAAAAAu, "gicr: ICFGR0 SGIs edge-triggered");
+	CHECK_EQ(rd32(SGI + 0x80), 0xFFFFFFFFu, "gicr: IGROUPR0 reads back");
+	wr32(SGI + 0x180, 0xFFFFFFFFu);
+	CHECK_EQ(rd(S3_0_C12_C12_0) & 0xFFFFFF, 1023, "icc: IAR1 with nothing pending is 1023");
+}
+
+static void test_delivery(void)
+{
+	reset_log();
+	gic_ppi_enable(3, 0x80, true);
+	irq_unmask();
+	wr(S3_0_C12_C11_5, (3ul << 24) | 1); /* ICC_SGI1R_EL1: SGI 3 to aff 0.0.0, PE 0 */
+	isb();
+	spin(100);
+	CHECK_EQ(got, 1, "sgi: an SGI to itself is delivered once");
+	CHECK_EQ(order[0], 3, "sgi: with its INTID");
+	wr(S3_0_C12_C11_5, (3ul << 24) | 2); /* to PE 1: there is none */
+	spin(100);
+	CHECK_EQ(got, 1, "sgi: an SGI to a PE that does not exist goes nowhere");
+
+	reset_log();
+	gic_ppi_enable(20, 0xA0, true);
+	gic_ppi_enable(21, 0x80, true);
+	irq_mask();
+	wr32(SGI + 0x200, (1u << 20) | (1u << 21));
+	CHECK_EQ(rd32(SGI + 0x200) & 0x300000, 0x300000, "ppi: ISPENDR0 shows both pending");
+	irq_unmask();
+	spin(100);
+	CHECK_EQ(got, 2, "ppi: software-pending PPIs delivered once each");
+	check(order[0] == 21 && order[1] == 20, "ppi: higher priority (lower value) first",
+	      "order %u, %u", order[0], order[1]);
+
+	reset_log();
+	gic_ppi_enable(22, 0x80, false);
+	wr32(SGI + 0x200, 1u << 22);
+	spin(100);
+	CHECK_EQ(got, 0, "ppi: disabled interrupt not delivered");
+	CHECK(rd32(SGI + 0x200) & (1u << 22), "ppi: but pending");
+	wr32(SGI + 0x280, 1u << 22);
+	CHECK_EQ(rd32(SGI + 0x200) & (1u << 22), 0, "ppi: ICPENDR0 clears it");
+	gic_ppi_enable(22, 0x80, true);
+	spin(100);
+	CHECK_EQ(got, 0, "ppi: cleared interrupt not delivered on enable");
+
+	reset_log();
+	wr32(GICD, 1u << 4); /* EnableGrp1 = 0 */
+	wr32(SGI + 0x200, 1u << 20);
+	spin(100);
+	CHECK_EQ(got, 0, "gicd: EnableGrp1 = 0 holds Group 1 interrupts");
+	wr32(GICD, (1u << 4) | 2);
+	spin(100);
+	CHECK_EQ(got, 1, "gicd: EnableGrp1 = 1 releases them");
+}
+
+static void test_vtimer(void)
+{
+	reset_log();
+	gic_ppi_enable(27, 0x80, true);
+	wr(cntv_tval_el0, 500); /* 8 us at 62.5 MHz */
+	wr(cntv_ctl_el0, 1);
+	isb();
+	spin(20000);
+	CHECK_EQ(got, 1, "vtimer: INTID 27 delivered once");
+	CHECK_EQ(order[0], 27, "vtimer: with INTID 27");
+	CHECK_EQ(rd(cntv_ctl_el0) & 4, 4, "vtimer: ISTATUS set");
+
+	/* Expiring while the VM waits in WFI (other VMs run): delivered when it runs again. */
+	reset_log();
+	wr(cntv_tval_el0, 3000);
+	wr(cntv_ctl_el0, 1);
+	isb();
+	for (unsigned i = 0; i < 100000 && !got; i++)
+		__asm__ volatile("wfi");
+	CHECK_EQ(got, 1, "vtimer: wakes the VM from WFI, once");
+	wr(cntv_ctl_el0, 0);
+	irq_mask();
+}
+
+void test_main(void)
+{
+	gic_setup(on_irq);
+	test_registers();
+	test_delivery();
+	test_vtimer();
+}

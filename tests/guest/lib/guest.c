@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/* The guest runtime: UART output, checks, exception counting, PSCI, GIC, device tree. */
+#include <stdarg.h>
+
+#include "guest.h"
+
+#define UART 0x09000000ul
+#define UARTFR_TXFF (1u << 5)
+#define GICD 0x08000000ul
+#define GICR 0x080A0000ul
+#define GICR_SGI (GICR + 0x10000ul)
+
+unsigned g_passed, g_failed;
+uint64_t g_last_esr, g_last_far, g_last_elr;
+unsigned g_last_vector;
+const void *g_dtb;
+static unsigned expect_ec = ~0u, expect_count;
+static bool expect_ret;
+static irq_fn *irq_handler;
+
+static inline uint32_t mmio_r32(uint64_t a)
+{
+	return *(volatile uint32_t *)a;
+}
+static inline void mmio_w32(uint64_t a, uint32_t v)
+{
+	*(volatile uint32_t *)a = v;
+}
+
+/* ---- string helpers ---- */
+void *memset(void *d, int c, size_t n)
+{
+	unsigned char *p = d;
+	while (n--)
+		*p++ = (unsigned char)c;
+	return d;
+}
+void *memcpy(void *d, const void *s, size_t n)
+{
+	unsigned char *dp = d;
+	const unsigned char *sp = s;
+	while (n--)
+		*dp++ = *sp++;
+	return d;
+}
+size_t strlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+int strncmp(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (a[i] != b[i])
+			return (unsigned char)a[i] - (unsigned char)b[i];
+		if (!a[i])
+			return 0;
+	}
+	return 0;
+}
+
+/* ---- output ---- */
+void gputc(char c)
+{
+	while (mmio_r32(UART + 0x18) & UARTFR_TXFF)
+		;
+	mmio_w32(UART, (uint8_t)c);
+}
+
+void gputs(const char *s)
+{
+	while (*s)
+		gputc(*s++);
+}
+
+static void put_num(uint64_t v, unsigned base, bool neg, int width, char pad)
+{
+	char t[24];
+	int i = 0;
+	do {
+		unsigned d = (unsigned)(v % base);
+		t[i++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+		v /= base;
+	} while (v);
+	if (neg)
+		t[i++] = '-';
+	for (int w = i; w < width; w++)
+		gputc(pad);
+	while (i)
+		gputc(t[--i]);
+}
+
+static void vgprintf(const char *fmt, va_list ap)
+{
+	for (; *fmt; fmt++) {
+		if (*fmt != '%') {
+			gputc(*fmt);
+			continue;
+		}
+		fmt++;
+		char pad = ' ';
+		int width = 0, lng = 0;
+		if (*fmt == '0')
+			pad = '0';
+		while (*fmt >= '0' && *fmt <= '9')
+			width = width * 10 + (*fmt++ - '0');
+		while (*fmt == 'l') {
+			lng++;
+			fmt++;
+		}
+		switch (*fmt) {
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			gputs(s ? s : "(null)");
+			break;
+		}
+		case 'c':
+			gputc((char)va_arg(ap, int));
+			break;
+		case 'd': {
+			int64_t v = lng ? va_arg(ap, long) : va_arg(ap, int);
+			put_num(v < 0 ? (uint64_t)-v : (uint64_t)v, 10, v < 0, width, pad);
+			break;
+		}
+		case 'u':
+		case 'x': {
+			uint64_t v = lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+			put_num(v, *fmt == 'u' ? 10 : 16, false, width, pad);
+			break;
+		}
+		default:
+			gputc(*fmt);
+			break;
+		}
+	}
+}
+
+void gprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vgprintf(fmt, ap);
+	va_end(ap);
+}
+
+/* ---- checks ---- */
+bool check(bool ok, const char *name, const char *fmt, ...)
+{
+	if (ok) {
+		g_passed++;
+		gprintf("ok %s\n", name);
+		return true;
+	}
+	g_failed++;
+	gprintf("not ok %s: ", name);
+	va_list ap;
+	va_start(ap, fmt);
+	vgprintf(fmt, ap);
+	va_end(ap);
+	gputc('\n');
+	return false;
+}
+
+void done(void)
+{
+	gprintf("done: %u passed, %u failed\n", g_passed, g_failed);
+	system_off();
+}
+
+/* ---- PSCI ---- */
+uint64_t hvc_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	register uint64_t x0 __asm__("x0") = fid, x1 __asm__("x1") = a1;
+	register uint64_t x2 __asm__("x2") = a2, x3 __asm__("x3") = a3;
+	__asm__ volatile("hvc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3) : : "memory");
+	return x0;
+}
+
+uint64_t smc_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	register uint64_t x0 __asm__("x0") = fid, x1 __asm__("x1") = a1;
+	register uint64_t x2 __asm__("x2") = a2, x3 __asm__("x3") = a3;
+	__asm__ volatile("smc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3) : : "memory");
+	return x0;
+}
+
+void system_off(void)
+{
+	smc_call(0x84000008, 0, 0, 0);
+	gputs("not ok system_off: PSCI SYSTEM_OFF returned\n");
+	for (;;)
+		__asm__ volatile("wfi");
+}
+
+/* ---- exceptions ---- */
+void expect_begin_ret(unsigned ec)
+{
+	expect_ret = true;
+	expect_ec = ec;
+	expect_count = 0;
+	__asm__ volatile("" ::: "memory");
+}
+
+void expect_begin(unsigned ec)
+{
+	expect_ret = false;
+	expect_ec = ec;
+	expect_count = 0;
+	__asm__ volatile("" ::: "memory");
+}
+
+unsigned expect_end(void)
+{
+	__asm__ volatile("" ::: "memory");
+	expect_ec = ~0u;
+	return expect_count;
+}
+
+void guest_exception(struct gframe *f, unsigned vec);
+void guest_exception(struct gframe *f, unsigned vec)
+{
+	if (vec == 5 || vec == 9) { /* IRQ from EL1h or EL0 */
+		uint32_t intid = (uint32_t)rd(S3_0_C12_C12_0) & 0xFFFFFF; /* ICC_IAR1_EL1 */
+		if (intid >= 1020)
+			return;
+		if (irq_handler)
+			irq_handler(intid);
+		wr(S3_0_C12_C12_1, intid); /* ICC_EOIR1_EL1 */
+		isb();
+		return;
+	}
+	uint64_t esr = rd(esr_el1);
+	g_last_esr = esr;
+	g_last_far = rd(far_el1);
+	g_last_elr = f->elr;
+	g_last_vector = vec;
+	if ((vec == 4 || vec == 8) && (esr >> 26) == expect_ec) {
+		expect_count++;
+		/* SVC's preferred return address is already the next instruction. */
+		if (expect_ret)
+			f->elr = f->x[30];
+		else if ((esr >> 26) != EC_SVC64)
+			f->elr += 4;
+		return;
+	}
+	g_failed++;
+	gprintf("not ok unexpected exception: vector %u ESR %lx ELR %lx FAR %lx\n", vec, esr,
+		f->elr, g_last_far);
+	done();
+}
+
+/* ---- GIC ---- */
+void gic_setup(irq_fn *handler)
+{
+	irq_handler = handler;
+	mmio_w32(GICD, (1u << 4) | (1u << 1)); /* GICD_CTLR: ARE, EnableGrp1 */
+	mmio_w32(GICR + 0x14, mmio_r32(GICR + 0x14) & ~2u); /* GICR_WAKER.ProcessorSleep = 0 */
+	while (mmio_r32(GICR + 0x14) & 4u)
+		;
+	mmio_w32(GICR_SGI + 0x80, 0xFFFFFFFFu); /* all SGIs/PPIs Group 1 */
+	wr(S3_0_C12_C12_5, rd(S3_0_C12_C12_5) | 1); /* ICC_SRE_EL1.SRE */
+	isb();
+	wr(S3_0_C4_C6_0, 0xFF);                     /* ICC_PMR_EL1 */
+	wr(S3_0_C12_C12_7, 1);                      /* ICC_IGRPEN1_EL1 */
+	isb();
+}
+
+void gic_set_pmr(uint8_t pmr)
+{
+	wr(S3_0_C4_C6_0, pmr);
+	isb();
+}
+
+void gic_ppi_enable(uint32_t intid, uint8_t prio, bool on)
+{
+	*(volatile uint8_t *)(GICR_SGI + 0x400 + intid) = prio;
+	mmio_w32(GICR_SGI + (on ? 0x100 : 0x180), 1u << intid);
+}
+
+uint32_t gic_ppi_pending(void)
+{
+	return mmio_r32(GICR_SGI + 0x200);
+}
+
+void irq_unmask(void)
+{
+	__asm__ volatile("msr daifclr, #2\n\tisb" ::: "memory");
+}
+
+void irq_mask(void)
+{
+	__asm__ volatile("msr daifset, #2\n\tisb" ::: "memory");
+}
+
+/* ---- device tree ---- */
+static uint32_t be(const void *p)
+{
+	const uint8_t *b = p;
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* The property `prop` of the top-level node whose name starts with `node`. */
+static const void *dt_prop(const char *node, const char *prop, uint32_t *len)
+{
+	const uint8_t *b = g_dtb;
+	if (!b || be(b) != 0xD00DFEEDu)
+		return NULL;
+	const uint8_t *p = b + be(b + 8), *end = p + be(b + 36);
+	const char *strs = (const char *)b + be(b + 12);
+	int depth = 0;
+	bool in = false;
+	while (p < end) {
+		uint32_t tok = be(p);
+		p += 4;
+		if (tok == 1) {
+			const char *name = (const char *)p;
+			depth++;
+			if (depth == 2)
+				in = !strncmp(name, node, strlen(node));
+			p += (strlen(name) + 4) & ~3ul;
+		} else if (tok == 2) {
+			if (depth == 2)
+				in = false;
+			depth--;
+		} else if (tok == 3) {
+			uint32_t l = be(p);
+			const char *pname = strs + be(p + 4);
+			if (in && !strncmp(pname, prop, strlen(prop) + 1)) {
+				*len = l;
+				return p + 8;
+			}
+			p += 8 + ((l + 3) & ~3u);
+		} else if (tok != 4) {
+			break;
+		}
+	}
+	return NULL;
+}
+
+const char *dt_bootargs(void)
+{
+	uint32_t len;
+	return dt_prop("chosen", "bootargs", &len);
+}
+
+bool dt_memory(uint64_t *base, uint64_t *size)
+{
+	uint32_t len;
+	const uint8_t *r = dt_prop("memory", "reg", &len);
+	if (!r || len < 16)
+		return false;
+	*base = (uint64_t)be(r) << 32 | be(r + 4);
+	*size = (uint64_t)be(r + 8) << 32 | be(r + 12);
+	return true;
+}
+
+uint64_t arg_num(const char *key, uint64_t def)
+{
+	const char *a = dt_bootargs();
+	size_t kl = strlen(key);
+	while (a && *a) {
+		if (!strncmp(a, key, kl) && a[kl] == '=') {
+			uint64_t v = 0;
+			for (const char *p = a + kl + 1; *p >= '0' && *p <= '9'; p++)
+				v = v * 10 + (uint64_t)(*p - '0');
+			return v;
+		}
+		while (*a && *a != ' ')
+			a++;
+		while (*a == ' ')
+			a++;
+	}
+	return def;
+}
+
+void guest_start(const void *dtb);
+void guest_start(const void *dtb)
+{
+	g_dtb = dtb;
+	test_main();
+	done();
+}

@@ -13,6 +13,22 @@ static bool is_id_group(uint32_t key)
 	       PV_SYSREG_CRM(key) >= 1 && PV_SYSREG_CRM(key) <= 7;
 }
 
+/* AMU registers, Arm ARM D24.6 accessibility pseudocode: UNDEFINED (no such register, or an
+ * MSR below the highest EL), then AMUSERENR_EL0.EN at EL0 (to EL1, HCR_EL2.TGE = 0), then
+ * CPTR_EL2.TAM, then the HAFGRTR_EL2 read traps. CPTR_EL3.TAM is 0 (firmware delegates). */
+static enum sim_route amu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigned el)
+{
+	if (!sim_amu_has(&c->amu, key, is_read, el, false))
+		return SIM_ROUTE_UNDEF;
+	if (el == 0 && key != PV_AMUSERENR_EL0 && !(c->amu.userenr & PV_AMUSERENR_EN))
+		return SIM_ROUTE_EL1;
+	if (c->cptr & PV_CPTR_EL2_TAM)
+		return SIM_ROUTE_EL2;
+	if (is_read && c->m->cfg.fgt && (c->hafgrtr & sim_amu_fgt_bit(key)))
+		return SIM_ROUTE_EL2;
+	return SIM_ROUTE_DIRECT;
+}
+
 enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigned el)
 {
 	if (is_id_group(key)) {
@@ -24,6 +40,8 @@ enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsi
 			return c->m->cfg.idst ? SIM_ROUTE_EL1 : SIM_ROUTE_UNDEF;
 		return (c->hcr & PV_HCR_EL2_TID3) ? SIM_ROUTE_EL2 : SIM_ROUTE_DIRECT;
 	}
+	if (sim_amu_is_reg(key))
+		return amu_route(c, key, is_read, el);
 	if (!sim_pmu_is_reg(key))
 		return SIM_ROUTE_UNDEF; /* unallocated on this machine, or an EL2 register */
 	/* PMU: unimplemented encodings (no PMU, wrong direction, n >= PMCR_EL0.N, PMMIR before
@@ -69,9 +87,38 @@ static uint64_t *el2_reg(struct sim_cpu *c, uint32_t key)
 		return &c->mdcr;
 	case PV_CPTR_EL2:
 		return &c->cptr;
+	case PV_HAFGRTR_EL2:
+		return c->m->cfg.fgt ? &c->hafgrtr : NULL;
 	default:
 		return NULL;
 	}
+}
+
+static struct sim_amu_ctx amu_ctx(const struct sim_cpu *c, unsigned el)
+{
+	const struct sim_config *cfg = &c->m->cfg;
+	bool e2h_tge = (c->hcr & PV_HCR_EL2_E2H) && (c->hcr & PV_HCR_EL2_TGE);
+	bool offsets = cfg->amu.version >= 2 && (c->hcr & PV_HCR_EL2_AMVOFFEN) &&
+		       (!cfg->el3 || cfg->amu.el3_amvoffen) && !e2h_tge;
+	/* EL2 is the highest EL without EL3. */
+	return (struct sim_amu_ctx){.el = el, .highest = el == 3 || (el == 2 && !cfg->el3),
+				    .offsets = offsets};
+}
+
+/* Ground-truth mark for the AMU counter read of the running vCPU's current op: a direct
+ * read, or the first physical counter read the library makes in a new trap. A put after a
+ * trap may mark the next op too early; that op's own read marks it again, last. */
+static void amu_mark(struct sim_cpu *c, unsigned el, uint32_t key)
+{
+	struct sim_vcpu *v = c->cur;
+	if (!v || !v->amu_at || sim_amu_counter_of(key) < 0 || v->pc >= v->prog->n)
+		return;
+	if (el == 2) {
+		if (c->amu_marked == c->stats.traps)
+			return;
+		c->amu_marked = c->stats.traps;
+	}
+	v->amu_at[v->pc] = v->amu;
 }
 
 enum sim_acc sim_cpu_read(struct sim_cpu *c, unsigned el, uint32_t key, uint64_t *val)
@@ -94,6 +141,13 @@ enum sim_acc sim_cpu_read(struct sim_cpu *c, unsigned el, uint32_t key, uint64_t
 		struct sim_pmu_ctx x = ctx(c, el, c->secure);
 		return sim_pmu_read(&c->pmu, &x, key, val);
 	}
+	if (sim_amu_is_reg(key) || sim_amu_is_voff(key)) {
+		struct sim_amu_ctx x = amu_ctx(c, el);
+		if (el == 2 && sim_amu_is_voff(key) && c->m->cfg.el3 && !c->m->cfg.amu.el3_amvoffen)
+			return SIM_ACC_UNDEF; /* trapped to EL3: firmware did not delegate */
+		amu_mark(c, el, key);
+		return sim_amu_read(&c->amu, &x, key, val);
+	}
 	return SIM_ACC_UNKNOWN;
 }
 
@@ -103,7 +157,8 @@ enum sim_acc sim_cpu_write(struct sim_cpu *c, unsigned el, uint32_t key, uint64_
 	if (r) {
 		if (el < 2)
 			return SIM_ACC_UNDEF;
-		*r = key == PV_MDCR_EL2 ? val & mdcr_mask(c) : val;
+		*r = key == PV_MDCR_EL2 ? val & mdcr_mask(c)
+		     : key == PV_HAFGRTR_EL2 ? val & PV_HAFGRTR_MASK : val;
 		return SIM_ACC_OK;
 	}
 	if (is_id_group(key))
@@ -112,13 +167,43 @@ enum sim_acc sim_cpu_write(struct sim_cpu *c, unsigned el, uint32_t key, uint64_
 		struct sim_pmu_ctx x = ctx(c, el, c->secure);
 		return sim_pmu_write(&c->pmu, &x, key, val);
 	}
+	if (sim_amu_is_reg(key) || sim_amu_is_voff(key)) {
+		struct sim_amu_ctx x = amu_ctx(c, el);
+		if (el == 2 && sim_amu_is_voff(key) && c->m->cfg.el3 && !c->m->cfg.amu.el3_amvoffen)
+			return SIM_ACC_UNDEF;
+		return sim_amu_write(&c->amu, &x, key, val);
+	}
 	return SIM_ACC_UNKNOWN;
+}
+
+/* The pCPU's clock: system counter ticks for `cycles` at the current frequency, exact over
+ * time (the remainder is carried). */
+static uint64_t advance_time(struct sim_cpu *c, uint64_t cycles)
+{
+	const struct sim_config *cfg = &c->m->cfg;
+	unsigned __int128 t = (unsigned __int128)cycles * cfg->cnt_khz + c->time_rem;
+	uint32_t khz = cfg->cpu_khz[c->level];
+	uint64_t ticks = (uint64_t)(t / khz);
+	c->time_rem = (uint64_t)(t % khz);
+	c->time += ticks;
+	return ticks;
 }
 
 void sim_cpu_exec(struct sim_cpu *c, unsigned el, bool secure, const struct sim_work *w)
 {
 	struct sim_pmu_ctx x = ctx(c, el, secure);
 	sim_pmu_count(&c->pmu, &x, w);
+	uint64_t cycles = w->ev[SIM_EV_CPU_CYCLES];
+	uint64_t ticks = advance_time(c, cycles);
+	sim_amu_count(&c->amu, w, ticks);
+	/* Truth: everything the PE does while a vCPU is loaded is that vCPU's activity. */
+	struct sim_vcpu *v = c->cur;
+	if (v) {
+		v->amu.cycles_at[c->level] += cycles;
+		for (unsigned k = 0; k < SIM_AMU_COUNTERS; k++)
+			if (sim_amu_enabled(&c->amu, k))
+				v->amu.cnt[k] += sim_amu_event(&c->amu, k, w, ticks);
+	}
 }
 
 void sim_cpu_el2_work(struct sim_cpu *c, uint64_t insts, bool eret)

@@ -22,6 +22,13 @@ void sim_config_default(struct sim_config *c)
 		.trap_insts = 40,
 		.irq_insts = 60,
 		.switch_insts = 200,
+		/* A 1 GHz system counter (Armv8.6) and one 2 GHz level. */
+		.cnt_khz = 1000000,
+		.cpu_khz = {2000000},
+		.nfreqs = 1,
+		.dvfs_ticks = 50000,
+		.amu = {.enable0 = 0xF, .enable1 = 0xFFFF, .el3_amvoffen = true,
+			.fw_keeps_counters = true},
 	};
 }
 
@@ -63,8 +70,13 @@ int sim_init(struct sim_machine *m, const struct sim_config *cfg)
 	struct sim_config *c = &m->cfg;
 	if (c->cpus == 0 || c->cpus > SIM_MAX_CPUS || c->pmu.counters > PV_PMU_MAX_COUNTERS ||
 	    c->host_counters > SIM_MAX_HOST_COUNTERS || c->host_counters > c->pmu.counters ||
-	    c->slice_min == 0 || c->slice_max < c->slice_min)
+	    c->slice_min == 0 || c->slice_max < c->slice_min || c->amu.version > 2 ||
+	    c->amu.aux > SIM_AMU_AUX_MAX || c->nfreqs == 0 || c->nfreqs > SIM_MAX_FREQS ||
+	    c->cnt_khz == 0)
 		return PV_ERR_UNSUPPORTED;
+	for (unsigned i = 0; i < c->nfreqs; i++)
+		if (c->cpu_khz[i] == 0)
+			return PV_ERR_UNSUPPORTED;
 	c->pmu.el3 = c->el3;
 	c->pmu.sel2 = c->sel2;
 	c->pmu.aarch32 = c->aarch32;
@@ -77,6 +89,8 @@ int sim_init(struct sim_machine *m, const struct sim_config *cfg)
 		p->idx = i;
 		p->el = 2;
 		sim_pmu_init(&p->pmu, &c->pmu);
+		sim_amu_init(&p->amu, &c->amu);
+		p->next_dvfs = c->dvfs_ticks;
 		sim_id_init(p->id, c);
 		/* Reset: MDCR_EL2.HPMN = N; the hypervisor runs with RW, IMO/FMO/AMO, VM;
 		 * CPTR_EL2 RES1 bits of the nVHE layout. */

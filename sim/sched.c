@@ -34,6 +34,7 @@ static void hyp_words(struct sim_cpu *c)
 	c->mdcr = c->hyp_mdcr;
 	c->hcr = c->hyp_hcr;
 	c->cptr = c->hyp_cptr;
+	c->hafgrtr = c->hyp_hafgrtr;
 }
 
 /* The vCPU already took its exception to EL2: put it and go back to the hypervisor's own
@@ -48,16 +49,35 @@ static void leave(struct sim_cpu *c)
 	c->cur = NULL;
 }
 
-/* Writes the vCPU's trap words (perfvisor.h: hyp & ~owned | words) and loads it. */
-static void enter(struct sim_cpu *c, struct sim_vcpu *v)
+/* The vCPU's trap words (perfvisor.h: hyp & ~owned | words). */
+static void guest_words(struct sim_cpu *c, const struct sim_vcpu *v)
 {
 	const struct pv_trap_words *t = &v->pv.traps;
 	c->mdcr = (c->hyp_mdcr & ~t->mdcr_el2_owned) | t->mdcr_el2;
 	c->hcr = (c->hyp_hcr & ~t->hcr_el2_owned) | t->hcr_el2;
 	c->cptr = (c->hyp_cptr & ~t->cptr_el2_owned) | t->cptr_el2;
+	c->hafgrtr = (c->hyp_hafgrtr & ~t->hafgrtr_el2_owned) | t->hafgrtr_el2;
+}
+
+/* Writes the vCPU's trap words and loads it. */
+static void enter(struct sim_cpu *c, struct sim_vcpu *v)
+{
+	guest_words(c, v);
 	pv_vcpu_load(&v->pv, &c->pv);
 	c->cur = v;
 	c->stats.switches++;
+}
+
+/* The frequency governor, run at each scheduler tick: every dvfs_ticks of the pCPU's time
+ * it moves to a pseudo-random level. */
+static void dvfs(struct sim_cpu *c)
+{
+	struct sim_machine *m = c->m;
+	if (m->cfg.nfreqs < 2 || c->time < c->next_dvfs)
+		return;
+	c->level = (unsigned)(sim_rand(m) % m->cfg.nfreqs);
+	c->next_dvfs = c->time + m->cfg.dvfs_ticks;
+	c->stats.dvfs++;
 }
 
 static bool slice(struct sim_cpu *c)
@@ -68,6 +88,7 @@ static bool slice(struct sim_cpu *c)
 		sim_cpu_check_irq(c); /* idle at EL2 with interrupts unmasked */
 		return false;
 	}
+	dvfs(c);
 	unsigned sw = m->cfg.switch_insts;
 	if (c->cur) {
 		/* Timer tick: the running vCPU takes an IRQ to EL2. */
@@ -107,6 +128,30 @@ void sim_run(struct sim_machine *m)
 {
 	while (sim_step(m))
 		;
+}
+
+void sim_power_cycle(struct sim_machine *m, unsigned cpu)
+{
+	if (cpu >= m->cfg.cpus)
+		return;
+	struct sim_cpu *c = &m->cpu[cpu];
+	struct sim_vcpu *v = c->cur;
+	if (v)
+		sim_cpu_guest_exception(c, v); /* the vCPU's PSCI call, or the host's decision */
+	c->el = 2;
+	pv_vamu_cpu_suspend(&c->pv);
+	/* Power is off: nothing runs, nothing counts. EL2's own registers are lost; the
+	 * hypervisor restores its trap configuration on the way up. */
+	sim_amu_power_down(&c->amu);
+	c->hcr = c->mdcr = c->cptr = c->hafgrtr = UINT64_C(0);
+	sim_amu_power_up(&c->amu);
+	hyp_words(c);
+	if (v)
+		guest_words(c, v);
+	pv_vamu_cpu_resume(&c->pv);
+	c->stats.power_cycles++;
+	if (v)
+		c->el = v->el;
 }
 
 void sim_migrate(struct sim_machine *m, unsigned vcpu, unsigned cpu)

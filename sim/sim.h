@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "perfvisor/perfvisor.h"
+#include "amu.h"
 #include "events.h"
 #include "guest.h"
 #include "pmu.h"
@@ -52,10 +53,21 @@ struct sim_config {
 	unsigned switch_insts;      /* EL2 instructions per scheduler tick or switch */
 	uint64_t id_override[64];   /* ID group slots to replace (bit s of id_override_mask) */
 	uint64_t id_override_mask;
+	struct sim_amu_config amu;  /* version 0: no AMU */
+	bool fgt;                   /* FEAT_FGT (HAFGRTR_EL2) */
+	/* Time: the system counter runs at cnt_khz; a pCPU runs at cpu_khz[level], and every
+	 * dvfs_ticks of its own running time (when nfreqs > 1) moves to a pseudo-random level,
+	 * at a scheduler tick. A pCPU's time passes only while it executes (the AMU cycle
+	 * counters stop in WFI). */
+	uint32_t cnt_khz;
+	uint32_t cpu_khz[SIM_MAX_FREQS];
+	unsigned nfreqs;
+	uint64_t dvfs_ticks;
 };
 
 struct sim_machine;
 struct sim_vcpu;
+struct sim_mpam;
 
 struct sim_cpu_stats {
 	uint64_t plat_reads, plat_writes; /* pv_plat_sysreg_read/write calls */
@@ -70,6 +82,8 @@ struct sim_cpu_stats {
 	uint64_t host_overflows; /* host counter overflows the host acknowledged */
 	uint64_t switches;     /* load of a different vCPU */
 	uint64_t ticks;        /* scheduler ticks */
+	uint64_t dvfs;         /* frequency changes */
+	uint64_t power_cycles; /* CPU power-down and power-up */
 };
 
 struct sim_cpu {
@@ -80,8 +94,15 @@ struct sim_cpu {
 	bool secure;
 	uint64_t hcr, mdcr, cptr;     /* HCR_EL2, MDCR_EL2, CPTR_EL2 in force */
 	uint64_t hyp_hcr, hyp_mdcr, hyp_cptr; /* the hypervisor's own values */
+	uint64_t hafgrtr, hyp_hafgrtr; /* HAFGRTR_EL2 (FEAT_FGT) */
 	uint64_t id[64];              /* ID group (slot = CRm * 8 + Op2) */
 	struct sim_pmu pmu;
+	struct sim_amu amu;
+	unsigned level;               /* frequency level: cfg.cpu_khz[level] */
+	uint64_t time, time_rem;      /* system counter ticks this pCPU has run, and the
+					 remainder in kHz-cycles */
+	uint64_t next_dvfs;           /* time of the next frequency change */
+	uint64_t amu_marked;          /* stats.traps at the last AMU truth mark */
 	struct sim_vcpu *cur;         /* vCPU loaded and running, or NULL */
 	unsigned rr;                  /* round-robin cursor */
 	struct sim_cpu_truth truth;
@@ -121,6 +142,11 @@ struct sim_vcpu {
 	struct sim_irq_log irq;
 	struct sim_truth truth;
 	uint64_t xzr_clobbered;       /* pv_trap calls that wrote past x30 */
+	struct sim_amu_truth amu;     /* AMU events while it was the running vCPU */
+	/* Caller's array of prog->n entries, or NULL: amu_at[i] is `amu` at the instant the
+	 * AMU counter read of op i took effect: when the guest's MRS read the hardware, or,
+	 * trapped, when the library read the physical counter for it. */
+	struct sim_amu_truth *amu_at;
 };
 
 struct sim_machine {
@@ -132,6 +158,7 @@ struct sim_machine {
 	unsigned nvms, nvcpus;
 	uint64_t rng;
 	uint64_t seq;                 /* ops executed, machine-wide */
+	struct sim_mpam *mpam;        /* the MSCs (sim/msc.h) pv_plat_mmio_* reach, or NULL */
 };
 
 /* ---- machine.c ---- */
@@ -156,6 +183,10 @@ bool sim_step(struct sim_machine *m);
 void sim_run(struct sim_machine *m);
 /* Moves a vCPU to another pCPU (put first if it is loaded). */
 void sim_migrate(struct sim_machine *m, unsigned vcpu, unsigned cpu);
+/* Powers pCPU `cpu` down and up again (PSCI CPU_SUSPEND with power loss) with its vCPU, if
+ * any, still loaded: the hypervisor calls pv_vamu_cpu_suspend/resume around it. The AMU and
+ * the EL2 controls lose their state; the PMU model does not (not modelled across it). */
+void sim_power_cycle(struct sim_machine *m, unsigned cpu);
 uint64_t sim_rand(struct sim_machine *m);
 
 /* ---- cpu.c ---- */

@@ -8,12 +8,13 @@
 
 #include "perfvisor/trap.h"
 
-#define RD_RW(h) pv_vpmu_##h##_read
-#define RD_RO(h) pv_vpmu_##h##_read
-#define RD_WO(h) NULL
-#define WR_RW(h) pv_vpmu_##h##_write
-#define WR_RO(h) NULL
-#define WR_WO(h) pv_vpmu_##h##_write
+/* Handlers of module m (vpmu, vamu) for a register of the given access. */
+#define RD_RW(m, h) pv_##m##_##h##_read
+#define RD_RO(m, h) pv_##m##_##h##_read
+#define RD_WO(m, h) NULL
+#define WR_RW(m, h) pv_##m##_##h##_write
+#define WR_RO(m, h) NULL
+#define WR_WO(m, h) pv_##m##_##h##_write
 
 /* PMU(name, op0, op1, crn, crm, op2, min PMUVer, access, handler, behaviour) */
 #define PV_PMU_REGS(PMU)                                                                         \
@@ -69,30 +70,47 @@
 	OFF(SPE, SPE, PMBPTR_EL1, 3, 0, 9, 10, 1, 1, RW)                                          \
 	OFF(SPE, SPE, PMBSR_EL1, 3, 0, 9, 10, 3, 1, RW)                                           \
 	OFF(SPE, SPE, PMBIDR_EL1, 3, 0, 9, 10, 7, 1, RO)                                          \
-	OFF(AMU, AMU, AMCR_EL0, 3, 3, 13, 2, 0, 1, RW)                                            \
-	OFF(AMU, AMU, AMCFGR_EL0, 3, 3, 13, 2, 1, 1, RO)                                          \
-	OFF(AMU, AMU, AMCGCR_EL0, 3, 3, 13, 2, 2, 1, RO)                                          \
-	OFF(AMU, AMU, AMUSERENR_EL0, 3, 3, 13, 2, 3, 1, RW)                                       \
-	OFF(AMU, AMU, AMCNTENCLR0_EL0, 3, 3, 13, 2, 4, 1, RW)                                     \
-	OFF(AMU, AMU, AMCNTENSET0_EL0, 3, 3, 13, 2, 5, 1, RW)                                     \
-	OFF(AMU, AMU, AMCG1IDR_EL0, 3, 3, 13, 2, 6, 2, RO)                                        \
-	OFF(AMU, AMU, AMCNTENCLR1_EL0, 3, 3, 13, 3, 0, 1, RW)                                     \
-	OFF(AMU, AMU, AMCNTENSET1_EL0, 3, 3, 13, 3, 1, 1, RW)                                     \
 	OFF(MPAM, MPAM, MPAMIDR_EL1, 3, 0, 10, 4, 4, 1, RO)                                       \
 	OFF(MPAM, MPAM, MPAM1_EL1, 3, 0, 10, 5, 0, 1, RW)                                         \
 	OFF(MPAM, MPAM, MPAM0_EL1, 3, 0, 10, 5, 1, 1, RW)                                         \
 	OFF(MPAM, MPAM, MPAMSM_EL1, 3, 0, 10, 5, 3, 1, RW)
+
+/* AMU(name, op0, op1, crn, crm, op2, min AMU version, access for a guest, handler,
+ * behaviour): CPTR_EL2.TAM, Arm ARM D24.6. Only AMUSERENR_EL0 is writable below the highest
+ * implemented EL; the other MSR encodings are UNDEFINED for a guest. */
+#define PV_AMU_REGS(AMU)                                                                         \
+	AMU(AMCR_EL0, 3, 3, 13, 2, 0, 1, RO, amcr,                                                \
+	    "HDBG as the hardware; CG1RZ as the hardware for AMUv1p1; MSR UNDEF (highest EL only)") \
+	AMU(AMCFGR_EL0, 3, 3, 13, 2, 1, 1, RO, amcfgr,                                            \
+	    "N = 4 + the VM's auxiliary counters - 1, NCG = 1 when it has any, SIZE = 64 bits")    \
+	AMU(AMCGCR_EL0, 3, 3, 13, 2, 2, 1, RO, amcgcr,                                            \
+	    "CG0NC = 4, CG1NC = the VM's auxiliary counters")                                       \
+	AMU(AMUSERENR_EL0, 3, 3, 13, 2, 3, 1, RW, amuserenr,                                      \
+	    "EN stored per vCPU, gates EL0 access (denied: trap to guest EL1); EL0 write UNDEF")    \
+	AMU(AMCNTENCLR0_EL0, 3, 3, 13, 2, 4, 1, RO, amcnten0,                                     \
+	    "reads the hardware enables P3..P0; MSR UNDEF (highest EL only)")                       \
+	AMU(AMCNTENSET0_EL0, 3, 3, 13, 2, 5, 1, RO, amcnten0,                                     \
+	    "reads the hardware enables P3..P0; MSR UNDEF (highest EL only)")                       \
+	AMU(AMCG1IDR_EL0, 3, 3, 13, 2, 6, 2, RO, amcg1idr,                                        \
+	    "the VM's auxiliary counters and which of them have a hardware offset")                 \
+	AMU(AMCNTENCLR1_EL0, 3, 3, 13, 3, 0, 1, RO, amcnten1,                                     \
+	    "hardware enables of the VM's auxiliary counters; UNDEF without any; MSR UNDEF")        \
+	AMU(AMCNTENSET1_EL0, 3, 3, 13, 3, 1, 1, RO, amcnten1,                                     \
+	    "hardware enables of the VM's auxiliary counters; UNDEF without any; MSR UNDEF")
 
 /* Indexed families: one entry each; the index is checked against the VM in pv_trap. */
 #define PMEV_MASK (PV_ISS_SYS_KEY_MASK & ~(0x3u << PV_ISS_SYS_CRM_SHIFT) &                     \
 		   ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
 #define AMEV_MASK (PV_ISS_SYS_KEY_MASK & ~(0x1u << PV_ISS_SYS_CRM_SHIFT) &                     \
 		   ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+/* All four AMU families at once: CRm[3], CRm[1] and CRm[0] free, CRm[2] = 1. */
+#define AMEV_ANY_MASK (AMEV_MASK & ~(0xAu << PV_ISS_SYS_CRM_SHIFT))
 
 enum reg_index {
 #define PMU_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
 #define OFF_IDX(k, f, name, o0, o1, n, m, o2, v, acc) RIDX_##name,
-	PV_PMU_REGS(PMU_IDX) PV_OFF_REGS(OFF_IDX)
+#define AMU_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
+	PV_PMU_REGS(PMU_IDX) PV_AMU_REGS(AMU_IDX) PV_OFF_REGS(OFF_IDX)
 	RIDX_PMEVCNTR,
 	RIDX_PMEVTYPER,
 	RIDX_AMEVCNTR0,
@@ -104,6 +122,8 @@ enum reg_index {
 };
 
 extern const struct pv_reg_desc pv_reg_descs[RIDX_COUNT];
+/* AMEVCNTR0, AMEVTYPER0, AMEVCNTR1, AMEVTYPER1, by CRm[3]:CRm[1]. */
+extern const struct pv_reg_desc *const pv_amev_family[4];
 
 /*
  * The PMU block, Op0=3 Op1=3 CRn=9 CRm=12..15, is indexed directly by (CRm & 3) * 8 + Op2.
@@ -141,8 +161,15 @@ static inline const struct pv_reg_desc *reg_lookup(uint32_t key, unsigned *idx)
 		unsigned at = pv_pmu_block[PMU_BLOCK_SLOT(key)];
 		return at ? &pv_reg_descs[at - 1] : NULL;
 	}
+	/* The AMU counter and type families, Op0=3 Op1=3 CRn=13 CRm=0bx1xx: CRm[3] picks the
+	 * group, CRm[1] the type, n = CRm[0]:Op2. */
+	if ((key & AMEV_ANY_MASK) == PV_AMEVCNTR0_EL0(0)) {
+		/* Key bits: CRm[0] is bit 1, CRm[1] bit 2, CRm[3] bit 4. */
+		*idx = (key & 2u) << 2 | PV_SYSREG_OP2(key);
+		return pv_amev_family[(key >> 3 & 2u) | (key >> 2 & 1u)];
+	}
 	/* Then a switch over the other exact keys, which the compiler turns into a decision
-	 * tree, and the remaining families. */
+	 * tree. */
 	switch (key) {
 #define PMU_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
 	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
@@ -150,16 +177,14 @@ static inline const struct pv_reg_desc *reg_lookup(uint32_t key, unsigned *idx)
 #define OFF_CASE(k, f, nm, o0, o1, n, m, o2, v, acc)                                             \
 	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
 		return &pv_reg_descs[RIDX_##nm];
+#define AMU_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
+		return &pv_reg_descs[RIDX_##nm];
 		PV_PMU_REGS(PMU_CASE)
+		PV_AMU_REGS(AMU_CASE)
 		PV_OFF_REGS(OFF_CASE)
 	default:
 		break;
-	}
-	for (unsigned i = RIDX_AMEVCNTR0; i < RIDX_ID_GROUP; i++) {
-		if ((key & pv_reg_descs[i].mask) == pv_reg_descs[i].key) {
-			*idx = (PV_SYSREG_CRM(key) & 1u) << 3 | PV_SYSREG_OP2(key);
-			return &pv_reg_descs[i];
-		}
 	}
 	/* CRm = 0 (MIDR_EL1, MPIDR_EL1, ...) is not part of the TID3 group. */
 	if ((key & PV_ID_GROUP_MASK) == PV_ID_GROUP_KEY && PV_SYSREG_CRM(key) != 0) {

@@ -7,7 +7,7 @@
  * Registers are grouped by the trap control that sends them to EL2:
  *   MDCR_EL2.TPM            PMUv3 (Arm ARM D13, D24.5)
  *   MDCR_EL2.TPMS / E2PB    SPE (Arm ARM D15)
- *   CPTR_EL2.TAM            AMU (Arm ARM D14)
+ *   CPTR_EL2.TAM            AMU (Arm ARM D24.6; HAFGRTR_EL2 on the virtual-offset path)
  *   MPAM2_EL2.TRAPMPAMxEL1, MPAMHCR_EL2.TRAP_MPAMIDR_EL1   MPAM
  *   HCR_EL2.TID3            the ID group (Op0=3 Op1=0 CRn=0 CRm=1..7)
  * A register of a feature the VM does not have UNDEFs; its ID field reads as not implemented.
@@ -17,21 +17,26 @@
 #define OFF_TEXT "UNDEF: not offered to guests yet (ID field reads not implemented)"
 
 const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
-#define PMU_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+/* A register emulated by module `mod` (vpmu, vamu), of feature `f` from version `ver`. */
+#define REG_DESC(f, ver, mod, nm, o0, o1, n, m, o2, acc, h, txt)                                 \
 	[RIDX_##nm] = {                                                                          \
 		.name = #nm,                                                                     \
 		.key = PV_SYSREG(o0, o1, n, m, o2),                                              \
 		.mask = PV_ISS_SYS_KEY_MASK,                                                     \
-		.kind = PV_KIND_PMU,                                                             \
-		.feature = PV_FEAT_PMU,                                                          \
-		.min_version = PV_PMUVER_##v,                                                    \
+		.kind = PV_KIND_##f,                                                             \
+		.feature = PV_FEAT_##f,                                                          \
+		.min_version = ver,                                                              \
 		.id = RIDX_##nm,                                                                 \
 		.access = PV_ACC_##acc,                                                          \
 		.index = PV_IDX_NONE,                                                            \
-		.read = RD_##acc(h),                                                             \
-		.write = WR_##acc(h),                                                            \
+		.read = RD_##acc(mod, h),                                                        \
+		.write = WR_##acc(mod, h),                                                       \
 		.behaviour = txt,                                                                \
 	},
+#define PMU_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+	REG_DESC(PMU, PV_PMUVER_##v, vpmu, nm, o0, o1, n, m, o2, acc, h, txt)
+#define AMU_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+	REG_DESC(AMU, v, vamu, nm, o0, o1, n, m, o2, acc, h, txt)
 #define OFF_DESC(k, f, nm, o0, o1, n, m, o2, v, acc)                                             \
 	[RIDX_##nm] = {                                                                          \
 		.name = #nm,                                                                     \
@@ -45,7 +50,7 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.index = PV_IDX_NONE,                                                            \
 		.behaviour = OFF_TEXT,                                                           \
 	},
-	PV_PMU_REGS(PMU_DESC) PV_OFF_REGS(OFF_DESC)
+	PV_PMU_REGS(PMU_DESC) PV_AMU_REGS(AMU_DESC) PV_OFF_REGS(OFF_DESC)
 	[RIDX_PMEVCNTR] = {
 		.id = RIDX_PMEVCNTR,
 		.name = "PMEVCNTR<n>_EL0",
@@ -79,25 +84,32 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.id = RIDX_AMEVCNTR0,
 		.name = "AMEVCNTR0<n>_EL0", .key = PV_AMEVCNTR0_EL0(0), .mask = AMEV_MASK,
 		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
-		.access = PV_ACC_RW, .index = PV_IDX_AMEV, .behaviour = OFF_TEXT,
+		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevcntr0_read,
+		.behaviour = "the vCPU's own count (n = 0 CPU_CYCLES, 1 CNT_CYCLES: time it ran, "
+			     "2 INST_RETIRED, 3 STALL_BACKEND_MEM); n >= 4 UNDEF; MSR UNDEF",
 	},
 	[RIDX_AMEVTYPER0] = {
 		.id = RIDX_AMEVTYPER0,
 		.name = "AMEVTYPER0<n>_EL0", .key = PV_AMEVTYPER0_EL0(0), .mask = AMEV_MASK,
 		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
-		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .behaviour = OFF_TEXT,
+		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevtyper0_read,
+		.behaviour = "0x0011, 0x4004, 0x0008, 0x4005 for n = 0..3; n >= 4 UNDEF",
 	},
 	[RIDX_AMEVCNTR1] = {
 		.id = RIDX_AMEVCNTR1,
 		.name = "AMEVCNTR1<n>_EL0", .key = PV_AMEVCNTR1_EL0(0), .mask = AMEV_MASK,
 		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
-		.access = PV_ACC_RW, .index = PV_IDX_AMEV, .behaviour = OFF_TEXT,
+		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevcntr1_read,
+		.behaviour = "the vCPU's own count of auxiliary event n; zero with AMCR.CG1RZ; "
+			     "n >= the VM's auxiliary counters UNDEF; MSR UNDEF",
 	},
 	[RIDX_AMEVTYPER1] = {
 		.id = RIDX_AMEVTYPER1,
 		.name = "AMEVTYPER1<n>_EL0", .key = PV_AMEVTYPER1_EL0(0), .mask = AMEV_MASK,
 		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
-		.access = PV_ACC_RW, .index = PV_IDX_AMEV, .behaviour = OFF_TEXT,
+		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevtyper1_read,
+		.behaviour = "the hardware's event of auxiliary counter n; MSR UNDEF (fixed, or "
+			     "highest EL only)",
 	},
 	[RIDX_ID_GROUP] = {
 		.id = RIDX_ID_GROUP,
@@ -116,6 +128,11 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 };
 
 _Static_assert(RIDX_COUNT <= PV_REGS_MAX, "pv_vm.reg_limit is too small for the table");
+
+const struct pv_reg_desc *const pv_amev_family[4] = {
+	&pv_reg_descs[RIDX_AMEVCNTR0], &pv_reg_descs[RIDX_AMEVTYPER0],
+	&pv_reg_descs[RIDX_AMEVCNTR1], &pv_reg_descs[RIDX_AMEVTYPER1],
+};
 
 const struct pv_reg_desc *pv_reg_table(size_t *count)
 {

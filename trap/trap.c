@@ -16,20 +16,24 @@ static unsigned feature_version(const struct pv_vm *vm, unsigned feature)
 		return 0;
 	if (feature == PV_FEAT_PMU)
 		return vm->pmu.version;
-	return 0; /* SPE, AMU, MPAM: not offered yet */
+	if (feature == PV_FEAT_AMU)
+		return vm->amu.version;
+	return 0; /* SPE, MPAM: not offered yet */
 }
 
-static unsigned family_size(const struct pv_vm *vm, unsigned index_kind)
+static unsigned family_size(const struct pv_vm *vm, const struct pv_reg_desc *d)
 {
-	switch (index_kind) {
+	switch (d->index) {
 	case PV_IDX_NONE:
 		return 1;
 	case PV_IDX_PMEV:
 		return vm->pmu.nr_counters;
 	case PV_IDX_ID:
 		return PV_ID_SLOTS;
+	case PV_IDX_AMEV: /* CRm[3]: group 1 */
+		return (PV_SYSREG_CRM(d->key) & 8u) ? vm->amu.nr_aux : PV_AMU_GROUP0;
 	default:
-		return 0; /* AMU counters: not offered yet */
+		return 0;
 	}
 }
 
@@ -39,7 +43,7 @@ void pv_trap_gates_init(struct pv_vm *vm)
 		const struct pv_reg_desc *d = &pv_reg_descs[i];
 		unsigned have = d->feature ? feature_version(vm, d->feature) : 1;
 		bool present = have != 0 && have >= d->min_version;
-		vm->reg_limit[i] = present ? (uint8_t)family_size(vm, d->index) : 0;
+		vm->reg_limit[i] = present ? (uint8_t)family_size(vm, d) : 0;
 	}
 }
 

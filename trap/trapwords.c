@@ -72,16 +72,22 @@ void pv_trap_words_init(struct pv_vm *vm)
 	*w = (struct pv_trap_words){0};
 	mdcr_words(vm, w);
 
-	/* AMU not offered yet: every AMU register traps (CPTR_EL2.TAM, bit 30 in both E2H
-	 * modes). */
+	/* AMU: every register traps (CPTR_EL2.TAM, bit 30 in both E2H modes), unless the VM
+	 * takes the virtual-offset path: then counters are read directly with the offsets
+	 * applied (HCR_EL2.AMVOFFEN) and only the reads in vm->amu.hafgrtr trap. */
+	bool voff = vm->amu.version && vm->amu.path == PV_AMU_PATH_VOFF;
 	if (vm->hw->amu) {
 		w->cptr_el2_owned = PV_CPTR_EL2_TAM;
-		w->cptr_el2 = PV_CPTR_EL2_TAM;
+		w->cptr_el2 = voff ? 0 : PV_CPTR_EL2_TAM;
+		if (vm->hw->fgt) {
+			w->hafgrtr_el2_owned = PV_HAFGRTR_MASK;
+			w->hafgrtr_el2 = voff ? vm->amu.hafgrtr : 0;
+		}
 	}
 
-	/* ID registers are served per VM (TID3); AMU virtual offsets unused (AMVOFFEN = 0). */
+	/* ID registers are served per VM (TID3). */
 	w->hcr_el2_owned = PV_HCR_EL2_TID3 | (vm->hw->amuv1p1 ? PV_HCR_EL2_AMVOFFEN : 0);
-	w->hcr_el2 = PV_HCR_EL2_TID3;
+	w->hcr_el2 = PV_HCR_EL2_TID3 | (voff ? PV_HCR_EL2_AMVOFFEN : 0);
 
 	mpam_words(vm, w);
 }

@@ -28,6 +28,10 @@ const char *pv_strerror(int err)
 		return "feature not offered to guests by this version of perfvisor";
 	case PV_ERR_HPMN0:
 		return "every counter reserved for the host, but the hardware lacks FEAT_HPMN0";
+	case PV_ERR_AMU_VERSION:
+		return "AMU version not offered (AMUv1 or AMUv1p1, at most the hardware's)";
+	case PV_ERR_AMU_AUX:
+		return "auxiliary AMU counters the hardware does not implement (or reads as zero)";
 	default:
 		return "unknown error";
 	}
@@ -64,11 +68,14 @@ int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters)
 	unsigned amu = id_field(hw, PV_ID_AA64PFR0_EL1, PV_PFR0_AMU_SHIFT);
 	hw->amu = amu != 0;
 	hw->amuv1p1 = amu >= 2;
+	hw->fgt = id_field(hw, PV_ID_AA64MMFR0_EL1, PV_MMFR0_FGT_SHIFT) != 0;
 	hw->mpam = id_field(hw, PV_ID_AA64PFR0_EL1, PV_PFR0_MPAM_SHIFT) != 0 ||
 		   id_field(hw, PV_ID_AA64PFR1_EL1, PV_PFR1_MPAM_FRAC_SHIFT) != 0;
 	/* Registers of absent features UNDEF even at EL2: read each only when present. */
 	if (hw->mpam)
 		hw->mpamidr = pv_plat_sysreg_read(cpu, PV_MPAMIDR_EL1);
+	if (hw->amu)
+		pv_vamu_probe(hw, cpu);
 
 	unsigned pmuver = id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_PMUVER_SHIFT);
 	if (pmuver == PV_PMUVER_NI || pmuver == PV_PMUVER_IMPDEF) {
@@ -97,6 +104,8 @@ void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 	cpu->hw = hw;
 	if (hw->pmu_version != PV_PMUVER_NI)
 		pv_vpmu_pcpu_setup(cpu, hw);
+	if (hw->amu)
+		pv_vamu_pcpu_setup(cpu, hw);
 }
 
 int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg)
@@ -110,9 +119,11 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
 		return PV_ERR_FEATURE;
 	if ((cfg->features & PV_FEAT_MPAM) && !hw->mpam)
 		return PV_ERR_FEATURE;
-	if (cfg->features & (PV_FEAT_SPE | PV_FEAT_AMU | PV_FEAT_MPAM))
+	if (cfg->features & (PV_FEAT_SPE | PV_FEAT_MPAM))
 		return PV_ERR_UNSUPPORTED;
 	int err = pv_vpmu_vm_init(vm);
+	if (!err)
+		err = pv_vamu_vm_init(vm);
 	if (err)
 		return err;
 	pv_id_views_init(vm);
@@ -126,6 +137,7 @@ void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat)
 {
 	*v = (struct pv_vcpu){.vm = vm, .plat = plat, .id = id, .traps = vm->traps};
 	pv_vpmu_vcpu_init(v);
+	pv_vamu_vcpu_init(v);
 }
 
 void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
@@ -141,6 +153,7 @@ void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	cpu->loaded = v;
 	v->stats.loads++;
 	pv_vpmu_load(v);
+	pv_vamu_load(v);
 }
 
 void pv_vcpu_put(struct pv_vcpu *v)
@@ -148,6 +161,7 @@ void pv_vcpu_put(struct pv_vcpu *v)
 	if (!v->cpu)
 		return;
 	pv_vpmu_put(v);
+	pv_vamu_put(v);
 	v->cpu->loaded = NULL;
 	v->cpu = NULL;
 }

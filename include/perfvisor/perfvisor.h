@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "perfvisor/sysreg.h"
+#include "perfvisor/vamu.h"
 #include "perfvisor/vpmu.h"
 
 /* Features a VM can be given. A feature a VM does not have is hidden in its ID registers and
@@ -44,6 +45,8 @@ enum pv_err {
 	PV_ERR_FEATURE = -8,         /* feature requested that the hardware lacks */
 	PV_ERR_UNSUPPORTED = -9,     /* feature perfvisor does not offer yet */
 	PV_ERR_HPMN0 = -10,          /* all counters reserved for the host without FEAT_HPMN0 */
+	PV_ERR_AMU_VERSION = -11,    /* AMU version not v1/v1p1, or above the hardware's */
+	PV_ERR_AMU_AUX = -12,        /* auxiliary AMU counters the hardware cannot give */
 };
 const char *pv_strerror(int err);
 
@@ -60,11 +63,14 @@ struct pv_hw {
 	bool trbe, trf;         /* trace buffer / trace filter present (their traps are set) */
 	bool spe, amu, amuv1p1, mpam;
 	uint64_t mpamidr;       /* MPAMIDR_EL1, read only when MPAM is implemented */
+	bool fgt;               /* FEAT_FGT (ID_AA64MMFR0_EL1.FGT) */
+	struct pv_hw_amu amuhw; /* AMU identification, read only when amu (vamu.h) */
 };
 
 struct pv_vm_config {
 	uint32_t features; /* PV_FEAT_* */
 	struct pv_pmu_config pmu;
+	struct pv_amu_config amu;
 };
 
 /* Trap configuration, computed per VM and copied to each vCPU. Every field listed in the
@@ -79,6 +85,8 @@ struct pv_trap_words {
 	/* Only when the hardware implements MPAM (pv_hw.mpam); MPAMHCR_EL2 only with HAS_HCR. */
 	uint64_t mpam2_el2, mpam2_el2_owned;
 	uint64_t mpamhcr_el2, mpamhcr_el2_owned;
+	/* Only with FEAT_FGT and the AMU: HAFGRTR_EL2 = (hyp & ~owned) | hafgrtr_el2. */
+	uint64_t hafgrtr_el2, hafgrtr_el2_owned;
 };
 
 #define PV_REGS_MAX 64 /* entries in the register table (trap/table.c checks) */
@@ -95,6 +103,7 @@ struct pv_vm {
 	uint8_t reg_limit[PV_REGS_MAX];
 	uint64_t id_view[64];      /* what the guest reads from each ID group slot */
 	struct pv_vm_pmu pmu;
+	struct pv_vm_amu amu;
 	struct pv_trap_words traps;
 };
 
@@ -117,6 +126,7 @@ struct pv_vcpu {
 	uint32_t id;
 	struct pv_trap_words traps;
 	struct pv_vpmu pmu;
+	struct pv_vamu amu;
 	struct pv_vcpu_stats stats;
 	uint64_t discard;           /* where reads into XZR (Rt = 31) go */
 };

@@ -34,6 +34,9 @@ struct sim_machine *scen_machine(const struct sim_config *c)
 
 void scen_free(struct sim_machine *m)
 {
+	if (m)
+		for (unsigned i = 0; i < m->nvcpus; i++)
+			free(m->vcpu[i].amu_at);
 	free(m);
 }
 
@@ -362,4 +365,132 @@ void scen_random_prog(struct sim_prog *p, uint64_t *rng, const struct pv_vm_conf
 	for (unsigned i = 0; i < n; i++)
 		sim_prog_mrs(p, 1, PV_PMEVCNTR_EL0(i));
 	sim_prog_mrs(p, 1, PV_PMCCNTR_EL0);
+}
+
+/* ---- AMU --------------------------------------------------------------------------------- */
+
+static const uint16_t amu_aux_events[] = {
+	SIM_EVT_L1D_CACHE,      SIM_EVT_MEM_ACCESS,   SIM_EVT_BR_MIS_PRED,  SIM_EVT_L2D_CACHE_REFILL,
+	SIM_EVT_INST_SPEC,      SIM_EVT_BR_RETIRED,   SIM_EVT_STALL_FRONTEND, SIM_EVT_L1I_CACHE,
+};
+
+struct sim_config scen_amu_config(uint64_t seed, unsigned version, unsigned aux,
+				  uint16_t no_voff, bool fgt, unsigned nfreqs)
+{
+	static const uint32_t khz[] = {3000000, 2000000, 1200000, 2600000};
+	struct sim_config c = scen_config(seed, 4, 0, 2000, 20000);
+	c.amu.version = (uint8_t)version;
+	c.amu.aux = (uint8_t)aux;
+	for (unsigned n = 0; n < SIM_AMU_AUX_MAX; n++)
+		c.amu.aux_events[n] = amu_aux_events[n % (sizeof(amu_aux_events) / 2)];
+	c.amu.aux_voff = (uint16_t)(0xFFFFu & ~no_voff);
+	c.fgt = fgt;
+	c.nfreqs = nfreqs ? nfreqs : 1;
+	for (unsigned i = 0; i < c.nfreqs && i < 4; i++)
+		c.cpu_khz[i] = khz[i];
+	c.dvfs_ticks = 20000;
+	return c;
+}
+
+struct pv_vm_config scen_amu_vm(unsigned version, unsigned aux)
+{
+	return (struct pv_vm_config){
+		.features = PV_FEAT_AMU,
+		.amu = {.version = (uint8_t)version, .nr_aux = (uint8_t)aux},
+	};
+}
+
+void scen_amu_track(struct sim_machine *m, unsigned vcpu)
+{
+	struct sim_vcpu *v = &m->vcpu[vcpu];
+	free(v->amu_at);
+	v->amu_at = calloc(v->prog->n ? v->prog->n : 1, sizeof(*v->amu_at));
+	if (!v->amu_at)
+		abort();
+}
+
+unsigned scen_amu_verify(struct sim_machine *m, unsigned vcpu, const char *tag)
+{
+	const struct sim_vcpu *v = &m->vcpu[vcpu];
+	const struct sim_prog *p = v->prog;
+	unsigned bad = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sim_op *op = &p->ops[i];
+		if (op->outcome != op->expect) {
+			fprintf(stderr, "%s vcpu %u: op %zu (key 0x%06x, EL%u) ended %s, expected %s\n",
+				tag, vcpu, i, op->key, op->el, sim_outcome_name(op->outcome),
+				sim_outcome_name(op->expect));
+			bad++;
+		}
+		int k = sim_amu_counter_of(op->key);
+		if (op->kind != SIM_OP_MRS || op->outcome != SIM_OUT_OK || k < 0 || op->rt == 31 ||
+		    !v->amu_at)
+			continue;
+		uint64_t want = v->amu_at[i].cnt[k];
+		if (op->value != want) {
+			fprintf(stderr,
+				"%s vcpu %u: op %zu read AMU counter %d at EL%u on pCPU %u = %" PRIu64
+				", truth %" PRIu64 " (diff %" PRId64 ")%s\n",
+				tag, vcpu, i, k, op->el, op->cpu, op->value, want,
+				(int64_t)(op->value - want), op->trapped ? " (trapped)" : "");
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static size_t amu_expect(struct sim_prog *p, size_t i, enum sim_outcome o)
+{
+	sim_prog_expect(p, i, o);
+	return i;
+}
+
+void scen_amu_random_prog(struct sim_prog *p, uint64_t *rng, unsigned aux, unsigned nops,
+			  unsigned cpus)
+{
+	unsigned counters = 4 + aux;
+	bool en = pick(rng, 2);
+	sim_prog_msr(p, 1, PV_AMUSERENR_EL0, en ? PV_AMUSERENR_EN : 0);
+	for (unsigned i = 0; i < nops; i++) {
+		unsigned el = (unsigned)pick(rng, 2);
+		uint64_t r = pick(rng, 100);
+		unsigned k = (unsigned)pick(rng, counters);
+		uint32_t cntr = k < 4 ? PV_AMEVCNTR0_EL0(k) : PV_AMEVCNTR1_EL0(k - 4);
+		bool denied = el == 0 && !en;
+		if (r < 35) {
+			sim_prog_workload(p, el, (enum sim_profile)pick(rng, SIM_PROF_HYP),
+					  1 + pick(rng, 40000));
+		} else if (r < 70) {
+			amu_expect(p, sim_prog_mrs(p, el, cntr),
+				   denied ? SIM_OUT_EL1_SYSREG : SIM_OUT_OK);
+		} else if (r < 75) {
+			en = pick(rng, 2);
+			sim_prog_msr(p, 1, PV_AMUSERENR_EL0, en ? PV_AMUSERENR_EN : 0);
+		} else if (r < 77) {
+			/* EL0 may always read AMUSERENR_EL0, never write it. */
+			sim_prog_mrs(p, 0, PV_AMUSERENR_EL0);
+			amu_expect(p, sim_prog_msr(p, 0, PV_AMUSERENR_EL0, 1), SIM_OUT_UNDEF);
+		} else if (r < 85) {
+			/* Writable only at the highest EL: UNDEFINED before any trap, even at EL0. */
+			static const uint32_t ro[] = {PV_AMCNTENSET0_EL0, PV_AMCNTENCLR0_EL0, PV_AMCR_EL0,
+						      PV_AMCFGR_EL0, PV_AMEVTYPER0_EL0(0)};
+			uint32_t key = pick(rng, 2) ? cntr : ro[pick(rng, sizeof(ro) / 4)];
+			if (aux && pick(rng, 4) == 0)
+				key = pick(rng, 2) ? PV_AMCNTENCLR1_EL0 : PV_AMEVTYPER1_EL0(k % aux);
+			amu_expect(p, sim_prog_msr(p, el, key, scen_rand(rng)), SIM_OUT_UNDEF);
+		} else if (r < 93) {
+			static const uint32_t id[] = {PV_AMCFGR_EL0, PV_AMCGCR_EL0, PV_AMCNTENSET0_EL0,
+						      PV_AMCNTENCLR0_EL0, PV_AMCR_EL0};
+			uint32_t key = pick(rng, 2) ? id[pick(rng, 5)] : PV_AMEVTYPER0_EL0(k % 4);
+			amu_expect(p, sim_prog_mrs(p, el, key), denied ? SIM_OUT_EL1_SYSREG : SIM_OUT_OK);
+		} else if (r < 96 && aux < 16) {
+			/* Past the counters the VM has: UNDEFINED. */
+			unsigned n = aux + (unsigned)pick(rng, 16 - aux);
+			amu_expect(p, sim_prog_mrs(p, el, PV_AMEVCNTR1_EL0(n)), SIM_OUT_UNDEF);
+		} else if (cpus > 1) {
+			sim_prog_migrate(p, (unsigned)pick(rng, cpus));
+		}
+	}
+	for (unsigned k = 0; k < counters; k++)
+		sim_prog_mrs(p, 1, k < 4 ? PV_AMEVCNTR0_EL0(k) : PV_AMEVCNTR1_EL0(k - 4));
 }

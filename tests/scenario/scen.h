@@ -57,4 +57,24 @@ void scen_random_prog(struct sim_prog *p, uint64_t *rng, const struct pv_vm_conf
 		      bool el3, unsigned nops);
 uint64_t scen_rand(uint64_t *rng);
 
+/* ---- AMU --------------------------------------------------------------------------------- */
+/* The default machine with an AMU of `version` (1, 2) and `aux` auxiliary counters (events
+ * from a fixed list; with AMUv1p1 every one has a virtual offset but those in `no_voff`),
+ * FEAT_FGT as given, and `nfreqs` frequency levels (first nfreqs of 3.0, 2.0, 1.2, 2.6 GHz)
+ * changing every 20000 ticks. */
+struct sim_config scen_amu_config(uint64_t seed, unsigned version, unsigned aux,
+				  uint16_t no_voff, bool fgt, unsigned nfreqs);
+struct pv_vm_config scen_amu_vm(unsigned version, unsigned aux);
+/* Records the AMU truth at every AMU counter read of the vCPU's program (freed by
+ * scen_free). Call after sim_add_vcpu, before running. */
+void scen_amu_track(struct sim_machine *m, unsigned vcpu);
+/* Checks every completed AMEVCNTR0<n>/AMEVCNTR1<n> read of a tracked vCPU against its
+ * truth, and that every op ended as expected; prints mismatches; returns their number. */
+unsigned scen_amu_verify(struct sim_machine *m, unsigned vcpu, const char *tag);
+/* Random program over an AMU VM: work at EL0/EL1 in every profile, counter reads at EL0/EL1
+ * (EL0 ones allowed or refused by AMUSERENR_EL0 as the program last set it), enable and
+ * counter writes (UNDEF), identification reads, and MIGRATE hypercalls over `cpus` pCPUs. */
+void scen_amu_random_prog(struct sim_prog *p, uint64_t *rng, unsigned aux, unsigned nops,
+			  unsigned cpus);
+
 #endif

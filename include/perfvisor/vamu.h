@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Virtual AMU (Activity Monitors, FEAT_AMUv1 / FEAT_AMUv1p1): per-VM configuration, per-vCPU
+ * state and the register handlers the trap table dispatches to. See docs/amu.md.
+ *
+ * Every counter a guest reads is its vCPU's own activity: what the PE counted between the
+ * vCPU's pv_vcpu_load and pv_vcpu_put, summed over every time it ran, on any pCPU. The
+ * physical counters are never written (below the highest EL their MSR encodings are
+ * UNDEFINED, Arm ARM D24.6): a vCPU's value is the physical count minus an offset set at
+ * load, applied in software (trap path) or by the hardware through AMEVCNTVOFF0<n>_EL2 /
+ * AMEVCNTVOFF1<n>_EL2 under HCR_EL2.AMVOFFEN (virtual-offset path).
+ */
+#ifndef PERFVISOR_VAMU_H
+#define PERFVISOR_VAMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perfvisor/sysreg.h"
+
+struct pv_vm;
+struct pv_vcpu;
+struct pv_pcpu;
+struct pv_hw;
+enum pv_trap_result;
+
+/* ---- Architecture (Arm ARM D24.6, AMU registers) ------------------------------------------ */
+#define PV_AMU_GROUP0 4u  /* architected counters: CPU_CYCLES, CNT_CYCLES, INST_RETIRED,
+			     STALL_BACKEND_MEM */
+#define PV_AMU_AUX_MAX 16u /* auxiliary (group 1) counters */
+#define PV_AMU_COUNTERS (PV_AMU_GROUP0 + PV_AMU_AUX_MAX) /* k < 4: AMEVCNTR0<k>, else
+							     AMEVCNTR1<k - 4> */
+#define PV_AMU_CNT_CYCLES 1u /* the group 0 counter with no AMEVCNTVOFF0<n>_EL2 */
+
+#define PV_AMU_EVT_CPU_CYCLES 0x0011u
+#define PV_AMU_EVT_CNT_CYCLES 0x4004u
+#define PV_AMU_EVT_INST_RETIRED 0x0008u
+#define PV_AMU_EVT_STALL_BACKEND_MEM 0x4005u
+
+/* ID_AA64PFR0_EL1.AMU values */
+#define PV_AMU_V1 1u
+#define PV_AMU_V1P1 2u
+
+#define PV_AMUSERENR_EN PV_BIT(0)
+#define PV_AMCR_HDBG PV_BIT(10)
+#define PV_AMCR_CG1RZ PV_BIT(17) /* AMUv1p1 */
+#define PV_AMCFGR_N_MASK PV_GENMASK(7, 0)
+#define PV_AMCFGR_SIZE_64 PV_GENMASK(13, 8) /* SIZE = 0b111111: 64-bit counters */
+#define PV_AMCFGR_HDBG PV_BIT(24)
+#define PV_AMCFGR_NCG_SHIFT 28
+#define PV_AMCGCR_CG1NC_SHIFT 8
+#define PV_AMCG1IDR_OFF_SHIFT 16 /* bit 16 + n: AMEVCNTVOFF1<n>_EL2 implemented */
+
+/* FEAT_FGT: ID_AA64MMFR0_EL1.FGT and HAFGRTR_EL2, the AMU fine-grained read traps. */
+#define PV_MMFR0_FGT_SHIFT 56
+#define PV_HAFGRTR_EL2 PV_SYSREG(3, 4, 3, 1, 6)
+#define PV_HAFGRTR_AMCNTEN0 PV_BIT(0)
+#define PV_HAFGRTR_AMEVCNTR0(n) PV_BIT(1 + (n))
+#define PV_HAFGRTR_AMCNTEN1 PV_BIT(17)
+#define PV_HAFGRTR_AMEVCNTR1(n) PV_BIT(18 + 2 * (n))
+#define PV_HAFGRTR_AMEVTYPER1(n) PV_BIT(19 + 2 * (n))
+#define PV_HAFGRTR_MASK (PV_GENMASK(4, 0) | PV_GENMASK(49, 17))
+
+/* The AMU as probed (pv_hw_probe), valid when pv_hw.amu. */
+struct pv_hw_amu {
+	uint64_t amcr, amcfgr, amcgcr, amcg1idr; /* AMCG1IDR_EL0 only with AMUv1p1 */
+	uint64_t cnten0, cnten1;  /* AMCNTENSET0/1_EL0 as firmware left them */
+	uint16_t evtyper1[PV_AMU_AUX_MAX];
+	uint8_t aux;              /* AMCGCR_EL0.CG1NC */
+	uint16_t aux_present;     /* auxiliary counters implemented (AMCG1IDR_EL0 or [0, aux)) */
+	uint16_t aux_voff;        /* ... of which have AMEVCNTVOFF1<n>_EL2 (AMUv1p1) */
+	/* The virtual-offset path can be used: AMUv1p1 and FEAT_FGT. It also needs EL3 to set
+	 * SCR_EL3.AMVOFFEN (and SCR_EL3.FGTEn), which EL2 cannot see: an integration whose
+	 * firmware does not clears this after pv_hw_probe, and every VM takes the trap path. */
+	bool voff;
+};
+
+/* Per-VM configuration. */
+struct pv_amu_config {
+	uint8_t version; /* ID_AA64PFR0_EL1.AMU to expose: PV_AMU_V1 or PV_AMU_V1P1 (<= hardware) */
+	uint8_t nr_aux;  /* auxiliary counters the VM sees: AMEVCNTR1<n> for n < nr_aux, all
+			    implemented in hardware */
+};
+
+enum pv_amu_path {
+	PV_AMU_PATH_TRAP, /* CPTR_EL2.TAM = 1: every access traps and is emulated */
+	PV_AMU_PATH_VOFF, /* CPTR_EL2.TAM = 0, HCR_EL2.AMVOFFEN = 1: counters with a virtual
+			     offset register are read directly; CNT_CYCLES (and auxiliary
+			     counters without an offset) trap through HAFGRTR_EL2 */
+};
+
+/* Per-VM values derived once (pv_vamu_vm_init). */
+struct pv_vm_amu {
+	uint8_t version;     /* 0: the VM has no AMU */
+	uint8_t nr_aux;
+	uint8_t nr;          /* counters switched at load/put: 4 + nr_aux, or 4 with CG1RZ */
+	uint8_t path;        /* enum pv_amu_path */
+	bool cg1rz;          /* group 1 reads as zero below the highest EL (AMCR_EL0.CG1RZ) */
+	uint32_t voff;       /* counters k offset by hardware on the virtual-offset path */
+	uint64_t hafgrtr;    /* HAFGRTR_EL2 of the virtual-offset path */
+	uint64_t amcr, amcfgr, amcgcr, amcg1idr; /* the VM's views */
+	uint32_t aux_mask;   /* bits [nr_aux-1:0] */
+};
+
+/* Per-vCPU state. Counter k of the vCPU is val[k] while it is not loaded, and the physical
+ * counter minus off[k] while it is. */
+struct pv_vamu {
+	uint64_t val[PV_AMU_COUNTERS];
+	uint64_t off[PV_AMU_COUNTERS];
+	uint64_t userenr;    /* AMUSERENR_EL0 (EN) */
+};
+
+/* Lifecycle (called by the core's VM/vCPU code and by the entry points). */
+void pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu);
+int pv_vamu_vm_init(struct pv_vm *vm);
+void pv_vamu_vcpu_init(struct pv_vcpu *v);
+void pv_vamu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
+void pv_vamu_load(struct pv_vcpu *v);
+void pv_vamu_put(struct pv_vcpu *v);
+
+/* CPU power-down (PSCI CPU_SUSPEND with power loss, CPU_OFF/ON) of a pCPU that may have a
+ * vCPU loaded. Firmware does not preserve AMEVCNTVOFF<g><n>_EL2 (TF-A 83ec7e452) and may or
+ * may not preserve the counters: call pv_vamu_cpu_suspend before the power-down call and
+ * pv_vamu_cpu_resume on the way back, before the loaded vCPU runs again. */
+void pv_vamu_cpu_suspend(struct pv_pcpu *cpu);
+void pv_vamu_cpu_resume(struct pv_pcpu *cpu);
+
+/* Operator view: counter k (0..3: group 0, 4 + n: AMEVCNTR1<n>) of a vCPU, loaded or not. */
+uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k);
+
+/* Register handlers. `idx` is n for AMEVCNTR<g><n> / AMEVTYPER<g><n>, else 0. The enable
+ * sets and clears read the same state: one handler each group. */
+#define PV_VAMU_HANDLERS(X)                                                                      \
+	X(amcr) X(amcfgr) X(amcgcr) X(amuserenr) X(amcnten0) X(amcg1idr) X(amcnten1)              \
+	X(amevcntr0) X(amevtyper0) X(amevcntr1) X(amevtyper1)
+#define PV_VAMU_DECLARE(r)                                                                       \
+	enum pv_trap_result pv_vamu_##r##_read(struct pv_vcpu *v, unsigned idx, unsigned el,      \
+					       uint64_t *val);
+PV_VAMU_HANDLERS(PV_VAMU_DECLARE)
+#undef PV_VAMU_DECLARE
+enum pv_trap_result pv_vamu_amuserenr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t val);
+
+#endif

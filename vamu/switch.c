@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vCPU load/put and CPU power-down. A vCPU's counters accumulate only while it is loaded:
+ * put remembers where each counter stands (val = physical - off), load sets off so that the
+ * vCPU continues from val on whatever pCPU it now runs. Nothing here writes a counter or an
+ * enable: below the highest EL those MSRs are UNDEFINED (Arm ARM D24.6).
+ */
+#include "internal.h"
+
+/* AMUSERENR_EL0.EN is checked before CPTR_EL2.TAM (Arm ARM D24.6). It is kept 1 except
+ * while a vCPU of the virtual-offset path runs, so that every EL0 access of a trap-path VM
+ * reaches EL2: a register the VM lacks UNDEFs there (an auxiliary counter it does not see,
+ * or the whole AMU) instead of trapping to guest EL1, and the virtual EN decides the rest. */
+void pv_vamu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
+{
+	(void)hw;
+	pv_plat_sysreg_write(cpu, PV_AMUSERENR_EL0, PV_AMUSERENR_EN);
+}
+
+void pv_vamu_load(struct pv_vcpu *v)
+{
+	const struct pv_vm_amu *a = &v->vm->amu;
+	struct pv_pcpu *cpu = v->cpu;
+	if (!a->version || !cpu)
+		return;
+	struct pv_vamu *s = &v->amu;
+	for (unsigned k = 0; k < a->nr; k++)
+		s->off[k] = pv_plat_sysreg_read(cpu, pv_vamu__cntr_key[k]) - s->val[k];
+	/* Reads at EL0/EL1 return PCount - AMEVCNTVOFF<g><n>_EL2 (HCR_EL2.AMVOFFEN = 1). */
+	if (a->path != PV_AMU_PATH_VOFF)
+		return;
+	for (uint32_t m = a->voff; m; m &= m - 1) {
+		unsigned k = (unsigned)__builtin_ctz(m);
+		pv_plat_sysreg_write(cpu, pv_vamu__voff_key[k], s->off[k]);
+	}
+	/* The guest's EL1 accesses AMUSERENR_EL0 directly on this path. */
+	pv_plat_sysreg_write(cpu, PV_AMUSERENR_EL0, s->userenr);
+}
+
+void pv_vamu_put(struct pv_vcpu *v)
+{
+	const struct pv_vm_amu *a = &v->vm->amu;
+	struct pv_pcpu *cpu = v->cpu;
+	if (!a->version || !cpu)
+		return;
+	struct pv_vamu *s = &v->amu;
+	for (unsigned k = 0; k < a->nr; k++)
+		s->val[k] = pv_plat_sysreg_read(cpu, pv_vamu__cntr_key[k]) - s->off[k];
+	if (a->path == PV_AMU_PATH_VOFF) {
+		s->userenr = pv_plat_sysreg_read(cpu, PV_AMUSERENR_EL0) & PV_AMUSERENR_EN;
+		pv_plat_sysreg_write(cpu, PV_AMUSERENR_EL0, PV_AMUSERENR_EN);
+	}
+}
+
+/* Saving the loaded vCPU's counts (as put does) and recomputing its offsets from whatever
+ * the counters read after power-up is right whether firmware restored them or not. */
+void pv_vamu_cpu_suspend(struct pv_pcpu *cpu)
+{
+	if (cpu->loaded)
+		pv_vamu_put(cpu->loaded);
+}
+
+void pv_vamu_cpu_resume(struct pv_pcpu *cpu)
+{
+	if (cpu->hw && cpu->hw->amu)
+		pv_vamu_pcpu_setup(cpu, cpu->hw);
+	if (cpu->loaded)
+		pv_vamu_load(cpu->loaded);
+}
+
+uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k)
+{
+	const struct pv_vm_amu *a = &v->vm->amu;
+	if (k >= PV_AMU_GROUP0 + a->nr_aux || !a->version)
+		return 0;
+	if (k >= a->nr)
+		return 0; /* group 1 under AMCR_EL0.CG1RZ */
+	return vamu_count(v, k);
+}

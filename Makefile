@@ -32,6 +32,11 @@ MEMPLAT_OBJ := $(BUILD)/tests/support/memplat.o
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
 TOOL      := $(BUILD)/perfvisor
+# The tool reads libvirt domain XML with libxml2 and libvirt (scripts/deps.sh requires both).
+TOOL_PKGS    := libxml-2.0 libvirt
+TOOL_CFLAGS  := $(shell pkg-config --cflags $(TOOL_PKGS) 2>/dev/null)
+TOOL_LIBS    := $(shell pkg-config --libs $(TOOL_PKGS) 2>/dev/null)
+TOOL_LIB_OBJS := $(filter-out $(BUILD)/tools/perfvisor.o,$(TOOL_OBJS))
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
@@ -39,7 +44,10 @@ SCEN_SUPPORT_SRCS := $(filter-out tests/scenario/test_%,$(sort $(wildcard tests/
 SCEN_SUPPORT_OBJS := $(SCEN_SUPPORT_SRCS:%.c=$(BUILD)/%.o)
 SCEN_SRCS := $(sort $(wildcard tests/scenario/test_*.c))
 SCEN_BINS := $(SCEN_SRCS:%.c=$(BUILD)/%)
-TEST_BINS := $(UNIT_BINS) $(SCEN_BINS)
+TOOLTEST_SRCS := $(sort $(wildcard tests/tool/test_*.c))
+TOOLTEST_BINS := $(TOOLTEST_SRCS:%.c=$(BUILD)/%)
+TOOLTEST_SUPPORT := $(BUILD)/tests/tool/tooltest.o
+TEST_BINS := $(UNIT_BINS) $(SCEN_BINS) $(TOOLTEST_BINS)
 
 BENCH_SRCS := $(sort $(wildcard bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
@@ -80,8 +88,10 @@ $(SIMLIB): $(SIM_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # The sim provides the platform functions the core calls, and calls the core: one link group.
+$(TOOL_OBJS): CFLAGS_HOST += $(TOOL_CFLAGS)
+$(BUILD)/tools/demo.o: CFLAGS_HOST += -DPERFVISOR_EXAMPLES='"$(CURDIR)/examples"'
 $(TOOL): $(TOOL_OBJS) $(SIMLIB) $(LIB)
-	$(CC) $(LDFLAGS_HOST) -o $@ $(TOOL_OBJS) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group -lm
+	$(CC) $(LDFLAGS_HOST) -o $@ $(TOOL_OBJS) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(TOOL_LIBS) -lm
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h)
 	@mkdir -p $(dir $@)
@@ -91,9 +101,22 @@ $(BUILD)/tests/scenario/%: tests/scenario/%.c $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -I. -o $@ $< $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS) -lm
 
+# Tool tests run build/perfvisor and parse its output with real parsers; they link the tool's
+# modules to compute the ground truth themselves.
+$(BUILD)/tests/tool/%: tests/tool/%.c $(TOOL) $(TOOL_LIB_OBJS) $(TOOLTEST_SUPPORT) $(SIMLIB) $(LIB) $(wildcard tests/tool/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) $(TOOL_CFLAGS) -I. -Itools -o $@ $< $(TOOL_LIB_OBJS) $(TOOLTEST_SUPPORT) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(LDFLAGS_HOST) $(TOOL_LIBS) $(CMOCKA_LIBS) -lm
+
 $(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST)
+
+# bench_vmpam measures its accuracy figures against the MSC model: it links the model's
+# objects (they call no platform function) beside the plain-memory platform.
+BENCH_VMPAM_SIM := $(BUILD)/sim/msc.o $(BUILD)/sim/traffic.o
+$(BUILD)/bench/bench_vmpam: bench/bench_vmpam.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h sim/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(LIB) $(LDFLAGS_HOST) -lm
 
 # The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
 include hyp/hyp.mk

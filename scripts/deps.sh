@@ -6,8 +6,8 @@
 set -eu
 
 # package  : how to tell it is present
-required="build-essential:cc libcmocka-dev:/usr/include/cmocka.h pkg-config:pkg-config"
-optional="libxml2-dev:/usr/include/libxml2/libxml/parser.h libvirt-dev:/usr/include/libvirt/libvirt.h valgrind:valgrind gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-arm:qemu-system-aarch64 python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client jq:jq"
+required="build-essential:cc libcmocka-dev:/usr/include/cmocka.h pkg-config:pkg-config libxml2-dev:/usr/include/libxml2/libxml/parser.h libvirt-dev:/usr/include/libvirt/libvirt.h"
+optional="valgrind:valgrind gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-arm:qemu-system-aarch64 python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client jq:jq"
 
 present() {
 	case "$1" in

@@ -21,8 +21,11 @@ struct tool_command {
 };
 
 static const struct tool_command commands[] = {
+	{ "vm-config", tool_vmconfig, "libvirt domain XML (files or --connect URI) -> VM configuration" },
+	{ "run", tool_run, "run a scenario on the simulated machine; figures checked against truth" },
+	{ "stats", tool_stats, "per-VM figures of a scenario: --format table|json|openmetrics|domstats" },
+	{ "demo", tool_demo, "the bundled example: four libvirt VMs, their figures and the truth" },
 	{ "regs", tool_regs, "print the register coverage table [--format text|markdown]" },
-	{ "demo", tool_demo, "run a vPMU scenario on the simulated machine: guest view vs truth" },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -34,8 +37,8 @@ static void usage(FILE *out)
 	      "commands:\n",
 	      out);
 	for (size_t i = 0; i < COMMAND_COUNT; i++)
-		fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
-	fputs("  help   this text; 'perfvisor help <command>' for a command's options\n"
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("  help       this text; 'perfvisor help <command>' for a command's options\n"
 	      "\n"
 	      "options:\n"
 	      "  -h, --help     this text\n"

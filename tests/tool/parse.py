@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Parses one perfvisor report format with a real parser and prints the figures in one
+normalized form, one per line, for the tool tests to compare with the ground truth:
+
+    DOMAIN <TAB> KEY <TAB> VALUE
+
+KEY uses libvirt's domstats names where libvirt has one (perf.<event>,
+memory.bandwidth.monitor.<N>.node.<M>.bytes.total / .bytes.local / .id, ...name, ...vcpus),
+and vcpu.<id>.<REGISTER>.<EVENT> for a guest PMU counter, vcpu.<id>.amu.<counter> for an
+AMU counter, feature.<spe|amu|mpam> for a feature's state. OpenMetrics families are also
+listed as "#family <TAB> NAME <TAB> TYPE <TAB> UNIT".
+
+    parse.py json|openmetrics|domstats|table < REPORT
+
+Any deviation from the format (invalid JSON, OpenMetrics the Prometheus client refuses, a
+domstats line that is not "  key=value") exits with status 1.
+"""
+import json
+import re
+import sys
+
+
+def out(domain, key, value):
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    print(f"{domain}\t{key}\t{value}")
+
+
+def parse_json(text):
+    doc = json.loads(text)
+    assert doc["format"] == "perfvisor-stats/1", doc["format"]
+    for d in doc["domains"]:
+        name = d["name"]
+        for event, fig in d["perf"].items():
+            if "value" in fig:
+                assert isinstance(fig["value"], int)
+                out(name, f"perf.{event}", fig["value"])
+        for v in d["vcpu"]:
+            for c in v["counters"]:
+                out(name, f"vcpu.{v['id']}.{c['register']}.{c['event_name']}", c["value"])
+            for k, val in v.get("amu", {}).items():
+                out(name, f"vcpu.{v['id']}.amu.{k}", val)
+        for feature in ("spe", "amu", "mpam"):
+            if feature in d:
+                out(name, f"feature.{feature}", d[feature]["state"])
+        for n, mon in enumerate(d.get("memory_bandwidth", [])):
+            p = f"memory.bandwidth.monitor.{n}"
+            out(name, f"{p}.name", mon["name"])
+            out(name, f"{p}.vcpus", mon["vcpus"])
+            out(name, f"{p}.node.count", len(mon["nodes"]))
+            for m, node in enumerate(mon["nodes"]):
+                out(name, f"{p}.node.{m}.id", node["id"])
+                out(name, f"{p}.node.{m}.bytes.total", node["bytes_total"])
+                out(name, f"{p}.node.{m}.bytes_per_second", node["bytes_per_second"])
+                if "bytes_local" in node:
+                    out(name, f"{p}.node.{m}.bytes.local", node["bytes_local"])
+
+
+def parse_openmetrics(text):
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+    monitors = {}
+    for fam in text_string_to_metric_families(text):
+        print(f"#family\t{fam.name}\t{fam.type}\t{fam.unit}")
+        for s in fam.samples:
+            lb = s.labels
+            val = int(s.value) if float(s.value).is_integer() else s.value
+            if s.name == "perfvisor_domain_perf_events_total":
+                out(lb["domain"], f"perf.{lb['event']}", val)
+            elif s.name == "perfvisor_vcpu_pmu_counter":
+                out(lb["domain"], f"vcpu.{lb['vcpu']}.{lb['counter']}.{lb['event']}", val)
+            elif s.name == "perfvisor_vcpu_amu_events_total":
+                out(lb["domain"], f"vcpu.{lb['vcpu']}.amu.{lb['counter']}", val)
+            elif s.name == "perfvisor_domain_feature_offered":
+                out(lb["domain"], f"feature.{lb['feature']}",
+                    "measured" if val == 1 else "not offered")
+            elif s.name.startswith("perfvisor_domain_memory_bandwidth_") and "monitor" in lb:
+                # monitors and their nodes numbered in order of appearance, as domstats does
+                mons = monitors.setdefault(lb["domain"], {})
+                nodes = mons.setdefault(lb["monitor"], [])
+                if lb["node"] not in nodes:
+                    nodes.append(lb["node"])
+                n = list(mons).index(lb["monitor"])
+                m = nodes.index(lb["node"])
+                p = f"memory.bandwidth.monitor.{n}"
+                suffix = {"perfvisor_domain_memory_bandwidth_bytes_total": "bytes.total",
+                          "perfvisor_domain_memory_bandwidth_local_bytes_total": "bytes.local",
+                          "perfvisor_domain_memory_bandwidth_bytes_per_second": "bytes_per_second"}
+                out(lb["domain"], f"{p}.name", lb["monitor"])
+                out(lb["domain"], f"{p}.vcpus", lb["vcpus"])
+                out(lb["domain"], f"{p}.node.{m}.id", lb["node"])
+                out(lb["domain"], f"{p}.node.{m}.{suffix[s.name]}", val)
+
+
+DOMAIN = re.compile(r"^Domain: '([^']+)'$")
+FIELD = re.compile(r"^  ([A-Za-z0-9_.]+)=(.*)$")
+
+
+def parse_domstats(text):
+    domain = None
+    lines = text.split("\n")
+    assert lines[-1] == "", "output must end with a newline"
+    for i, line in enumerate(lines[:-1], 1):
+        if domain is None:
+            m = DOMAIN.match(line)
+            assert m, f"line {i}: expected Domain: 'NAME', got {line!r}"
+            domain = m.group(1)
+        elif line == "":
+            domain = None
+        else:
+            m = FIELD.match(line)
+            assert m, f"line {i}: expected '  key=value', got {line!r}"
+            out(domain, m.group(1), m.group(2))
+    assert domain is None, "the last record is not closed by an empty line"
+
+
+def parse_table(text):
+    """The PERF EVENTS and GUEST PMU COUNTERS sections: a title line, a header, rows of
+    columns separated by two or more spaces, an empty line."""
+    sections = {}
+    title = None
+    rows = None
+    for line in text.split("\n"):
+        if title is None:
+            if line.startswith("PERF EVENTS") or line.startswith("GUEST PMU COUNTERS"):
+                title = line.split(" (")[0]
+                rows = []
+        elif line == "":
+            sections[title] = rows
+            title = None
+        else:
+            rows.append(re.split(r"\s{2,}", line.strip()))
+    for title, rows in sections.items():
+        head, body = rows[0], rows[1:]
+        for r in body:
+            assert len(r) == len(head), f"{title}: row {r} does not match header {head}"
+            row = dict(zip(head, r))
+            if title == "PERF EVENTS" and row["VALUE"].isdigit():
+                out(row["DOMAIN"], f"perf.{row['EVENT']}", int(row["VALUE"]))
+            elif title == "GUEST PMU COUNTERS":
+                out(row["DOMAIN"], f"vcpu.{row['VCPU']}.{row['COUNTER']}.{row['EVENT']}",
+                    int(row["VALUE"]))
+
+
+def main():
+    fmt = sys.argv[1]
+    text = sys.stdin.read()
+    try:
+        {"json": parse_json, "openmetrics": parse_openmetrics, "domstats": parse_domstats,
+         "table": parse_table}[fmt](text)
+    except Exception as e:  # any refusal of the parser is a test failure
+        print(f"parse.py {fmt}: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every report format of `perfvisor stats`, parsed by a real parser (Python's json and jq for
+ * JSON, Debian's python3-prometheus-client for OpenMetrics, a strict line parser for the
+ * domstats records, column splitting for the table), against the ground truth.
+ *
+ * The truth is computed here: the same scenario is run in this process on the machine model,
+ * and every expected figure is read from what the model says each vCPU executed
+ * (sim_vcpu.truth), never from the library.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+#include "tooltest.h"
+
+#define DEMO "examples/demo/scenario.xml"
+#define DEMO_LIBVIRT "examples/demo/scenario-libvirt.xml"
+
+static struct scenario *sc;
+static struct run *run;
+static struct figs truth;
+
+/* The domain's event filter, from its XML, written out here: an allow-list of the enabled
+ * events that have an Arm number, else a deny-list of the disabled ones. */
+static bool offered(const struct domain *d, uint32_t event)
+{
+	bool any_enabled = false, listed_on = false, listed_off = false;
+	for (int e = 0; e < DOM_PERF_COUNT; e++) {
+		int arm = dom_perf_events[e].arm;
+		if (arm < 0)
+			continue;
+		any_enabled |= d->perf[e] == DOM_PERF_ENABLED;
+		if ((uint32_t)arm == event) {
+			listed_on |= d->perf[e] == DOM_PERF_ENABLED;
+			listed_off |= d->perf[e] == DOM_PERF_DISABLED;
+		}
+	}
+	return any_enabled ? listed_on : !listed_off;
+}
+
+static bool modelled(uint32_t event)
+{
+	return event < 64 && (sim_ev_common_mask() >> event & 1);
+}
+
+static void expect_perf(const struct run_vm *v)
+{
+	const struct domain *d = &v->sv->dom;
+	static const struct sim_snap zero;
+	for (int e = 0; e < DOM_PERF_COUNT; e++) {
+		int arm = dom_perf_events[e].arm;
+		if (d->perf[e] != DOM_PERF_ENABLED || arm < 0 || !modelled((uint32_t)arm))
+			continue;
+		uint64_t sum = 0;
+		for (unsigned c = 0; c < d->vcpus; c++)
+			sum += sim_snap_delta(&zero, &run->m->vcpu[v->first_vcpu + c].truth.now,
+					      (uint32_t)arm, 3);
+		char key[64];
+		snprintf(key, sizeof(key), "perf.%s", dom_perf_events[e].name);
+		tt_figs_add_u64(&truth, d->name, key, sum);
+	}
+}
+
+/* Each counter the guest enabled: what its vCPU executed at EL0 and EL1 from the instant
+ * counting started to the end, if its domain offers the event (32 bits before PMUv3p5). */
+static void expect_counters(const struct run_vm *v)
+{
+	const struct domain *d = &v->sv->dom;
+	for (unsigned c = 0; c < d->vcpus; c++) {
+		const struct run_ops *o = &v->ops[c];
+		if (!o->pmu)
+			continue;
+		const struct sim_snap *from = &v->prog[c].ops[o->start].at;
+		const struct sim_snap *to = &run->m->vcpu[v->first_vcpu + c].truth.now;
+		for (unsigned i = 0; i <= o->n; i++) {
+			bool cyc = i == o->n;
+			uint32_t ev = cyc ? PV_EVT_CPU_CYCLES : o->event[i];
+			uint64_t val = 0;
+			if (offered(d, ev) && (cyc || modelled(ev)))
+				val = sim_snap_delta(from, to, ev, 3);
+			if (!cyc && v->cfg.pmu.version < PV_PMUVER_V3P5)
+				val &= UINT64_C(0xFFFFFFFF);
+			char key[96];
+			if (cyc)
+				snprintf(key, sizeof(key), "vcpu.%u.PMCCNTR.CPU_CYCLES", c);
+			else
+				snprintf(key, sizeof(key), "vcpu.%u.PMEVCNTR%u.%s", c, i, sim_ev_name(ev));
+			tt_figs_add_u64(&truth, d->name, key, val);
+		}
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	sc = calloc(1, sizeof(*sc));
+	run = calloc(1, sizeof(*run));
+	struct diag d;
+	if (!sc || !run || scenario_load(DEMO, NULL, sc, &d) || run_prepare(run, sc, &d)) {
+		fprintf(stderr, "setup: %s\n", d.msg);
+		return -1;
+	}
+	run_execute(run, NULL);
+	for (unsigned i = 0; i < run->nvms; i++) {
+		expect_perf(&run->vm[i]);
+		expect_counters(&run->vm[i]);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	run_free(run);
+	free(run);
+	free(sc);
+	tt_figs_free(&truth);
+	return 0;
+}
+
+/* `perfvisor stats --format F` then parse.py F: the figures, or a failed test. */
+static void stats(const char *scenario, const char *fmt, struct figs *out, char **raw)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format %s %s", fmt, scenario);
+	struct cmd_result r = tt_run(cmd, NULL);
+	if (r.status != 0)
+		fprintf(stderr, "%s: %s", cmd, r.err);
+	assert_int_equal(r.status, 0);
+	snprintf(cmd, sizeof(cmd), PARSE " %s", fmt);
+	struct cmd_result p = tt_run(cmd, r.out);
+	if (p.status != 0)
+		fprintf(stderr, "%s: %s", cmd, p.err);
+	assert_int_equal(p.status, 0);
+	tt_figs_parse(out, p.out);
+	if (raw)
+		*raw = r.out;
+	else
+		free(r.out);
+	free(r.err);
+	tt_free(&p);
+}
+
+static const char *const watched[] = {"perf.", "vcpu.", NULL};
+
+static void check_format(const char *fmt, const char *const *prefixes)
+{
+	tt_require_parsers();
+	struct figs got = {0};
+	stats(DEMO, fmt, &got, NULL);
+	assert_true(truth.n > 20);
+	assert_int_equal(tt_figs_compare(&truth, &got, fmt, prefixes), 0);
+	tt_figs_free(&got);
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	check_format("json", watched);
+}
+
+static void test_openmetrics(void **state)
+{
+	(void)state;
+	check_format("openmetrics", watched);
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	check_format("table", watched);
+}
+
+/* domstats carries only libvirt's keys: exactly perf.<event> of every measured event. */
+static void test_domstats(void **state)
+{
+	(void)state;
+	tt_require_parsers();
+	struct figs want = {0}, got = {0};
+	for (size_t i = 0; i < truth.n; i++)
+		if (!strncmp(truth.f[i].key, "perf.", 5))
+			tt_figs_add(&want, truth.f[i].domain, truth.f[i].key, truth.f[i].value);
+	char *raw;
+	stats(DEMO, "domstats", &got, &raw);
+	static const char *const everything[] = {"", NULL};
+	assert_int_equal(tt_figs_compare(&want, &got, "domstats", everything), 0);
+	/* One record per domain, in the scenario's order. */
+	assert_non_null(strstr(raw, "Domain: 'web'\n  perf.cpu_cycles="));
+	assert_non_null(strstr(raw, "\n\nDomain: 'db'\n"));
+	assert_non_null(strstr(raw, "\n\nDomain: 'branchy'\n"));
+	/* Not measured, so not there: bus_cycles (not implemented), ref_cpu_cycles (no Arm
+	 * event), memory.bandwidth.* (MPAM not offered yet). */
+	assert_null(strstr(raw, "perf.bus_cycles"));
+	assert_null(strstr(raw, "perf.ref_cpu_cycles"));
+	assert_null(strstr(raw, "memory.bandwidth"));
+	free(raw);
+	tt_figs_free(&want);
+	tt_figs_free(&got);
+}
+
+/* jq, independently of Python: the perf figures of the JSON report. */
+static void test_json_jq(void **state)
+{
+	(void)state;
+	tt_require_parsers();
+	struct cmd_result r =
+		tt_run(TOOL_BIN " stats --format json " DEMO " 2>/dev/null | jq -r '.domains[] | .name "
+		       "as $d | .perf | to_entries[] | select(.value.value != null) | "
+		       "\"\\($d)\\tperf.\\(.key)\\t\\(.value.value)\"'",
+		       NULL);
+	assert_int_equal(r.status, 0);
+	struct figs got = {0}, want = {0};
+	tt_figs_parse(&got, r.out);
+	for (size_t i = 0; i < truth.n; i++)
+		if (!strncmp(truth.f[i].key, "perf.", 5))
+			tt_figs_add(&want, truth.f[i].domain, truth.f[i].key, truth.f[i].value);
+	static const char *const perf[] = {"perf.", NULL};
+	assert_int_equal(tt_figs_compare(&want, &got, "jq", perf), 0);
+	tt_figs_free(&got);
+	tt_figs_free(&want);
+	tt_free(&r);
+}
+
+/* The families a Prometheus server sees, with their types and units. */
+static void test_openmetrics_families(void **state)
+{
+	(void)state;
+	tt_require_parsers();
+	struct cmd_result r = tt_run(TOOL_BIN " stats --format openmetrics " DEMO " | " PARSE
+					      " openmetrics | grep '^#family'",
+				     NULL);
+	assert_int_equal(r.status, 0);
+	static const char *const families[] = {
+		"#family\tperfvisor_run_duration_seconds\tgauge\tseconds\n",
+		"#family\tperfvisor_domain\tinfo\t\n",
+		"#family\tperfvisor_domain_perf_events\tcounter\t\n",
+		"#family\tperfvisor_vcpu_pmu_counter\tgauge\t\n",
+		"#family\tperfvisor_domain_feature_offered\tgauge\t\n",
+	};
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		assert_non_null(strstr(r.out, families[i]));
+	/* MPAM and the AMU are not offered on this machine: no figure, so no family. */
+	assert_null(strstr(r.out, "memory_bandwidth"));
+	assert_null(strstr(r.out, "amu"));
+	tt_free(&r);
+}
+
+/* What is not offered is said so, in each format, with its reason; never a number. */
+static void test_not_offered(void **state)
+{
+	(void)state;
+	tt_require_parsers();
+	struct figs got = {0};
+	stats(DEMO, "json", &got, NULL);
+	const struct fig *f = tt_figs_find(&got, "web", "feature.spe");
+	assert_non_null(f);
+	assert_string_equal(f->value, "not offered");
+	f = tt_figs_find(&got, "db", "feature.amu");
+	assert_non_null(f);
+	assert_string_equal(f->value, "not offered");
+	assert_null(tt_figs_find(&got, "batch", "feature.spe")); /* not asked for */
+	tt_figs_free(&got);
+	struct cmd_result r = tt_run(TOOL_BIN " stats " DEMO, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "db: perf.ref_cpu_cycles not offered: no Arm PMUv3 "));
+	assert_non_null(strstr(r.out, "branchy: perf.bus_cycles not offered: the machine's PMU "
+				      "does not implement BUS_CYCLES"));
+	assert_non_null(strstr(r.out, "web: MPAM not offered: "));
+	tt_free(&r);
+}
+
+/* The domains read through libvirt's test driver give the very same figures. */
+static void test_libvirt_same_figures(void **state)
+{
+	(void)state;
+	tt_require_parsers();
+	struct figs a = {0}, b = {0};
+	stats(DEMO, "json", &a, NULL);
+	stats(DEMO_LIBVIRT, "json", &b, NULL);
+	assert_true(a.n > 20);
+	assert_int_equal(a.n, b.n);
+	static const char *const everything[] = {"", NULL};
+	assert_int_equal(tt_figs_compare(&a, &b, "libvirt", everything), 0);
+	tt_figs_free(&a);
+	tt_figs_free(&b);
+}
+
+/* `stats --domain` selects, in the order asked. */
+static void test_stats_domain(void **state)
+{
+	(void)state;
+	struct cmd_result r =
+		tt_run(TOOL_BIN " stats --format domstats --domain branchy --domain web " DEMO, NULL);
+	assert_int_equal(r.status, 0);
+	assert_true(!strncmp(r.out, "Domain: 'branchy'\n", 18));
+	assert_non_null(strstr(r.out, "\n\nDomain: 'web'\n"));
+	assert_null(strstr(r.out, "'db'"));
+	tt_free(&r);
+	r = tt_run(TOOL_BIN " stats --domain nosuch " DEMO, NULL);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "no domain 'nosuch'"));
+	tt_free(&r);
+}
+
+/* `perfvisor run` and the demo check every figure against the truth themselves. */
+static void test_run_and_demo(void **state)
+{
+	(void)state;
+	struct cmd_result r = tt_run(TOOL_BIN " run --verify " DEMO, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "GROUND TRUTH"));
+	assert_non_null(strstr(r.out, " figures equal the ground truth"));
+	assert_null(strstr(r.out, " NO\n"));
+	tt_free(&r);
+	r = tt_run(TOOL_BIN " demo", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "perfvisor demo: four VMs"));
+	assert_non_null(strstr(r.out, " figures equal the ground truth"));
+	tt_free(&r);
+	/* Other schedules: switch points elsewhere, the figures still exact. */
+	for (unsigned seed = 2; seed < 12; seed++) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), TOOL_BIN " run --seed %u " DEMO, seed);
+		r = tt_run(cmd, NULL);
+		if (r.status)
+			fprintf(stderr, "seed %u:\n%s", seed, r.out);
+		assert_int_equal(r.status, 0);
+		tt_free(&r);
+	}
+	/* json on stdout stays pure; the verdict goes to stderr. */
+	r = tt_run(TOOL_BIN " run --format json " DEMO, NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.out[0], '{');
+	assert_non_null(strstr(r.err, " figures equal the ground truth"));
+	tt_free(&r);
+}
+
+/* Progress on the terminal (forced here; stderr is not one). */
+static void test_progress(void **state)
+{
+	(void)state;
+	struct cmd_result r = tt_run(TOOL_BIN " run --progress " DEMO, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "\rperfvisor: demo: "));
+	assert_non_null(strstr(r.err, "\r\033[K"));
+	tt_free(&r);
+	r = tt_run(TOOL_BIN " run " DEMO, NULL);
+	assert_null(strstr(r.err, "\rperfvisor:"));
+	tt_free(&r);
+}
+
+/* A duration cuts the run: fewer instructions than the whole workload, still exact. */
+static void test_duration(void **state)
+{
+	(void)state;
+	char *xml = NULL;
+	struct cmd_result s = tt_run("sed -e 's|<schedule |<schedule duration=\"5ms\" |' "
+				     "-e 's|<vm file=\"|<vm file=\"../../../../examples/demo/|' " DEMO,
+				     NULL);
+	assert_int_equal(s.status, 0);
+	xml = s.out;
+	const char *path = tt_write_tmp("cut.xml", xml);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " run --format json %s", path);
+	struct cmd_result r = tt_run(cmd, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"stopped_at_duration\": true"));
+	assert_non_null(strstr(r.err, " figures equal the ground truth"));
+	tt_free(&r);
+	tt_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_jq),
+		cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_openmetrics_families),
+		cmocka_unit_test(test_domstats),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_not_offered),
+		cmocka_unit_test(test_libvirt_same_figures),
+		cmocka_unit_test(test_stats_domain),
+		cmocka_unit_test(test_run_and_demo),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_duration),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

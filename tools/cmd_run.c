@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `perfvisor run SCENARIO` and `perfvisor stats SCENARIO`: run a scenario on the simulated
+ * machine and print the per-VM figures. `run` also checks every figure against the machine
+ * model's ground truth (exit status 1 on a mismatch) and shows progress on a terminal;
+ * `stats` prints the figures only, for the domains asked for.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "tool.h"
+#include "virt.h"
+
+void tool_warnings(const struct domain *d)
+{
+	for (unsigned w = 0; w < d->nwarn; w++)
+		fprintf(stderr, "perfvisor: warning: %s\n", d->warn[w]);
+}
+
+static void usage(const char *cmd, FILE *out)
+{
+	bool run = strcmp(cmd, "run") == 0;
+	fprintf(out,
+		"usage: perfvisor %s [options] SCENARIO.xml\n"
+		"%s"
+		"options:\n"
+		"  --format F      table (default), json, openmetrics or domstats\n"
+		"  --connect URI   libvirt connection for <vm domain=NAME> (default: the scenario's\n"
+		"                  <libvirt>, else " VIRT_DEFAULT_URI ")\n"
+		"  --seed N        the scheduler's seed (default: the scenario's)\n"
+		"%s",
+		cmd,
+		run ? "Runs the scenario on the simulated machine, prints the per-VM figures and\n"
+		      "checks each against the machine's ground truth (exit status 1 on a mismatch).\n"
+		    : "Runs the scenario on the simulated machine and prints the per-VM figures.\n",
+		run ? "  --verify        print every figure next to its ground truth\n"
+		      "  --progress, --no-progress\n"
+		      "                  progress on stderr (default: when stderr is a terminal)\n"
+		    : "  --domain NAME   only this domain (repeatable)\n");
+}
+
+
+static int parse(int argc, char **argv, struct run_args *a)
+{
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"connect", required_argument, NULL, 'c'},
+					     {"seed", required_argument, NULL, 's'},
+					     {"domain", required_argument, NULL, 'd'},
+					     {"verify", no_argument, NULL, 'v'},
+					     {"progress", no_argument, NULL, 'p'},
+					     {"no-progress", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	bool run = strcmp(a->cmd, "run") == 0;
+	int o;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "f:c:s:d:vh", opts, NULL)) != -1) {
+		int fmt;
+		switch (o) {
+		case 'f':
+			fmt = report_format_parse(optarg);
+			if (fmt < 0) {
+				fprintf(stderr, "perfvisor %s: unknown format '%s' (table, json, "
+						"openmetrics, domstats)\n",
+					a->cmd, optarg);
+				return 2;
+			}
+			a->fmt = (enum report_format)fmt;
+			break;
+		case 'c':
+			a->uri = optarg;
+			break;
+		case 's':
+			if (!parse_u64(optarg, true, &a->seed)) {
+				fprintf(stderr, "perfvisor %s: bad seed '%s'\n", a->cmd, optarg);
+				return 2;
+			}
+			a->seed_set = true;
+			break;
+		case 'd':
+			if (run || a->ndomains == SCEN_MAX_VMS)
+				goto bad;
+			a->domain[a->ndomains++] = optarg;
+			break;
+		case 'v':
+			if (!run)
+				goto bad;
+			a->all_checks = true;
+			break;
+		case 'p':
+		case 'q':
+			if (!run)
+				goto bad;
+			a->progress = o == 'p';
+			break;
+		case 'h':
+			usage(a->cmd, stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "perfvisor %s: expected one scenario file\n", a->cmd);
+		usage(a->cmd, stderr);
+		return 2;
+	}
+	a->scenario = argv[optind];
+	return -1;
+bad:
+	fprintf(stderr, "perfvisor %s: bad option '%s'\n", a->cmd, argv[optind - 1]);
+	usage(a->cmd, stderr);
+	return 2;
+}
+
+/* Keeps the domains asked for, in the order asked; 0 or -1 (a name the scenario lacks). */
+static int select_domains(struct report *rep, const struct run_args *a)
+{
+	if (!a->ndomains)
+		return 0;
+	struct rep_domain *keep = calloc(a->ndomains, sizeof(*keep));
+	if (!keep)
+		return -1;
+	for (unsigned k = 0; k < a->ndomains; k++) {
+		bool found = false;
+		for (unsigned i = 0; i < rep->ndomains && !found; i++)
+			if (!strcmp(rep->domain[i].name, a->domain[k])) {
+				keep[k] = rep->domain[i];
+				found = true;
+			}
+		if (!found) {
+			fprintf(stderr, "perfvisor %s: %s: no domain '%s' in the scenario\n", a->cmd,
+				a->scenario, a->domain[k]);
+			free(keep);
+			return -1;
+		}
+	}
+	free(rep->domain);
+	rep->domain = keep;
+	rep->ndomains = a->ndomains;
+	return 0;
+}
+
+int tool_run_scenario(struct run_args *a)
+{
+	struct scenario *sc = calloc(1, sizeof(*sc));
+	struct run *r = calloc(1, sizeof(*r));
+	struct report rep = {0};
+	struct diag d;
+	int status = 1;
+	if (!sc || !r) {
+		fprintf(stderr, "perfvisor %s: out of memory\n", a->cmd);
+		goto out;
+	}
+	if (scenario_load(a->scenario, a->uri, sc, &d)) {
+		fprintf(stderr, "perfvisor %s: %s\n", a->cmd, d.msg);
+		goto out;
+	}
+	if (a->seed_set)
+		sc->seed = a->seed;
+	if (run_prepare(r, sc, &d)) {
+		fprintf(stderr, "perfvisor %s: %s\n", a->cmd, d.msg);
+		goto out;
+	}
+	for (unsigned i = 0; i < sc->nvms; i++)
+		tool_warnings(&sc->vm[i].dom);
+	bool tty = a->progress < 0 ? isatty(STDERR_FILENO) : a->progress;
+	run_execute(r, tty ? stderr : NULL);
+	if (run_report(r, &rep)) {
+		fprintf(stderr, "perfvisor %s: out of memory\n", a->cmd);
+		goto out_run;
+	}
+	if (select_domains(&rep, a))
+		goto out_run;
+	if (a->banner)
+		fputs(a->banner, stdout);
+	report_print(&rep, a->fmt, stdout);
+	status = 0;
+	if (a->verify) {
+		struct rep_check *checks = NULL;
+		unsigned n = 0;
+		run_verify(r, &checks, &n);
+		/* In a machine-readable format the verdict goes to stderr. */
+		FILE *out = a->fmt == FMT_TABLE ? stdout : stderr;
+		if (report_checks(checks, n, a->all_checks, out))
+			status = 1;
+		free(checks);
+	}
+out_run:
+	report_free(&rep);
+	run_free(r);
+out:
+	free(r);
+	free(sc);
+	return status;
+}
+
+static int command(const char *cmd, int argc, char **argv)
+{
+	struct run_args a = {.cmd = cmd, .fmt = FMT_TABLE, .progress = -1};
+	a.verify = strcmp(cmd, "run") == 0;
+	int rc = parse(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	return tool_run_scenario(&a);
+}
+
+int tool_run(int argc, char **argv)
+{
+	return command("run", argc, argv);
+}
+
+int tool_stats(int argc, char **argv)
+{
+	return command("stats", argc, argv);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the report formats (report.h). */
+#include "report.h"
+
+#include <string.h>
+
+#include "../sim/events.h"
+
+const char *const rep_amu_names[REP_AMU_COUNT] = {
+#define REP_AMU_NAME(n, t) #n,
+	REP_AMU_COUNTERS(REP_AMU_NAME)
+#undef REP_AMU_NAME
+};
+
+const char *const rep_amu_help[REP_AMU_COUNT] = {
+#define REP_AMU_HELP(n, t) t,
+	REP_AMU_COUNTERS(REP_AMU_HELP)
+#undef REP_AMU_HELP
+};
+
+static const char *const format_names[] = {
+	[FMT_TABLE] = "table",
+	[FMT_JSON] = "json",
+	[FMT_OPENMETRICS] = "openmetrics",
+	[FMT_DOMSTATS] = "domstats",
+};
+
+int report_format_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (strcmp(format_names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+void report_print(const struct report *r, enum report_format f, FILE *out)
+{
+	switch (f) {
+	case FMT_TABLE:
+		report_table(r, out);
+		break;
+	case FMT_JSON:
+		report_json(r, out);
+		break;
+	case FMT_OPENMETRICS:
+		report_openmetrics(r, out);
+		break;
+	case FMT_DOMSTATS:
+		report_domstats(r, out);
+		break;
+	}
+}
+
+const char *rep_state_name(enum rep_state s)
+{
+	switch (s) {
+	case REP_NOT_REQUESTED:
+		return "not requested";
+	case REP_NOT_OFFERED:
+		return "not offered";
+	case REP_MEASURED:
+		return "measured";
+	}
+	return "?";
+}
+
+void rep_counter_name(const struct rep_counter *c, char *buf, size_t len)
+{
+	if (c->index == REP_CYCLE_COUNTER)
+		snprintf(buf, len, "PMCCNTR");
+	else
+		snprintf(buf, len, "PMEVCNTR%u", c->index);
+}
+
+void rep_event_name(uint32_t event, char *buf, size_t len)
+{
+	const char *n = sim_ev_name(event);
+	for (int e = 0; !n && e < DOM_PERF_COUNT; e++)
+		if (dom_perf_events[e].arm == (int)event)
+			n = dom_perf_events[e].text;
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "0x%04X", event);
+}
+
+double rep_rate(const struct report *r, uint64_t bytes)
+{
+	return r->seconds > 0 ? (double)bytes / r->seconds : 0.0;
+}

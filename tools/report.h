@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-VM figures, as plain data, and the four ways of printing them:
+ *   table        aligned, for people (report_table.c)
+ *   json         one document (report_json.c)
+ *   openmetrics  the Prometheus/OpenMetrics text format (report_openmetrics.c)
+ *   domstats     the key=value records of `virsh domstats` (report_domstats.c)
+ *
+ * A figure is printed only when it was measured (REP_MEASURED). A feature the VM asked for but
+ * cannot have says why (REP_NOT_OFFERED, `why`); one it did not ask for is left out.
+ */
+#ifndef PERFVISOR_TOOLS_REPORT_H
+#define PERFVISOR_TOOLS_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "domxml.h"
+
+enum rep_state {
+	REP_NOT_REQUESTED, /* the domain did not ask for it */
+	REP_NOT_OFFERED,   /* asked for, not available: `why` */
+	REP_MEASURED,      /* figures below are measured */
+};
+
+struct rep_feature {
+	enum rep_state state;
+	char why[160];
+};
+
+#define REP_CYCLE_COUNTER 31
+
+struct rep_counter {   /* one virtual PMU counter of a vCPU, as the library holds it */
+	unsigned index;     /* n of PMEVCNTR<n>_EL0, or REP_CYCLE_COUNTER for PMCCNTR_EL0 */
+	uint32_t event;     /* what the guest programmed (CPU_CYCLES for the cycle counter) */
+	uint64_t value;
+};
+
+/* The four architected AMU counters (group 0), per vCPU. */
+#define REP_AMU_COUNTERS(X)                                                                      \
+	X(cpu_cycles, "processor cycles")                                                        \
+	X(cnt_cycles, "constant-frequency cycles")                                               \
+	X(inst_retired, "instructions retired")                                                  \
+	X(stall_backend_mem, "cycles stalled on memory")
+enum {
+#define REP_AMU_ENUM(n, t) REP_AMU_##n,
+	REP_AMU_COUNTERS(REP_AMU_ENUM)
+#undef REP_AMU_ENUM
+	REP_AMU_COUNT
+};
+extern const char *const rep_amu_names[REP_AMU_COUNT];
+extern const char *const rep_amu_help[REP_AMU_COUNT];
+
+struct rep_vcpu {
+	unsigned id, pcpu;
+	uint64_t loads;     /* pv_vcpu_load calls */
+	uint64_t traps;     /* PMU register accesses the library emulated */
+	unsigned ncounters;
+	struct rep_counter counter[32];
+	bool amu_measured;
+	uint64_t amu[REP_AMU_COUNT];
+};
+
+struct rep_perf {      /* perf.<event>: the host's count of the event for the domain */
+	enum dom_perf_event event;
+	enum rep_state state;
+	uint64_t value;
+	char why[160];
+};
+
+struct rep_bw_node {   /* memory bandwidth of one monitor through one memory node */
+	unsigned id;
+	uint64_t bytes_total;
+	bool has_local;
+	uint64_t bytes_local; /* through the node, from vCPUs on pCPUs local to it */
+};
+
+struct rep_bw_monitor {
+	char name[80];      /* libvirt's name: "vcpus_<set>" */
+	uint64_t vcpus;
+	unsigned nnodes;
+	struct rep_bw_node node[DOM_MAX_NODES];
+};
+
+struct rep_domain {
+	char name[64];
+	char uuid[37];
+	unsigned nvcpus;
+	bool pmu;
+	uint8_t pmu_version;
+	unsigned pmu_counters;
+	char pmu_filter[200];   /* the event filter, in words */
+	struct rep_vcpu vcpu[DOM_MAX_VCPUS];
+	unsigned nperf;         /* enabled perf events, libvirt order */
+	struct rep_perf perf[DOM_PERF_COUNT];
+	struct rep_feature spe, amu, mpam;
+	unsigned nmonitors;     /* memory-bandwidth monitors (when mpam is measured) */
+	struct rep_bw_monitor monitor[DOM_MAX_TUNES * DOM_MAX_MONITORS];
+	bool limits_enforced;   /* the memorytune/cachetune limits are applied (MPAM) */
+	const struct domain *def; /* the definition: limits, tunes */
+};
+
+struct report {
+	char scenario[64];
+	char source[320];       /* the scenario file */
+	unsigned cpus;
+	unsigned mhz;
+	uint8_t pmu_version;
+	unsigned pmu_counters, host_counters;
+	double seconds;         /* simulated time the run took */
+	bool cut;               /* stopped at the scenario's duration */
+	uint64_t switches, traps, irqs;
+	unsigned ndomains;
+	struct rep_domain *domain;
+};
+
+/* One figure next to the machine model's ground truth (perfvisor run, demo). */
+struct rep_check {
+	char domain[64];
+	char what[96];
+	uint64_t figure, truth;
+};
+/* Prints the comparison (every figure when `all`, else the mismatches) and a verdict line;
+ * returns the number of mismatches. */
+unsigned report_checks(const struct rep_check *c, unsigned n, bool all, FILE *out);
+
+enum report_format { FMT_TABLE, FMT_JSON, FMT_OPENMETRICS, FMT_DOMSTATS };
+/* "table", "json", "openmetrics", "domstats"; -1 if unknown. */
+int report_format_parse(const char *name);
+
+void report_table(const struct report *r, FILE *out);
+void report_json(const struct report *r, FILE *out);
+void report_openmetrics(const struct report *r, FILE *out);
+void report_domstats(const struct report *r, FILE *out);
+void report_print(const struct report *r, enum report_format f, FILE *out);
+
+/* Helpers shared by the formats. */
+const char *rep_state_name(enum rep_state s);   /* "not requested", "not offered", "measured" */
+/* "PMEVCNTR3" / "PMCCNTR" */
+void rep_counter_name(const struct rep_counter *c, char *buf, size_t len);
+/* Arm event name ("INST_RETIRED"), or "0x00NN" when the model does not name it. */
+void rep_event_name(uint32_t event, char *buf, size_t len);
+/* bytes per second over the run, 0 when the run took no time */
+double rep_rate(const struct report *r, uint64_t bytes);
+
+#endif

@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a scenario on the simulated machine (see run.h). */
+#include "run.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hooks.h"
+
+/* What a guest with no <guest-pmu> and no enabled perf event counts: perf stat's classics. */
+static const uint16_t default_events[] = {PV_EVT_INST_RETIRED, PV_EVT_L1D_CACHE,
+					  PV_EVT_L1D_CACHE_REFILL, PV_EVT_BR_RETIRED,
+					  PV_EVT_BR_MIS_PRED, PV_EVT_STALL_BACKEND};
+
+bool run_hw_event(const struct pv_hw *hw, uint32_t event)
+{
+	if (event < 0x20)
+		return hw->pmceid0 >> event & 1;
+	if (event < 0x40)
+		return hw->pmceid1 >> (event - 0x20) & 1;
+	return false;
+}
+
+bool run_filter_allows(const struct pv_pmu_config *p, uint32_t event)
+{
+	if (event == PV_EVT_SW_INCR || event == PV_EVT_CHAIN || p->nr_filters == 0)
+		return true;
+	bool allowed = p->filters[0].action != PV_PMU_FILTER_ALLOW;
+	for (unsigned i = 0; i < p->nr_filters; i++) {
+		const struct pv_pmu_filter *f = &p->filters[i];
+		if (event >= f->base_event && event < (uint32_t)f->base_event + f->nevents)
+			allowed = f->action == PV_PMU_FILTER_ALLOW;
+	}
+	return allowed;
+}
+
+/* ---- preparing ------------------------------------------------------------------------------ */
+
+static bool machine_event(const struct sim_config *c, int event)
+{
+	return event >= 0 && event < 64 && (c->pmu.events >> event & 1);
+}
+
+/* The perf events the host accounts: every event a domain enables that maps to an Arm event
+ * the machine implements, each on one host counter. */
+static int plan_host(struct run *r, struct diag *d)
+{
+	const struct scenario *sc = r->sc;
+	unsigned n = 0;
+	int seen[DOM_PERF_COUNT];
+	const char *who = NULL;
+	long who_line = 0;
+	char list[256] = "";
+	for (unsigned i = 0; i < sc->nvms; i++) {
+		const struct domain *dom = &sc->vm[i].dom;
+		for (int e = 0; e < DOM_PERF_COUNT; e++) {
+			int arm = dom_perf_events[e].arm;
+			if (!domxml_perf_accounted(dom, (enum dom_perf_event)e) ||
+			    !machine_event(&r->cfg, arm))
+				continue;
+			bool have = false;
+			for (unsigned k = 0; k < n; k++)
+				have |= seen[k] == arm;
+			if (have)
+				continue;
+			if (n < SCEN_MAX_HOST_COUNTERS)
+				r->host_event[n] = (uint16_t)arm;
+			seen[n] = arm;
+			size_t l = strlen(list);
+			snprintf(list + l, sizeof(list) - l, "%s%s", l ? ", " : "",
+				 dom_perf_events[e].name);
+			if (++n > (unsigned)(sc->host_counters < 0 ? SCEN_MAX_HOST_COUNTERS
+								  : sc->host_counters) &&
+			    !who) {
+				who = dom->origin;
+				who_line = dom->perf_event_line[e];
+			}
+		}
+	}
+	if (who) {
+		if (sc->host_counters < 0)
+			return xerr_at(d, who, who_line, "event",
+				       "the domains enable %u distinct perf events (%s), but the host "
+				       "can keep at most %d counters to account them",
+				       n, list, SCEN_MAX_HOST_COUNTERS);
+		return xerr_at(d, who, who_line, "event",
+			       "the domains enable %u distinct perf events (%s), but the machine "
+			       "reserves host-counters='%d' to account them (%s:%ld)",
+			       n, list, sc->host_counters, sc->path, sc->machine_line);
+	}
+	r->nhost = n;
+	unsigned host = sc->host_counters < 0 ? n : (unsigned)sc->host_counters;
+	if (host >= sc->pmu_counters)
+		return xerr_at(d, sc->path, sc->machine_line, "machine",
+			       "%u host counters (for %u perf events) leave none of the %u counters "
+			       "to guests",
+			       host, n, sc->pmu_counters);
+	r->cfg.host_counters = host;
+	for (unsigned k = 0; k < n; k++)
+		r->cfg.host_events[k] = r->host_event[k];
+	return 0;
+}
+
+/* The host counts its accounted events at EL0 and EL1 only (P = U = NSH = 0): whatever a
+ * guest runs, never the hypervisor. */
+static void host_program(struct run *r)
+{
+	unsigned first = r->sc->pmu_counters - r->cfg.host_counters;
+	for (unsigned c = 0; c < r->sc->cpus; c++)
+		for (unsigned k = 0; k < r->nhost; k++) {
+			sim_cpu_write(&r->m->cpu[c], 2, PV_PMEVTYPER_EL0(first + k), r->host_event[k]);
+			sim_cpu_write(&r->m->cpu[c], 2, PV_PMEVCNTR_EL0(first + k), 0);
+		}
+	r->host_mask = r->sc->pmu_version >= PV_PMUVER_V3P5 ? UINT64_MAX : UINT64_C(0xFFFFFFFF);
+}
+
+static const char *feature_name(uint32_t f)
+{
+	return f == PV_FEAT_SPE ? "SPE" : f == PV_FEAT_AMU ? "the AMU" : "MPAM";
+}
+
+static void why_not(char *buf, size_t len, uint32_t f, int err)
+{
+	if (err == PV_ERR_FEATURE)
+		snprintf(buf, len, "the machine does not implement %s", feature_name(f));
+	else if (err == PV_ERR_UNSUPPORTED)
+		snprintf(buf, len, "this perfvisor does not offer %s to guests yet",
+			 feature_name(f));
+	else
+		snprintf(buf, len, "%s", pv_strerror(err));
+}
+
+static unsigned feature_bit(uint32_t f)
+{
+	return (unsigned)__builtin_ctz(f);
+}
+
+/* The domain's configuration against this machine; which optional features pv_vm_init
+ * accepts. */
+static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, struct diag *d)
+{
+	const struct domain *dom = &v->sv->dom;
+	const struct sim_machine *m = r->m;
+	const struct scenario *sc = r->sc;
+	struct pv_vm_config cfg = dom->cfg;
+	v->requested = cfg.features;
+	cfg.features &= PV_FEAT_PMU;
+	if (cfg.features & PV_FEAT_PMU) {
+		const char *el = "perfvisor:pmu";
+		if (dom->pmu_version_auto)
+			cfg.pmu.version = m->hw.pmu_version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5
+									     : m->hw.pmu_version;
+		else if (cfg.pmu.version > m->hw.pmu_version)
+			return xerr_at(d, dom->origin, dom->pmu_line, el,
+				       "PMUv%s is above the machine's PMUv%s (%s:%ld)",
+				       domxml_pmu_version_name(cfg.pmu.version),
+				       domxml_pmu_version_name(m->hw.pmu_version), sc->path,
+				       sc->machine_line);
+		if (dom->pmu_counters_auto)
+			cfg.pmu.nr_counters = m->hw.hpmn;
+		else if (cfg.pmu.nr_counters > m->hw.hpmn)
+			return xerr_at(d, dom->origin, dom->pmu_line, el,
+				       "counters='%u', but the machine leaves %u of its %u counters to "
+				       "guests (%u kept by the host; %s:%ld)",
+				       cfg.pmu.nr_counters, m->hw.hpmn, m->hw.pmu_counters,
+				       m->hw.host_counters, sc->path, sc->machine_line);
+	}
+	int err = pv_vm_init(scratch, &m->hw, &cfg);
+	if (err)
+		return xerr_at(d, dom->origin, dom->pmu_line ? dom->pmu_line : dom->line,
+			       dom->pmu_line ? "perfvisor:pmu" : "domain", "%s", pv_strerror(err));
+	static const uint32_t optional[] = {PV_FEAT_SPE, PV_FEAT_AMU, PV_FEAT_MPAM};
+	uint32_t offered = 0;
+	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+		uint32_t f = optional[i];
+		if (!(v->requested & f))
+			continue;
+		struct pv_vm_config c = cfg;
+		c.features |= f;
+		err = pv_vm_init(scratch, &m->hw, &c);
+		if (err)
+			why_not(v->why[feature_bit(f)], sizeof(v->why[0]), f, err);
+		else
+			offered |= f;
+	}
+	cfg.features |= offered;
+	if (offered && pv_vm_init(scratch, &m->hw, &cfg))
+		return xerr_at(d, dom->origin, dom->line, "domain",
+			       "its features are offered one by one but not together");
+	v->cfg = cfg;
+	return 0;
+}
+
+/* What the guest's own perf programs: <guest-pmu events>, or the events its domain offers,
+ * or the classic set; never more than its counters. */
+static int guest_events(const struct run *r, struct run_vm *v, struct run_ops *o,
+			struct diag *d)
+{
+	const struct scen_vm *sv = v->sv;
+	const struct domain *dom = &sv->dom;
+	unsigned max = v->cfg.pmu.nr_counters;
+	*o = (struct run_ops){0};
+	if (!(v->cfg.features & PV_FEAT_PMU) || sv->nevents == 0)
+		return 0;
+	o->pmu = true;
+	if (sv->nevents != SCEN_GUEST_EVENTS_AUTO) {
+		if (sv->nevents > max)
+			return xerr_at(d, r->sc->path, sv->guest_pmu_line, "guest-pmu",
+				       "%u events, but domain '%s' has %u counters", sv->nevents,
+				       dom->name, max);
+		o->n = sv->nevents;
+		memcpy(o->event, sv->events, sizeof(o->event));
+		return 0;
+	}
+	for (int e = 0; e < DOM_PERF_COUNT && o->n < max; e++)
+		if (domxml_perf_accounted(dom, (enum dom_perf_event)e) &&
+		    run_hw_event(&r->m->hw, (uint32_t)dom_perf_events[e].arm))
+			o->event[o->n++] = (uint16_t)dom_perf_events[e].arm;
+	if (o->n == 0)
+		for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]) && o->n < max;
+		     i++)
+			o->event[o->n++] = default_events[i];
+	return 0;
+}
+
+/* The vCPU's program: perf-stat style counting around the workload, in chunks alternating
+ * between EL0 and EL1 in the scenario's proportion. */
+static void build_prog(struct sim_prog *p, const struct scen_vm *sv, struct run_ops *o)
+{
+	if (o->pmu) {
+		uint32_t enable = UINT32_C(1) << 31;
+		for (unsigned i = 0; i < o->n; i++) {
+			sim_prog_msr(p, 1, PV_PMEVTYPER_EL0(i), o->event[i]); /* EL0 and EL1 */
+			sim_prog_msr(p, 1, PV_PMEVCNTR_EL0(i), 0);
+			enable |= UINT32_C(1) << i;
+		}
+		sim_prog_msr(p, 1, PV_PMCCFILTR_EL0, 0);
+		sim_prog_msr(p, 1, PV_PMCCNTR_EL0, 0);
+		sim_prog_msr(p, 1, PV_PMCNTENSET_EL0, enable);
+		o->start = sim_prog_msr(p, 1, PV_PMCR_EL0, PV_PMCR_E);
+	}
+	uint64_t left = sv->instructions;
+	uint64_t chunk = sv->instructions / 1000;
+	if (chunk < 50000)
+		chunk = 50000;
+	unsigned acc = 0;
+	while (left) {
+		uint64_t n = left < chunk ? left : chunk;
+		acc += sv->el0_percent;
+		unsigned el = acc >= 100 ? 0 : 1;
+		if (acc >= 100)
+			acc -= 100;
+		sim_prog_workload(p, el, sv->profile, n);
+		left -= n;
+	}
+	if (o->pmu) {
+		for (unsigned i = 0; i < o->n; i++)
+			o->read[i] = sim_prog_mrs(p, 1, PV_PMEVCNTR_EL0(i));
+		o->read[o->n] = sim_prog_mrs(p, 1, PV_PMCCNTR_EL0);
+	}
+}
+
+int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
+{
+	memset(r, 0, sizeof(*r));
+	r->sc = sc;
+	r->nvms = sc->nvms;
+	sim_config_default(&r->cfg);
+	r->cfg.cpus = sc->cpus;
+	r->cfg.pmu.counters = (uint8_t)sc->pmu_counters;
+	r->cfg.pmu.version = sc->pmu_version;
+	r->cfg.seed = sc->seed;
+	r->cfg.slice_min = sc->slice_min;
+	r->cfg.slice_max = sc->slice_max;
+	if (plan_host(r, d))
+		return -1;
+
+	r->m = calloc(1, sizeof(*r->m));
+	struct pv_vm *scratch = malloc(sizeof(*scratch));
+	if (!r->m || !scratch) {
+		free(scratch);
+		run_free(r);
+		return xerr_plain(d, "out of memory");
+	}
+	int err = sim_init(r->m, &r->cfg);
+	if (err) {
+		free(scratch);
+		run_free(r);
+		return xerr_at(d, sc->path, sc->machine_line, "machine", "%s", pv_strerror(err));
+	}
+	host_program(r);
+
+	/* Every VM is checked before any is created. */
+	int rc = 0;
+	for (unsigned i = 0; i < sc->nvms && !rc; i++) {
+		struct run_vm *v = &r->vm[i];
+		v->sv = &sc->vm[i];
+		rc = resolve_vm(r, v, scratch, d);
+		for (unsigned c = 0; c < v->sv->dom.vcpus && !rc; c++)
+			rc = guest_events(r, v, &v->ops[c], d);
+	}
+	free(scratch);
+	if (rc) {
+		run_free(r);
+		return -1;
+	}
+
+	unsigned next_cpu = 0;
+	for (unsigned i = 0; i < sc->nvms; i++) {
+		struct run_vm *v = &r->vm[i];
+		const struct domain *dom = &v->sv->dom;
+		int vm = sim_add_vm(r->m, &v->cfg);
+		if (vm < 0) {
+			run_free(r);
+			return xerr_at(d, dom->origin, dom->line, "domain", "%s", pv_strerror(vm));
+		}
+		v->sim_vm = (unsigned)vm;
+		v->first_vcpu = r->m->nvcpus;
+		for (unsigned c = 0; c < dom->vcpus; c++) {
+			unsigned cpu = dom->pin[c] >= 0 ? (unsigned)dom->pin[c] : next_cpu++ % sc->cpus;
+			sim_prog_init(&v->prog[c]);
+			build_prog(&v->prog[c], v->sv, &v->ops[c]);
+			if (sim_add_vcpu(r->m, (unsigned)vm, cpu, &v->prog[c]) < 0) {
+				run_free(r);
+				return xerr_at(d, dom->origin, dom->line, "domain",
+					       "cannot add vCPU %u", c);
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- running -------------------------------------------------------------------------------- */
+
+static uint64_t vcpu_cycles(const struct sim_vcpu *v)
+{
+	return v->truth.now.ev[0][SIM_EV_CPU_CYCLES] + v->truth.now.ev[1][SIM_EV_CPU_CYCLES];
+}
+
+static unsigned run_vm_of(const struct run *r, unsigned vcpu)
+{
+	unsigned idx = r->m->vcpu[vcpu].vm->idx;
+	for (unsigned i = 0; i < r->nvms; i++)
+		if (r->vm[i].sim_vm == idx)
+			return i;
+	return 0;
+}
+
+/* After a step: each pCPU ran at most one vCPU (the one its round-robin cursor names); what
+ * the host counted at EL0/EL1 meanwhile is that VM's. The pCPU clocks advance by the cycles
+ * run at EL2 and by the guests. */
+static void account(struct run *r, const unsigned *cpu_of)
+{
+	struct sim_machine *m = r->m;
+	for (unsigned c = 0; c < r->sc->cpus; c++) {
+		struct sim_cpu *cpu = &m->cpu[c];
+		uint64_t el2 = cpu->truth.el2[SIM_EV_CPU_CYCLES];
+		r->cycles[c] += el2 - r->el2_prev[c];
+		r->el2_prev[c] = el2;
+		for (unsigned k = 0; k < r->nhost; k++) {
+			uint64_t now = sim_host_counter(m, c, k);
+			uint64_t delta = (now - r->host_prev[c][k]) & r->host_mask;
+			r->host_prev[c][k] = now;
+			if (delta)
+				r->vm[run_vm_of(r, cpu->rr)].host[k] += delta;
+		}
+	}
+	for (unsigned i = 0; i < m->nvcpus; i++) {
+		uint64_t cyc = vcpu_cycles(&m->vcpu[i]);
+		r->cycles[cpu_of[i]] += cyc - r->vcpu_prev[i];
+		r->vcpu_prev[i] = cyc;
+	}
+}
+
+static uint64_t clock_max(const struct run *r)
+{
+	uint64_t t = 0;
+	for (unsigned c = 0; c < r->sc->cpus; c++)
+		if (r->cycles[c] > t)
+			t = r->cycles[c];
+	return t;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void show_progress(const struct run *r, FILE *tty, uint64_t limit)
+{
+	const struct sim_machine *m = r->m;
+	uint64_t total = 0, done = 0;
+	for (unsigned i = 0; i < m->nvcpus; i++) {
+		total += m->vcpu[i].prog->n;
+		done += m->vcpu[i].done ? m->vcpu[i].prog->n : m->vcpu[i].pc;
+	}
+	double frac = total ? (double)done / (double)total : 1.0;
+	if (limit && (double)clock_max(r) / (double)limit > frac)
+		frac = (double)clock_max(r) / (double)limit;
+	fprintf(tty, "\rperfvisor: %s: %3.0f%%, %.3f ms simulated ", r->sc->name, frac * 100.0,
+		(double)clock_max(r) / (r->sc->mhz * 1e3));
+	fflush(tty);
+}
+
+void run_execute(struct run *r, FILE *tty)
+{
+	struct sim_machine *m = r->m;
+	uint64_t limit = r->sc->duration_ns ? r->sc->duration_ns * r->sc->mhz / 1000 : 0;
+	unsigned cpu_of[SIM_MAX_VCPUS];
+	double last = tty ? now_seconds() : 0;
+	bool shown = tty != NULL;
+	if (tty)
+		show_progress(r, tty, limit);
+	for (;;) {
+		for (unsigned i = 0; i < m->nvcpus; i++)
+			cpu_of[i] = m->vcpu[i].cpu->idx;
+		bool any = sim_step(m);
+		account(r, cpu_of);
+		r->steps++;
+		if (!any)
+			break;
+		if (limit && clock_max(r) >= limit) {
+			for (unsigned i = 0; i < m->nvcpus; i++)
+				r->cut |= !m->vcpu[i].done;
+			break;
+		}
+		if (tty && (r->steps & 255) == 0) {
+			double t = now_seconds();
+			if (t - last >= 0.1) {
+				show_progress(r, tty, limit);
+				last = t;
+				shown = true;
+			}
+		}
+	}
+	if (shown) {
+		fputs("\r\033[K", tty);
+		fflush(tty);
+	}
+}
+
+/* ---- figures -------------------------------------------------------------------------------- */
+
+/* The filter in words: the events by name ("only INST_RETIRED, CPU_CYCLES"), long ranges in
+ * hex. */
+static void filter_text(const struct pv_pmu_config *p, char *buf, size_t len)
+{
+	if (!p->nr_filters) {
+		snprintf(buf, len, "every event");
+		return;
+	}
+	bool allow = p->filters[0].action == PV_PMU_FILTER_ALLOW;
+	size_t n = (size_t)snprintf(buf, len, "%s", allow ? "only " : "every event but ");
+	bool first = true;
+	for (unsigned i = 0; i < p->nr_filters && n < len; i++) {
+		const struct pv_pmu_filter *f = &p->filters[i];
+		if (f->nevents > 8) {
+			n += (size_t)snprintf(buf + n, len - n, "%s0x%04X-0x%04X", first ? "" : ", ",
+					      f->base_event, f->base_event + f->nevents - 1);
+			first = false;
+			continue;
+		}
+		for (unsigned e = f->base_event; e < (unsigned)f->base_event + f->nevents && n < len;
+		     e++) {
+			char name[32];
+			rep_event_name(e, name, sizeof(name));
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", first ? "" : ", ", name);
+			first = false;
+		}
+	}
+}
+
+static int host_slot(const struct run *r, int arm)
+{
+	for (unsigned k = 0; k < r->nhost; k++)
+		if (r->host_event[k] == arm)
+			return (int)k;
+	return -1;
+}
+
+static void report_perf(const struct run *r, const struct run_vm *v, struct rep_domain *out)
+{
+	const struct domain *dom = &v->sv->dom;
+	for (int e = 0; e < DOM_PERF_COUNT; e++) {
+		if (dom->perf[e] != DOM_PERF_ENABLED)
+			continue;
+		struct rep_perf *p = &out->perf[out->nperf++];
+		const struct dom_perf_info *info = &dom_perf_events[e];
+		p->event = (enum dom_perf_event)e;
+		p->state = REP_NOT_OFFERED;
+		int slot = host_slot(r, info->arm);
+		if (info->arm < 0)
+			snprintf(p->why, sizeof(p->why), "no Arm PMUv3 equivalent: %s", info->text);
+		else if (!run_hw_event(&r->m->hw, (uint32_t)info->arm))
+			snprintf(p->why, sizeof(p->why),
+				 "the machine's PMU does not implement %s (0x%02X)", info->text,
+				 info->arm);
+		else if (slot >= 0) {
+			p->state = REP_MEASURED;
+			p->value = v->host[slot];
+		}
+	}
+}
+
+static void report_vcpus(const struct run *r, const struct run_vm *v, struct rep_domain *out)
+{
+	struct sim_machine *m = r->m;
+	for (unsigned c = 0; c < out->nvcpus; c++) {
+		struct sim_vcpu *sv = &m->vcpu[v->first_vcpu + c];
+		struct rep_vcpu *rv = &out->vcpu[c];
+		rv->id = c;
+		rv->pcpu = sv->cpu->idx;
+		rv->loads = sv->pv.stats.loads;
+		rv->traps = sv->pv.stats.traps[PV_KIND_PMU];
+		if (!(v->cfg.features & PV_FEAT_PMU))
+			continue;
+		const struct pv_vpmu *p = &sv->pv.pmu;
+		for (unsigned i = 0; i < 32; i++) {
+			if (!(p->cnten >> i & 1) || (i != REP_CYCLE_COUNTER && i >= v->cfg.pmu.nr_counters))
+				continue;
+			struct rep_counter *rc = &rv->counter[rv->ncounters++];
+			rc->index = i;
+			rc->event = i == REP_CYCLE_COUNTER ? PV_EVT_CPU_CYCLES
+							   : (uint32_t)(p->evtyper[i] & 0xFFFF);
+			rc->value = pv_vpmu_counter(&sv->pv, i);
+		}
+	}
+}
+
+int run_report(const struct run *r, struct report *rep)
+{
+	const struct scenario *sc = r->sc;
+	memset(rep, 0, sizeof(*rep));
+	rep->domain = calloc(r->nvms, sizeof(*rep->domain));
+	if (!rep->domain)
+		return -1;
+	snprintf(rep->scenario, sizeof(rep->scenario), "%s", sc->name);
+	snprintf(rep->source, sizeof(rep->source), "%s", sc->path);
+	rep->cpus = sc->cpus;
+	rep->mhz = sc->mhz;
+	rep->pmu_version = sc->pmu_version;
+	rep->pmu_counters = sc->pmu_counters;
+	rep->host_counters = r->cfg.host_counters;
+	rep->seconds = (double)clock_max(r) / ((double)sc->mhz * 1e6);
+	rep->cut = r->cut;
+	for (unsigned c = 0; c < sc->cpus; c++) {
+		rep->switches += r->m->cpu[c].stats.switches;
+		rep->traps += r->m->cpu[c].stats.traps;
+		rep->irqs += r->m->cpu[c].stats.irqs;
+	}
+	rep->ndomains = r->nvms;
+	for (unsigned i = 0; i < r->nvms; i++) {
+		const struct run_vm *v = &r->vm[i];
+		const struct domain *dom = &v->sv->dom;
+		struct rep_domain *out = &rep->domain[i];
+		out->def = dom;
+		snprintf(out->name, sizeof(out->name), "%s", dom->name);
+		snprintf(out->uuid, sizeof(out->uuid), "%s", dom->uuid);
+		out->nvcpus = dom->vcpus;
+		out->pmu = v->cfg.features & PV_FEAT_PMU;
+		if (out->pmu) {
+			out->pmu_version = v->cfg.pmu.version;
+			out->pmu_counters = v->cfg.pmu.nr_counters;
+			filter_text(&v->cfg.pmu, out->pmu_filter, sizeof(out->pmu_filter));
+		}
+		report_vcpus(r, v, out);
+		report_perf(r, v, out);
+		hook_spe(r, v, out);
+		hook_amu(r, v, out);
+		hook_mpam(r, v, out);
+	}
+	return 0;
+}
+
+void report_free(struct report *rep)
+{
+	free(rep->domain);
+	rep->domain = NULL;
+}
+
+/* ---- checking against the ground truth ------------------------------------------------------ */
+
+struct checks {
+	struct rep_check *c;
+	unsigned n, cap, bad;
+};
+
+static void check(struct checks *k, const char *domain, uint64_t figure, uint64_t truth,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void check(struct checks *k, const char *domain, uint64_t figure, uint64_t truth,
+		  const char *fmt, ...)
+{
+	if (k->n == k->cap) {
+		unsigned cap = k->cap ? k->cap * 2 : 64;
+		struct rep_check *c = realloc(k->c, cap * sizeof(*c));
+		if (!c) {
+			k->bad++;
+			return;
+		}
+		k->c = c;
+		k->cap = cap;
+	}
+	struct rep_check *c = &k->c[k->n++];
+	snprintf(c->domain, sizeof(c->domain), "%s", domain);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->what, sizeof(c->what), fmt, ap);
+	va_end(ap);
+	c->figure = figure;
+	c->truth = truth;
+	k->bad += figure != truth;
+}
+
+/* What a guest counter of `event` must hold between two instants: the guest's EL0 and EL1
+ * events, nothing if the filter denies it or the machine lacks it; 32 bits before PMUv3p5. */
+static uint64_t expect(const struct run *r, const struct run_vm *v, uint32_t event, bool cycle,
+		       const struct sim_snap *from, const struct sim_snap *to)
+{
+	if (!run_filter_allows(&v->cfg.pmu, event) || (!cycle && !run_hw_event(&r->m->hw, event)))
+		return 0;
+	uint64_t t = sim_snap_delta(from, to, event, 3);
+	if (!cycle && v->cfg.pmu.version < PV_PMUVER_V3P5)
+		t &= UINT64_C(0xFFFFFFFF);
+	return t;
+}
+
+static void verify_vcpu(const struct run *r, const struct run_vm *v, unsigned c,
+			struct checks *k)
+{
+	const struct run_ops *o = &v->ops[c];
+	struct sim_vcpu *sv = &r->m->vcpu[v->first_vcpu + c];
+	const struct sim_prog *p = &v->prog[c];
+	const char *name = v->sv->dom.name;
+	if (!o->pmu || p->ops[o->start].outcome != SIM_OUT_OK)
+		return;
+	const struct sim_snap *from = &p->ops[o->start].at;
+	for (unsigned i = 0; i <= o->n; i++) {
+		bool cycle = i == o->n;
+		unsigned idx = cycle ? REP_CYCLE_COUNTER : i;
+		uint32_t ev = cycle ? PV_EVT_CPU_CYCLES : o->event[i];
+		char reg[16], evn[24];
+		snprintf(reg, sizeof(reg), cycle ? "PMCCNTR" : "PMEVCNTR%u", i);
+		rep_event_name(ev, evn, sizeof(evn));
+		const struct sim_op *rd = &p->ops[o->read[i]];
+		if (rd->outcome == SIM_OUT_OK)
+			check(k, name, rd->value, expect(r, v, ev, cycle, from, &rd->at),
+			      "vCPU %u %s %s, read by the guest", c, reg, evn);
+		check(k, name, pv_vpmu_counter(&sv->pv, idx),
+		      expect(r, v, ev, cycle, from, &sv->truth.now), "vCPU %u %s %s, stats", c, reg,
+		      evn);
+	}
+}
+
+unsigned run_verify(const struct run *r, struct rep_check **checks, unsigned *n)
+{
+	struct checks k = {0};
+	static const struct sim_snap zero;
+	for (unsigned i = 0; i < r->nvms; i++) {
+		const struct run_vm *v = &r->vm[i];
+		const struct domain *dom = &v->sv->dom;
+		for (unsigned c = 0; c < dom->vcpus; c++)
+			verify_vcpu(r, v, c, &k);
+		for (int e = 0; e < DOM_PERF_COUNT; e++) {
+			int slot = host_slot(r, dom_perf_events[e].arm);
+			if (!domxml_perf_accounted(dom, (enum dom_perf_event)e) || slot < 0)
+				continue;
+			uint64_t truth = 0;
+			for (unsigned c = 0; c < dom->vcpus; c++)
+				truth += sim_snap_delta(&zero, &r->m->vcpu[v->first_vcpu + c].truth.now,
+							(uint32_t)dom_perf_events[e].arm, 3);
+			check(&k, dom->name, v->host[slot], truth, "perf.%s", dom_perf_events[e].name);
+		}
+	}
+	*checks = k.c;
+	*n = k.n;
+	return k.bad;
+}
+
+void run_free(struct run *r)
+{
+	for (unsigned i = 0; i < r->nvms; i++)
+		for (unsigned c = 0; c < DOM_MAX_VCPUS; c++)
+			sim_prog_free(&r->vm[i].prog[c]);
+	free(r->m);
+	r->m = NULL;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running a scenario on the simulated machine, the way a hypervisor integrating perfvisor
+ * would: every VM through pv_vm_init with the configuration its domain XML asks for, every
+ * vCPU through the library's load/put, and the host's own per-VM accounting of the domains'
+ * perf events on the counters the host keeps (MDCR_EL2.HPMN partition), attributed to the VM
+ * whose vCPU ran at every slice.
+ *
+ *   run_prepare()   everything checked and built; nothing runs yet (errors: file:line)
+ *   run_execute()   time-slices the vCPUs until every workload ends or the duration passes
+ *   run_report()    the per-VM figures (report.h)
+ *   run_verify()    every figure against the machine model's ground truth
+ */
+#ifndef PERFVISOR_TOOLS_RUN_H
+#define PERFVISOR_TOOLS_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../sim/sim.h"
+#include "report.h"
+#include "scenario.h"
+
+/* The guest program's operations the checks need. */
+struct run_ops {
+	bool pmu;              /* the guest programs its PMU */
+	unsigned n;            /* event counters programmed */
+	uint16_t event[31];
+	size_t start;          /* PMCR_EL0.E = 1 */
+	size_t read[32];       /* final reads: read[i] of counter i, read[n] of PMCCNTR */
+};
+
+struct run_vm {
+	const struct scen_vm *sv;
+	struct pv_vm_config cfg;   /* resolved against the machine, features offered only */
+	uint32_t requested;        /* PV_FEAT_* the domain asked for */
+	char why[4][160];          /* per feature bit (SPE 1, AMU 2, MPAM 3): why not offered */
+	unsigned sim_vm;
+	unsigned first_vcpu;       /* sim vCPU index of the domain's vCPU 0 */
+	struct sim_prog prog[DOM_MAX_VCPUS];
+	struct run_ops ops[DOM_MAX_VCPUS];
+	uint64_t host[SCEN_MAX_HOST_COUNTERS]; /* the host's counts while the VM ran */
+};
+
+struct run {
+	const struct scenario *sc;
+	struct sim_config cfg;
+	struct sim_machine *m;
+	unsigned nvms;
+	struct run_vm vm[SCEN_MAX_VMS];
+	unsigned nhost;            /* host counters used for accounting */
+	uint16_t host_event[SCEN_MAX_HOST_COUNTERS];
+	uint64_t host_mask;        /* their width */
+	uint64_t host_prev[SCEN_MAX_CPUS][SCEN_MAX_HOST_COUNTERS];
+	uint64_t cycles[SCEN_MAX_CPUS];      /* each pCPU's clock, in its cycles */
+	uint64_t el2_prev[SCEN_MAX_CPUS];
+	uint64_t vcpu_prev[SIM_MAX_VCPUS];
+	uint64_t steps;
+	bool cut;                  /* stopped at the duration */
+};
+
+int run_prepare(struct run *r, const struct scenario *sc, struct diag *d);
+/* progress: a line on `tty` (updated in place) while it runs; NULL for none. */
+void run_execute(struct run *r, FILE *tty);
+/* Fills rep (rep->domain allocated; free with report_free). 0, or -1 out of memory. */
+int run_report(const struct run *r, struct report *rep);
+void report_free(struct report *rep);
+/* Every checked figure; returns how many differ from the truth. *checks is malloc'd. */
+unsigned run_verify(const struct run *r, struct rep_check **checks, unsigned *n);
+void run_free(struct run *r);
+
+/* Whether a VM's event filter lets `event` count (the KVM semantics, written out here
+ * independently of the library: the first range sets the default). */
+bool run_filter_allows(const struct pv_pmu_config *p, uint32_t event);
+/* Whether the machine's PMU implements a common event (PMCEID0/1). */
+bool run_hw_event(const struct pv_hw *hw, uint32_t event);
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenario files: a described machine, the VMs on it (libvirt domain XML files, or domains of
+ * a libvirt connection), what each VM runs and how the machine schedules it. One XML
+ * document in our own namespace (SCEN_NS); docs/operator.md has the reference.
+ *
+ *   <scenario xmlns="http://perfvisor.invalid/xmlns/scenario/1" name="...">
+ *     <machine cpus mhz pmu-version pmu-counters host-counters>
+ *       <memory-node id cpus/>...  <mpam partids bandwidth-monitors/>
+ *     </machine>
+ *     <libvirt connect="URI"/> | <libvirt test-node="FILE"/>     (for <vm domain=...>)
+ *     <schedule seed slice-min slice-max duration/>
+ *     <vm file="DOMAIN.xml"> | <vm domain="NAME">
+ *       <workload profile instructions el0-percent/>
+ *       <guest-pmu events="INST_RETIRED,0x11,..."/> | <guest-pmu events="none"/>
+ *     </vm>...
+ *   </scenario>
+ */
+#ifndef PERFVISOR_TOOLS_SCENARIO_H
+#define PERFVISOR_TOOLS_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../sim/events.h"
+#include "domxml.h"
+
+#define SCEN_NS "http://perfvisor.invalid/xmlns/scenario/1"
+#define SCEN_MAX_VMS 16
+#define SCEN_MAX_CPUS 8
+#define SCEN_MAX_NODES 8
+#define SCEN_MAX_HOST_COUNTERS 4
+#define SCEN_GUEST_EVENTS_AUTO 0xFF
+
+struct scen_node {
+	unsigned id;
+	uint64_t cpus; /* pCPUs local to the node */
+	long line;
+};
+
+struct scen_vm {
+	struct domain dom;
+	long line;                /* the <vm> element */
+	enum sim_profile profile;
+	uint64_t instructions;    /* per vCPU */
+	unsigned el0_percent;     /* share of the work run at EL0 */
+	long guest_pmu_line;
+	unsigned nevents;         /* events the guest programs; SCEN_GUEST_EVENTS_AUTO: the
+				     domain's enabled perf events (or a default set) */
+	uint16_t events[31];
+};
+
+struct scenario {
+	char path[256];
+	char name[64];
+	/* machine */
+	long machine_line;
+	unsigned cpus, mhz;
+	uint8_t pmu_version;
+	unsigned pmu_counters;
+	int host_counters;        /* -1: as many as the domains' perf events need */
+	unsigned nnodes;
+	struct scen_node node[SCEN_MAX_NODES];
+	long mpam_line;           /* 0: no <mpam> declared */
+	unsigned partids, bw_monitors;
+	/* libvirt source for <vm domain=...> */
+	char connect[320];
+	long connect_line;
+	/* schedule */
+	uint64_t seed, slice_min, slice_max;
+	uint64_t duration_ns;     /* 0: run every workload to its end */
+	unsigned nvms;
+	struct scen_vm vm[SCEN_MAX_VMS];
+};
+
+/* Reads a scenario and every domain it names. `connect`, if not NULL, overrides the
+ * scenario's <libvirt> source. Checks everything that does not need the machine model
+ * (names unique, pins and memory nodes exist, PARTIDs suffice). 0, or -1 with the error. */
+int scenario_load(const char *path, const char *connect, struct scenario *sc, struct diag *d);
+
+/* Workload profile by name ("int", "mem", "branch", "stream"), -1 if unknown. */
+int scenario_profile(const char *name);
+
+#endif

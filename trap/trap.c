@@ -1,73 +1,206 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The single trap entry: decode once, find the register in the table, check it against the
- * VM and call the owning module. Nothing a guest encodes can make this fail other than
- * architecturally. This is the hot path of every trapped access, so everything the VM
- * decides (feature present, version high enough, family size) is folded into one
- * precomputed gate per table entry, and the handler is tail-called: a read handler stores
- * straight into the guest's register.
+ * The one register table and the single trap entry generated from it. Every system register
+ * perfvisor owns is listed once (the lists are in regs.h); the dispatch, the per-VM checks
+ * (gates.c) and the coverage document are all generated from them.
+ *
+ * Registers are grouped by the trap control that sends them to EL2:
+ *   MDCR_EL2.TPM            PMUv3 (Arm ARM D13, D24.5)
+ *   MDCR_EL2.TPMS / E2PB    SPE (Arm ARM D15)
+ *   CPTR_EL2.TAM            AMU (Arm ARM D24.6; HAFGRTR_EL2 on the virtual-offset path)
+ *   MPAM2_EL2.TRAPMPAMxEL1, MPAMHCR_EL2.TRAP_MPAMIDR_EL1   MPAM
+ *   HCR_EL2.TID3            the ID group (Op0=3 Op1=0 CRn=0 CRm=1..7)
+ * A register of a feature the VM does not have UNDEFs; its ID field reads as not implemented.
  */
 #include "regs.h"
 
-/* The version of `feature` the VM was given (0: not given). */
-static unsigned feature_version(const struct pv_vm *vm, unsigned feature)
+#define OFF_TEXT "UNDEF: not offered to guests yet (ID field reads not implemented)"
+
+const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
+/* A register emulated by module `mod` (vpmu, vamu), of feature `f` from version `ver`. */
+#define REG_DESC(f, ver, mod, nm, o0, o1, n, m, o2, acc, h, txt)                                 \
+	[RIDX_##nm] = {                                                                          \
+		.name = #nm,                                                                     \
+		.key = PV_SYSREG(o0, o1, n, m, o2),                                              \
+		.mask = PV_ISS_SYS_KEY_MASK,                                                     \
+		.kind = PV_KIND_##f,                                                             \
+		.feature = PV_FEAT_##f,                                                          \
+		.min_version = ver,                                                              \
+		.id = RIDX_##nm,                                                                 \
+		.access = PV_ACC_##acc,                                                          \
+		.index = PV_IDX_NONE,                                                            \
+		.read = RD_##acc(mod, h),                                                        \
+		.write = WR_##acc(mod, h),                                                       \
+		.behaviour = txt,                                                                \
+	},
+#define PMU_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+	REG_DESC(PMU, PV_PMUVER_##v, vpmu, nm, o0, o1, n, m, o2, acc, h, txt)
+#define AMU_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+	REG_DESC(AMU, v, vamu, nm, o0, o1, n, m, o2, acc, h, txt)
+#define OFF_DESC(k, f, nm, o0, o1, n, m, o2, v, acc)                                             \
+	[RIDX_##nm] = {                                                                          \
+		.name = #nm,                                                                     \
+		.key = PV_SYSREG(o0, o1, n, m, o2),                                              \
+		.mask = PV_ISS_SYS_KEY_MASK,                                                     \
+		.kind = PV_KIND_##k,                                                             \
+		.feature = PV_FEAT_##f,                                                          \
+		.min_version = v,                                                                \
+		.id = RIDX_##nm,                                                                 \
+		.access = PV_ACC_##acc,                                                          \
+		.index = PV_IDX_NONE,                                                            \
+		.behaviour = OFF_TEXT,                                                           \
+	},
+	PV_PMU_REGS(PMU_DESC) PV_AMU_REGS(AMU_DESC) PV_OFF_REGS(OFF_DESC)
+	[RIDX_PMEVCNTR] = {
+		.id = RIDX_PMEVCNTR,
+		.name = "PMEVCNTR<n>_EL0",
+		.key = PV_PMEVCNTR_EL0(0),
+		.mask = PMEV_MASK,
+		.kind = PV_KIND_PMU,
+		.feature = PV_FEAT_PMU,
+		.min_version = PV_PMUVER_V3,
+		.access = PV_ACC_RW,
+		.index = PV_IDX_PMEV,
+		.read = pv_vpmu_pmevcntr_read,
+		.write = pv_vpmu_pmevcntr_write,
+		.behaviour = "event counter n < N: 32-bit, 64-bit from PMUv3p5; n >= N UNDEF",
+	},
+	[RIDX_PMEVTYPER] = {
+		.id = RIDX_PMEVTYPER,
+		.name = "PMEVTYPER<n>_EL0",
+		.key = PV_PMEVTYPER_EL0(0),
+		.mask = PMEV_MASK,
+		.kind = PV_KIND_PMU,
+		.feature = PV_FEAT_PMU,
+		.min_version = PV_PMUVER_V3,
+		.access = PV_ACC_RW,
+		.index = PV_IDX_PMEV,
+		.read = pv_vpmu_pmevtyper_read,
+		.write = pv_vpmu_pmevtyper_write,
+		.behaviour = "event type n < N: reads what the guest wrote; denied events count "
+			     "nothing; hardware never counts EL2/EL3/Secure/Realm; n >= N UNDEF",
+	},
+	[RIDX_AMEVCNTR0] = {
+		.id = RIDX_AMEVCNTR0,
+		.name = "AMEVCNTR0<n>_EL0", .key = PV_AMEVCNTR0_EL0(0), .mask = AMEV_MASK,
+		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
+		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevcntr0_read,
+		.behaviour = "the vCPU's own count (n = 0 CPU_CYCLES, 1 CNT_CYCLES: time it ran, "
+			     "2 INST_RETIRED, 3 STALL_BACKEND_MEM); n >= 4 UNDEF; MSR UNDEF",
+	},
+	[RIDX_AMEVTYPER0] = {
+		.id = RIDX_AMEVTYPER0,
+		.name = "AMEVTYPER0<n>_EL0", .key = PV_AMEVTYPER0_EL0(0), .mask = AMEV_MASK,
+		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
+		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevtyper0_read,
+		.behaviour = "0x0011, 0x4004, 0x0008, 0x4005 for n = 0..3; n >= 4 UNDEF",
+	},
+	[RIDX_AMEVCNTR1] = {
+		.id = RIDX_AMEVCNTR1,
+		.name = "AMEVCNTR1<n>_EL0", .key = PV_AMEVCNTR1_EL0(0), .mask = AMEV_MASK,
+		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
+		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevcntr1_read,
+		.behaviour = "the vCPU's own count of auxiliary event n; zero with AMCR.CG1RZ; "
+			     "n >= the VM's auxiliary counters UNDEF; MSR UNDEF",
+	},
+	[RIDX_AMEVTYPER1] = {
+		.id = RIDX_AMEVTYPER1,
+		.name = "AMEVTYPER1<n>_EL0", .key = PV_AMEVTYPER1_EL0(0), .mask = AMEV_MASK,
+		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
+		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevtyper1_read,
+		.behaviour = "the hardware's event of auxiliary counter n; MSR UNDEF (fixed, or "
+			     "highest EL only)",
+	},
+	[RIDX_ID_GROUP] = {
+		.id = RIDX_ID_GROUP,
+		.name = "ID group (ID_AA64DFR0_EL1, ID_AA64PFR0_EL1, ...)",
+		.key = PV_ID_GROUP_KEY,
+		.mask = PV_ID_GROUP_MASK,
+		.kind = PV_KIND_ID,
+		.feature = 0,
+		.min_version = 0, /* always present */
+		.access = PV_ACC_RO,
+		.index = PV_IDX_ID,
+		.read = pv_id_read,
+		.behaviour = "per-VM view: PMUVer, PMSVer, AMU, MPAM, MPAM_frac set by the VM's "
+			     "features; unmanaged PMU/trace extensions hidden; rest passed through",
+	},
+};
+
+_Static_assert(RIDX_COUNT <= PV_REGS_MAX, "pv_vm.reg_limit is too small for the table");
+
+const struct pv_reg_desc *const pv_amev_family[4] = {
+	&pv_reg_descs[RIDX_AMEVCNTR0], &pv_reg_descs[RIDX_AMEVTYPER0],
+	&pv_reg_descs[RIDX_AMEVCNTR1], &pv_reg_descs[RIDX_AMEVTYPER1],
+};
+
+const struct pv_reg_desc *pv_reg_table(size_t *count)
 {
-	if (!(vm->cfg.features & feature))
-		return 0;
-	if (feature == PV_FEAT_PMU)
-		return vm->pmu.version;
-	if (feature == PV_FEAT_AMU)
-		return vm->amu.version;
-	return 0; /* SPE, MPAM: not offered yet */
+	*count = RIDX_COUNT;
+	return pv_reg_descs;
 }
 
-static unsigned family_size(const struct pv_vm *vm, const struct pv_reg_desc *d)
-{
-	switch (d->index) {
-	case PV_IDX_NONE:
-		return 1;
-	case PV_IDX_PMEV:
-		return vm->pmu.nr_counters;
-	case PV_IDX_ID:
-		return PV_ID_SLOTS;
-	case PV_IDX_AMEV: /* CRm[3]: group 1 */
-		return (PV_SYSREG_CRM(d->key) & 8u) ? vm->amu.nr_aux : PV_AMU_GROUP0;
-	default:
-		return 0;
-	}
-}
+const uint8_t pv_pmu_block[PMU_BLOCK_SIZE + RIDX_COUNT] = {
+#define PMU_BLOCK_ENTRY(nm, o0, o1, n, m, o2, v, acc, h, txt)                                    \
+	[PMU_BLOCK_AT(nm, o0, o1, n, m, o2)] = RIDX_##nm + 1,
+	PV_PMU_REGS(PMU_BLOCK_ENTRY)
+};
 
-void pv_trap_gates_init(struct pv_vm *vm)
+const struct pv_reg_desc *pv_reg_lookup(uint32_t key)
 {
-	for (unsigned i = 0; i < RIDX_COUNT; i++) {
-		const struct pv_reg_desc *d = &pv_reg_descs[i];
-		unsigned have = d->feature ? feature_version(vm, d->feature) : 1;
-		bool present = have != 0 && have >= d->min_version;
-		vm->reg_limit[i] = present ? (uint8_t)family_size(vm, d) : 0;
-	}
-}
-
-enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x, unsigned el)
-{
-	struct pv_sys_access a;
-	if (!pv_decode_sys(esr, &a))
-		return PV_TRAP_UNKNOWN;
 	unsigned idx;
-	const struct pv_reg_desc *d = reg_lookup(a.key, &idx);
-	if (!d)
-		return PV_TRAP_UNKNOWN;
+	return reg_lookup(key, &idx);
+}
+
+/*
+ * Dispatch of one looked-up register: check it against the VM, count the trap, tail-call the
+ * owning module (a read handler stores straight into the guest's register; Rt = 31 is XZR,
+ * whose reads are discarded and writes are zero). Inlined on every path; where the register is
+ * known at compile time (the hottest ones, below) the descriptor's fields fold away and the
+ * handler is a direct jump.
+ */
+#if defined(__GNUC__)
+#define DISPATCH_INLINE static inline __attribute__((always_inline))
+#else
+#define DISPATCH_INLINE static inline
+#endif
+
+DISPATCH_INLINE enum pv_trap_result dispatch(struct pv_vcpu *v, const struct pv_reg_desc *d,
+					     unsigned idx, uint32_t iss, uint64_t *x, unsigned el)
+{
 	v->stats.traps[d->kind]++;
 	/* A register the VM lacks (hidden feature, later version) or an index past the VM's
 	 * family (PMEVCNTR<n> with n >= N): UNDEF. */
 	if (idx >= v->vm->reg_limit[d->id])
 		return PV_TRAP_UNDEF;
-	if (a.is_read) {
+	unsigned rt = (iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT;
+	/* The direction comes from the raw ISS, never from the masked key. */
+	if (iss & PV_ISS_SYS_DIR_READ) {
 		if (!d->read)
 			return PV_TRAP_UNDEF; /* MRS of a write-only register */
-		/* Rt = 31 is XZR: the value read is discarded. */
-		return d->read(v, idx, el, a.rt == 31 ? &v->discard : &x[a.rt]);
+		return d->read(v, idx, el, rt == 31 ? &v->discard : &x[rt]);
 	}
 	if (!d->write)
 		return PV_TRAP_UNDEF; /* MSR to a read-only register */
-	return d->write(v, idx, el, a.rt == 31 ? 0 : x[a.rt]);
+	return d->write(v, idx, el, rt == 31 ? 0 : x[rt]);
+}
+
+enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x, unsigned el)
+{
+	if (PV_ESR_EC(esr) != PV_EC_SYS64)
+		return PV_TRAP_UNKNOWN;
+	uint32_t iss = PV_ESR_ISS(esr);
+	uint32_t key = iss & PV_ISS_SYS_KEY_MASK;
+	/* What a guest's perf touches most: the event counters and types, the cycle counter. */
+	if ((key & PMEV_MASK) == PV_PMEVCNTR_EL0(0))
+		return dispatch(v, &pv_reg_descs[RIDX_PMEVCNTR], PV_PMEV_INDEX(key), iss, x, el);
+	if ((key & PMEV_MASK) == PV_PMEVTYPER_EL0(0) && key != PV_PMCCFILTR_EL0)
+		return dispatch(v, &pv_reg_descs[RIDX_PMEVTYPER], PV_PMEV_INDEX(key), iss, x, el);
+	if (key == PV_PMCCNTR_EL0)
+		return dispatch(v, &pv_reg_descs[RIDX_PMCCNTR_EL0], 0, iss, x, el);
+	unsigned idx;
+	const struct pv_reg_desc *d = reg_lookup(key, &idx);
+	if (!d)
+		return PV_TRAP_UNKNOWN;
+	return dispatch(v, d, idx, iss, x, el);
 }

@@ -187,17 +187,28 @@ DISPATCH_INLINE enum pv_trap_result dispatch(struct pv_vcpu *v, const struct pv_
 
 enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x, unsigned el)
 {
-	if (PV_ESR_EC(esr) != PV_EC_SYS64)
+	/* EC is ESR_EL2[31:26]; ISS2 above bit 31 plays no part for EC 0x18. */
+	uint32_t syndrome = (uint32_t)esr;
+	if (syndrome >> PV_ESR_EC_SHIFT != PV_EC_SYS64)
 		return PV_TRAP_UNKNOWN;
-	uint32_t iss = PV_ESR_ISS(esr);
+	uint32_t iss = PV_ESR_ISS(syndrome);
 	uint32_t key = iss & PV_ISS_SYS_KEY_MASK;
-	/* What a guest's perf touches most: the event counters and types, the cycle counter. */
+	/* What a guest's perf touches most, each with its descriptor known here: the event
+	 * counters and types, then the PMU block (a dense switch, one direct jump per register). */
 	if ((key & PMEV_MASK) == PV_PMEVCNTR_EL0(0))
 		return dispatch(v, &pv_reg_descs[RIDX_PMEVCNTR], PV_PMEV_INDEX(key), iss, x, el);
 	if ((key & PMEV_MASK) == PV_PMEVTYPER_EL0(0) && key != PV_PMCCFILTR_EL0)
 		return dispatch(v, &pv_reg_descs[RIDX_PMEVTYPER], PV_PMEV_INDEX(key), iss, x, el);
-	if (key == PV_PMCCNTR_EL0)
-		return dispatch(v, &pv_reg_descs[RIDX_PMCCNTR_EL0], 0, iss, x, el);
+	if ((key & PMU_BLOCK_MASK) == PMU_BLOCK_KEY) {
+		switch (PMU_BLOCK_SLOT(key)) {
+#define PMU_BLOCK_CASE(nm, o0, o1, n, m, o2, v_, acc, h, txt)                                    \
+	case PMU_BLOCK_AT(nm, o0, o1, n, m, o2):                                                 \
+		return dispatch(v, &pv_reg_descs[RIDX_##nm], 0, iss, x, el);
+			PV_PMU_REGS(PMU_BLOCK_CASE)
+		default:
+			return PV_TRAP_UNKNOWN; /* a hole of the block: not a register */
+		}
+	}
 	unsigned idx;
 	const struct pv_reg_desc *d = reg_lookup(key, &idx);
 	if (!d)

@@ -191,3 +191,18 @@ void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level)
 	if (v)
 		vgic_set_line(v, intid, level);
 }
+
+/* MMIO for the library's MPAM MSC accesses. QEMU virt has no MSC and VMs here are not given
+ * MPAM, so these are not reached; they perform the one 32-bit device access the contract asks
+ * for (the EL2 identity map covers the first 2 GiB of physical addresses). */
+uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa)
+{
+	(void)cpu;
+	return mmio_read32(pa);
+}
+
+void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
+{
+	(void)cpu;
+	mmio_write32(pa, val);
+}

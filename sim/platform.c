@@ -45,3 +45,19 @@ void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level)
 		v->rises[intid]++;
 	v->line[intid] = level;
 }
+
+/* MMIO: the MSCs of the machine's memory system (sim/msc.h); nothing else is mapped. */
+#include "msc.h"
+
+uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa)
+{
+	struct sim_cpu *c = cpu->plat;
+	return c->m->mpam ? sim_mpam_read32(c->m->mpam, pa) : 0;
+}
+
+void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
+{
+	struct sim_cpu *c = cpu->plat;
+	if (c->m->mpam)
+		sim_mpam_write32(c->m->mpam, pa, val);
+}

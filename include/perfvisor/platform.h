@@ -32,4 +32,12 @@ void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val);
  */
 void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level);
 
+/*
+ * 32-bit MMIO read / write of a physical address, made from the pCPU `cpu` (the MPAM MSC
+ * registers: vmpam/ reads 64-bit registers as two halves, as the MPAM driver of Linux does).
+ * Device memory: the platform performs exactly one access of 32 bits, in program order.
+ */
+uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa);
+void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val);
+
 #endif

@@ -40,3 +40,41 @@ void memplat_init(struct memplat_cpu *c, unsigned counters)
 	*memplat_reg(c, PV_MDCR_EL2) = counters;
 	c->reads = c->writes = 0;
 }
+
+uint32_t *memplat_mmio_word(struct memplat_mmio *io, uint64_t pa)
+{
+	if (!io || !io->words || pa < io->base || (pa & 3) || (pa - io->base) / 4 >= io->nwords)
+		return NULL;
+	return &io->words[(pa - io->base) / 4];
+}
+
+uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa)
+{
+	struct memplat_mmio *io = ((struct memplat_cpu *)cpu->plat)->mmio;
+	if (!io)
+		return 0;
+	io->reads++;
+	if (io->dev_read)
+		return io->dev_read(io->dev, pa);
+	uint32_t *w = memplat_mmio_word(io, pa);
+	if (!w)
+		io->outside++;
+	return w ? *w : 0;
+}
+
+void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
+{
+	struct memplat_mmio *io = ((struct memplat_cpu *)cpu->plat)->mmio;
+	if (!io)
+		return;
+	io->writes++;
+	if (io->dev_write) {
+		io->dev_write(io->dev, pa, val);
+		return;
+	}
+	uint32_t *w = memplat_mmio_word(io, pa);
+	if (w)
+		*w = val;
+	else
+		io->outside++;
+}

@@ -12,9 +12,25 @@
 
 #include "perfvisor/perfvisor.h"
 
+/*
+ * MMIO (pv_plat_mmio_*): a plain store of 32-bit words over [base, base + 4 * nwords), or,
+ * when `dev_read` is set, a device model (for example sim/msc.c) that gets every access.
+ * Accesses are counted either way; outside the window reads 0 and writes are dropped.
+ */
+struct memplat_mmio {
+	uint64_t base;
+	uint32_t *words;        /* the caller's array of nwords entries */
+	size_t nwords;
+	uint32_t (*dev_read)(void *dev, uint64_t pa);
+	void (*dev_write)(void *dev, uint64_t pa, uint32_t val);
+	void *dev;
+	uint64_t reads, writes, outside;
+};
+
 struct memplat_cpu {
 	uint64_t reg[1u << 16]; /* indexed by memplat_slot(key) */
 	uint64_t reads, writes; /* platform register accesses */
+	struct memplat_mmio *mmio; /* NULL: MMIO reads 0 */
 };
 
 struct memplat_vcpu {
@@ -36,5 +52,8 @@ static inline uint64_t *memplat_reg(struct memplat_cpu *c, uint32_t key)
 /* Fills ID registers and PMU identification like QEMU 7.2 `-cpu max` (PMUv3p5, N = 6, no
  * SPE/AMU/MPAM, EL3 absent); `counters` overrides N. */
 void memplat_init(struct memplat_cpu *c, unsigned counters);
+
+/* The word of the plain MMIO store at `pa`, or NULL outside the window. */
+uint32_t *memplat_mmio_word(struct memplat_mmio *io, uint64_t pa);
 
 #endif

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * MPAM architecture: the memory-mapped registers of a memory-system component (MSC) and the
+ * fields of the CPU registers beyond those in sysreg.h. Arm MPAM specification (IHI 0099),
+ * offsets and fields as in Linux drivers/resctrl/mpam_internal.h; see docs/mpam.md for the
+ * fields taken from the Arm sources only (marked "v1.1" or "unverified" there).
+ */
+#ifndef PERFVISOR_MPAM_REGS_H
+#define PERFVISOR_MPAM_REGS_H
+
+#include "perfvisor/sysreg.h"
+
+/* ---- CPU side (Arm ARM D24.2, MPAMIDR_EL1, MPAMn_ELx, MPAMVPM<n>_EL2) ------------------- */
+#define PV_MPAMIDR_PARTID_MAX PV_GENMASK(15, 0)
+#define PV_MPAMIDR_VPMR_MAX_SHIFT 18 /* [20:18]: highest n of MPAMVPM<n>_EL2 */
+#define PV_MPAMIDR_VPMR_MAX PV_GENMASK(20, 18)
+#define PV_MPAMIDR_PMG_MAX_SHIFT 32 /* [39:32] */
+#define PV_MPAMIDR_PMG_MAX PV_GENMASK(39, 32)
+/* MPAM0_EL1, MPAM1_EL1, MPAM2_EL2: the label fields share one layout. */
+#define PV_MPAMN_PARTID_I PV_GENMASK(15, 0)
+#define PV_MPAMN_PARTID_D PV_GENMASK(31, 16)
+#define PV_MPAMN_PMG_I PV_GENMASK(39, 32)
+#define PV_MPAMN_PMG_D PV_GENMASK(47, 40)
+#define PV_MPAMN_LABELS PV_GENMASK(47, 0)
+#define PV_MPAM1_EL1_MPAMEN PV_BIT(63)
+#define PV_MPAMVPM_ENTRIES 4 /* 16-bit PhyPARTIDs per MPAMVPM<n>_EL2 */
+
+/* ---- MSC register offsets (MPAMF_*, MPAMCFG_*, MSMON_*) --------------------------------- */
+#define PV_MPAMF_IDR 0x0000u /* 64-bit when EXT: high word at +4 */
+#define PV_MPAMF_IIDR 0x0018u
+#define PV_MPAMF_AIDR 0x0020u
+#define PV_MPAMF_IMPL_IDR 0x0028u
+#define PV_MPAMF_CPOR_IDR 0x0030u
+#define PV_MPAMF_CCAP_IDR 0x0038u
+#define PV_MPAMF_MBW_IDR 0x0040u
+#define PV_MPAMF_PRI_IDR 0x0048u
+#define PV_MPAMF_PARTID_NRW_IDR 0x0050u
+#define PV_MPAMF_MSMON_IDR 0x0080u
+#define PV_MPAMF_CSUMON_IDR 0x0088u
+#define PV_MPAMF_MBWUMON_IDR 0x0090u
+#define PV_MPAMF_ECR 0x00F0u
+#define PV_MPAMF_ESR 0x00F8u /* 64-bit with HAS_EXTD_ESR: high word at +4 */
+#define PV_MPAMCFG_PART_SEL 0x0100u
+#define PV_MPAMCFG_CMAX 0x0108u
+#define PV_MPAMCFG_CMIN 0x0110u
+#define PV_MPAMCFG_CASSOC 0x0118u
+#define PV_MPAMCFG_MBW_MIN 0x0200u
+#define PV_MPAMCFG_MBW_MAX 0x0208u
+#define PV_MPAMCFG_MBW_WINWD 0x0220u
+#define PV_MPAMCFG_PRI 0x0400u
+#define PV_MPAMCFG_MBW_PROP 0x0500u
+#define PV_MPAMCFG_INTPARTID 0x0600u
+#define PV_MSMON_CFG_MON_SEL 0x0800u
+#define PV_MSMON_CAPT_EVNT 0x0808u
+#define PV_MSMON_CFG_CSU_FLT 0x0810u
+#define PV_MSMON_CFG_CSU_CTL 0x0818u
+#define PV_MSMON_CFG_MBWU_FLT 0x0820u
+#define PV_MSMON_CFG_MBWU_CTL 0x0828u
+#define PV_MSMON_CSU 0x0840u
+#define PV_MSMON_CSU_CAPTURE 0x0848u
+#define PV_MSMON_MBWU 0x0860u
+#define PV_MSMON_MBWU_CAPTURE 0x0868u
+#define PV_MSMON_MBWU_L 0x0880u         /* 64-bit: low word, high word at +4 */
+#define PV_MSMON_MBWU_L_CAPTURE 0x0890u
+#define PV_MPAMCFG_CPBM 0x1000u     /* CPBM_WD bits, 32 per word */
+#define PV_MPAMCFG_MBW_PBM 0x2000u  /* BWPBM_WD bits */
+#define PV_MSC_FRAME 0x4000u        /* span of one MSC's registers */
+
+/* MPAMF_IDR */
+#define PV_IDR_PARTID_MAX PV_GENMASK(15, 0)
+#define PV_IDR_PMG_MAX_SHIFT 16
+#define PV_IDR_PMG_MAX PV_GENMASK(23, 16)
+#define PV_IDR_HAS_CCAP_PART PV_BIT(24)
+#define PV_IDR_HAS_CPOR_PART PV_BIT(25)
+#define PV_IDR_HAS_MBW_PART PV_BIT(26)
+#define PV_IDR_HAS_PRI_PART PV_BIT(27)
+#define PV_IDR_EXT PV_BIT(28)
+#define PV_IDR_HAS_IMPL_IDR PV_BIT(29)
+#define PV_IDR_HAS_MSMON PV_BIT(30)
+#define PV_IDR_HAS_PARTID_NRW PV_BIT(31)
+#define PV_IDR_HAS_RIS PV_BIT(32)
+#define PV_IDR_HAS_EXTD_ESR PV_BIT(38)
+#define PV_IDR_HAS_ESR PV_BIT(39)
+#define PV_IDR_RIS_MAX_SHIFT 56
+#define PV_IDR_RIS_MAX PV_GENMASK(59, 56)
+
+/* MPAMF_AIDR: ARCH_MAJOR_REV [7:4], ARCH_MINOR_REV [3:0] */
+#define PV_AIDR_MAJOR(v) (((v) >> 4) & 0xFu)
+
+/* MPAMF_CPOR_IDR */
+#define PV_CPOR_IDR_CPBM_WD PV_GENMASK(15, 0)
+
+/* MPAMF_MBW_IDR */
+#define PV_MBW_IDR_BWA_WD PV_GENMASK(5, 0)
+#define PV_MBW_IDR_HAS_MIN PV_BIT(10)
+#define PV_MBW_IDR_HAS_MAX PV_BIT(11)
+#define PV_MBW_IDR_HAS_PBM PV_BIT(12)
+#define PV_MBW_IDR_HAS_PROP PV_BIT(13)
+
+/* MPAMF_MSMON_IDR */
+#define PV_MSMON_IDR_MSMON_CSU PV_BIT(16)
+#define PV_MSMON_IDR_MSMON_MBWU PV_BIT(17)
+#define PV_MSMON_IDR_HAS_LOCAL_CAPT_EVNT PV_BIT(31)
+
+/* MPAMF_MBWUMON_IDR */
+#define PV_MBWUMON_IDR_NUM_MON PV_GENMASK(15, 0)
+#define PV_MBWUMON_IDR_SCALE_SHIFT 16
+#define PV_MBWUMON_IDR_SCALE PV_GENMASK(20, 16)
+#define PV_MBWUMON_IDR_HAS_RWBW PV_BIT(28)
+#define PV_MBWUMON_IDR_LWD PV_BIT(29)
+#define PV_MBWUMON_IDR_HAS_LONG PV_BIT(30)
+#define PV_MBWUMON_IDR_HAS_CAPTURE PV_BIT(31)
+
+/* MPAMF_ECR, MPAMF_ESR */
+#define PV_ECR_INTEN PV_BIT(0)
+#define PV_ESR_PARTID_MON PV_GENMASK(15, 0)
+#define PV_ESR_PMG_SHIFT 16
+#define PV_ESR_PMG PV_GENMASK(23, 16)
+#define PV_ESR_ERRCODE_SHIFT 24
+#define PV_ESR_ERRCODE PV_GENMASK(27, 24)
+#define PV_ESR_OVRWR PV_BIT(31)
+#define PV_ESR_RIS_SHIFT 32
+#define PV_ESR_RIS PV_GENMASK(35, 32)
+enum pv_msc_errcode {
+	PV_MSC_ERR_NONE = 0,
+	PV_MSC_ERR_PARTID_SEL_RANGE = 1,
+	PV_MSC_ERR_REQ_PARTID_RANGE = 2,
+	PV_MSC_ERR_MSMONCFG_ID_RANGE = 3,
+	PV_MSC_ERR_REQ_PMG_RANGE = 4,
+	PV_MSC_ERR_MONITOR_RANGE = 5,
+	PV_MSC_ERR_INTPARTID_RANGE = 6,
+	PV_MSC_ERR_UNEXPECTED_INTERNAL = 7,
+	PV_MSC_ERR_UNDEFINED_RIS_PART_SEL = 8,
+	PV_MSC_ERR_RIS_NO_CONTROL = 9,
+	PV_MSC_ERR_UNDEFINED_RIS_MON_SEL = 10,
+	PV_MSC_ERR_RIS_NO_MONITOR = 11,
+};
+
+/* MPAMCFG_PART_SEL and MSMON_CFG_MON_SEL */
+#define PV_PART_SEL_PARTID PV_GENMASK(15, 0)
+#define PV_PART_SEL_INTERNAL PV_BIT(16)
+#define PV_SEL_RIS_SHIFT 24
+#define PV_SEL_RIS PV_GENMASK(27, 24)
+#define PV_MON_SEL_MON PV_GENMASK(15, 0)
+
+/* MPAMCFG_MBW_MIN / MBW_MAX: 16-bit fixed-point fractions, top BWA_WD bits implemented */
+#define PV_MBW_FRAC PV_GENMASK(15, 0)
+#define PV_MBW_MAX_HARDLIM PV_BIT(31)
+/* MPAMCFG_MBW_PROP */
+#define PV_MBW_PROP_STRIDEM1 PV_GENMASK(15, 0)
+#define PV_MBW_PROP_EN PV_BIT(31)
+
+/* MSMON_CFG_MBWU_FLT */
+#define PV_MBWU_FLT_PARTID PV_GENMASK(15, 0)
+#define PV_MBWU_FLT_PMG_SHIFT 16
+#define PV_MBWU_FLT_PMG PV_GENMASK(23, 16)
+#define PV_MBWU_FLT_RWBW_SHIFT 30
+#define PV_MBWU_FLT_RWBW PV_GENMASK(31, 30) /* 0 both, 1 writes, 2 reads */
+
+/* MSMON_CFG_MBWU_CTL */
+#define PV_MBWU_CTL_TYPE PV_GENMASK(7, 0)
+#define PV_MBWU_CTL_TYPE_MBWU 0x42u
+#define PV_MBWU_CTL_OFLOW_STATUS_L PV_BIT(15)
+#define PV_MBWU_CTL_MATCH_PARTID PV_BIT(16)
+#define PV_MBWU_CTL_MATCH_PMG PV_BIT(17)
+#define PV_MBWU_CTL_SCLEN PV_BIT(19)
+#define PV_MBWU_CTL_OFLOW_FRZ PV_BIT(24)
+#define PV_MBWU_CTL_OFLOW_INTR PV_BIT(25)
+#define PV_MBWU_CTL_OFLOW_STATUS PV_BIT(26)
+#define PV_MBWU_CTL_CAPT_RESET PV_BIT(27)
+#define PV_MBWU_CTL_CAPT_EVNT_SHIFT 28
+#define PV_MBWU_CTL_CAPT_EVNT PV_GENMASK(30, 28)
+#define PV_MBWU_CTL_CAPT_LOCAL 7u /* CAPT_EVNT: a write of MSMON_CAPT_EVNT.NOW (unverified) */
+#define PV_MBWU_CTL_EN PV_BIT(31)
+
+/* MSMON_MBWU (31-bit counter) and MSMON_MBWU_L (44- or 63-bit counter) */
+#define PV_MBWU_VALUE PV_GENMASK(30, 0)
+#define PV_MBWU_NRDY PV_BIT(31)
+#define PV_MBWU_L_NRDY PV_BIT(63)
+#define PV_MSMON_CAPT_EVNT_NOW PV_BIT(0)
+
+#endif

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmpam: MPAM for VMs. Every VM gets its own physical PARTIDs; its memory traffic carries
+ * them whatever the guest writes; the operator's per-node bandwidth caps and cache portions
+ * are programmed on the MSCs for them; bandwidth-usage monitors count bytes per VM per
+ * memory node (exactly while there are enough monitors, by rotation with an error bound
+ * when VMs outnumber them). See docs/mpam.md.
+ *
+ * Memory: the caller owns everything. One struct pv_vmpam per machine (about 215 KiB), one
+ * struct pv_vmpam_vm per VM (280 bytes), one struct pv_vmpam_vcpu per vCPU (40 bytes), and two
+ * arrays given in struct pv_vmpam_setup: the VM table (max_vms pointers) and the accounting
+ * entries (max_vms * nodes of 72 bytes; pv_vmpam_acct_entries()). 4096 VMs on 4 nodes: 1.2 MiB.
+ *
+ * Concurrency: calls that take a struct pv_vmpam (init, VM init/release/limits, tick) select
+ * MSC registers through MPAMCFG_PART_SEL and MSMON_CFG_MON_SEL, so the caller serialises them
+ * (one lock, or one pCPU). The vCPU functions and the register handlers touch only the vCPU
+ * and the pCPU it runs on.
+ *
+ * Lifecycle:
+ *   pv_vmpam_init()        once: probes the MSCs, fixes the usable PARTID/PMG range
+ *   pv_vmpam_vm_init()     per VM: PARTIDs, limits, monitors; pv_vmpam_vm_release() at its end
+ *   pv_vmpam_vcpu_init()   per vCPU
+ *   pv_vmpam_load/put()    around each run of a vCPU on a pCPU
+ *   pv_vmpam_el2()         the MPAM2_EL2 / MPAMHCR_EL2 / MPAMVPM values for the VM's vCPUs
+ *   pv_vmpam_tick()        periodically (e.g. every 10 ms): reads and rotates the monitors
+ *   pv_vmpam_read()        bytes of a VM on a node; pv_vmpam_rate() between two readings
+ */
+#ifndef PERFVISOR_VMPAM_H
+#define PERFVISOR_VMPAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pv_pcpu;
+struct pv_vcpu;
+enum pv_trap_result;
+
+#define PV_VMPAM_MAX_MSCS 32
+#define PV_VMPAM_MAX_RIS 16       /* MPAMF_IDR.RIS_MAX is 4 bits */
+#define PV_VMPAM_MAX_NODES 8
+#define PV_VMPAM_MAX_CACHES 8
+#define PV_VMPAM_MAX_MONS 256     /* monitor slots used per memory node */
+#define PV_VMPAM_NODE_RIS 8       /* monitored RIS per memory node (their counts are summed) */
+#define PV_VMPAM_MAX_VPARTIDS 32  /* virtual PARTIDs per VM (MPAMVPMV_EL2 has 32 bits) */
+#define PV_VMPAM_PARTIDS 65536u
+#define PV_VMPAM_NRDY_RETRIES 4   /* re-reads of a counter that reads NRDY (or torn) */
+
+/* Errors (negative), described by pv_vmpam_strerror(). */
+enum pv_vmpam_err {
+	PV_VMPAM_ERR_SETUP = -32,     /* setup out of range: counts, memory, host PARTIDs */
+	PV_VMPAM_ERR_CPU = -33,       /* a pCPU's MPAMIDR_EL1 is missing */
+	PV_VMPAM_ERR_MSC_ARCH = -34,  /* an MSC is not MPAM v1.x (MPAMF_AIDR) */
+	PV_VMPAM_ERR_MSC_NRW = -35,   /* an MSC narrows PARTIDs: not supported */
+	PV_VMPAM_ERR_MSC_RIS = -36,   /* a node has more monitored RIS than supported */
+	PV_VMPAM_ERR_NO_PARTID = -37, /* every usable PARTID is taken */
+	PV_VMPAM_ERR_VPARTIDS = -38,  /* nr_partids above what the VM can be given */
+	PV_VMPAM_ERR_VM_TABLE = -39,  /* the VM table is full */
+	PV_VMPAM_ERR_BANDWIDTH = -40, /* cap above 100 %, or on a node without MBW_MAX */
+	PV_VMPAM_ERR_CACHE = -41,     /* portions of an unknown cache, or beyond its CPBM_WD */
+	PV_VMPAM_ERR_MONITORS = -42,  /* more PARTIDs than a node has monitors */
+	PV_VMPAM_ERR_MSC_ERROR = -43, /* an MSC reported an error while being configured */
+};
+const char *pv_vmpam_strerror(int err);
+
+/* ---- the machine ------------------------------------------------------------------------ */
+
+/* An MSC as firmware describes it (ACPI MPAM table or devicetree). */
+enum { PV_VMPAM_MSC_MEMORY, PV_VMPAM_MSC_CACHE };
+struct pv_vmpam_msc_desc {
+	uint64_t base;     /* MMIO base (physical) */
+	uint8_t kind;      /* PV_VMPAM_MSC_MEMORY or PV_VMPAM_MSC_CACHE */
+	uint8_t id;        /* memory node (0..7) or cache id (0..7) */
+	uint32_t nrdy_ns;  /* monitors' not-ready time after configuration (arm,not-ready-us) */
+};
+
+struct pv_vmpam_acct;
+struct pv_vmpam_vm;
+
+struct pv_vmpam_setup {
+	const struct pv_vmpam_msc_desc *msc;
+	unsigned nmsc;
+	const uint64_t *cpu_mpamidr; /* MPAMIDR_EL1 of every pCPU */
+	unsigned ncpus;
+	unsigned host_partids;       /* PARTIDs [0, host_partids) stay the host's; 0 means 1 */
+	unsigned mons_per_node;      /* monitors used per node, 0: all (at most PV_VMPAM_MAX_MONS) */
+	struct pv_vmpam_vm **vms;    /* the VM table: max_vms entries */
+	unsigned max_vms;
+	struct pv_vmpam_acct *acct;  /* pv_vmpam_acct_entries() entries */
+	size_t nacct;
+};
+
+/* Accounting entries the setup needs: max_vms times the memory nodes its MSCs describe. */
+size_t pv_vmpam_acct_entries(const struct pv_vmpam_setup *s);
+
+/* Discovered resource instance. */
+struct pv_vmpam_ris {
+	uint8_t bwa_wd;    /* MBW_MAX fraction bits; 0: no MBW_MAX */
+	bool has_min;
+	uint16_t cpbm_wd;  /* cache portions; 0: none (or more than 64) */
+	uint16_t num_mon;  /* MBWU monitors */
+	uint8_t cbits;     /* counter used: 31 (MSMON_MBWU), 44 or 63 (MSMON_MBWU_L) */
+	uint8_t scale;     /* MBWUMON_IDR.SCALE, applied with SCLEN */
+	bool has_rwbw;
+};
+
+struct pv_vmpam_msc {
+	uint64_t base;
+	uint32_t nrdy_ns;
+	uint8_t kind, id;
+	uint8_t nris;
+	bool has_ris;      /* PART_SEL / MON_SEL carry a RIS */
+	bool extd_esr;     /* MPAMF_ESR is 64-bit */
+	uint16_t partid_max;
+	uint8_t pmg_max;
+	struct pv_vmpam_ris ris[PV_VMPAM_MAX_RIS];
+};
+
+#define PV_VMPAM_SLOT_FREE UINT32_MAX
+struct pv_vmpam_node {
+	uint16_t nmons;    /* monitor slots: the least NUM_MON of its monitored RIS */
+	uint8_t nris;      /* monitored RIS; a slot is monitor `slot` on each of them */
+	uint8_t msc[PV_VMPAM_NODE_RIS], ris[PV_VMPAM_NODE_RIS];
+	bool rotating;     /* more PARTIDs to count than slots: monitors rotate */
+	bool repack;       /* dedicated slots to be reassigned at the next tick */
+	uint32_t nrdy_ns;  /* the longest not-ready time of its MSCs */
+	uint32_t used;     /* slots its VMs need (one per PARTID) */
+	uint32_t cursor;   /* rotation: next VM (table index) to measure */
+	uint64_t t_prog;   /* when the current rotation window began */
+	uint32_t slot[PV_VMPAM_MAX_MONS]; /* VM table index << 5 | vPARTID, or SLOT_FREE */
+	uint64_t last[PV_VMPAM_MAX_MONS][PV_VMPAM_NODE_RIS]; /* dedicated: last raw counts */
+	uint32_t pred[PV_VMPAM_MAX_MONS][PV_VMPAM_NODE_RIS]; /* dedicated: last change, units */
+};
+
+struct pv_vmpam_stats {
+	uint64_t ticks;
+	uint64_t samples;      /* rotation windows closed with a reading */
+	uint64_t retries;      /* counter re-reads (NRDY, or halves of a long counter torn) */
+	uint64_t not_ready;    /* counter reads given up as not ready */
+	uint64_t wraps;        /* 31-bit counter wraps corrected */
+	uint64_t msc_errors;   /* MPAMF_ESR found holding an error (then cleared) */
+	uint64_t last_esr;
+	uint8_t last_esr_msc;
+};
+
+struct pv_vmpam {
+	uint16_t partid_max;   /* usable: the least over pCPUs and MSCs */
+	uint8_t pmg_max;       /* usable: the least over pCPUs and MSCs */
+	bool has_hcr;          /* every pCPU has MPAMHCR_EL2 and the VPM registers */
+	bool has_tidr;         /* every pCPU has MPAM2_EL2.TIDR */
+	uint8_t vpm_entries;   /* virtual PARTIDs the VPM registers map (0 without HAS_HCR) */
+	uint16_t host_partids;
+	uint8_t nmsc, nnodes, ncaches;
+	uint64_t now;          /* time of the last tick (ns) */
+	struct pv_vmpam_msc msc[PV_VMPAM_MAX_MSCS];
+	struct pv_vmpam_node node[PV_VMPAM_MAX_NODES];
+	struct pv_vmpam_vm **vms;
+	uint32_t max_vms, nvms;
+	struct pv_vmpam_acct *acct;
+	uint64_t partid_used[PV_VMPAM_PARTIDS / 64];
+	struct pv_vmpam_stats stats;
+};
+
+/* Probes every MSC through `cpu` (MPAMF_AIDR, IDR and the per-RIS ID registers), takes the
+ * usable PARTID and PMG range as the least over the pCPUs and the MSCs, and claims the
+ * monitors (enabled, counting the host's PARTID 0 until assigned). 0 or PV_VMPAM_ERR_*. */
+int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_setup *s);
+
+/* ---- a VM --------------------------------------------------------------------------------- */
+
+struct pv_vmpam_config {
+	uint8_t nr_partids;                  /* virtual PARTIDs the guest sees; 0 means 1 */
+	uint8_t mbw_max[PV_VMPAM_MAX_NODES]; /* bandwidth cap per memory node, percent of the
+						node's bandwidth (libvirt <memorytune> node
+						bandwidth); 0 or 100: none */
+	uint64_t cpbm[PV_VMPAM_MAX_CACHES];  /* cache portions per cache id (<cachetune>);
+						0: every portion */
+};
+
+/* The EL2 controls of the VM's vCPUs. The *_owned masks say which bits perfvisor sets; the
+ * hypervisor keeps its own fields outside them (as for struct pv_trap_words). */
+struct pv_vmpam_el2 {
+	uint64_t mpam2_el2, mpam2_el2_owned;
+	uint64_t mpamhcr_el2, mpamhcr_el2_owned; /* 0 / 0 without HAS_HCR */
+	uint64_t vpmv;                           /* MPAMVPMV_EL2 */
+	uint64_t vpm[8];                         /* MPAMVPM<n>_EL2 */
+	uint8_t nvpm;                            /* MPAMVPM0..nvpm-1 and VPMV to load; 0: the
+						    physical PARTIDs are written directly */
+};
+
+struct pv_vmpam_vm {
+	struct pv_vmpam *sys;
+	uint32_t index;                 /* in sys->vms */
+	uint8_t nr_partids;
+	uint8_t pmg_max;                /* the guest's PMG_MAX */
+	bool visible;                   /* the guest has MPAM (its registers do not UNDEF) */
+	bool vpm;                       /* hardware maps virtual PARTIDs (MPAMVPM<n>_EL2) */
+	uint16_t partid[PV_VMPAM_MAX_VPARTIDS]; /* physical PARTID of each virtual PARTID */
+	uint64_t mpamidr;               /* the guest's MPAMIDR_EL1 */
+	struct pv_vmpam_el2 el2;
+	struct pv_vmpam_config cfg;     /* limits in force */
+};
+
+/* Allocates the VM's physical PARTIDs (all or nothing: exhaustion is PV_VMPAM_ERR_NO_PARTID,
+ * never a shared PARTID), programs its limits on every MSC, and gives it monitors on every
+ * node. `visible`: the guest is given MPAM (PV_FEAT_MPAM); without it the VM still has its
+ * PARTID, limits and accounting, and its MPAM registers UNDEF. Call it before the VM's vCPUs
+ * first run: its bytes are counted from when its monitors are ready (nrdy_ns later). */
+int pv_vmpam_vm_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
+		     const struct pv_vmpam_config *cfg, bool visible);
+/* New limits (nr_partids is ignored). 0 or PV_VMPAM_ERR_*; on error nothing changed. */
+int pv_vmpam_vm_set_limits(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
+			   const struct pv_vmpam_config *cfg);
+/* Resets the VM's PARTIDs to no limit, frees them and its monitors. No vCPU of the VM may be
+ * loaded. */
+void pv_vmpam_vm_release(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm);
+/* The EL2 controls for the VM's vCPUs (also in vm->el2). */
+const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vmpam_vm *vm);
+
+/* ---- a vCPU ------------------------------------------------------------------------------ */
+
+struct pv_vmpam_vcpu {
+	const struct pv_vmpam_vm *vm;
+	uint64_t mpam0, mpam1;       /* the guest's MPAM0_EL1 / MPAM1_EL1 label fields */
+	uint64_t hw_mpam0, hw_mpam1; /* what the physical registers hold while it runs */
+};
+
+/* Before perfvisor.h gives struct pv_vcpu a `mpam` member (and defines PV_VMPAM_IN_VCPU), a
+ * vCPU handed to the functions below is the `pv` member of a struct pv_vmpam_vcpu_box. */
+#ifdef PV_VMPAM_IN_VCPU
+#define PV_VMPAM_VCPU(v) (&(v)->mpam)
+#else
+#include "perfvisor/perfvisor.h"
+struct pv_vmpam_vcpu_box {
+	struct pv_vcpu pv;
+	struct pv_vmpam_vcpu mpam;
+};
+#define PV_VMPAM_VCPU(v) (&((struct pv_vmpam_vcpu_box *)(void *)(v))->mpam)
+#endif
+
+/* Reset values: MPAM0_EL1 = MPAM1_EL1 = 0 (virtual PARTID 0, PMG 0). */
+void pv_vmpam_vcpu_init(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm);
+/* Loads the vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 / MPAMVPMV_EL2 into
+ * v->cpu. The hypervisor writes MPAM2_EL2 and MPAMHCR_EL2 from pv_vmpam_el2(). */
+void pv_vmpam_load(struct pv_vcpu *v);
+/* Nothing to save: the guest's values are kept at every write. */
+void pv_vmpam_put(struct pv_vcpu *v);
+
+/* Register handlers (trap table; pv_reg_read_fn / pv_reg_write_fn). MPAM1_EL1 and MPAM0_EL1
+ * always trap (MPAM2_EL2.TRAPMPAMxEL1): a write keeps the guest's value and loads the
+ * hardware with the VM's own PARTIDs only; a virtual PARTID above the VM's PARTID_MAX, or a
+ * PMG above its PMG_MAX, becomes 0, the VM's default. */
+enum pv_trap_result pv_vmpam_mpamidr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					  uint64_t *val);
+enum pv_trap_result pv_vmpam_mpam1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t *val);
+enum pv_trap_result pv_vmpam_mpam1_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					 uint64_t val);
+enum pv_trap_result pv_vmpam_mpam0_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t *val);
+enum pv_trap_result pv_vmpam_mpam0_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					 uint64_t val);
+
+/* ---- accounting --------------------------------------------------------------------------- */
+
+struct pv_vmpam_acct {
+	uint64_t bytes;    /* estimate of the bytes up to `at` */
+	uint64_t at;       /* ns */
+	uint64_t rate;     /* last measured rate, bytes per 2^30 ns */
+	uint64_t dev;      /* typical change of the rate between samples, same unit */
+	uint64_t gap_dev;  /* dev when the open unmeasured gap began */
+	uint64_t sq;       /* sum of the variances of closed gaps, KiB^2 */
+	uint64_t lin;      /* sum of linear error bounds (NRDY compensation, scaling), bytes */
+	uint64_t pend;     /* dedicated: bytes read from some of its counters, others not ready */
+	uint32_t gran;     /* counter granularity of the current figure, bytes */
+	uint8_t status;    /* enum pv_vmpam_status of the last attempt */
+	uint8_t flags;
+	uint16_t nrdy;     /* consecutive not-ready reads */
+};
+
+/* Call every tick period (10 ms suits 31-bit counters up to ~100 GB/s per node). `now` is
+ * monotonic, in ns. Reads every monitor in use, corrects wraps, folds the bytes into the
+ * VMs' accounts, and moves rotating monitors on to the next VMs. */
+void pv_vmpam_tick(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint64_t now);
+
+enum pv_vmpam_status {
+	PV_VMPAM_MEASURED,  /* counted by monitors all along: bound is the counter granularity */
+	PV_VMPAM_ESTIMATED, /* includes time the VM's monitors were rotated away */
+	PV_VMPAM_NOT_READY, /* its last monitor read stayed NRDY: no figure */
+	PV_VMPAM_NO_DATA,   /* not measured yet, or the node has no monitors: no figure */
+};
+
+struct pv_vmpam_reading {
+	uint64_t at_ns;    /* the tick the figure is for */
+	uint64_t bytes;    /* bytes the VM moved through the node since pv_vmpam_vm_init */
+	uint64_t bound;    /* |bytes - truth| <= bound (95 % confidence when ESTIMATED) */
+	uint8_t status;    /* enum pv_vmpam_status; bytes and bound are 0 unless MEASURED or
+			      ESTIMATED */
+	/* for pv_vmpam_rate() */
+	uint64_t sq, lin, open;
+	uint32_t gran;
+};
+
+/* The VM's bytes on `node` as of the last tick. Returns the status. */
+int pv_vmpam_read(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
+		  struct pv_vmpam_reading *out);
+
+struct pv_vmpam_rate {
+	uint64_t ns;          /* length of the interval */
+	uint64_t bytes, bound;
+	uint64_t bytes_per_s, bound_per_s;
+	uint8_t status;
+};
+/* Bytes and bytes per second between two readings of one VM and node. Returns the status. */
+int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_reading *to,
+		  struct pv_vmpam_rate *out);
+
+#endif

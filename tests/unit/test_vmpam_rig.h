@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared fixture of the vmpam unit tests: plain-memory pCPU and MMIO (tests/support/memplat),
+ * MSCs faked by writing their ID registers into the MMIO store, and a script that makes one
+ * register return a given sequence of values (a counter moving between two reads).
+ * Offsets and fields are written out from the MPAM specification, as in test_sim_msc.c.
+ */
+#ifndef TEST_VMPAM_RIG_H
+#define TEST_VMPAM_RIG_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memplat.h"
+#include "perfvisor/perfvisor.h"
+#include "perfvisor/vmpam.h"
+
+enum {
+	R_IDR = 0x0000, R_AIDR = 0x0020, R_CPOR_IDR = 0x0030, R_MBW_IDR = 0x0040,
+	R_MSMON_IDR = 0x0080, R_MBWUMON_IDR = 0x0090, R_ESR = 0x00F8, R_PART_SEL = 0x0100,
+	R_MBW_MIN = 0x0200, R_MBW_MAX = 0x0208, R_MON_SEL = 0x0800, R_MBWU_FLT = 0x0820,
+	R_MBWU_CTL = 0x0828, R_MBWU = 0x0860, R_MBWU_L = 0x0880, R_CPBM = 0x1000,
+};
+#define RIG_BASE UINT64_C(0x40000000)
+#define RIG_FRAME 0x4000u
+#define RIG_MSCS 4
+#define RIG_VMS 64
+#define RIG_NODES 4
+
+/* MPAMF_IDR / MPAMF_MBW_IDR / MPAMF_MBWUMON_IDR values */
+#define IDR(partid_max, pmg_max, mbw, cpor, msmon)                                               \
+	((uint32_t)(partid_max) | (uint32_t)(pmg_max) << 16 | (uint32_t)(cpor) << 25 |           \
+	 (uint32_t)(mbw) << 26 | (uint32_t)(msmon) << 30)
+#define MBW_IDR(wd, min, max) ((uint32_t)(wd) | (uint32_t)(min) << 10 | (uint32_t)(max) << 11)
+#define MBWUMON_IDR(n, scale, lng, lwd) \
+	((uint32_t)(n) | (uint32_t)(scale) << 16 | (uint32_t)(lwd) << 29 | (uint32_t)(lng) << 30)
+#define CPU_IDR(partid_max, pmg_max, hcr, vpmr)                                                  \
+	((uint64_t)(partid_max) | (uint64_t)(pmg_max) << 32 | (uint64_t)(hcr) << 17 |            \
+	 (uint64_t)(vpmr) << 18)
+
+struct rig {
+	struct memplat_cpu mc;
+	struct memplat_vcpu mv;
+	struct memplat_mmio io;
+	uint32_t words[RIG_MSCS * RIG_FRAME / 4];
+	struct pv_pcpu cpu;
+	struct pv_vmpam sys;
+	struct pv_vmpam_vm *table[RIG_VMS];
+	struct pv_vmpam_acct acct[RIG_VMS * RIG_NODES];
+	struct pv_vmpam_msc_desc desc[RIG_MSCS];
+	unsigned ndesc;
+	uint64_t cpu_idr[2];
+	unsigned ncpus;
+	struct pv_vmpam_setup setup;
+	/* script: reads of `script_pa` return script[] in turn, then the stored word */
+	uint64_t script_pa;
+	uint32_t script[32];
+	unsigned nscript, iscript;
+	unsigned script_reads;
+};
+
+static inline uint32_t *rig_word(struct rig *r, unsigned msc, uint32_t off)
+{
+	return &r->words[(msc * RIG_FRAME + off) / 4];
+}
+
+static inline uint32_t rig_dev_read(void *dev, uint64_t pa)
+{
+	struct rig *r = dev;
+	uint32_t *w = memplat_mmio_word(&r->io, pa);
+	if (pa == r->script_pa) {
+		r->script_reads++;
+		if (r->iscript < r->nscript)
+			return r->script[r->iscript++];
+	}
+	return w ? *w : 0;
+}
+
+static inline void rig_dev_write(void *dev, uint64_t pa, uint32_t val)
+{
+	struct rig *r = dev;
+	uint32_t *w = memplat_mmio_word(&r->io, pa);
+	if (w)
+		*w = val;
+}
+
+/* A fresh rig: one pCPU with MPAMIDR_EL1 = cpu_idr, no MSC yet. */
+static inline struct rig *rig_new(uint64_t cpu_idr)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	memplat_init(&r->mc, 6);
+	r->io = (struct memplat_mmio){.base = RIG_BASE, .words = r->words,
+				      .nwords = sizeof(r->words) / 4, .dev_read = rig_dev_read,
+				      .dev_write = rig_dev_write, .dev = r};
+	r->mc.mmio = &r->io;
+	pv_pcpu_init(&r->cpu, &r->mc);
+	r->cpu_idr[0] = cpu_idr;
+	r->ncpus = 1;
+	return r;
+}
+
+/* MSC i at RIG_BASE + i * RIG_FRAME, MPAM v1.0, one RIS. */
+static inline void rig_msc(struct rig *r, unsigned kind, unsigned id, uint32_t idr,
+			   uint32_t mbw_idr, uint32_t cpbm_wd, uint32_t mbwumon_idr)
+{
+	unsigned i = r->ndesc++;
+	r->desc[i] = (struct pv_vmpam_msc_desc){.base = RIG_BASE + i * RIG_FRAME, .kind = (uint8_t)kind,
+						.id = (uint8_t)id, .nrdy_ns = 0};
+	*rig_word(r, i, R_AIDR) = 0x10;
+	*rig_word(r, i, R_IDR) = idr;
+	*rig_word(r, i, R_MBW_IDR) = mbw_idr;
+	*rig_word(r, i, R_CPOR_IDR) = cpbm_wd;
+	*rig_word(r, i, R_MSMON_IDR) = mbwumon_idr ? 1u << 17 : 0;
+	*rig_word(r, i, R_MBWUMON_IDR) = mbwumon_idr;
+}
+
+static inline int rig_init(struct rig *r, unsigned host_partids)
+{
+	r->setup = (struct pv_vmpam_setup){.msc = r->desc, .nmsc = r->ndesc,
+					   .cpu_mpamidr = r->cpu_idr, .ncpus = r->ncpus,
+					   .host_partids = host_partids, .vms = r->table,
+					   .max_vms = RIG_VMS, .acct = r->acct,
+					   .nacct = RIG_VMS * RIG_NODES};
+	return pv_vmpam_init(&r->sys, &r->cpu, &r->setup);
+}
+
+static inline void rig_script(struct rig *r, unsigned msc, uint32_t off, const uint32_t *v,
+			      unsigned n)
+{
+	r->script_pa = RIG_BASE + msc * RIG_FRAME + off;
+	memcpy(r->script, v, n * sizeof(*v));
+	r->nscript = n;
+	r->iscript = 0;
+	r->script_reads = 0;
+}
+
+#endif

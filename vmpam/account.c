@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bytes per VM per memory node. A node's monitor slots are given to its VMs' PARTIDs:
+ *
+ *  - dedicated, while every PARTID has a slot: each tick adds the counter's change. Exact
+ *    (up to 2^SCALE - 1 bytes of the counter's last unit).
+ *  - rotating, when PARTIDs outnumber slots: each tick the slots measure the next VMs in
+ *    turn, over one tick from a zeroed counter (a "window"). Between its windows a VM's bytes
+ *    are estimated at its last measured rate (a "gap"). The estimate only ever grows, so
+ *    cumulative figures stay monotonic.
+ *
+ * Error bound of an estimate: windows are exact but for the bytes of the monitors'
+ * not-ready time (compensated at the window's rate, counted in full as a linear error) and
+ * the last counter unit of each window (linear). The error of a gap of length g is taken as
+ * a random variable of standard deviation sigma = 5/4 * dev * g, dev being the VM's typical
+ * change of rate from one window to the next (a moving average of |r_i - r_(i-1)|; 5/4 turns
+ * a mean absolute deviation into a standard deviation for normal changes). Gaps are
+ * independent, so variances add: bound = 2 * sqrt(sum sigma^2) + linear errors, a 95 %
+ * bound for normal errors. Before its first window a VM has no rate: that first gap is
+ * back-filled at the first window's rate with dev = the rate itself.
+ */
+#include "internal.h"
+
+#define SIGMA_NUM 5 /* sigma of a gap = SIGMA_NUM / SIGMA_DEN * dev * length */
+#define SIGMA_DEN 4
+#define DEV_WEIGHT 2 /* dev moves 1 / 2^DEV_WEIGHT of the way to each new change */
+#define Z95 2        /* the bound is Z95 standard deviations */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Squared KiB, rounded up, of a byte error. */
+static uint64_t kib_sq(uint64_t bytes)
+{
+	uint64_t k = (bytes >> 10) + ((bytes & 1023) != 0);
+	return pv_vmpam__mulshr(k, k, 0);
+}
+
+static uint64_t sigma(uint64_t dev, uint64_t ns)
+{
+	return pv_vmpam__mulshr(vmpam_bytes(dev, ns), SIGMA_NUM, 0) / SIGMA_DEN;
+}
+
+static uint64_t bound(uint64_t sq, uint64_t open, uint64_t lin, uint64_t gran)
+{
+	uint64_t s = pv_vmpam__isqrt(sat_add(sq, kib_sq(open)));
+	return sat_add(sat_add(pv_vmpam__mulshr(s, Z95 * 1024, 0), lin), gran);
+}
+
+static void update_dev(struct pv_vmpam_acct *a, uint64_t r)
+{
+	if (!(a->flags & ACCT_SAMPLED)) {
+		a->dev = r; /* nothing known: a change as large as the rate */
+		return;
+	}
+	uint64_t d = r > a->rate ? r - a->rate : a->rate - r;
+	a->dev = a->dev - (a->dev >> DEV_WEIGHT) + (d >> DEV_WEIGHT);
+}
+
+/*
+ * A window [t_prog, now] closed with `bytes` counted (monitors count from t_prog + nrdy):
+ * closes the gap before it, adds the window and its not-ready part, and opens a new gap if
+ * the VM's monitors go away (rotation). False if the whole window was not ready.
+ */
+static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint64_t t_prog,
+		   uint64_t now, uint64_t nrdy, bool rotating)
+{
+	uint64_t w = now > t_prog ? now - t_prog : 0;
+	uint64_t dark = nrdy < w ? nrdy : w;
+	if (w == dark)
+		return false;
+	uint64_t r = vmpam_rate(bytes, w - dark);
+	/* A new VM whose monitors were set up before it ran has no bytes in the dark part. */
+	bool idle_before = (a->flags & ACCT_NEW) && !(a->flags & ACCT_GAP);
+	uint64_t comp = idle_before ? 0 : vmpam_bytes(r, dark);
+	if ((a->flags & ACCT_GAP) && t_prog > a->at) {
+		uint64_t g = t_prog - a->at;
+		bool known = a->flags & ACCT_SAMPLED;
+		uint64_t held = vmpam_bytes(known ? a->rate : r, g), est = held;
+		if (known) {
+			/* The rate went from the last window's to this one's: interpolate, but
+			 * never below what the held rate already showed, less this window. */
+			uint64_t shown = held > bytes + comp ? held - bytes - comp : 0;
+			est = (held >> 1) + (vmpam_bytes(r, g) >> 1);
+			if (est < shown)
+				est = shown;
+		}
+		a->bytes += est;
+		a->sq = sat_add(a->sq, kib_sq(sigma(known ? a->gap_dev : r, g)));
+	}
+	a->bytes += bytes + comp;
+	a->lin = sat_add(a->lin, comp);
+	if (rotating)
+		a->lin = sat_add(a->lin, gran); /* the counter restarts: its last unit is lost */
+	a->gran = rotating ? 0 : gran;
+	update_dev(a, r);
+	a->rate = r;
+	a->at = now;
+	a->flags = (uint8_t)((a->flags | ACCT_SAMPLED) & ~(ACCT_NEW | ACCT_FRESH | ACCT_GAP));
+	if (rotating) {
+		a->flags |= ACCT_GAP;
+		a->gap_dev = a->dev;
+	}
+	return true;
+}
+
+/* Folds one read of a VM's slots into its account; false if the bytes were not taken. */
+static bool account(struct pv_vmpam *sys, const struct pv_vmpam_node *n,
+		    struct pv_vmpam_acct *a, bool ok, uint64_t bytes, uint32_t gran, uint64_t now)
+{
+	if (ok && (n->rotating || (a->flags & ACCT_FRESH))) {
+		uint64_t t_prog = (n->rotating || (a->flags & ACCT_GAP)) ? n->t_prog : a->at;
+		ok = window(a, bytes, gran, t_prog, now, n->nrdy_ns, n->rotating);
+		if (ok && n->rotating)
+			sys->stats.samples++;
+	} else if (ok) {
+		uint64_t r = vmpam_rate(bytes, now - a->at);
+		update_dev(a, r);
+		a->rate = r;
+		a->bytes += bytes;
+		a->at = now;
+		a->gran = gran;
+		a->flags |= ACCT_SAMPLED;
+	}
+	a->status = ok ? PV_VMPAM_MEASURED : PV_VMPAM_NOT_READY;
+	a->nrdy = ok ? 0 : (uint16_t)(a->nrdy + (a->nrdy != UINT16_MAX));
+	return ok;
+}
+
+/* Reads every VM holding slots on node i (a VM's slots are consecutive). Dedicated: each
+ * counter that reads ready is committed; the VM's figure moves on once all of them were
+ * (until then its bytes wait in `pend`). Rotating: a window counts only if all read ready. */
+static void read_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, uint64_t now)
+{
+	struct pv_vmpam_node *n = &sys->node[i];
+	for (unsigned s = 0; s < n->nmons;) {
+		uint32_t e = n->slot[s];
+		if (e == PV_VMPAM_SLOT_FREE || SLOT_VP(e) != 0) {
+			s++;
+			continue;
+		}
+		unsigned k = sys->vms[SLOT_VM(e)]->nr_partids;
+		bool ok = true;
+		uint64_t bytes = 0;
+		uint32_t gran = 0;
+		for (unsigned j = s; j < s + k && (ok || !n->rotating); j++) {
+			for (unsigned r = 0; r < n->nris && (ok || !n->rotating); r++) {
+				bool ded = !n->rotating;
+				uint64_t raw, d;
+				if (!pv_vmpam__mon_read(sys, cpu, n, r, j, ded ? n->last[j][r] : 0,
+							ded ? n->pred[j][r] : 0, &raw, &d)) {
+					ok = false;
+					continue;
+				}
+				if (ded) {
+					n->last[j][r] = raw;
+					n->pred[j][r] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+				}
+				unsigned scale = pv_vmpam__mon_scale(sys, n, r);
+				bytes += d << scale;
+				gran += (UINT32_C(1) << scale) - 1;
+			}
+		}
+		struct pv_vmpam_acct *a = vmpam_acct(sys, SLOT_VM(e), i);
+		if (n->rotating) {
+			account(sys, n, a, ok, bytes, gran, now);
+		} else {
+			bytes += a->pend;
+			a->pend = account(sys, n, a, ok, bytes, gran, now) ? 0 : bytes;
+		}
+		s += k;
+	}
+}
+
+/* Bytes read from a VM's dedicated counters while others were not ready: real, and counted
+ * by no later read once its slots go. */
+static void fold_pending(struct pv_vmpam_acct *a)
+{
+	a->bytes += a->pend;
+	a->pend = 0;
+}
+
+static void assign(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_node *n,
+		   unsigned s, const struct pv_vmpam_vm *vm)
+{
+	for (unsigned j = 0; j < vm->nr_partids; j++) {
+		n->slot[s + j] = SLOT(vm->index, j);
+		for (unsigned r = 0; r < n->nris; r++) {
+			pv_vmpam__mon_start(sys, cpu, n, r, s + j, vm->partid[j]);
+			n->last[s + j][r] = 0;
+			n->pred[s + j][r] = 0;
+		}
+	}
+}
+
+static void free_slots(struct pv_vmpam_node *n)
+{
+	for (unsigned s = 0; s < n->nmons; s++)
+		n->slot[s] = PV_VMPAM_SLOT_FREE;
+}
+
+/* Gives the node's slots out. Dedicated: every VM, for good (the first read of each is a
+ * window). Rotating: the next VMs in turn, for one tick. */
+static void fill_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, uint64_t now,
+		       bool dedicated)
+{
+	struct pv_vmpam_node *n = &sys->node[i];
+	free_slots(n);
+	n->t_prog = now;
+	unsigned s = 0;
+	for (uint32_t seen = 0; seen < sys->nvms; seen++) {
+		uint32_t idx = dedicated ? seen : n->cursor < sys->nvms ? n->cursor : 0;
+		const struct pv_vmpam_vm *vm = sys->vms[idx];
+		if (s + vm->nr_partids > n->nmons)
+			break;
+		assign(sys, cpu, n, s, vm);
+		s += vm->nr_partids;
+		if (dedicated) {
+			fold_pending(vmpam_acct(sys, idx, i));
+			vmpam_acct(sys, idx, i)->flags |= ACCT_FRESH;
+		} else {
+			n->cursor = idx + 1;
+		}
+	}
+	if (dedicated)
+		n->rotating = n->repack = false;
+}
+
+static void to_rotation(struct pv_vmpam *sys, unsigned i)
+{
+	struct pv_vmpam_node *n = &sys->node[i];
+	free_slots(n);
+	for (uint32_t v = 0; v < sys->nvms; v++) {
+		struct pv_vmpam_acct *a = vmpam_acct(sys, v, i);
+		fold_pending(a);
+		if (!(a->flags & ACCT_GAP)) {
+			a->flags |= ACCT_GAP;
+			a->gap_dev = a->dev;
+		}
+		a->flags &= (uint8_t)~ACCT_FRESH;
+	}
+	n->rotating = true;
+	n->repack = false;
+}
+
+void pv_vmpam_tick(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint64_t now)
+{
+	if (now < sys->now)
+		now = sys->now;
+	for (unsigned i = 0; i < sys->nnodes; i++) {
+		struct pv_vmpam_node *n = &sys->node[i];
+		if (!n->nmons)
+			continue;
+		read_slots(sys, cpu, i, now);
+		bool rotate = n->used > n->nmons;
+		if (rotate && !n->rotating)
+			to_rotation(sys, i);
+		else if ((!rotate && n->rotating) || n->repack)
+			fill_slots(sys, cpu, i, now, true);
+		if (n->rotating && sys->nvms)
+			fill_slots(sys, cpu, i, now, false);
+	}
+	pv_vmpam__msc_check(sys, cpu);
+	sys->now = now;
+	sys->stats.ticks++;
+}
+
+/* ---- VMs joining and leaving ---- */
+
+/* First run of `k` free slots, or -1. */
+static int free_run(const struct pv_vmpam_node *n, unsigned k)
+{
+	unsigned run = 0;
+	for (unsigned s = 0; s < n->nmons; s++) {
+		run = n->slot[s] == PV_VMPAM_SLOT_FREE ? run + 1 : 0;
+		if (run == k)
+			return (int)(s + 1 - k);
+	}
+	return -1;
+}
+
+void pv_vmpam__acct_add(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm)
+{
+	for (unsigned i = 0; i < sys->nnodes; i++) {
+		struct pv_vmpam_node *n = &sys->node[i];
+		struct pv_vmpam_acct *a = vmpam_acct(sys, vm->index, i);
+		*a = (struct pv_vmpam_acct){.at = sys->now, .flags = ACCT_USED | ACCT_NEW,
+					    .status = PV_VMPAM_MEASURED};
+		if (!n->nmons)
+			continue;
+		n->used += vm->nr_partids;
+		int s = n->rotating || n->used > n->nmons ? -1 : free_run(n, vm->nr_partids);
+		if (s < 0) {
+			/* Rotation (from the next tick), or a repack of the dedicated slots. */
+			a->flags |= ACCT_GAP;
+			n->repack |= !n->rotating && n->used <= n->nmons;
+			continue;
+		}
+		assign(sys, cpu, n, (unsigned)s, vm);
+		a->flags |= ACCT_FRESH;
+	}
+}
+
+void pv_vmpam__acct_remove(struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
+{
+	for (unsigned i = 0; i < sys->nnodes; i++) {
+		struct pv_vmpam_node *n = &sys->node[i];
+		if (n->nmons)
+			n->used -= vm->nr_partids;
+		for (unsigned s = 0; s < n->nmons; s++)
+			if (n->slot[s] != PV_VMPAM_SLOT_FREE && SLOT_VM(n->slot[s]) == vm->index)
+				n->slot[s] = PV_VMPAM_SLOT_FREE;
+		*vmpam_acct(sys, vm->index, i) = (struct pv_vmpam_acct){0};
+	}
+}
+
+void pv_vmpam__acct_move(struct pv_vmpam *sys, uint32_t from, uint32_t to)
+{
+	for (unsigned i = 0; i < sys->nnodes; i++) {
+		struct pv_vmpam_node *n = &sys->node[i];
+		*vmpam_acct(sys, to, i) = *vmpam_acct(sys, from, i);
+		*vmpam_acct(sys, from, i) = (struct pv_vmpam_acct){0};
+		for (unsigned s = 0; s < n->nmons; s++)
+			if (n->slot[s] != PV_VMPAM_SLOT_FREE && SLOT_VM(n->slot[s]) == from)
+				n->slot[s] = SLOT(to, SLOT_VP(n->slot[s]));
+	}
+}
+
+/* ---- readings ---- */
+
+int pv_vmpam_read(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
+		  struct pv_vmpam_reading *out)
+{
+	*out = (struct pv_vmpam_reading){.at_ns = sys->now, .status = PV_VMPAM_NO_DATA};
+	if (!vm || vm->sys != sys || node >= sys->nnodes || !sys->node[node].nmons)
+		return out->status;
+	const struct pv_vmpam_acct *a = vmpam_acct(sys, vm->index, node);
+	if (!(a->flags & ACCT_SAMPLED))
+		return out->status;
+	if (a->status == PV_VMPAM_NOT_READY)
+		return out->status = PV_VMPAM_NOT_READY;
+	out->bytes = a->bytes;
+	if ((a->flags & ACCT_GAP) && sys->now > a->at) {
+		out->bytes += vmpam_bytes(a->rate, sys->now - a->at);
+		out->open = sigma(a->gap_dev, sys->now - a->at);
+	}
+	out->sq = a->sq;
+	out->lin = a->lin;
+	out->gran = a->gran;
+	out->bound = bound(a->sq, out->open, a->lin, a->gran);
+	out->status = (a->sq || a->lin || out->open) ? PV_VMPAM_ESTIMATED : PV_VMPAM_MEASURED;
+	return out->status;
+}
+
+int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_reading *to,
+		  struct pv_vmpam_rate *out)
+{
+	*out = (struct pv_vmpam_rate){.status = from->status > to->status ? from->status
+									   : to->status};
+	if (out->status > PV_VMPAM_ESTIMATED || to->at_ns < from->at_ns)
+		return out->status;
+	out->ns = to->at_ns - from->at_ns;
+	out->bytes = to->bytes > from->bytes ? to->bytes - from->bytes : 0;
+	/* A gap open at `from` is counted whole: in to->sq once closed, in to->open if not. */
+	uint64_t sq = to->sq > from->sq ? to->sq - from->sq : 0;
+	uint64_t lin = to->lin > from->lin ? to->lin - from->lin : 0;
+	uint64_t gran = to->gran > from->gran ? to->gran : from->gran;
+	out->bound = bound(sq, to->open, lin, gran);
+	out->status = (sq || lin || to->open) ? PV_VMPAM_ESTIMATED : PV_VMPAM_MEASURED;
+	if (out->ns) {
+		out->bytes_per_s = pv_vmpam__muldiv(out->bytes, 1000000000u, out->ns);
+		out->bound_per_s = pv_vmpam__muldiv(out->bound, 1000000000u, out->ns);
+	}
+	return out->status;
+}

@@ -51,11 +51,11 @@ void pv_id_views_init(struct pv_vm *vm)
 	uint64_t *dfr1 = &view[SLOT(PV_ID_AA64DFR1_EL1)];
 	*dfr1 = clear_fields(*dfr1, dfr1_hidden, sizeof(dfr1_hidden));
 
-	/* ID_AA64PFR0_EL1.AMU: the VM's version (0 without). MPAM and ID_AA64PFR1_EL1.MPAM_frac:
-	 * not offered yet. */
+	/* ID_AA64PFR0_EL1.AMU: the VM's version (0 without). MPAM: v1.0 (MPAM = 1, MPAM_frac =
+	 * 0) when the VM is given it, else not implemented. */
 	uint64_t *pfr0 = &view[SLOT(PV_ID_AA64PFR0_EL1)];
 	*pfr0 = set_field(*pfr0, PV_PFR0_AMU_SHIFT, vm->amu.version);
-	*pfr0 = set_field(*pfr0, PV_PFR0_MPAM_SHIFT, 0);
+	*pfr0 = set_field(*pfr0, PV_PFR0_MPAM_SHIFT, vm->mpam.visible ? 1 : 0);
 	uint64_t *pfr1 = &view[SLOT(PV_ID_AA64PFR1_EL1)];
 	*pfr1 = set_field(*pfr1, PV_PFR1_MPAM_FRAC_SHIFT, 0);
 

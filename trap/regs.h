@@ -70,14 +70,23 @@
 	OFF(SPE, SPE, PMBPTR_EL1, 3, 0, 9, 10, 1, 1, RW)                                          \
 	OFF(SPE, SPE, PMBSR_EL1, 3, 0, 9, 10, 3, 1, RW)                                           \
 	OFF(SPE, SPE, PMBIDR_EL1, 3, 0, 9, 10, 7, 1, RO)                                          \
-	OFF(MPAM, MPAM, MPAMIDR_EL1, 3, 0, 10, 4, 4, 1, RO)                                       \
-	OFF(MPAM, MPAM, MPAM1_EL1, 3, 0, 10, 5, 0, 1, RW)                                         \
-	OFF(MPAM, MPAM, MPAM0_EL1, 3, 0, 10, 5, 1, 1, RW)                                         \
 	OFF(MPAM, MPAM, MPAMSM_EL1, 3, 0, 10, 5, 3, 1, RW)
 
 /* AMU(name, op0, op1, crn, crm, op2, min AMU version, access for a guest, handler,
  * behaviour): CPTR_EL2.TAM, Arm ARM D24.6. Only AMUSERENR_EL0 is writable below the highest
  * implemented EL; the other MSR encodings are UNDEFINED for a guest. */
+/* MPAM(name, op0, op1, crn, crm, op2, min version, access, handler, behaviour): trapped by
+ * MPAM2_EL2.TRAPMPAM1EL1/TRAPMPAM0EL1 and MPAMHCR_EL2.TRAP_MPAMIDR_EL1 (or MPAM2_EL2.TIDR),
+ * served by vmpam/. MPAMSM_EL1 (SME) is not offered. */
+#define PV_MPAM_REGS(MPAM)                                                                       \
+	MPAM(MPAMIDR_EL1, 3, 0, 10, 4, 4, 1, RO, mpamidr,                                         \
+	     "the VM's view: PARTID_MAX = its virtual PARTIDs - 1, PMG_MAX, no HCR/VPM/SP4")      \
+	MPAM(MPAM1_EL1, 3, 0, 10, 5, 0, 1, RW, mpam1,                                             \
+	     "reads what the guest wrote; the hardware gets the VM's own physical PARTIDs; a "    \
+	     "virtual PARTID or PMG beyond the VM's becomes 0, its default")                       \
+	MPAM(MPAM0_EL1, 3, 0, 10, 5, 1, 1, RW, mpam0,                                             \
+	     "as MPAM1_EL1, for EL0")
+
 #define PV_AMU_REGS(AMU)                                                                         \
 	AMU(AMCR_EL0, 3, 3, 13, 2, 0, 1, RO, amcr,                                                \
 	    "HDBG as the hardware; CG1RZ as the hardware for AMUv1p1; MSR UNDEF (highest EL only)") \
@@ -110,7 +119,8 @@ enum reg_index {
 #define PMU_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
 #define OFF_IDX(k, f, name, o0, o1, n, m, o2, v, acc) RIDX_##name,
 #define AMU_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
-	PV_PMU_REGS(PMU_IDX) PV_AMU_REGS(AMU_IDX) PV_OFF_REGS(OFF_IDX)
+#define MPAM_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
+	PV_PMU_REGS(PMU_IDX) PV_AMU_REGS(AMU_IDX) PV_MPAM_REGS(MPAM_IDX) PV_OFF_REGS(OFF_IDX)
 	RIDX_PMEVCNTR,
 	RIDX_PMEVTYPER,
 	RIDX_AMEVCNTR0,
@@ -180,8 +190,12 @@ static inline const struct pv_reg_desc *reg_lookup(uint32_t key, unsigned *idx)
 #define AMU_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
 	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
 		return &pv_reg_descs[RIDX_##nm];
+#define MPAM_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
+		return &pv_reg_descs[RIDX_##nm];
 		PV_PMU_REGS(PMU_CASE)
 		PV_AMU_REGS(AMU_CASE)
+		PV_MPAM_REGS(MPAM_CASE)
 		PV_OFF_REGS(OFF_CASE)
 	default:
 		break;

@@ -50,7 +50,9 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.index = PV_IDX_NONE,                                                            \
 		.behaviour = OFF_TEXT,                                                           \
 	},
-	PV_PMU_REGS(PMU_DESC) PV_AMU_REGS(AMU_DESC) PV_OFF_REGS(OFF_DESC)
+#define MPAM_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                          \
+	REG_DESC(MPAM, v, vmpam, nm, o0, o1, n, m, o2, acc, h, txt)
+	PV_PMU_REGS(PMU_DESC) PV_AMU_REGS(AMU_DESC) PV_MPAM_REGS(MPAM_DESC) PV_OFF_REGS(OFF_DESC)
 	[RIDX_PMEVCNTR] = {
 		.id = RIDX_PMEVCNTR,
 		.name = "PMEVCNTR<n>_EL0",

@@ -52,8 +52,17 @@ static void mpam_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	const struct pv_hw *hw = vm->hw;
 	if (!hw->mpam)
 		return;
-	/* MPAM not offered yet: MPAM0/1_EL1 trap so no guest-chosen PARTID reaches an MSC, and
-	 * MPAMIDR_EL1 traps through MPAMHCR_EL2 or, without it, MPAM2_EL2.TIDR. */
+	if (vm->mpam.sys) {
+		/* The VM has PARTIDs of its own (vmpam/): its controls, with VPM where present. */
+		const struct pv_vmpam_el2 *e = pv_vmpam_el2(&vm->mpam);
+		w->mpam2_el2 = e->mpam2_el2;
+		w->mpam2_el2_owned = e->mpam2_el2_owned;
+		w->mpamhcr_el2 = e->mpamhcr_el2;
+		w->mpamhcr_el2_owned = e->mpamhcr_el2_owned;
+		return;
+	}
+	/* No MSC management: MPAM0/1_EL1 trap (and UNDEF) so no guest-chosen PARTID reaches an
+	 * MSC, and MPAMIDR_EL1 traps through MPAMHCR_EL2 or, without it, MPAM2_EL2.TIDR. */
 	w->mpam2_el2_owned = PV_MPAM2_EL2_TRAPMPAM0EL1 | PV_MPAM2_EL2_TRAPMPAM1EL1 |
 			     PV_MPAM2_EL2_TIDR | PV_MPAM2_EL2_EnMPAMSM;
 	w->mpam2_el2 = PV_MPAM2_EL2_TRAPMPAM0EL1 | PV_MPAM2_EL2_TRAPMPAM1EL1;

@@ -32,7 +32,11 @@ const char *pv_strerror(int err)
 		return "AMU version not offered (AMUv1 or AMUv1p1, at most the hardware's)";
 	case PV_ERR_AMU_AUX:
 		return "auxiliary AMU counters the hardware does not implement (or reads as zero)";
+	case PV_ERR_MPAM_SYS:
+		return "MPAM requested, but the hypervisor set up no MSC management (pv_hw.mpam_sys)";
 	default:
+		if (err <= PV_VMPAM_ERR_SETUP && err >= PV_VMPAM_ERR_MSC_ERROR)
+			return pv_vmpam_strerror(err);
 		return "unknown error";
 	}
 }
@@ -119,13 +123,24 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
 		return PV_ERR_FEATURE;
 	if ((cfg->features & PV_FEAT_MPAM) && !hw->mpam)
 		return PV_ERR_FEATURE;
-	if (cfg->features & (PV_FEAT_SPE | PV_FEAT_MPAM))
+	if ((cfg->features & PV_FEAT_MPAM) && !hw->mpam_sys)
+		return PV_ERR_MPAM_SYS;
+	if (cfg->features & PV_FEAT_SPE)
 		return PV_ERR_UNSUPPORTED;
 	int err = pv_vpmu_vm_init(vm);
 	if (!err)
 		err = pv_vamu_vm_init(vm);
 	if (err)
 		return err;
+	/* Last, as it is the one step with effects beyond the VM (PARTIDs taken, MSCs
+	 * programmed): every VM gets PARTIDs of its own where MPAM is managed, whether or not
+	 * the guest sees MPAM. */
+	if (hw->mpam_sys) {
+		err = pv_vmpam_vm_init(hw->mpam_sys, hw->mpam_cpu, &vm->mpam, &cfg->mpam,
+				       (cfg->features & PV_FEAT_MPAM) != 0);
+		if (err)
+			return err;
+	}
 	pv_id_views_init(vm);
 	pv_trap_words_init(vm);
 
@@ -138,6 +153,8 @@ void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat)
 	*v = (struct pv_vcpu){.vm = vm, .plat = plat, .id = id, .traps = vm->traps};
 	pv_vpmu_vcpu_init(v);
 	pv_vamu_vcpu_init(v);
+	if (vm->mpam.sys)
+		pv_vmpam_vcpu_init(&v->mpam, &vm->mpam);
 }
 
 void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
@@ -154,6 +171,8 @@ void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	v->stats.loads++;
 	pv_vpmu_load(v);
 	pv_vamu_load(v);
+	if (v->vm->mpam.sys)
+		pv_vmpam_load(v);
 }
 
 void pv_vcpu_put(struct pv_vcpu *v)
@@ -162,6 +181,8 @@ void pv_vcpu_put(struct pv_vcpu *v)
 		return;
 	pv_vpmu_put(v);
 	pv_vamu_put(v);
+	if (v->vm->mpam.sys)
+		pv_vmpam_put(v);
 	v->cpu->loaded = NULL;
 	v->cpu = NULL;
 }

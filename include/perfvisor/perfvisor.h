@@ -23,6 +23,7 @@
 
 #include "perfvisor/sysreg.h"
 #include "perfvisor/vamu.h"
+#include "perfvisor/vmpam.h"
 #include "perfvisor/vpmu.h"
 
 /* Features a VM can be given. A feature a VM does not have is hidden in its ID registers and
@@ -47,6 +48,8 @@ enum pv_err {
 	PV_ERR_HPMN0 = -10,          /* all counters reserved for the host without FEAT_HPMN0 */
 	PV_ERR_AMU_VERSION = -11,    /* AMU version not v1/v1p1, or above the hardware's */
 	PV_ERR_AMU_AUX = -12,        /* auxiliary AMU counters the hardware cannot give */
+	PV_ERR_MPAM_SYS = -13,       /* MPAM hardware, but no MSC management set up (pv_hw) */
+	/* -32 .. -43: PV_VMPAM_ERR_* (vmpam.h), also described by pv_strerror() */
 };
 const char *pv_strerror(int err);
 
@@ -63,6 +66,10 @@ struct pv_hw {
 	bool trbe, trf;         /* trace buffer / trace filter present (their traps are set) */
 	bool spe, amu, amuv1p1, mpam;
 	uint64_t mpamidr;       /* MPAMIDR_EL1, read only when MPAM is implemented */
+	/* MPAM for VMs, set by the hypervisor after pv_vmpam_init(): the machine's MSCs and the
+	 * pCPU their MMIO is reached from. NULL: VMs get no PARTIDs of their own (MPAM hidden). */
+	struct pv_vmpam *mpam_sys;
+	struct pv_pcpu *mpam_cpu;
 	bool fgt;               /* FEAT_FGT (ID_AA64MMFR0_EL1.FGT) */
 	struct pv_hw_amu amuhw; /* AMU identification, read only when amu (vamu.h) */
 };
@@ -71,6 +78,7 @@ struct pv_vm_config {
 	uint32_t features; /* PV_FEAT_* */
 	struct pv_pmu_config pmu;
 	struct pv_amu_config amu;
+	struct pv_vmpam_config mpam; /* PARTIDs, caps, cache portions (with pv_hw.mpam_sys) */
 };
 
 /* Trap configuration, computed per VM and copied to each vCPU. Every field listed in the
@@ -104,6 +112,7 @@ struct pv_vm {
 	uint64_t id_view[64];      /* what the guest reads from each ID group slot */
 	struct pv_vm_pmu pmu;
 	struct pv_vm_amu amu;
+	struct pv_vmpam_vm mpam;   /* its PARTIDs and limits (mpam.sys NULL: none) */
 	struct pv_trap_words traps;
 };
 
@@ -127,6 +136,7 @@ struct pv_vcpu {
 	struct pv_trap_words traps;
 	struct pv_vpmu pmu;
 	struct pv_vamu amu;
+	struct pv_vmpam_vcpu mpam;
 	struct pv_vcpu_stats stats;
 	uint64_t discard;           /* where reads into XZR (Rt = 31) go */
 };

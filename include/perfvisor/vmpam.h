@@ -225,18 +225,8 @@ struct pv_vmpam_vcpu {
 	uint64_t hw_mpam0, hw_mpam1; /* what the physical registers hold while it runs */
 };
 
-/* Before perfvisor.h gives struct pv_vcpu a `mpam` member (and defines PV_VMPAM_IN_VCPU), a
- * vCPU handed to the functions below is the `pv` member of a struct pv_vmpam_vcpu_box. */
-#ifdef PV_VMPAM_IN_VCPU
+/* The vCPU's MPAM state is the `mpam` member of struct pv_vcpu. */
 #define PV_VMPAM_VCPU(v) (&(v)->mpam)
-#else
-#include "perfvisor/perfvisor.h"
-struct pv_vmpam_vcpu_box {
-	struct pv_vcpu pv;
-	struct pv_vmpam_vcpu mpam;
-};
-#define PV_VMPAM_VCPU(v) (&((struct pv_vmpam_vcpu_box *)(void *)(v))->mpam)
-#endif
 
 /* Reset values: MPAM0_EL1 = MPAM1_EL1 = 0 (virtual PARTID 0, PMG 0). */
 void pv_vmpam_vcpu_init(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm);

@@ -46,7 +46,7 @@ struct mscen {
 	struct pv_vmpam_vm **table;
 	struct pv_vmpam_acct *acct;
 	struct pv_vmpam_vm *vm;          /* max_vms */
-	struct pv_vmpam_vcpu_box *vcpu;  /* max_vms, one per VM */
+	struct pv_vcpu *vcpu;            /* max_vms, one per VM */
 	struct sim_tgen *gen;            /* max_vms, one per VM */
 	bool *live;
 	unsigned nvms;                   /* slots used (live or released) */

@@ -266,7 +266,7 @@ static void random_writes(bool hcr)
 	uint64_t x = hcr ? 77 : 78;
 	for (unsigned round = 0; round < 300; round++) {
 		for (unsigned i = 0; i < 12; i++) {
-			struct pv_vcpu *v = &s->vcpu[i].pv;
+			struct pv_vcpu *v = &s->vcpu[i];
 			uint64_t val = rnd(&x);
 			if (round & 1)
 				val &= 0x0707000F000Full;

@@ -20,7 +20,7 @@
 struct fx {
 	struct rig *r;
 	struct pv_vmpam_vm vm;
-	struct pv_vmpam_vcpu_box v;
+	struct pv_vcpu v;
 };
 
 /* One memory MSC; PMG_MAX 3; `hcr`: the pCPU has MPAMHCR_EL2 with 8 VPM entries (else
@@ -35,7 +35,7 @@ static struct fx *fx_new(bool hcr, unsigned n)
 	struct pv_vmpam_config c = {.nr_partids = (uint8_t)n};
 	assert_int_equal(pv_vmpam_vm_init(&f->r->sys, &f->r->cpu, &f->vm, &c, true), 0);
 	pv_vmpam_vcpu_init(&f->v.mpam, &f->vm);
-	f->v.pv.plat = &f->r->mv;
+	f->v.plat = &f->r->mv;
 	return f;
 }
 
@@ -47,7 +47,7 @@ static void fx_free(struct fx *f)
 
 static struct pv_vcpu *vcpu(struct fx *f)
 {
-	return &f->v.pv;
+	return &f->v;
 }
 
 static uint64_t hwreg(struct fx *f, uint32_t key)
@@ -149,7 +149,7 @@ static void test_load_and_live_writes(void **state)
 	struct fx *f = fx_new(true, 2);
 	pv_vmpam_mpam1_write(vcpu(f), 0, 1, MPAMN(1, 1, 0, 0));
 	assert_int_equal(hwreg(f, PV_MPAM1_EL1), 0); /* not loaded: no hardware access */
-	f->v.pv.cpu = &f->r->cpu;
+	f->v.cpu = &f->r->cpu;
 	pv_vmpam_load(vcpu(f));
 	assert_int_equal(hwreg(f, PV_MPAM1_EL1), MPAMN(1, 1, 0, 0));
 	assert_int_equal(hwreg(f, PV_MPAM0_EL1), 0);
@@ -163,7 +163,7 @@ static void test_load_and_live_writes(void **state)
 
 	/* Trap-and-emulate: the physical PARTIDs go straight into MPAM1/0_EL1. */
 	f = fx_new(false, 2);
-	f->v.pv.cpu = &f->r->cpu;
+	f->v.cpu = &f->r->cpu;
 	pv_vmpam_mpam1_write(vcpu(f), 0, 1, MPAMN(1, 0, 0, 0));
 	assert_int_equal(hwreg(f, PV_MPAM1_EL1), MPAMN(f->vm.partid[1], f->vm.partid[0], 0, 0));
 	uint64_t writes = f->r->mc.writes;

@@ -26,9 +26,9 @@ static struct frame *finish(struct vcpu *v, enum exit_kind kind, struct vcpu *ne
 }
 
 /* Registers perfvisor's library does not own. */
-static void hyp_sysreg(struct vcpu *v, uint64_t esr)
+static __attribute__((noinline)) void hyp_sysreg(struct vcpu *v, uint64_t esr)
 {
-	struct pv_sys_access a;
+	struct pv_sys_access a = {0};
 	pv_decode_sys(esr, &a);
 	uint64_t *rt = a.rt == 31 ? NULL : &v->f.x[a.rt];
 	if (!a.is_read && vgic_sgi_sysreg(v, a.key, rt ? *rt : 0)) {
@@ -47,29 +47,22 @@ static void hyp_sysreg(struct vcpu *v, uint64_t esr)
 	inject_undef(v);
 }
 
-/* PMUv3 registers: Op1 = 3, CRn = 9 (CRm 12..14) or CRn = 14 (CRm 8..15); PMINTEN and
- * PMMIR at Op1 = 0, CRn = 9, CRm = 14. The ID group: Op1 = 0, CRn = 0. */
-static enum exit_kind sysreg_kind(uint32_t key)
-{
-	unsigned op1 = PV_SYSREG_OP1(key), crn = PV_SYSREG_CRN(key), crm = PV_SYSREG_CRM(key);
-	if (op1 == 0 && crn == 0)
-		return EXIT_SYSREG_ID;
-	if ((crn == 9 && ((op1 == 3 && crm >= 12) || (op1 == 0 && crm == 14))) ||
-	    (crn == 14 && op1 == 3 && crm >= 8))
-		return EXIT_SYSREG_PMU;
-	return EXIT_SYSREG_OTHER;
-}
-
+/* A trapped register perfvisor's library answered: the ID group (Op0 = 3, Op1 = 0, CRn = 0)
+ * or, since VMs are given the PMU alone, a PMUv3 register (Op1 = 3, CRn = 9 or 14; PMINTEN
+ * and PMMIR at Op1 = 0, CRn = 9). */
 static enum exit_kind sysreg(struct vcpu *v, uint64_t esr)
 {
 	unsigned el = (v->f.spsr & 0xC) ? 1 : 0;
-	uint32_t key = PV_ESR_ISS(esr) & PV_ISS_SYS_KEY_MASK;
-	switch (pv_trap(&v->pv, esr, v->f.x, el)) {
-	case PV_TRAP_HANDLED:
+	enum pv_trap_result r = pv_trap(&v->pv, esr, v->f.x, el);
+	if (r == PV_TRAP_HANDLED) {
 		v->f.elr += 4;
-		if (hyp.pmu_poll_ticks && !IS_READ(esr))
-			timer_program(v); /* a write may have started or stopped an overflow poll */
-		break;
+		/* A write may have started an overflow poll (timer.c); one that stops it leaves
+		 * the armed poll to fire once and re-arm for the slice. */
+		if (!IS_READ(esr) && hyp.pmu_poll_ticks && !hyp.poll_armed)
+			timer_program(v);
+		return PV_SYSREG_CRN(PV_ESR_ISS(esr)) == 0 ? EXIT_SYSREG_ID : EXIT_SYSREG_PMU;
+	}
+	switch (r) {
 	case PV_TRAP_UNDEF:
 		v->pv_undef++;
 		inject_undef(v);
@@ -78,11 +71,11 @@ static enum exit_kind sysreg(struct vcpu *v, uint64_t esr)
 		v->pv_el1++;
 		inject_sync(v, esr, 0, false);
 		break;
-	case PV_TRAP_UNKNOWN:
+	default: /* PV_TRAP_UNKNOWN */
 		hyp_sysreg(v, esr);
-		return EXIT_SYSREG_OTHER;
+		break;
 	}
-	return sysreg_kind(key);
+	return EXIT_SYSREG_OTHER;
 }
 
 /* Stage-2 data abort (ESR_EL2 ISS for a Data Abort, Arm ARM D24.2): with a valid syndrome
@@ -136,18 +129,14 @@ static struct vcpu *fetch_abort(struct vcpu *v)
 	return v;
 }
 
-struct frame *exc_lower_sync(struct frame *f)
+/* The synchronous exceptions off the hot paths; any of these may switch vCPUs. */
+static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v, uint64_t esr)
 {
-	struct vcpu *v = (struct vcpu *)f, *next = v;
-	uint64_t esr = read_sysreg(esr_el2);
+	struct frame *f = &v->f;
+	struct vcpu *next = v;
 	enum exit_kind kind;
 	switch (PV_ESR_EC(esr)) {
 	case PV_EC_HVC64:
-		if (f->x[0] == HYP_CALL_NULL) {
-			f->x[0] = 0;
-			kind = EXIT_HVC_NULL;
-			break;
-		}
 		kind = EXIT_HVC;
 		next = psci_call(v, false);
 		break;
@@ -155,9 +144,6 @@ struct frame *exc_lower_sync(struct frame *f)
 		f->elr += 4;
 		kind = EXIT_SMC;
 		next = psci_call(v, true);
-		break;
-	case PV_EC_SYS64:
-		kind = sysreg(v, esr);
 		break;
 	case EC_DABT_LOW:
 		kind = mmio(v, esr);
@@ -179,6 +165,25 @@ struct frame *exc_lower_sync(struct frame *f)
 	return finish(v, kind, next);
 }
 
+/* The hot paths, trapped system registers and the null hypercall, never switch vCPUs: they
+ * are accounted directly, and the rest goes to sync_slow. */
+struct frame *exc_lower_sync(struct frame *f)
+{
+	struct vcpu *v = (struct vcpu *)f;
+	uint64_t esr = read_sysreg(esr_el2);
+	unsigned ec = PV_ESR_EC(esr);
+	if (ec == PV_EC_SYS64) {
+		selfcount_account(v, sysreg(v, esr));
+		return f;
+	}
+	if (ec == PV_EC_HVC64 && f->x[0] == HYP_CALL_NULL) {
+		f->x[0] = 0;
+		selfcount_account(v, EXIT_HVC_NULL);
+		return f;
+	}
+	return sync_slow(v, esr);
+}
+
 struct frame *exc_lower_irq(struct frame *f)
 {
 	struct vcpu *v = (struct vcpu *)f, *next = v;
@@ -194,6 +199,10 @@ struct frame *exc_lower_irq(struct frame *f)
 			break;
 		}
 		kind = EXIT_IRQ_TICK;
+		if (hyp.limit_deadline && timer_now() >= hyp.limit_deadline) {
+			hyp_printf("hyp: time limit of %lu ms reached\n", hyp.limit_ms);
+			sched_end_all("ended: time limit (limit_ms) reached");
+		}
 		next = sched_next(v);
 		if (next == v)
 			timer_rearm();

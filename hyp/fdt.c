@@ -18,7 +18,7 @@
 struct fdt_w {
 	uint8_t *buf;
 	size_t size;
-	uint8_t st[2048]; /* structure block */
+	uint8_t st[4096]; /* structure block */
 	size_t st_len;
 	char str[512];    /* strings block */
 	size_t str_len;
@@ -156,10 +156,18 @@ size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 	prop_u32(w, "interrupt-parent", 1);
 
 	begin(w, "chosen");
-	hyp_snprintf(tmp, sizeof(tmp), "perfvisor.vm=%s pmu.n=%u", vm->name,
-		     (unsigned)vm->pv.pmu.nr_counters);
-	prop_str(w, "bootargs", tmp);
+	static char args[GUEST_ARGS_MAX + 64];
+	const char *extra = vm->guest_args ? vm->guest_args : "";
+	hyp_snprintf(args, sizeof(args), "perfvisor.vm=%s pmu.n=%u%s%s", vm->name,
+		     (unsigned)vm->pv.pmu.nr_counters, *extra ? " " : "", extra);
+	prop_str(w, "bootargs", args);
 	prop_str(w, "stdout-path", "/pl011@9000000");
+	if (vm->initrd_end) { /* Linux: Documentation/devicetree/bindings/chosen.txt */
+		uint32_t start[2] = {(uint32_t)(vm->initrd_start >> 32), (uint32_t)vm->initrd_start};
+		uint32_t stop[2] = {(uint32_t)(vm->initrd_end >> 32), (uint32_t)vm->initrd_end};
+		prop_cells(w, "linux,initrd-start", start, 2);
+		prop_cells(w, "linux,initrd-end", stop, 2);
+	}
 	end(w);
 
 	hyp_snprintf(tmp, sizeof(tmp), "memory@%lx", RAM_BASE);

@@ -28,6 +28,7 @@
 #define VM_IMAGE_OFF 0x200000ul
 #define VM_DTB_OFF 0x0ul
 #define VM_DTB_MAX 0x10000ul
+#define GUEST_ARGS_MAX 512 /* bootargs after "--", appended to every VM's /chosen/bootargs */
 
 /* Interrupts (GIC INTIDs): PPIs of the virt board. */
 #define INTID_MAINT 25  /* GIC virtual CPU interface maintenance */
@@ -37,11 +38,12 @@
 
 /* ---- Per-vCPU state ------------------------------------------------------------------- */
 
-/* The guest's general registers as saved by vectors.S; TPIDR_EL2 points here. */
+/* The guest's general registers as saved by vectors.S; SP_EL2 points here while the guest
+ * runs (16-byte aligned, as a stack pointer). */
 struct frame {
 	uint64_t x[31];
 	uint64_t elr, spsr;
-};
+} __attribute__((aligned(16)));
 
 /* EL1/EL0 system registers switched with the vCPU (Arm ARM D1: the EL1&0 regime state). */
 #define EL1_REGS(X)                                                                              \
@@ -114,6 +116,9 @@ struct vm {
 	enum vm_state state;
 	const char *end_reason;
 	uint64_t pa_base, ram_size;
+	uint64_t image_size;              /* from its arm64 Image header, else 0 */
+	uint64_t initrd_start, initrd_end; /* IPAs; both 0 without an initrd */
+	const char *guest_args;           /* appended to its bootargs */
 	uint64_t vttbr;
 	uint64_t *s2_l1, *s2_l2;
 	struct pv_vm pv;
@@ -125,21 +130,24 @@ struct vm {
 
 /* ---- Global hypervisor state (one pCPU) ----------------------------------------------- */
 struct hyp {
+	/* Scalars first, the large members last: what every exception touches stays within
+	 * one ADRP page offset of the structure's start. */
+	uint64_t last_count;      /* host counter at the end of the previous exception */
+	struct vcpu *current;
+	uint64_t pmu_poll_ticks;  /* 0: no overflow polling (see timer.c) */
+	bool poll_armed;          /* the timer is set for an overflow poll, not the slice end */
+	bool switched;            /* the current exception switched vCPUs */
+	bool selfcount;           /* the host counter counts EL2 instructions */
+	unsigned host_counter;    /* its index (= HPMN) */
+	unsigned nr_vms;
+	unsigned nr_lr;
+	uint64_t slice_ticks, slice_deadline;
+	uint64_t mdcr_hyp, hcr_hyp, cptr_hyp;
+	uint64_t switches;
+	uint64_t limit_ms, limit_deadline; /* limit_ms=N: every VM ends at this counter value */
 	struct pv_hw hw;
 	struct pv_pcpu pcpu;
 	struct vm vms[MAX_VMS];
-	unsigned nr_vms;
-	struct vcpu *current;
-	uint64_t slice_ticks, slice_deadline;
-	uint64_t pmu_poll_ticks;  /* 0: no overflow polling (see timer.c) */
-	uint64_t mdcr_hyp, hcr_hyp, cptr_hyp;
-	unsigned nr_lr;
-	bool selfcount;           /* the host counter counts EL2 instructions */
-	unsigned host_counter;    /* its index (= HPMN) */
-	uint32_t host_counter_key;
-	uint64_t last_count;      /* host counter at the end of the previous exception */
-	uint64_t switches;
-	bool switched;            /* the current exception switched vCPUs */
 };
 extern struct hyp hyp;
 
@@ -206,6 +214,7 @@ void vtimer_sync(struct vcpu *v);
 void sched_start(void) __attribute__((noreturn));
 struct vcpu *sched_next(struct vcpu *cur);
 struct vcpu *vm_end(struct vcpu *v, const char *reason);
+__attribute__((noreturn)) void sched_end_all(const char *reason);
 void vcpu_load(struct vcpu *v);
 void vcpu_put(struct vcpu *v);
 
@@ -229,7 +238,8 @@ void retire_emulated(struct vcpu *v, unsigned el);
 
 /* selfcount.c */
 void selfcount_init(void);
-void selfcount_account(struct vcpu *v, enum exit_kind kind);
+
+/* selfcount_account(): inline, at the end of this file */
 
 /* report.c */
 void report_all(void);
@@ -265,6 +275,17 @@ static inline uint32_t mmio_read32(uint64_t addr)
 static inline void mmio_write32(uint64_t addr, uint32_t v)
 {
 	*(volatile uint32_t *)addr = v;
+}
+
+/* End of an exception: charge the EL2 instructions since the previous one to v's `kind`.
+ * PMXEVCNTR_EL0 is the host counter (PMSELR_EL0 = its index, selfcount.c); without
+ * self-measurement it reads something else, which the report does not show. */
+static inline void selfcount_account(struct vcpu *v, enum exit_kind kind)
+{
+	uint64_t now = read_sysreg(S3_3_C9_C13_2);
+	v->exits[kind]++;
+	v->el2_instr[kind] += now - hyp.last_count;
+	hyp.last_count = now;
 }
 
 #endif

@@ -5,6 +5,8 @@
 #   make qemu-check   run the guest suite under QEMU; last line "N passed, M failed"
 #   make run          demo: several VMs time-sliced, their counts and the hypervisor's report
 #   make qemu-bench   "bench: hyp.*" lines (EL2 instructions per trap and per switch)
+#   make qemu-linux   a Debian arm64 kernel as a guest, its perf counts checked (the Linux part
+#                     of qemu-check; the kernel is fetched from Debian's packages into build/)
 #
 # QEMU_CHECK_AVAILABLE is "yes" when qemu-system-aarch64 and the cross compiler are installed,
 # so `make check` can add qemu-check conditionally.
@@ -69,8 +71,21 @@ $(GUEST_BUILD)/%.elf: tests/guest/%.c $(GUEST_LIB_OBJS) tests/guest/lib/guest.ld
 $(GUEST_BUILD)/%.bin: $(GUEST_BUILD)/%.elf
 	$(HYP_OBJCOPY) -O binary $< $@
 
-.PHONY: hyp guests qemu-check run qemu-bench
-hyp: $(HYP_ELF) $(GUEST_BINS)
+# ---- The Linux guest's initramfs (tests/guest/linux/): /init, a static program, no libc -----
+LINUX_BUILD  := $(BUILD)/linux
+LINUX_INITRD := $(LINUX_BUILD)/initramfs.cpio
+LINUX_INIT_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -static -nostdlib -ffreestanding \
+                     -fno-builtin -fno-stack-protector -no-pie -mgeneral-regs-only -s
+
+$(LINUX_BUILD)/init: tests/guest/linux/init.c hyp/hyp.mk
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(LINUX_INIT_CFLAGS) -o $@ $<
+
+$(LINUX_INITRD): $(LINUX_BUILD)/init tests/guest/linux/mkcpio.sh
+	sh tests/guest/linux/mkcpio.sh $@ $<
+
+.PHONY: hyp guests qemu-check run qemu-bench qemu-linux
+hyp: $(HYP_ELF) $(GUEST_BINS) $(LINUX_INITRD)
 guests: $(GUEST_BINS)
 
 qemu-check: hyp
@@ -81,3 +96,6 @@ run: hyp
 
 qemu-bench: hyp
 	@QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD)
+
+qemu-linux: hyp
+	@QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh linux $(HYP_ELF) $(GUEST_BUILD)

@@ -10,6 +10,12 @@
  *   counters=N        PMU counters each VM sees (default: all guest counters, HPMN)
  *   host_counters=N   counters kept by the hypervisor (default 1: self-measurement)
  *   pmu_poll_us=N     overflow poll period for QEMU 7.2 (default 10; 0: off; see timer.c)
+ *   vm<k>_mem=N       MiB of RAM for the VM in slot k (default 64; a multiple of 64: the VM
+ *                     then spans that many slots, which hold no other VM)
+ *   vm<k>_initrd=O,S  the VM's initrd (initramfs) is at RAM offset O (IPA 0x40000000 + O), S
+ *                     bytes long; its device tree says so (linux,initrd-start/-end)
+ *   limit_ms=N        end every VM after N ms of virtual time, with the report (default: none)
+ *   -- ARGS           everything after "--" is appended to every VM's /chosen/bootargs
  */
 #include "hyp.h"
 #include "perfvisor/platform.h"
@@ -28,17 +34,42 @@ struct hyp hyp;
 		  (1ul << 31))
 
 static struct {
-	uint64_t slice_us, pmu_poll_us;
+	uint64_t slice_us, pmu_poll_us, limit_ms;
 	unsigned counters, host_counters;
 	char names[MAX_VMS][24];
+	uint64_t mem_mib[MAX_VMS];
+	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
+	char guest_args[GUEST_ARGS_MAX];
 } cfg = {.slice_us = 1000, .pmu_poll_us = 10, .counters = 0, .host_counters = 1};
+
+/* A decimal or 0x-prefixed hexadecimal number at the start of s[0, n); *used = its length. */
+static uint64_t parse_num_len(const char *s, size_t n, size_t *used)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		for (i = 2; i < n; i++) {
+			char c = s[i];
+			unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+				     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+				     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+							    : 16;
+			if (d == 16)
+				break;
+			v = v * 16 + d;
+		}
+	} else {
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (used)
+		*used = i;
+	return v;
+}
 
 static uint64_t parse_num(const char *s, size_t n)
 {
-	uint64_t v = 0;
-	for (size_t i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	return v;
+	return parse_num_len(s, n, NULL);
 }
 
 static void parse_bootargs(const char *a)
@@ -49,6 +80,20 @@ static void parse_bootargs(const char *a)
 		size_t n = 0;
 		while (a[n] && a[n] != ' ')
 			n++;
+		if (n == 2 && a[0] == '-' && a[1] == '-') { /* the rest is for the guests */
+			a += 2;
+			while (*a == ' ')
+				a++;
+			size_t m = strlen(a);
+			if (m >= sizeof(cfg.guest_args)) {
+				hyp_printf("hyp: guest arguments longer than %lu bytes: cut\n",
+					   (unsigned long)sizeof(cfg.guest_args) - 1);
+				m = sizeof(cfg.guest_args) - 1;
+			}
+			memcpy(cfg.guest_args, a, m);
+			cfg.guest_args[m] = '\0';
+			return;
+		}
 		const char *eq = a;
 		while (eq < a + n && *eq != '=')
 			eq++;
@@ -63,6 +108,20 @@ static void parse_bootargs(const char *a)
 				cfg.counters = (unsigned)parse_num(val, vl);
 			else if (kl == 13 && !strncmp(a, "host_counters", 13))
 				cfg.host_counters = (unsigned)parse_num(val, vl);
+			else if (kl == 8 && !strncmp(a, "limit_ms", 8))
+				cfg.limit_ms = parse_num(val, vl);
+			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
+				cfg.mem_mib[a[2] - '0'] = parse_num(val, vl);
+			else if (kl == 10 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_initrd", 7)) {
+				size_t used = 0;
+				unsigned k = (unsigned)(a[2] - '0');
+				cfg.initrd_off[k] = parse_num_len(val, vl, &used);
+				cfg.initrd_size[k] = used < vl && val[used] == ','
+							     ? parse_num(val + used + 1, vl - used - 1)
+							     : 0;
+			}
 			else if (kl == 3 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
 				 a[2] < '0' + MAX_VMS) {
 				char *dst = cfg.names[a[2] - '0'];
@@ -85,13 +144,20 @@ static bool slot_has_image(unsigned k)
 }
 
 /* The ID registers a VM sees, beyond what the library manages: features whose state this
- * hypervisor does not switch (SVE, SME, MTE) are hidden, and trapped by CPTR_EL2 / HCR_EL2. */
+ * hypervisor does not switch (SVE, SME, MTE, pointer authentication keys) are hidden, and
+ * trapped by CPTR_EL2 / HCR_EL2 (API = APK = 0). */
 static void hide_unswitched(struct pv_vm *pvm)
 {
 	uint64_t *pfr0 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)];
 	uint64_t *pfr1 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64PFR1_EL1)];
+	uint64_t *isar1 = &pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 6, 1))];
+	uint64_t *isar2 = &pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 6, 2))];
 	*pfr0 &= ~PV_ID_FIELD_MASK(32);                          /* SVE */
 	*pfr1 &= ~(PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(24));  /* MTE, SME */
+	/* ISAR1: APA, API, GPA, GPI; ISAR2: GPA3, APA3 (Arm ARM D19.2) */
+	*isar1 &= ~(PV_ID_FIELD_MASK(4) | PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(24) |
+		    PV_ID_FIELD_MASK(28));
+	*isar2 &= ~(PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(12));
 	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 4))] = 0;  /* ID_AA64ZFR0_EL1 */
 	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 5))] = 0;  /* ID_AA64SMFR0_EL1 */
 }
@@ -99,7 +165,7 @@ static void hide_unswitched(struct pv_vm *pvm)
 /* The arm64 Image header, if the image has one (Linux booting.rst): magic "ARM\x64" at
  * offset 56, text_offset at 8, image_size at 16. The image is entered at its load address
  * (a 2 MiB-aligned base with text_offset 0, as modern kernels expect). */
-static void describe_image(const struct vm *vm)
+static void describe_image(struct vm *vm)
 {
 	const uint8_t *img = (const uint8_t *)(vm->pa_base + VM_IMAGE_OFF);
 	uint32_t magic = (uint32_t)img[56] | (uint32_t)img[57] << 8 | (uint32_t)img[58] << 16 |
@@ -114,6 +180,35 @@ static void describe_image(const struct vm *vm)
 		   text_offset ? " (nonzero text_offset: entered at the load address anyway)" : "");
 	if (size > vm->ram_size - VM_IMAGE_OFF)
 		hyp_printf("hyp: vm %s: image_size exceeds its RAM\n", vm->name);
+	vm->image_size = size;
+}
+
+/* The VM's initrd, if configured: it must lie in the VM's RAM, clear of its device tree and
+ * of its image (image_size from the Image header, when there is one). */
+static void place_initrd(struct vm *vm, unsigned k)
+{
+	uint64_t off = cfg.initrd_off[k], size = cfg.initrd_size[k];
+	if (!size)
+		return;
+	uint64_t image_end = VM_IMAGE_OFF + vm->image_size;
+	if (off < VM_DTB_OFF + VM_DTB_MAX || off > vm->ram_size || size > vm->ram_size - off ||
+	    (off < image_end && off + size > VM_IMAGE_OFF)) {
+		hyp_printf("hyp: vm %s: initrd at RAM offset %lx, %lu bytes, does not fit beside "
+			   "its image and device tree in its RAM: ignored\n",
+			   vm->name, off, size);
+		return;
+	}
+	vm->initrd_start = RAM_BASE + off;
+	vm->initrd_end = RAM_BASE + off + size;
+	hyp_printf("hyp: vm %s: initrd at IPA %lx, %lu bytes\n", vm->name, vm->initrd_start, size);
+}
+
+/* Slots a VM configured with vm<k>_mem=N MiB spans (at least 1). */
+static unsigned vm_slots(unsigned k)
+{
+	uint64_t mib = cfg.mem_mib[k], slot_mib = VM_RAM_SIZE >> 20;
+	uint64_t slots = mib ? mib / slot_mib + (mib % slot_mib != 0) : 1;
+	return slots > MAX_VMS - k ? MAX_VMS - k : (unsigned)slots;
 }
 
 static void vm_create(unsigned k)
@@ -126,7 +221,13 @@ static void vm_create(unsigned k)
 	else
 		hyp_snprintf(vm->name, sizeof(vm->name), "vm%u", k);
 	vm->pa_base = VM_SLOT(k);
-	vm->ram_size = VM_RAM_SIZE;
+	vm->ram_size = (uint64_t)vm_slots(k) * VM_RAM_SIZE;
+	if (cfg.mem_mib[k] && cfg.mem_mib[k] != vm->ram_size >> 20)
+		hyp_printf("hyp: vm %s: vm%u_mem=%lu: RAM comes in slots of %lu MiB; it gets %lu\n",
+			   vm->name, k, cfg.mem_mib[k], VM_RAM_SIZE >> 20, vm->ram_size >> 20);
+	vm->guest_args = cfg.guest_args;
+	describe_image(vm);
+	place_initrd(vm, k);
 
 	struct pv_vm_config vc = {.features = PV_FEAT_PMU};
 	vc.pmu.version = hyp.hw.pmu_version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5 : hyp.hw.pmu_version;
@@ -141,7 +242,6 @@ static void vm_create(unsigned k)
 	if (!dtb)
 		hyp_panic("VM %s: device tree does not fit", vm->name);
 	dcache_clean(vm->pa_base + VM_DTB_OFF, dtb); /* the guest reads it with its MMU off */
-	describe_image(vm);
 
 	pv_vcpu_init(&v->pv, &vm->pv, 0, v);
 	v->vm = vm;
@@ -202,15 +302,23 @@ void hyp_main(void)
 	uint64_t freq = read_sysreg(cntfrq_el0);
 	uint64_t slice = cfg.slice_us * freq / 1000000;
 	timer_init(slice ? slice : 1, cfg.pmu_poll_us * freq / 1000000);
+	if (cfg.limit_ms) {
+		hyp.limit_ms = cfg.limit_ms;
+		hyp.limit_deadline = timer_now() + cfg.limit_ms * (freq / 1000);
+	}
 
 	for (unsigned k = 0; k < MAX_VMS; k++)
-		if (slot_has_image(k))
+		if (slot_has_image(k)) {
 			vm_create(k);
+			k += vm_slots(k) - 1; /* the slots it spans hold its RAM, not VMs */
+		}
 	if (!hyp.nr_vms) {
 		hyp_puts("hyp: no guest image found (load one with -device loader,file=IMG,"
 			 "addr=0x48200000,force-raw=on)\n");
 		psci_system_off();
 	}
 	hyp_printf("hyp: %u VMs, slice %lu us (%lu ticks)\n", hyp.nr_vms, cfg.slice_us, slice);
+	if (cfg.limit_ms)
+		hyp_printf("hyp: time limit %lu ms\n", cfg.limit_ms);
 	sched_start();
 }

@@ -66,6 +66,8 @@ static void report_overhead(void)
 		hyp_puts("hyp: overhead: not measured (needs -icount shift=0 and a host counter)\n");
 		return;
 	}
+	if (read_sysreg(S3_3_C9_C12_5) != hyp.host_counter) /* PMSELR_EL0, selfcount.c */
+		hyp_puts("hyp: overhead: PMSELR_EL0 was changed: the figures are not reliable\n");
 	for (unsigned k = 0; k < EXIT_KINDS; k++) {
 		uint64_t n = 0, instr = 0;
 		for (unsigned i = 0; i < MAX_VMS; i++) {

@@ -84,6 +84,23 @@ struct vcpu *vm_end(struct vcpu *v, const char *reason)
 	return next;
 }
 
+/* limit_ms reached: every VM still running ends, the report follows and the machine is off. */
+void sched_end_all(const char *reason)
+{
+	for (unsigned i = 0; i < MAX_VMS; i++) {
+		struct vm *vm = &hyp.vms[i];
+		if (vm->state != VM_RUNNABLE)
+			continue;
+		vm->state = VM_ENDED;
+		vm->end_reason = reason;
+		uart_flush(vm);
+	}
+	if (hyp.current)
+		vcpu_put(hyp.current);
+	report_all();
+	psci_system_off();
+}
+
 void sched_start(void)
 {
 	struct vcpu *first = pick(NULL);
@@ -91,6 +108,6 @@ void sched_start(void)
 		hyp_panic("no VM to run");
 	vcpu_load(first);
 	timer_rearm();
-	selfcount_account(NULL, EXIT_OTHER);
+	hyp.last_count = read_sysreg(S3_3_C9_C13_2); /* PMXEVCNTR_EL0: selfcount.c */
 	guest_enter(&first->f);
 }

@@ -36,10 +36,13 @@ static bool needs_poll(const struct vcpu *v)
 void timer_program(const struct vcpu *v)
 {
 	uint64_t cval = hyp.slice_deadline;
+	hyp.poll_armed = false;
 	if (hyp.pmu_poll_ticks && v && needs_poll(v)) {
 		uint64_t poll = timer_now() + hyp.pmu_poll_ticks;
-		if (poll < cval)
+		if (poll < cval) {
 			cval = poll;
+			hyp.poll_armed = true;
+		}
 	}
 	write_sysreg(S3_4_C14_C2_2, cval);       /* CNTHP_CVAL_EL2 */
 	write_sysreg(S3_4_C14_C2_1, CNT_ENABLE); /* CNTHP_CTL_EL2 */

@@ -1,41 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * EL2 exception vectors (Arm ARM D1.10.2, vector table offsets). Exceptions from the guest
- * (lower EL, AArch64) save x0..x30, ELR_EL2 and SPSR_EL2 into the current vCPU's struct frame
- * (TPIDR_EL2), call the C handler, and return through guest_enter with the frame the handler
+ * EL2 exception vectors (Arm ARM D1.10.2, vector table offsets). While a guest runs, SP_EL2
+ * points at its vCPU's struct frame, so an exception from the guest (lower EL, AArch64) saves
+ * x0..x30, ELR_EL2 and SPSR_EL2 straight into it, moves to the hypervisor's stack, calls the
+ * C handler with the frame, and returns through guest_enter with the frame the handler
  * returns (another vCPU's after a switch). Exceptions taken at EL2 itself are hypervisor bugs:
  * they are reported and the machine is powered off.
  */
+#define FRAME_X30 (30 * 8)
 #define FRAME_ELR (31 * 8)
+#define FRAME_SPSR (32 * 8)
 
 	.macro	save_guest
-	stp	x0, x1, [sp, #-16]!
-	mrs	x0, tpidr_el2
-	stp	x2, x3, [x0, #16]
-	stp	x4, x5, [x0, #32]
-	stp	x6, x7, [x0, #48]
-	stp	x8, x9, [x0, #64]
-	stp	x10, x11, [x0, #80]
-	stp	x12, x13, [x0, #96]
-	stp	x14, x15, [x0, #112]
-	stp	x16, x17, [x0, #128]
-	stp	x18, x19, [x0, #144]
-	stp	x20, x21, [x0, #160]
-	stp	x22, x23, [x0, #176]
-	stp	x24, x25, [x0, #192]
-	stp	x26, x27, [x0, #208]
-	stp	x28, x29, [x0, #224]
-	str	x30, [x0, #240]
-	ldp	x2, x3, [sp], #16
-	stp	x2, x3, [x0, #0]
-	mrs	x1, elr_el2
-	mrs	x2, spsr_el2
-	stp	x1, x2, [x0, #FRAME_ELR]
+	stp	x0, x1, [sp, #0]
+	stp	x2, x3, [sp, #16]
+	stp	x4, x5, [sp, #32]
+	stp	x6, x7, [sp, #48]
+	stp	x8, x9, [sp, #64]
+	stp	x10, x11, [sp, #80]
+	stp	x12, x13, [sp, #96]
+	stp	x14, x15, [sp, #112]
+	stp	x16, x17, [sp, #128]
+	stp	x18, x19, [sp, #144]
+	stp	x20, x21, [sp, #160]
+	stp	x22, x23, [sp, #176]
+	stp	x24, x25, [sp, #192]
+	stp	x26, x27, [sp, #208]
+	stp	x28, x29, [sp, #224]
+	mrs	x0, elr_el2
+	mrs	x1, spsr_el2
+	stp	x30, x0, [sp, #FRAME_X30]
+	str	x1, [sp, #FRAME_SPSR]
+	mov	x0, sp
+	adrp	x1, hyp_stack_top
+	add	x1, x1, :lo12:hyp_stack_top
+	mov	sp, x1
 	.endm
 
-	.macro	ventry label
+/* A lower-EL vector: the whole entry fits its 0x80 bytes (25 instructions of 32). */
+	.macro	ventry handler
 	.balign	0x80
-	b	\label
+	save_guest
+	bl	\handler
+	b	guest_enter
 	.endm
 
 	.macro	cur_entry kind
@@ -60,54 +67,38 @@ hyp_vectors:
 	cur_entry 5
 	cur_entry 6
 	cur_entry 7
-	ventry	lower_sync	/* lower EL, AArch64 */
-	ventry	lower_irq
-	ventry	lower_irq	/* FIQ: no group 0 sources; treated like IRQ */
-	ventry	lower_serror
+	ventry	exc_lower_sync	/* lower EL, AArch64 */
+	ventry	exc_lower_irq
+	ventry	exc_lower_irq	/* FIQ: no group 0 sources; treated like IRQ */
+	ventry	exc_lower_serror
 	cur_entry 12		/* lower EL, AArch32: guests run AArch64 (HCR_EL2.RW = 1) */
 	cur_entry 13
 	cur_entry 14
 	cur_entry 15
 
-lower_sync:
-	save_guest
-	bl	exc_lower_sync
-	b	guest_enter
-
-lower_irq:
-	save_guest
-	bl	exc_lower_irq
-	b	guest_enter
-
-lower_serror:
-	save_guest
-	bl	exc_lower_serror
-	b	guest_enter
-
-/* guest_enter(struct frame *f): resume the vCPU whose frame is f. Resets the EL2 stack. */
+	.balign	0x80 /* the table's end: guest_enter follows it */
+/* guest_enter(struct frame *f): resume the vCPU whose frame is f; SP_EL2 stays f while it
+ * runs. */
 	.global	guest_enter
 guest_enter:
-	adrp	x1, hyp_stack_top
-	add	x1, x1, :lo12:hyp_stack_top
-	mov	sp, x1
-	msr	tpidr_el2, x0
-	ldp	x1, x2, [x0, #FRAME_ELR]
+	mov	sp, x0
+	ldp	x1, x2, [sp, #FRAME_ELR]
 	msr	elr_el2, x1
 	msr	spsr_el2, x2
-	ldp	x2, x3, [x0, #16]
-	ldp	x4, x5, [x0, #32]
-	ldp	x6, x7, [x0, #48]
-	ldp	x8, x9, [x0, #64]
-	ldp	x10, x11, [x0, #80]
-	ldp	x12, x13, [x0, #96]
-	ldp	x14, x15, [x0, #112]
-	ldp	x16, x17, [x0, #128]
-	ldp	x18, x19, [x0, #144]
-	ldp	x20, x21, [x0, #160]
-	ldp	x22, x23, [x0, #176]
-	ldp	x24, x25, [x0, #192]
-	ldp	x26, x27, [x0, #208]
-	ldp	x28, x29, [x0, #224]
-	ldr	x30, [x0, #240]
-	ldp	x0, x1, [x0, #0]
+	ldp	x2, x3, [sp, #16]
+	ldp	x4, x5, [sp, #32]
+	ldp	x6, x7, [sp, #48]
+	ldp	x8, x9, [sp, #64]
+	ldp	x10, x11, [sp, #80]
+	ldp	x12, x13, [sp, #96]
+	ldp	x14, x15, [sp, #112]
+	ldp	x16, x17, [sp, #128]
+	ldp	x18, x19, [sp, #144]
+	ldp	x20, x21, [sp, #160]
+	ldp	x22, x23, [sp, #176]
+	ldp	x24, x25, [sp, #192]
+	ldp	x26, x27, [sp, #208]
+	ldp	x28, x29, [sp, #224]
+	ldr	x30, [sp, #FRAME_X30]
+	ldp	x0, x1, [sp, #0]
 	eret

@@ -30,13 +30,17 @@ for bin in "$@"; do
 		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
 	fi
 done
-# The guest suite under QEMU (QEMU_SUITE: the command) ends with its own "N passed, M failed".
+# The guest suite under QEMU (QEMU_SUITE: the command) ends with its own
+# "N passed, M failed[, K skipped]"; a skip is explained by a "...: skipped: why" line.
 if [ -n "${QEMU_SUITE:-}" ]; then
 	log="$logdir/qemu-check.log"
 	$QEMU_SUITE >"$log" 2>&1
-	summary=$(tail -n1 "$log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-	p=${summary% *}
-	f=${summary#* }
+	summary=$(tail -n1 "$log" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p')
+	p=$(echo "$summary" | cut -d' ' -f1)
+	f=$(echo "$summary" | cut -d' ' -f2)
+	s=$(echo "$summary" | cut -d' ' -f3)
+	s=${s:-0}
 	if [ -z "$summary" ]; then
 		p=0
 		f=1
@@ -44,9 +48,13 @@ if [ -n "${QEMU_SUITE:-}" ]; then
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + s))
 	if [ "$f" -ne 0 ]; then
 		echo "FAIL qemu guest suite ($p passed, $f failed)"
 		sed 's/^/    /' "$log"
+	elif [ "$s" -ne 0 ]; then
+		echo "ok   qemu guest suite ($p passed, $s skipped)"
+		grep ': skipped: ' "$log" | sed 's/^/    /'
 	else
 		echo "ok   qemu guest suite ($p passed)"
 	fi

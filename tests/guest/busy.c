@@ -3,7 +3,8 @@
  * A busy neighbour: keeps every one of its counters running (INST_RETIRED and CPU_CYCLES at
  * EL1, with its own values, overflow interrupts off), traps often, and checks its own counts
  * over several long windows. Run beside pmu_exact to show that time-slicing leaks nothing
- * between VMs.
+ * between VMs. `busy.mult=M` in its bootargs makes every window M times longer (default 1), to
+ * keep it busy beside a longer-running VM (the Linux guest).
  */
 #include "pmu.h"
 
@@ -21,6 +22,7 @@ static uint64_t window(uint64_t mask, uint64_t n)
 void test_main(void)
 {
 	unsigned n = (unsigned)arg_num("pmu.n", 0);
+	uint64_t mult = arg_num("busy.mult", 1);
 	uint64_t mask = CYCLE_BIT | ((1ul << n) - 1);
 	for (unsigned round = 0; round < 10; round++) {
 		pmu_reset();
@@ -30,7 +32,7 @@ void test_main(void)
 		}
 		wr(pmccfiltr_el0, EVT_U);
 		wr(pmcr_el0, PMCR_E | PMCR_LC | PMCR_LP);
-		uint64_t k = window(mask, 1500000 + 1000 * round);
+		uint64_t k = window(mask, (1500000 + 1000 * round) * (mult ? mult : 1));
 		bool ok = rd(pmccntr_el0) == k;
 		for (unsigned i = 0; i < n; i++)
 			ok &= pmevcntr_read(i) == 0x1000ul * (i + 1) + k;

@@ -1,19 +1,27 @@
 #!/bin/sh
 # Runs the guest programs under perfvisor's hypervisor in QEMU.
-#   run.sh check HYP_ELF GUEST_DIR   the suite; last line "N passed, M failed"
+#   run.sh check HYP_ELF GUEST_DIR   the suite, Linux guest included; last line
+#                                    "N passed, M failed" (", K skipped" if the Linux kernel
+#                                    could not be fetched: the line before says why)
+#   run.sh linux HYP_ELF GUEST_DIR   the Linux guest scenarios alone (make qemu-linux)
 #   run.sh demo  HYP_ELF GUEST_DIR   two VMs time-sliced, with the hypervisor's report
 #   run.sh bench HYP_ELF GUEST_DIR   "bench: hyp.*" lines
 # Every QEMU run is bounded by `timeout` (QEMU_TIMEOUT seconds, default 60); a run that hangs
 # or ends without the hypervisor's final report counts as a failure.
+# The Linux scenarios need a kernel: tests/guest/linux/fetch-kernel.sh gets one from Debian's
+# packages into build/linux/Image (once), or LINUX_IMAGE=/path/to/Image names one;
+# LINUX_GUEST=off skips them. Their initramfs is build/linux/initramfs.cpio (make hyp).
 mode=$1
 hyp=$2
 gdir=$3
 QEMU=${QEMU:-qemu-system-aarch64}
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-60}
 logdir=build/guest-logs
+linuxdir=build/linux
 mkdir -p "$logdir"
 passed=0
 failed=0
+skipped=0
 
 # qemu_run LOG BOOTARGS GUEST...: guest k is loaded in VM slot k (PA 0x48200000 + k * 64 MiB).
 qemu_run() {
@@ -111,7 +119,192 @@ compare_counts() {
 	fi
 }
 
+# ---- The Linux guest (tests/guest/linux/) ------------------------------------------------
+# The kernel's VM has 128 MiB (slots 0 and 1), its initramfs at RAM offset 64 MiB; a
+# neighbour goes in slot 2. The init program measures through perf_event_open and prints
+# "pvinit: KEY VALUE" lines to the kernel log; see init.c for the windows it measures.
+LINUX_MEM=128
+LINUX_INITRD_OFF=0x4000000
+LINUX_ARGS="console=ttyAMA0 earlycon=pl011,0x09000000 panic=-1"
+COUNT_ITERS=1000000
+SAMPLE_ITERS=2500000
+SAMPLE_PERIOD=50000
+
+# linux_run LOG BOOTARGS KERNEL INITRD [NEIGHBOUR [ARGS]]: the kernel in slot 0 with INITRD
+# ("-": none) at RAM offset LINUX_INITRD_OFF, the guest program NEIGHBOUR (if any) in slot 2.
+# BOOTARGS are the hypervisor's; ARGS and LINUX_ARGS follow "--" (every VM gets them; each
+# guest ignores what it does not know). limit_ms ends a kernel that hangs, with the report.
+linux_run() {
+	log=$1
+	loaders="-device loader,file=$3,addr=0x48200000,force-raw=on"
+	initrd_arg=""
+	if [ "$4" != - ]; then
+		initrd_arg="vm0_initrd=$LINUX_INITRD_OFF,$(wc -c <"$4" | tr -d ' ')"
+		loaders="$loaders -device loader,file=$4,addr=$(printf '0x%x' $((0x48000000 + LINUX_INITRD_OFF))),force-raw=on"
+	fi
+	[ -z "${5:-}" ] || loaders="$loaders -device loader,file=$gdir/$5.bin,addr=0x50200000,force-raw=on"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
+		-m 1G -display none -serial stdio -monitor none -icount shift=0 \
+		-kernel "$hyp" $loaders \
+		-append "vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
+		</dev/null >"$log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	return $rc
+}
+
+# result TITLE: one test, passed when the command run just before succeeded.
+result() {
+	st=$?
+	if [ "$st" -eq 0 ]; then
+		echo "$1: ok"
+		pass
+	else
+		fail "$1"
+	fi
+}
+
+# pvinit LOG KEY: the value init printed for KEY ("pvinit: KEY VALUE").
+pvinit() {
+	sed -n "s/^\[linux\] \[ *[0-9.]*\] pvinit: $2 \([0-9]*\)\$/\1/p" "$1" | head -n1
+}
+
+# report_field LOG VM FIELD: a number from the VM's "traps to perfvisor" or "scheduled in"
+# report lines, e.g. FIELD "pmu", "id", "answered undef", "injected undef".
+report_field() {
+	report_of "$1" "$2" | grep -E '^hyp:   (traps|scheduled)' |
+		sed -n "s/.*[ ,;]$3 \\([0-9]*\\).*/\\1/p" | head -n1
+}
+
+# report_of LOG VM: the VM's part of the hypervisor's final report.
+report_of() {
+	awk -v vm="$2" '/^hyp: ---- report/ { r = 1 }
+		r && /^hyp: (vm |overhead)/ { on = index($0, "hyp: vm " vm ": ") == 1 }
+		r && on' "$1"
+}
+
+# linux_checks NAME LOG: what one Linux run must show; each `result` is one test, passed when
+# the command just before it succeeded.
+linux_checks() {
+	name=$1
+	log=$2
+	echo "$name: QEMU ran ${secs}s (log: $log)"
+	if [ "$rc" -eq 124 ]; then
+		fail "$name: QEMU timed out after ${QEMU_TIMEOUT}s"
+		return
+	fi
+	grep -q '^\[linux\] \[ *[0-9.]*\] Linux version ' "$log"
+	result "$name: the kernel booted ($(sed -n 's/^\[linux\] \[ *[0-9.]*\] \(Linux version [^ ]*\).*/\1/p' "$log"))"
+	n=$(sed -n 's/^hyp: vm linux: slot .*, \([0-9]*\) PMU counters$/\1/p' "$log")
+	probe="hw perfevents: enabled with armv8_pmuv3 PMU driver, $((${n:-0} + 1)) counters available"
+	grep -q "^\[linux\] \[ *[0-9.]*\] $probe\$" "$log"
+	result "$name: PMU driver probed the VM's ${n:-?} counters + the cycle counter"
+	grep "hw perfevents" "$log" | sed 's/^/    /'
+	k=$((2 * COUNT_ITERS + 6))
+	ks=$((2 * SAMPLE_ITERS + 6))
+	[ "$(pvinit "$log" instructions)" = "$k" ]
+	result "$name: perf instructions:u over the window = $k"
+	[ "$(pvinit "$log" instructions-again)" = "$((2 * k))" ]
+	result "$name: perf instructions:u over two windows = $((2 * k))"
+	[ "$(pvinit "$log" cycles)" = "$k" ]
+	result "$name: perf cycles:u over the window = $k (icount: 1 cycle per instruction)"
+	[ "$(pvinit "$log" sampling-instructions)" = "$ks" ]
+	result "$name: perf sampling: instructions:u = $ks"
+	irqs=$(pvinit "$log" sampling-interrupts)
+	want=$((ks / SAMPLE_PERIOD))
+	[ -n "$irqs" ] && [ "$irqs" -ge $((want - 1)) ] && [ "$irqs" -le "$want" ]
+	result "$name: perf sampling: ${irqs:-no} PMU overflow interrupts for $want periods"
+	grep '^\[linux\] .* pvinit: ' "$log" | sed 's/^/    /'
+	grep -q '^hyp: vm linux: PSCI SYSTEM_OFF$' "$log"
+	result "$name: the kernel powered its VM off (PSCI SYSTEM_OFF)"
+	pmu=$(report_field "$log" linux pmu)
+	id=$(report_field "$log" linux id)
+	und=$(report_field "$log" linux "answered undef")
+	inj=$(report_field "$log" linux "injected undef")
+	[ "${pmu:-0}" -gt 0 ] && [ "${id:-0}" -gt 0 ] && [ "$und" = 0 ] && [ "$inj" = 0 ]
+	result "$name: perfvisor served ${pmu:-no} PMU and ${id:-no} ID register traps; answered undef ${und:-?}, injected undef ${inj:-?}"
+	report_of "$log" linux | grep -E '^hyp:   (traps|scheduled|exits sysreg)' | sed 's/^/    /'
+	grep -q '^hyp: all VMs ended' "$log"
+	result "$name: the hypervisor ended with its report"
+}
+
+linux_suite() {
+	if [ "${LINUX_GUEST:-}" = off ]; then
+		reason="LINUX_GUEST=off"
+	elif [ ! -f "$linuxdir/initramfs.cpio" ]; then
+		reason="$linuxdir/initramfs.cpio missing (make hyp builds it)"
+	elif image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir" 2>"$logdir/linux-fetch.err"); then
+		reason=""
+	else
+		reason=$(tail -n1 "$logdir/linux-fetch.err")
+		reason=${reason:-tests/guest/linux/fetch-kernel.sh failed}
+	fi
+	if [ -n "$reason" ]; then
+		echo "linux: skipped: no arm64 Linux kernel: $reason"
+		skipped=$((skipped + 1))
+		return
+	fi
+	echo "linux: kernel $image ($(cat "$linuxdir/Image.package" 2>/dev/null || echo local))"
+	initrd=$linuxdir/initramfs.cpio
+	linux_run "$logdir/linux.log" "" "$image" "$initrd"
+	linux_checks linux "$logdir/linux.log"
+	# Beside a busy VM whose windows are 60 times longer than usual (so it is still running
+	# when Linux powers off), with 3 counters per VM and 200 us slices.
+	linux_run "$logdir/linux_busy.log" "vm2=busy counters=3 slice_us=200" "$image" "$initrd" \
+		busy busy.mult=60
+	linux_checks linux_busy "$logdir/linux_busy.log"
+	log=$logdir/linux_busy.log
+	p=$(grep -c '^\[busy\] ok ' "$log")
+	f=$(grep -c '^\[busy\] not ok ' "$log")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "linux_busy: busy VM: $p passed, $f failed"
+	grep -q '^\[busy\] done: ' "$log" || fail "linux_busy: VM busy did not finish"
+	off=$(grep -n '^\[linux\] .* pvinit: poweroff ' "$log" | cut -d: -f1)
+	bdone=$(grep -n '^\[busy\] done: ' "$log" | cut -d: -f1)
+	[ -n "$off" ] && [ -n "$bdone" ] && [ "$off" -lt "$bdone" ]
+	result "linux_busy: the busy VM ran during all of Linux's perf windows"
+	compare_counts_pvinit
+	# No initramfs: the kernel probes its PMU, finds no root file system, panics and (panic=-1)
+	# resets through PSCI; the hypervisor ends the run with its report.
+	log=$logdir/linux_panic.log
+	linux_run "$log" "" "$image" -
+	echo "linux_panic: QEMU ran ${secs}s (log: $log)"
+	grep -q '^\[linux\] .*hw perfevents: enabled with armv8_pmuv3 PMU driver, 6 counters available$' "$log" &&
+		grep -q '^\[linux\] .*Kernel panic - not syncing: VFS: Unable to mount root fs' "$log" &&
+		grep -q '^hyp: vm linux: PSCI SYSTEM_RESET' "$log" && grep -q '^hyp: all VMs ended' "$log"
+	result "linux_panic: without an initramfs the kernel probes its PMU, panics, resets (PSCI SYSTEM_RESET); the run ends with the report"
+}
+
+# The init program's counts must not depend on a neighbour, a smaller PMU or time-slicing.
+compare_counts_pvinit() {
+	a=$(grep '^\[linux\] .* pvinit: ' "$logdir/linux.log" | sed 's/^\[linux\] \[ *[0-9.]*\] //')
+	b=$(grep '^\[linux\] .* pvinit: ' "$logdir/linux_busy.log" | sed 's/^\[linux\] \[ *[0-9.]*\] //')
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		echo "linux: alone and beside a busy VM, init reports identical counts: yes"
+		pass
+	else
+		fail "linux: init's counts differ alone and beside a busy VM"
+		diff "$logdir/linux.log" "$logdir/linux_busy.log" | grep 'pvinit:' | sed 's/^/    /'
+	fi
+}
+
+summary() {
+	if [ "$skipped" -ne 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" -eq 0 ]
+}
+
 case "$mode" in
+linux)
+	linux_suite
+	summary
+	;;
 check)
 	scenario hello "vm0=hello" hello
 	scenario pmu_regs "vm0=regs" pmu_regs
@@ -135,8 +328,8 @@ check)
 		exact_alone exact exact_busy exact
 	finished_first "exact_busy: the busy VMs ran during all of exact's windows" exact_busy exact \
 		busy1 busy2 busy3
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	linux_suite
+	summary
 	;;
 demo)
 	log=$logdir/demo.log

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /init of the initramfs the Linux guest boots (tests/guest/linux/): a static AArch64 program
+ * with no libc, raw system calls only. It measures through the kernel's perf_event_open(2)
+ * path, so the guest's PMU driver programs the virtual PMU perfvisor gives the VM:
+ *
+ *   counting  user-only instructions and cycles over a window of exactly 2 * N + C
+ *             instructions (N iterations of subs/b.ne, C the fixed instructions around it),
+ *             with the perf tool's default exclude_hv = 0 (so the PMU driver asks for EL2
+ *             counting too, which perfvisor must refuse for a guest);
+ *   sampling  user-only instructions with a sample period of P: the PMU overflow interrupt
+ *             (virtual PPI 7, INTID 23) must fire about 2 * N / P times; /proc/interrupts says
+ *             how often it did.
+ *
+ * Results go to the kernel log through /dev/kmsg (the console the kernel prints on), one line
+ * each, "pvinit: KEY VALUE", then the VM powers itself off (reboot(2) -> PSCI SYSTEM_OFF).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYS_ioctl 29
+#define SYS_mkdirat 34
+#define SYS_mount 40
+#define SYS_openat 56
+#define SYS_close 57
+#define SYS_read 63
+#define SYS_write 64
+#define SYS_exit 93
+#define SYS_reboot 142
+#define SYS_perf_event_open 241
+#define AT_FDCWD (-100)
+#define O_RDONLY 0
+#define O_WRONLY 1
+
+#define PERF_TYPE_HARDWARE 0
+#define PERF_COUNT_HW_CPU_CYCLES 0
+#define PERF_COUNT_HW_INSTRUCTIONS 1
+#define PERF_FLAG_DISABLED (1ul << 0)
+#define PERF_FLAG_EXCLUDE_KERNEL (1ul << 5)
+#define PERF_EVENT_IOC_ENABLE 0x2400
+#define PERF_EVENT_IOC_DISABLE 0x2401
+#define PERF_EVENT_IOC_RESET 0x2403
+
+#define COUNT_ITERS 1000000ul   /* counting window: 2 * N + C instructions */
+#define SAMPLE_ITERS 2500000ul  /* sampling window: 5,000,000 instructions ... */
+#define SAMPLE_PERIOD 50000ul   /* ... so about 100 overflow interrupts */
+
+/* struct perf_event_attr up to config1 (PERF_ATTR_SIZE_VER0, 64 bytes). */
+struct perf_attr {
+	uint32_t type, size;
+	uint64_t config, sample_period, sample_type, read_format, flags;
+	uint32_t wakeup_events, bp_type;
+	uint64_t config1;
+};
+
+static long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ volatile("svc #0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+#define sys3(n, a, b, c) sys6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+
+static int kmsg = -1;
+
+/* GCC may call memset for the zeroed struct even when freestanding. */
+void *memset(void *d, int c, size_t n);
+void *memset(void *d, int c, size_t n)
+{
+	volatile unsigned char *p = d;
+	while (n--)
+		*p++ = (unsigned char)c;
+	return d;
+}
+
+/* One kernel log line: "pvinit: KEY VALUE" (VALUE: a decimal, or -errno as "error -E"). */
+static void report(const char *key, long value)
+{
+	char line[128];
+	size_t n = 0;
+	const char *pre = "<6>pvinit: ";
+	for (const char *p = pre; *p; p++)
+		line[n++] = *p;
+	for (const char *p = key; *p && n < 80; p++)
+		line[n++] = *p;
+	line[n++] = ' ';
+	if (value < 0) {
+		for (const char *p = "error -"; *p; p++)
+			line[n++] = *p;
+		value = -value;
+	}
+	char digits[24];
+	size_t d = 0;
+	do {
+		digits[d++] = (char)('0' + (unsigned long)value % 10);
+		value = (long)((unsigned long)value / 10);
+	} while (value);
+	while (d)
+		line[n++] = digits[--d];
+	line[n++] = '\n';
+	if (kmsg >= 0)
+		sys3(SYS_write, kmsg, line, n);
+}
+
+static long perf_open(uint64_t config, uint64_t period)
+{
+	struct perf_attr a = {0};
+	a.type = PERF_TYPE_HARDWARE;
+	a.size = sizeof(a);
+	a.config = config;
+	a.sample_period = period;
+	a.flags = PERF_FLAG_DISABLED | PERF_FLAG_EXCLUDE_KERNEL; /* exclude_hv = 0, as perf(1) */
+	return sys6(SYS_perf_event_open, (long)&a, 0 /* this task */, -1 /* any CPU */,
+		    -1 /* no group */, 0, 0);
+}
+
+static long read_count(long fd)
+{
+	uint64_t v = 0;
+	long r = sys3(SYS_read, fd, &v, sizeof(v));
+	return r == (long)sizeof(v) ? (long)v : (r < 0 ? r : -5);
+}
+
+/* The measured window: PERF_EVENT_IOC_ENABLE, N iterations of a two-instruction loop,
+ * PERF_EVENT_IOC_DISABLE, all in one block so the user instructions between the two system
+ * calls are fixed: 2 * N plus the movs, the loop's last iteration and the second svc. */
+static void window(long fd, unsigned long n)
+{
+	register long x0 __asm__("x0") = fd;
+	__asm__ volatile("mov x19, x0\n\t"
+			 "mov x1, #0x2400\n\t" /* PERF_EVENT_IOC_ENABLE */
+			 "mov x2, #0\n\t"
+			 "mov x8, #29\n\t"     /* ioctl */
+			 "svc #0\n\t"
+			 "mov x9, %[n]\n"
+			 "1:\tsubs x9, x9, #1\n\t"
+			 "b.ne 1b\n\t"
+			 "mov x0, x19\n\t"
+			 "mov x1, #0x2401\n\t" /* PERF_EVENT_IOC_DISABLE */
+			 "mov x2, #0\n\t"
+			 "mov x8, #29\n\t"
+			 "svc #0"
+			 : "+r"(x0)
+			 : [n] "r"(n)
+			 : "x1", "x2", "x8", "x9", "x19", "cc", "memory");
+}
+
+/* The "arm-pmu" line of /proc/interrupts: its count, or a negative error. */
+static long pmu_irqs(void)
+{
+	static char buf[4096];
+	long fd = sys3(SYS_openat, AT_FDCWD, "/proc/interrupts", O_RDONLY);
+	if (fd < 0)
+		return fd;
+	long len = 0, r;
+	while (len < (long)sizeof(buf) - 1 &&
+	       (r = sys3(SYS_read, fd, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += r;
+	sys3(SYS_close, fd, 0, 0);
+	buf[len] = '\0';
+	for (char *line = buf; *line;) {
+		char *end = line;
+		while (*end && *end != '\n')
+			end++;
+		int has = 0;
+		for (char *p = line; p + 7 <= end; p++)
+			if (p[0] == 'a' && p[1] == 'r' && p[2] == 'm' && p[3] == '-' && p[4] == 'p' &&
+			    p[5] == 'm' && p[6] == 'u')
+				has = 1;
+		if (has) { /* " 23:        117     GICv3  23 Level     arm-pmu" */
+			char *p = line;
+			while (p < end && *p != ':')
+				p++;
+			p++;
+			while (p < end && *p == ' ')
+				p++;
+			long v = 0;
+			while (p < end && *p >= '0' && *p <= '9')
+				v = v * 10 + (*p++ - '0');
+			return v;
+		}
+		line = *end ? end + 1 : end;
+	}
+	return -2; /* ENOENT */
+}
+
+static void run(void)
+{
+	sys3(SYS_mkdirat, AT_FDCWD, "/dev", 0755);
+	sys3(SYS_mkdirat, AT_FDCWD, "/proc", 0555);
+	sys6(SYS_mount, (long)"devtmpfs", (long)"/dev", (long)"devtmpfs", 0, 0, 0);
+	sys6(SYS_mount, (long)"proc", (long)"/proc", (long)"proc", 0, 0, 0);
+	kmsg = sys3(SYS_openat, AT_FDCWD, "/dev/kmsg", O_WRONLY);
+	report("start", 0);
+
+	/* Counting: the same window measured on instructions, then on cycles. */
+	long fd = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0);
+	if (fd < 0) {
+		report("perf_event_open", fd);
+		return;
+	}
+	window(fd, COUNT_ITERS);
+	report("instructions", read_count(fd));
+	window(fd, COUNT_ITERS);
+	report("instructions-again", read_count(fd)); /* the sum of both windows */
+	sys3(SYS_close, fd, 0, 0);
+	fd = perf_open(PERF_COUNT_HW_CPU_CYCLES, 0);
+	if (fd < 0) {
+		report("perf_event_open", fd);
+		return;
+	}
+	window(fd, COUNT_ITERS);
+	report("cycles", read_count(fd));
+	sys3(SYS_close, fd, 0, 0);
+	report("iterations", (long)COUNT_ITERS);
+
+	/* Sampling: overflow interrupts every SAMPLE_PERIOD user instructions. */
+	long before = pmu_irqs();
+	fd = perf_open(PERF_COUNT_HW_INSTRUCTIONS, SAMPLE_PERIOD);
+	if (fd < 0) {
+		report("perf_event_open-sampling", fd);
+		return;
+	}
+	window(fd, SAMPLE_ITERS);
+	long total = read_count(fd);
+	sys3(SYS_close, fd, 0, 0);
+	long after = pmu_irqs();
+	report("sampling-period", (long)SAMPLE_PERIOD);
+	report("sampling-instructions", total);
+	report("sampling-interrupts", before < 0 ? before : after < 0 ? after : after - before);
+}
+
+void init_main(void);
+void init_main(void)
+{
+	run();
+	report("poweroff", 0);
+	/* reboot(LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_POWER_OFF) */
+	sys6(SYS_reboot, (long)0xfee1deadu, 672274793, (long)0x4321fedcu, 0, 0, 0);
+	sys3(SYS_exit, 1, 0, 0);
+	for (;;)
+		;
+}
+
+__asm__(".text\n\t"
+	".global _start\n"
+	"_start:\n\t"
+	"mov x29, #0\n\t"
+	"mov x30, #0\n\t"
+	"bl init_main\n"
+	"1:\tb 1b\n");

@@ -1,0 +1,36 @@
+#!/bin/sh
+# mkcpio.sh OUT INIT: writes OUT, an initramfs (cpio "newc", the format the kernel unpacks:
+# Documentation/driver-api/early-userspace/buffer-format.rst) holding /dev, /proc and INIT as
+# /init. Plain POSIX sh: headers are ASCII, file data is copied with cat, padding from /dev/zero.
+set -eu
+out=$1
+init=$2
+tmp=$out.tmp
+: >"$tmp"
+ino=1
+
+# entry NAME MODE FILE|-: one header, the name (NUL-terminated) and the data, each padded to 4.
+entry() {
+	name=$1
+	mode=$2
+	file=$3
+	size=0
+	[ "$file" = - ] || size=$(wc -c <"$file" | tr -d ' ')
+	namesize=$((${#name} + 1))
+	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' \
+		"$ino" "$mode" 0 0 1 0 "$size" 0 0 0 0 "$namesize" 0 >>"$tmp"
+	printf '%s\0' "$name" >>"$tmp"
+	pad=$(((4 - (110 + namesize) % 4) % 4))
+	head -c "$pad" /dev/zero >>"$tmp"
+	if [ "$file" != - ]; then
+		cat "$file" >>"$tmp"
+		head -c $(((4 - size % 4) % 4)) /dev/zero >>"$tmp"
+	fi
+	ino=$((ino + 1))
+}
+
+entry dev $((0040755)) -
+entry proc $((0040555)) -
+entry init $((0100755)) "$init"
+entry TRAILER!!! 0 -
+mv "$tmp" "$out"

@@ -52,8 +52,8 @@ enum pv_trap_result pv_vpmu_pmevcntr_read(struct pv_vcpu *v, unsigned idx, unsig
 	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, ER | EN))
 		return PV_TRAP_EL1_SYSREG;
-	if (!cpu || (v->pmu.slow & (1u << idx)))
-		return evcntr_read_slow(v, idx, val);
+	if (v->pmu.slow & (1u << idx))
+		return evcntr_read_slow(v, idx, val); /* also: not active, not loaded */
 	*val = pv_plat_sysreg_read(cpu, EVCNTR_KEY(idx)) & p->evcntr_mask;
 	return PV_TRAP_HANDLED;
 }
@@ -65,8 +65,8 @@ enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsi
 	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
-	if (!cpu || (v->pmu.slow & (1u << idx)) || !v->pmu.active)
-		return evcntr_write_slow(v, idx, val); /* CHAIN counters included */
+	if (v->pmu.slow & (1u << idx))
+		return evcntr_write_slow(v, idx, val); /* also: not active, not loaded */
 	pv_plat_sysreg_write(cpu, EVCNTR_KEY(idx), val & p->evcntr_mask);
 	return PV_TRAP_HANDLED;
 }
@@ -119,8 +119,8 @@ enum pv_trap_result pv_vpmu_pmccntr_read(struct pv_vcpu *v, unsigned idx, unsign
 	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, CR | EN))
 		return PV_TRAP_EL1_SYSREG;
-	if (!cpu || !v->pmu.active)
-		return ccntr_read_slow(v, val);
+	if (v->pmu.slow & (1u << PV_PMU_CYCLE_IDX))
+		return ccntr_read_slow(v, val); /* not active, or not loaded */
 	*val = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
 	return PV_TRAP_HANDLED;
 }
@@ -132,8 +132,8 @@ enum pv_trap_result pv_vpmu_pmccntr_write(struct pv_vcpu *v, unsigned idx, unsig
 	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
-	if (!cpu || !v->pmu.active)
-		return ccntr_write_slow(v, val);
+	if (v->pmu.slow & (1u << PV_PMU_CYCLE_IDX))
+		return ccntr_write_slow(v, val); /* not active, or not loaded */
 	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, val);
 	return PV_TRAP_HANDLED;
 }

@@ -52,6 +52,13 @@ static inline bool vpmu_el0_denied(const struct pv_vcpu *v, unsigned el, unsigne
 /* First access of any kind: mark the vCPU active and, if loaded, put its state in hardware. */
 void pv_vpmu__activate(struct pv_vcpu *v);
 
+/* One test on the hot paths: the fast path needs the vCPU active, loaded, and the counter
+ * not a CHAIN one (whose reads fold pending overflows first). */
+static inline void vpmu_set_slow(struct pv_vcpu *v)
+{
+	v->pmu.slow = (v->pmu.active && v->cpu) ? v->pmu.chain : ~0u;
+}
+
 /* The pCPU whose counters hold this vCPU's state, or NULL (not loaded). Activates. */
 static inline struct pv_pcpu *vpmu_cpu(struct pv_vcpu *v)
 {

@@ -55,8 +55,8 @@ enum pv_trap_result pv_vpmu_pmcr_write(struct pv_vcpu *v, unsigned idx, unsigned
 	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
-	if (!cpu || !v->pmu.active || (val & (PV_PMCR_P | PV_PMCR_C)))
-		return pmcr_write_slow(v, val);
+	if ((v->pmu.slow & (1u << PV_PMU_CYCLE_IDX)) || (val & (PV_PMCR_P | PV_PMCR_C)))
+		return pmcr_write_slow(v, val); /* not active or not loaded, or a reset */
 	uint64_t old = v->pmu.pmcr;
 	uint64_t pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
 	if (pmcr != old) {

@@ -54,7 +54,7 @@ static void load_hw(struct pv_vcpu *v, struct pv_pcpu *cpu)
 void pv_vpmu__activate(struct pv_vcpu *v)
 {
 	v->pmu.active = true;
-	v->pmu.slow = v->pmu.chain;
+	vpmu_set_slow(v);
 	if (v->cpu)
 		load_hw(v, v->cpu);
 }
@@ -62,8 +62,10 @@ void pv_vpmu__activate(struct pv_vcpu *v)
 /* A vCPU that never touched the PMU costs nothing at switch. */
 void pv_vpmu_load(struct pv_vcpu *v)
 {
-	if (v->pmu.active && v->cpu)
+	if (v->pmu.active && v->cpu) {
 		load_hw(v, v->cpu);
+		vpmu_set_slow(v);
+	}
 }
 
 void pv_vpmu_put(struct pv_vcpu *v)
@@ -77,6 +79,7 @@ void pv_vpmu_put(struct pv_vcpu *v)
 	for (unsigned n = 0; n < nr; n++)
 		v->pmu.evcntr[n] = pv_plat_sysreg_read(cpu, EVCNTR_KEY(n));
 	v->pmu.ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
+	v->pmu.slow = ~0u; /* not loaded from here on */
 }
 
 /* Every guest EL0 access reaches EL2 (MDCR_EL2.TPM), where the virtual PMUSERENR decides:

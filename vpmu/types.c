@@ -24,7 +24,7 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 	uint32_t chain = (event == PV_EVT_CHAIN && (n & 1)) ? bit : 0;
 	if ((v->pmu.chain & bit) != chain) {
 		v->pmu.chain ^= bit;
-		v->pmu.slow = v->pmu.chain;
+		vpmu_set_slow(v);
 		if (cpu)
 			pv_vpmu__sync_inten(v, cpu);
 	}

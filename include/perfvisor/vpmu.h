@@ -79,8 +79,9 @@ struct pv_vpmu {
 	bool irq_level;              /* current level of the virtual PMU interrupt */
 	/* Added by vpmu/: */
 	uint32_t chain;              /* odd counters whose event is CHAIN */
-	uint32_t slow;               /* counters whose read takes the slow path: CHAIN ones, or
-					all of them until the vCPU is active */
+	uint32_t slow;               /* counters (bit 31: the cycle counter) whose accesses take
+					the slow path: the CHAIN ones while the vCPU is active
+					and loaded, all of them otherwise (vpmu_set_slow) */
 	uint64_t hwtype[32];         /* sanitised physical PMEVTYPER<n> (31: PMCCFILTR) */
 };
 

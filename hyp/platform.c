@@ -206,3 +206,40 @@ void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
 	(void)cpu;
 	mmio_write32(pa, val);
 }
+
+/*
+ * Stage 2 and the profiling barrier, for SPE. QEMU virt has no SPE (ID_AA64DFR0_EL1.PMSVer
+ * is 0), so pv_vm_init never gives a VM SPE here and vspe/ never calls these; they answer as a
+ * platform with nothing to pin would. PSB CSYNC is in the hint space (HINT #17) and executes
+ * as a NOP on a PE without SPE.
+ */
+bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val)
+{
+	(void)v, (void)ipa;
+	*val = 0;
+	return false;
+}
+
+bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
+{
+	(void)v, (void)ipa, (void)size;
+	return false;
+}
+
+void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
+{
+	(void)v, (void)ipa, (void)size;
+}
+
+bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa)
+{
+	(void)v, (void)ipa;
+	*pa = 0;
+	return false;
+}
+
+void pv_plat_psb_csync(struct pv_pcpu *cpu)
+{
+	(void)cpu;
+	__asm__ volatile("hint #17\n\tdsb nsh" ::: "memory"); /* PSB CSYNC; DSB NSH */
+}

@@ -42,6 +42,12 @@ enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsi
 	}
 	if (sim_amu_is_reg(key))
 		return amu_route(c, key, is_read, el);
+	int mpam = sim_mpam_machine_route(c, key, is_read, el);
+	if (mpam >= 0)
+		return (enum sim_route)mpam;
+	int spe = sim_spe_machine_route(c, key, is_read, el);
+	if (spe >= 0)
+		return (enum sim_route)spe;
 	if (!sim_pmu_is_reg(key))
 		return SIM_ROUTE_UNDEF; /* unallocated on this machine, or an EL2 register */
 	/* PMU: unimplemented encodings (no PMU, wrong direction, n >= PMCR_EL0.N, PMMIR before
@@ -75,6 +81,8 @@ static uint64_t mdcr_mask(const struct sim_cpu *c)
 		m |= PV_MDCR_EL2_HPMD;
 	if (c->pmu.cfg.version >= PV_PMUVER_V3P5 && c->pmu.cfg.version != PV_PMUVER_IMPDEF)
 		m |= PV_MDCR_EL2_HCCD | PV_MDCR_EL2_HLP;
+	if (c->m->cfg.spe.unit.version)
+		m |= PV_MDCR_EL2_E2PB_MASK | PV_MDCR_EL2_TPMS;
 	return m;
 }
 
@@ -148,7 +156,11 @@ enum sim_acc sim_cpu_read(struct sim_cpu *c, unsigned el, uint32_t key, uint64_t
 		amu_mark(c, el, key);
 		return sim_amu_read(&c->amu, &x, key, val);
 	}
-	return SIM_ACC_UNKNOWN;
+	struct sim_mpam_cpu *mpam = sim_mpam_machine_cpu(c);
+	enum sim_acc mpam_acc = mpam ? sim_mpam_cpu_read(mpam, el, key, val) : SIM_ACC_UNKNOWN;
+	if (mpam_acc != SIM_ACC_UNKNOWN)
+		return mpam_acc;
+	return sim_spe_machine_read(c, el, key, val);
 }
 
 enum sim_acc sim_cpu_write(struct sim_cpu *c, unsigned el, uint32_t key, uint64_t val)
@@ -173,7 +185,11 @@ enum sim_acc sim_cpu_write(struct sim_cpu *c, unsigned el, uint32_t key, uint64_
 			return SIM_ACC_UNDEF;
 		return sim_amu_write(&c->amu, &x, key, val);
 	}
-	return SIM_ACC_UNKNOWN;
+	struct sim_mpam_cpu *mpam = sim_mpam_machine_cpu(c);
+	enum sim_acc mpam_acc = mpam ? sim_mpam_cpu_write(mpam, el, key, val) : SIM_ACC_UNKNOWN;
+	if (mpam_acc != SIM_ACC_UNKNOWN)
+		return mpam_acc;
+	return sim_spe_machine_write(c, el, key, val);
 }
 
 /* The pCPU's clock: system counter ticks for `cycles` at the current frequency, exact over
@@ -194,8 +210,11 @@ void sim_cpu_exec(struct sim_cpu *c, unsigned el, bool secure, const struct sim_
 	struct sim_pmu_ctx x = ctx(c, el, secure);
 	sim_pmu_count(&c->pmu, &x, w);
 	uint64_t cycles = w->ev[SIM_EV_CPU_CYCLES];
+	uint64_t t0 = c->time;
 	uint64_t ticks = advance_time(c, cycles);
 	sim_amu_count(&c->amu, w, ticks);
+	sim_mpam_machine_exec(c, el, secure, t0); /* the running vCPU's memory traffic */
+	sim_spe_machine_exec(c, el, secure, w, t0, ticks); /* the profiler samples it */
 	/* Truth: everything the PE does while a vCPU is loaded is that vCPU's activity. */
 	struct sim_vcpu *v = c->cur;
 	if (v) {
@@ -243,7 +262,7 @@ static void host_ack(struct sim_cpu *c)
 	}
 }
 
-static void take_irq(struct sim_cpu *c)
+static void take_irq(struct sim_cpu *c, uint32_t intid)
 {
 	struct sim_vcpu *v = c->cur;
 	unsigned saved = c->el;
@@ -253,7 +272,7 @@ static void take_irq(struct sim_cpu *c)
 	c->stats.irqs++;
 	unsigned insts = c->m->cfg.irq_insts;
 	sim_cpu_el2_work(c, insts / 2, false);
-	enum pv_irq_result r = pv_irq(&c->pv, PV_INTID_PMU);
+	enum pv_irq_result r = pv_irq(&c->pv, intid);
 	if (r == PV_IRQ_HOST_PENDING) {
 		c->stats.irq_host++;
 		host_ack(c);
@@ -264,15 +283,22 @@ static void take_irq(struct sim_cpu *c)
 	c->el = saved;
 }
 
+static bool irq_level(struct sim_cpu *c, uint32_t intid)
+{
+	return intid == PV_INTID_SPE ? sim_spe_machine_irq(c) : sim_pmu_irq(&c->pmu, c->mdcr);
+}
+
 void sim_cpu_check_irq(struct sim_cpu *c)
 {
-	/* A level-sensitive PPI: taken again while it stays asserted; a handler that never
-	 * lowers it would storm, so give up after a few rounds and count it. */
-	for (int i = 0; i < 4; i++) {
-		if (!sim_pmu_irq(&c->pmu, c->mdcr))
-			return;
-		take_irq(c);
+	/* Level-sensitive PPIs (PMU overflow, SPE buffer): taken again while asserted; a handler
+	 * that never lowers one would storm, so give up after a few rounds and count it. */
+	static const uint32_t ppi[] = {PV_INTID_PMU, PV_INTID_SPE};
+	for (unsigned p = 0; p < 2; p++) {
+		int i = 0;
+		for (; i < 4 && irq_level(c, ppi[p]); i++)
+			take_irq(c, ppi[p]);
+		if (i == 4 && irq_level(c, ppi[p]))
+			c->stats.irq_storms++;
 	}
-	if (sim_pmu_irq(&c->pmu, c->mdcr))
-		c->stats.irq_storms++;
+	sim_spe_machine_guest_irq(c); /* the running guest takes its virtual INTID 21 */
 }

@@ -33,7 +33,8 @@ void sim_id_init(uint64_t id[64], const struct sim_config *c)
 	/* DebugVer 6 (Armv8.0 debug), 6 breakpoints, 4 watchpoints, 2 context comparators. */
 	id[SLOT(PV_ID_AA64DFR0_EL1)] = 6 | (uint64_t)ver << PV_DFR0_PMUVER_SHIFT |
 				       UINT64_C(5) << 12 | UINT64_C(3) << 20 | UINT64_C(1) << 28 |
-				       (uint64_t)c->hpmn0 << PV_DFR0_HPMN0_SHIFT;
+				       (uint64_t)c->hpmn0 << PV_DFR0_HPMN0_SHIFT |
+				       (uint64_t)c->spe.unit.version << PV_DFR0_PMSVER_SHIFT;
 
 	/* PARange 48 bits, 16-bit ASIDs, SNSMem with EL3, 4K/16K/64K granules. */
 	id[SLOT(PV_ID_AA64MMFR0_EL1)] = 5 | 2 << 4 | (uint64_t)c->el3 << 12 | UINT64_C(1) << 20 |

@@ -30,6 +30,7 @@ void sim_config_default(struct sim_config *c)
 		.amu = {.enable0 = 0xF, .enable1 = 0xFFFF, .el3_amvoffen = true,
 			.fw_keeps_counters = true},
 	};
+	sim_spe_machine_config_default(&c->spe);
 }
 
 /* The hypervisor's MDCR_EL2 outside any vCPU: guests' partition [0, HPMN), host counters
@@ -100,7 +101,11 @@ int sim_init(struct sim_machine *m, const struct sim_config *cfg)
 		p->hyp_cptr = p->cptr = 0x33FF;
 		pv_pcpu_init(&p->pv, p);
 	}
-	int err = pv_hw_probe(&m->hw, &m->cpu[0].pv, c->host_counters);
+	int err = sim_mpam_machine_init(m); /* the pCPUs' MPAM, before the probe reads it */
+	if (!err)
+		err = sim_spe_machine_init(m); /* SPE units and memory, likewise */
+	if (!err)
+		err = pv_hw_probe(&m->hw, &m->cpu[0].pv, c->host_counters);
 	if (err)
 		return err;
 	for (unsigned i = 0; i < c->cpus; i++) {
@@ -109,7 +114,7 @@ int sim_init(struct sim_machine *m, const struct sim_config *cfg)
 		pv_pcpu_setup(&p->pv, &m->hw);
 		host_setup(p);
 	}
-	return 0;
+	return sim_mpam_machine_attach(m); /* MSCs and vmpam, before any VM */
 }
 
 int sim_add_vm(struct sim_machine *m, const struct pv_vm_config *cfg)
@@ -122,6 +127,8 @@ int sim_add_vm(struct sim_machine *m, const struct pv_vm_config *cfg)
 	vm->err = pv_vm_init(&vm->pv, &m->hw, cfg);
 	if (vm->err)
 		return vm->err;
+	sim_mpam_machine_vm_added(m, vm->idx);
+	sim_spe_machine_vm_added(m, vm->idx);
 	return (int)m->nvms++;
 }
 
@@ -139,6 +146,7 @@ int sim_add_vcpu(struct sim_machine *m, unsigned vm, unsigned cpu, struct sim_pr
 	v->el = 1;
 	prog->unexpected = 0;
 	pv_vcpu_init(&v->pv, &v->vm->pv, v->vm->nvcpus++, v);
+	sim_spe_machine_vcpu_added(m, v->idx); /* its pin store */
 	return (int)m->nvcpus++;
 }
 

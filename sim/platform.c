@@ -61,3 +61,30 @@ void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
 	if (c->m->mpam)
 		sim_mpam_write32(c->m->mpam, pa, val);
 }
+
+/* Guest memory and stage 2 of the vCPU's VM, and PSB CSYNC: the memory model and the SPE unit
+ * (sim/spe_machine.h). */
+bool pv_plat_guest_read64(struct pv_vcpu *vcpu, uint64_t ipa, uint64_t *val)
+{
+	return sim_spe_machine_read64(vcpu->plat, ipa, val);
+}
+
+bool pv_plat_s2_pin(struct pv_vcpu *vcpu, uint64_t ipa, uint64_t size)
+{
+	return sim_spe_machine_pin(vcpu->plat, ipa, size, true);
+}
+
+void pv_plat_s2_unpin(struct pv_vcpu *vcpu, uint64_t ipa, uint64_t size)
+{
+	sim_spe_machine_pin(vcpu->plat, ipa, size, false);
+}
+
+bool pv_plat_s2_translate(struct pv_vcpu *vcpu, uint64_t ipa, uint64_t *pa)
+{
+	return sim_spe_machine_translate(vcpu->plat, ipa, pa);
+}
+
+void pv_plat_psb_csync(struct pv_pcpu *cpu)
+{
+	sim_spe_machine_psb(cpu->plat);
+}

@@ -35,6 +35,7 @@ static void hyp_words(struct sim_cpu *c)
 	c->hcr = c->hyp_hcr;
 	c->cptr = c->hyp_cptr;
 	c->hafgrtr = c->hyp_hafgrtr;
+	sim_mpam_machine_words(c, NULL);
 }
 
 /* The vCPU already took its exception to EL2: put it and go back to the hypervisor's own
@@ -57,6 +58,7 @@ static void guest_words(struct sim_cpu *c, const struct sim_vcpu *v)
 	c->hcr = (c->hyp_hcr & ~t->hcr_el2_owned) | t->hcr_el2;
 	c->cptr = (c->hyp_cptr & ~t->cptr_el2_owned) | t->cptr_el2;
 	c->hafgrtr = (c->hyp_hafgrtr & ~t->hafgrtr_el2_owned) | t->hafgrtr_el2;
+	sim_mpam_machine_words(c, t); /* MPAM2_EL2, MPAMHCR_EL2 */
 }
 
 /* Writes the vCPU's trap words and loads it. */
@@ -121,6 +123,7 @@ bool sim_step(struct sim_machine *m)
 	for (unsigned i = 0; i < m->cfg.cpus; i++)
 		if (slice(&m->cpu[i]))
 			any = true;
+	sim_mpam_machine_step(m, any); /* the memory system catches up */
 	return any;
 }
 

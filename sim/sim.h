@@ -27,7 +27,9 @@
 #include "amu.h"
 #include "events.h"
 #include "guest.h"
+#include "mpam_machine.h"
 #include "pmu.h"
+#include "spe_machine.h"
 #include "truth.h"
 
 #define SIM_MAX_CPUS 8
@@ -55,6 +57,8 @@ struct sim_config {
 	uint64_t id_override_mask;
 	struct sim_amu_config amu;  /* version 0: no AMU */
 	bool fgt;                   /* FEAT_FGT (HAFGRTR_EL2) */
+	struct sim_mpam_config mpam; /* nodes 0: no MPAM (sim/mpam_machine.h) */
+	struct sim_spe_machine_config spe; /* SPE units, memory, stage 2 (sim/spe_machine.h) */
 	/* Time: the system counter runs at cnt_khz; a pCPU runs at cpu_khz[level], and every
 	 * dvfs_ticks of its own running time (when nfreqs > 1) moves to a pseudo-random level,
 	 * at a scheduler tick. A pCPU's time passes only while it executes (the AMU cycle
@@ -159,6 +163,8 @@ struct sim_machine {
 	uint64_t rng;
 	uint64_t seq;                 /* ops executed, machine-wide */
 	struct sim_mpam *mpam;        /* the MSCs (sim/msc.h) pv_plat_mmio_* reach, or NULL */
+	struct sim_mpam_machine *mpam_machine; /* MPAM in the run (cfg.mpam), or NULL */
+	struct sim_spe_machine *spe_machine;   /* SPE and memory (cfg.spe), or NULL */
 };
 
 /* ---- machine.c ---- */

@@ -17,7 +17,9 @@ static unsigned feature_version(const struct pv_vm *vm, unsigned feature)
 		return vm->amu.version;
 	if (feature == PV_FEAT_MPAM)
 		return vm->mpam.visible ? 1 : 0; /* MPAM v1.0 */
-	return 0; /* SPE: not offered yet */
+	if (feature == PV_FEAT_SPE)
+		return vm->spe.version; /* PMSVer */
+	return 0;
 }
 
 static unsigned family_size(const struct pv_vm *vm, const struct pv_reg_desc *d)

@@ -8,7 +8,7 @@
 
 #include "perfvisor/trap.h"
 
-/* Handlers of module m (vpmu, vamu) for a register of the given access. */
+/* Handlers of module m (vpmu, vamu, vspe, vmpam) for a register of the given access. */
 #define RD_RW(m, h) pv_##m##_##h##_read
 #define RD_RO(m, h) pv_##m##_##h##_read
 #define RD_WO(m, h) NULL
@@ -58,19 +58,37 @@
 /* OFF(kind, feature, name, op0, op1, crn, crm, op2, min version, access): registers of
  * features perfvisor does not offer yet. They UNDEF, like those of any hidden feature. */
 #define PV_OFF_REGS(OFF)                                                                         \
-	OFF(SPE, SPE, PMSCR_EL1, 3, 0, 9, 9, 0, 1, RW)                                            \
-	OFF(SPE, SPE, PMSNEVFR_EL1, 3, 0, 9, 9, 1, 3, RW)                                         \
-	OFF(SPE, SPE, PMSICR_EL1, 3, 0, 9, 9, 2, 1, RW)                                           \
-	OFF(SPE, SPE, PMSIRR_EL1, 3, 0, 9, 9, 3, 1, RW)                                           \
-	OFF(SPE, SPE, PMSFCR_EL1, 3, 0, 9, 9, 4, 1, RW)                                           \
-	OFF(SPE, SPE, PMSEVFR_EL1, 3, 0, 9, 9, 5, 1, RW)                                          \
-	OFF(SPE, SPE, PMSLATFR_EL1, 3, 0, 9, 9, 6, 1, RW)                                         \
-	OFF(SPE, SPE, PMSIDR_EL1, 3, 0, 9, 9, 7, 1, RO)                                           \
-	OFF(SPE, SPE, PMBLIMITR_EL1, 3, 0, 9, 10, 0, 1, RW)                                       \
-	OFF(SPE, SPE, PMBPTR_EL1, 3, 0, 9, 10, 1, 1, RW)                                          \
-	OFF(SPE, SPE, PMBSR_EL1, 3, 0, 9, 10, 3, 1, RW)                                           \
-	OFF(SPE, SPE, PMBIDR_EL1, 3, 0, 9, 10, 7, 1, RO)                                          \
 	OFF(MPAM, MPAM, MPAMSM_EL1, 3, 0, 10, 5, 3, 1, RW)
+
+/* SPE(name, op0, op1, crn, crm, op2, min PMSVer, access, handler, behaviour): MDCR_EL2.TPMS
+ * (PMS*), MDCR_EL2.E2PB = 0b10 (PMB*), HDFGRTR_EL2.PMBIDR_EL1 with FEAT_FGT; Arm ARM D24.7.
+ * Served by vspe/; all UNDEFINED at EL0. */
+#define PV_SPE_REGS(SPE)                                                                         \
+	SPE(PMSCR_EL1, 3, 0, 9, 9, 0, 1, RW, pmscr,                                               \
+	    "E0SPE, E1SPE, CX, PA, TS, PCT stored; the hardware never gets PA or PCT (PMSCR_EL2 "  \
+	    "keeps them clear): no physical address or timestamp in a guest's records")            \
+	SPE(PMSNEVFR_EL1, 3, 0, 9, 9, 1, 3, RW, pmsnevfr,                                         \
+	    "inverted event filter (SPEv1p2); bits the hardware cannot filter RAZ/WI")             \
+	SPE(PMSICR_EL1, 3, 0, 9, 9, 2, 1, RW, pmsicr,                                             \
+	    "the vCPU's interval counter, live while it runs, saved at put")                       \
+	SPE(PMSIRR_EL1, 3, 0, 9, 9, 3, 1, RW, pmsirr, "INTERVAL and RND, to the hardware")      \
+	SPE(PMSFCR_EL1, 3, 0, 9, 9, 4, 1, RW, pmsfcr,                                             \
+	    "FE, FT, FL, B, LD, ST (FnE from SPEv1p2); the extended type filter is not offered")    \
+	SPE(PMSEVFR_EL1, 3, 0, 9, 9, 5, 1, RW, pmsevfr,                                           \
+	    "event filter; bits the hardware cannot filter, or the version lacks, RAZ/WI")         \
+	SPE(PMSLATFR_EL1, 3, 0, 9, 9, 6, 1, RW, pmslatfr, "MINLAT, 12 or 16 bits as CountSize")  \
+	SPE(PMSIDR_EL1, 3, 0, 9, 9, 7, 1, RO, pmsidr,                                             \
+	    "the hardware's, without EFT and FDS (FnE from SPEv1p2)")                               \
+	SPE(PMBLIMITR_EL1, 3, 0, 9, 10, 0, 1, RW, pmblimitr,                                      \
+	    "enabling checks the buffer, walks the guest's stage 1 and pins it in stage 2; "       \
+	    "disabling unpins; refusals are buffer management events")                            \
+	SPE(PMBPTR_EL1, 3, 0, 9, 10, 1, 1, RW, pmbptr,                                            \
+	    "the vCPU's write pointer, live (after PSB CSYNC) while its buffer runs")              \
+	SPE(PMBSR_EL1, 3, 0, 9, 10, 3, 1, RW, pmbsr,                                              \
+	    "virtual: buffer full and stage-1 faults as the hardware reports them; S drives the "  \
+	    "virtual INTID 21; stage-2 faults never appear")                                        \
+	SPE(PMBIDR_EL1, 3, 0, 9, 10, 7, 1, RO, pmbidr,                                            \
+	    "P = 0, MaxBuffSize = the VM's largest buffer (trapped with FEAT_FGT only)")
 
 /* AMU(name, op0, op1, crn, crm, op2, min AMU version, access for a guest, handler,
  * behaviour): CPTR_EL2.TAM, Arm ARM D24.6. Only AMUSERENR_EL0 is writable below the highest
@@ -120,7 +138,9 @@ enum reg_index {
 #define OFF_IDX(k, f, name, o0, o1, n, m, o2, v, acc) RIDX_##name,
 #define AMU_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
 #define MPAM_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
-	PV_PMU_REGS(PMU_IDX) PV_AMU_REGS(AMU_IDX) PV_MPAM_REGS(MPAM_IDX) PV_OFF_REGS(OFF_IDX)
+#define SPE_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
+	PV_PMU_REGS(PMU_IDX) PV_AMU_REGS(AMU_IDX) PV_MPAM_REGS(MPAM_IDX) PV_SPE_REGS(SPE_IDX)
+	PV_OFF_REGS(OFF_IDX)
 	RIDX_PMEVCNTR,
 	RIDX_PMEVTYPER,
 	RIDX_AMEVCNTR0,
@@ -193,9 +213,13 @@ static inline const struct pv_reg_desc *reg_lookup(uint32_t key, unsigned *idx)
 #define MPAM_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
 	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
 		return &pv_reg_descs[RIDX_##nm];
+#define SPE_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
+		return &pv_reg_descs[RIDX_##nm];
 		PV_PMU_REGS(PMU_CASE)
 		PV_AMU_REGS(AMU_CASE)
 		PV_MPAM_REGS(MPAM_CASE)
+		PV_SPE_REGS(SPE_CASE)
 		PV_OFF_REGS(OFF_CASE)
 	default:
 		break;

@@ -25,13 +25,13 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.mask = PV_ISS_SYS_KEY_MASK,                                                     \
 		.kind = PV_KIND_##f,                                                             \
 		.feature = PV_FEAT_##f,                                                          \
-		.min_version = ver,                                                              \
+		.min_version = (ver),                                                            \
 		.id = RIDX_##nm,                                                                 \
 		.access = PV_ACC_##acc,                                                          \
 		.index = PV_IDX_NONE,                                                            \
 		.read = RD_##acc(mod, h),                                                        \
 		.write = WR_##acc(mod, h),                                                       \
-		.behaviour = txt,                                                                \
+		.behaviour = (txt),                                                              \
 	},
 #define PMU_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
 	REG_DESC(PMU, PV_PMUVER_##v, vpmu, nm, o0, o1, n, m, o2, acc, h, txt)
@@ -44,7 +44,7 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.mask = PV_ISS_SYS_KEY_MASK,                                                     \
 		.kind = PV_KIND_##k,                                                             \
 		.feature = PV_FEAT_##f,                                                          \
-		.min_version = v,                                                                \
+		.min_version = (v),                                                              \
 		.id = RIDX_##nm,                                                                 \
 		.access = PV_ACC_##acc,                                                          \
 		.index = PV_IDX_NONE,                                                            \
@@ -52,7 +52,10 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 	},
 #define MPAM_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                          \
 	REG_DESC(MPAM, v, vmpam, nm, o0, o1, n, m, o2, acc, h, txt)
-	PV_PMU_REGS(PMU_DESC) PV_AMU_REGS(AMU_DESC) PV_MPAM_REGS(MPAM_DESC) PV_OFF_REGS(OFF_DESC)
+#define SPE_DESC(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
+	REG_DESC(SPE, v, vspe, nm, o0, o1, n, m, o2, acc, h, txt)
+	PV_PMU_REGS(PMU_DESC) PV_AMU_REGS(AMU_DESC) PV_MPAM_REGS(MPAM_DESC) PV_SPE_REGS(SPE_DESC)
+	PV_OFF_REGS(OFF_DESC)
 	[RIDX_PMEVCNTR] = {
 		.id = RIDX_PMEVCNTR,
 		.name = "PMEVCNTR<n>_EL0",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Per-VM trap words: the MDCR_EL2, CPTR_EL2, HCR_EL2 and MPAM EL2 controls, every field
+ * Per-VM trap words: the MDCR_EL2, CPTR_EL2, HCR_EL2, MPAM and SPE EL2 controls, every field
  * perfvisor owns set explicitly, and set together with the ID view (a feature the VM lacks
  * is both hidden and trapped). Fields of features the hardware lacks are RES0 and left 0.
  */
@@ -36,9 +36,11 @@ static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 		/* MTPME, HPMFZO, HPMFZS, PMEE, EnSPM: 0 (extensions not offered). */
 	}
 	if (hw->spe) {
-		/* SPE not offered yet: buffer owned by EL2 so EL1 PMB* accesses trap (E2PB = 0b00),
-		 * sampling controls trap (TPMS). */
-		m |= PV_FIELD_PREP(PV_MDCR_EL2_E2PB_EL2, 13, 12) | PV_MDCR_EL2_TPMS;
+		/* The sampling controls trap (TPMS). A VM with SPE owns its buffer in its EL1&0
+		 * regime, so records go through stage 2, and its PMB* accesses trap (E2PB = 0b10);
+		 * without, the buffer is EL2's and EL1 PMB* accesses trap (E2PB = 0b00). */
+		unsigned e2pb = vm->spe.version ? PV_MDCR_EL2_E2PB_EL1_TRAP : PV_MDCR_EL2_E2PB_EL2;
+		m |= PV_FIELD_PREP(e2pb, 13, 12) | PV_MDCR_EL2_TPMS;
 	}
 	if (hw->trf)
 		m |= PV_MDCR_EL2_TTRF; /* trace filter control traps; trace not offered */
@@ -75,6 +77,23 @@ static void mpam_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	}
 }
 
+/* SPE: PMSCR_EL2 all zero while any guest runs (D24.7.9): no EL2 or host-EL0 sampling, no
+ * CONTEXTIDR_EL2 (CX), no physical address (PA), virtual timestamps only (PCT = 0b00 makes
+ * CollectTimeStamp() virtual whatever PMSCR_EL1.PCT says). PMBIDR_EL1 is trapped only by
+ * FEAT_FGT: its reads trap so a VM with SPE sees its MaxBuffSize and one without UNDEFs. */
+static void spe_words(const struct pv_vm *vm, struct pv_trap_words *w)
+{
+	const struct pv_hw *hw = vm->hw;
+	if (!hw->spe)
+		return;
+	w->pmscr_el2_owned = PV_PMSCR_EL2_OWNED;
+	w->pmscr_el2 = 0;
+	if (hw->fgt) {
+		w->hdfgrtr_el2_owned = PV_HDFGRTR_PMBIDR_EL1;
+		w->hdfgrtr_el2 = PV_HDFGRTR_PMBIDR_EL1;
+	}
+}
+
 void pv_trap_words_init(struct pv_vm *vm)
 {
 	struct pv_trap_words *w = &vm->traps;
@@ -99,4 +118,5 @@ void pv_trap_words_init(struct pv_vm *vm)
 	w->hcr_el2 = PV_HCR_EL2_TID3 | (voff ? PV_HCR_EL2_AMVOFFEN : 0);
 
 	mpam_words(vm, w);
+	spe_words(vm, w);
 }

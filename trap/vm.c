@@ -32,6 +32,10 @@ const char *pv_strerror(int err)
 		return "AMU version not offered (AMUv1 or AMUv1p1, at most the hardware's)";
 	case PV_ERR_AMU_AUX:
 		return "auxiliary AMU counters the hardware does not implement (or reads as zero)";
+	case PV_ERR_SPE_VERSION:
+		return "SPE version not offered (SPEv1, v1p1 or v1p2, at most the hardware's)";
+	case PV_ERR_SPE_BUFFER:
+		return "SPE max_buffer must be a non-zero multiple of 4 KiB, at most 4 TiB";
 	case PV_ERR_MPAM_SYS:
 		return "MPAM requested, but the hypervisor set up no MSC management (pv_hw.mpam_sys)";
 	default:
@@ -80,6 +84,8 @@ int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters)
 		hw->mpamidr = pv_plat_sysreg_read(cpu, PV_MPAMIDR_EL1);
 	if (hw->amu)
 		pv_vamu_probe(hw, cpu);
+	if (hw->spe)
+		pv_vspe_probe(hw, cpu);
 
 	unsigned pmuver = id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_PMUVER_SHIFT);
 	if (pmuver == PV_PMUVER_NI || pmuver == PV_PMUVER_IMPDEF) {
@@ -110,6 +116,8 @@ void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 		pv_vpmu_pcpu_setup(cpu, hw);
 	if (hw->amu)
 		pv_vamu_pcpu_setup(cpu, hw);
+	if (hw->spe)
+		pv_vspe_pcpu_setup(cpu, hw);
 }
 
 int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg)
@@ -125,11 +133,11 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
 		return PV_ERR_FEATURE;
 	if ((cfg->features & PV_FEAT_MPAM) && !hw->mpam_sys)
 		return PV_ERR_MPAM_SYS;
-	if (cfg->features & PV_FEAT_SPE)
-		return PV_ERR_UNSUPPORTED;
 	int err = pv_vpmu_vm_init(vm);
 	if (!err)
 		err = pv_vamu_vm_init(vm);
+	if (!err)
+		err = pv_vspe_vm_init(vm);
 	if (err)
 		return err;
 	/* Last, as it is the one step with effects beyond the VM (PARTIDs taken, MSCs
@@ -153,6 +161,7 @@ void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat)
 	*v = (struct pv_vcpu){.vm = vm, .plat = plat, .id = id, .traps = vm->traps};
 	pv_vpmu_vcpu_init(v);
 	pv_vamu_vcpu_init(v);
+	pv_vspe_vcpu_init(v);
 	if (vm->mpam.sys)
 		pv_vmpam_vcpu_init(&v->mpam, &vm->mpam);
 }
@@ -171,6 +180,7 @@ void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	v->stats.loads++;
 	pv_vpmu_load(v);
 	pv_vamu_load(v);
+	pv_vspe_load(v);
 	if (v->vm->mpam.sys)
 		pv_vmpam_load(v);
 }
@@ -179,6 +189,7 @@ void pv_vcpu_put(struct pv_vcpu *v)
 {
 	if (!v->cpu)
 		return;
+	pv_vspe_put(v); /* first: stop sampling, drain */
 	pv_vpmu_put(v);
 	pv_vamu_put(v);
 	if (v->vm->mpam.sys)
@@ -189,6 +200,8 @@ void pv_vcpu_put(struct pv_vcpu *v)
 
 enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid)
 {
+	if (intid == PV_INTID_SPE)
+		return pv_vspe_irq(cpu) ? PV_IRQ_HANDLED : PV_IRQ_NOT_MINE;
 	if (intid != PV_INTID_PMU)
 		return PV_IRQ_NOT_MINE;
 	return pv_vpmu_irq(cpu) ? PV_IRQ_HOST_PENDING : PV_IRQ_HANDLED;

@@ -46,7 +46,7 @@ static uint64_t sigma(uint64_t dev, uint64_t ns)
 static uint64_t bound(uint64_t sq, uint64_t open, uint64_t lin, uint64_t gran)
 {
 	uint64_t s = pv_vmpam__isqrt(sat_add(sq, kib_sq(open)));
-	return sat_add(sat_add(pv_vmpam__mulshr(s, Z95 * 1024, 0), lin), gran);
+	return sat_add(sat_add(pv_vmpam__mulshr(s, (uint64_t)Z95 * 1024, 0), lin), gran);
 }
 
 static void update_dev(struct pv_vmpam_acct *a, uint64_t r)

@@ -130,7 +130,9 @@ int pv_vmpam__msc_program(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint16_t pa
 			if (!cpor)
 				continue;
 			uint64_t bm = cfg && cfg->cpbm[m->id] ? cfg->cpbm[m->id] : ~UINT64_C(0);
+			/* cpbm_wd <= 64 (probe_ris): w is 0 or 1. */
 			for (unsigned w = 0; w * 32 < r->cpbm_wd; w++)
+				/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
 				wr(cpu, m, PV_MPAMCFG_CPBM + 4 * w, (uint32_t)(bm >> (32 * w)));
 		}
 		if (!touched)

@@ -23,6 +23,7 @@
 
 #include "perfvisor/sysreg.h"
 #include "perfvisor/vamu.h"
+#include "perfvisor/vspe.h"
 #include "perfvisor/vmpam.h"
 #include "perfvisor/vpmu.h"
 
@@ -49,6 +50,8 @@ enum pv_err {
 	PV_ERR_AMU_VERSION = -11,    /* AMU version not v1/v1p1, or above the hardware's */
 	PV_ERR_AMU_AUX = -12,        /* auxiliary AMU counters the hardware cannot give */
 	PV_ERR_MPAM_SYS = -13,       /* MPAM hardware, but no MSC management set up (pv_hw) */
+	PV_ERR_SPE_VERSION = -14,    /* SPE version not v1/v1p1/v1p2, or above the hardware's */
+	PV_ERR_SPE_BUFFER = -15,     /* SPE max_buffer zero, not 4 KiB aligned, or too large */
 	/* -32 .. -43: PV_VMPAM_ERR_* (vmpam.h), also described by pv_strerror() */
 };
 const char *pv_strerror(int err);
@@ -72,12 +75,14 @@ struct pv_hw {
 	struct pv_pcpu *mpam_cpu;
 	bool fgt;               /* FEAT_FGT (ID_AA64MMFR0_EL1.FGT) */
 	struct pv_hw_amu amuhw; /* AMU identification, read only when amu (vamu.h) */
+	struct pv_hw_spe spehw; /* SPE identification, read only when spe (vspe.h) */
 };
 
 struct pv_vm_config {
 	uint32_t features; /* PV_FEAT_* */
 	struct pv_pmu_config pmu;
 	struct pv_amu_config amu;
+	struct pv_spe_config spe;
 	struct pv_vmpam_config mpam; /* PARTIDs, caps, cache portions (with pv_hw.mpam_sys) */
 };
 
@@ -95,6 +100,11 @@ struct pv_trap_words {
 	uint64_t mpamhcr_el2, mpamhcr_el2_owned;
 	/* Only with FEAT_FGT and the AMU: HAFGRTR_EL2 = (hyp & ~owned) | hafgrtr_el2. */
 	uint64_t hafgrtr_el2, hafgrtr_el2_owned;
+	/* Only with SPE: PMSCR_EL2 = (hyp & ~owned) | pmscr_el2 (no PA, no physical timestamp,
+	 * no CONTEXTIDR_EL2, no EL2 sampling while a guest runs); with FEAT_FGT too,
+	 * HDFGRTR_EL2 = (hyp & ~owned) | hdfgrtr_el2 (PMBIDR_EL1 reads trap). */
+	uint64_t pmscr_el2, pmscr_el2_owned;
+	uint64_t hdfgrtr_el2, hdfgrtr_el2_owned;
 };
 
 #define PV_REGS_MAX 64 /* entries in the register table (trap/table.c checks) */
@@ -112,6 +122,7 @@ struct pv_vm {
 	uint64_t id_view[64];      /* what the guest reads from each ID group slot */
 	struct pv_vm_pmu pmu;
 	struct pv_vm_amu amu;
+	struct pv_vm_spe spe;
 	struct pv_vmpam_vm mpam;   /* its PARTIDs and limits (mpam.sys NULL: none) */
 	struct pv_trap_words traps;
 };
@@ -136,6 +147,7 @@ struct pv_vcpu {
 	struct pv_trap_words traps;
 	struct pv_vpmu pmu;
 	struct pv_vamu amu;
+	struct pv_vspe spe;
 	struct pv_vmpam_vcpu mpam;
 	struct pv_vcpu_stats stats;
 	uint64_t discard;           /* where reads into XZR (Rt = 31) go */

@@ -40,4 +40,26 @@ void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level);
 uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa);
 void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val);
 
+/*
+ * Guest memory and stage 2 of the VM that vCPU `v` belongs to (the platform finds the VM from
+ * its per-vCPU context, v->plat). Addresses are that VM's IPAs; `ipa` and `size` of pin/unpin
+ * are multiples of 4 KiB. Used by vspe/ for the profiling buffer.
+ *
+ * guest_read64: 8 aligned bytes of the VM's memory (a stage-1 descriptor), faulting the page in
+ *               at stage 2 if the platform pages; false if the IPA is not the VM's memory.
+ * s2_pin:       every page of [ipa, ipa + size) resident and mapped writable at stage 2 until
+ *               unpinned, pins counted per page; all or nothing: false (nothing pinned) if any
+ *               page is not the VM's RAM.
+ * s2_unpin:     undoes one s2_pin of the same range.
+ * s2_translate: the PA stage 2 maps `ipa` to, writable, right now; false if it does not.
+ */
+bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val);
+bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
+void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
+bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa);
+
+/* PSB CSYNC; DSB NSH on pCPU `cpu`: every record the profiler has formatted is written to
+ * memory and PMBPTR_EL1/PMBSR_EL1 are up to date (Arm ARM D17, synchronization). */
+void pv_plat_psb_csync(struct pv_pcpu *cpu);
+
 #endif

@@ -26,6 +26,7 @@ struct sim_machine *scen_machine(const struct sim_config *c)
 	int err = sim_init(m, c);
 	if (err) {
 		fprintf(stderr, "sim_init: %d (%s)\n", err, pv_strerror(err));
+		sim_spe_machine_free(m);
 		free(m);
 		return NULL;
 	}
@@ -34,9 +35,11 @@ struct sim_machine *scen_machine(const struct sim_config *c)
 
 void scen_free(struct sim_machine *m)
 {
-	if (m)
+	if (m) {
 		for (unsigned i = 0; i < m->nvcpus; i++)
 			free(m->vcpu[i].amu_at);
+		sim_spe_machine_free(m);
+	}
 	free(m);
 }
 

@@ -78,3 +78,78 @@ void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
 	else
 		io->outside++;
 }
+
+/* ---- guest memory and stage 2 ------------------------------------------------------------- */
+
+static struct memplat_mem *mem_of(struct pv_vcpu *v)
+{
+	struct memplat_vcpu *mv = v->plat;
+	return mv ? mv->mem : NULL;
+}
+
+static bool in_ram(const struct memplat_mem *m, uint64_t ipa, uint64_t size)
+{
+	return m && ipa >= m->base && size <= m->size && ipa - m->base <= m->size - size;
+}
+
+bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val)
+{
+	struct memplat_mem *m = mem_of(v);
+	*val = 0;
+	if (!in_ram(m, ipa, 8) || (ipa & 7))
+		return false;
+	m->reads++;
+	memcpy(val, m->bytes + (ipa - m->base), 8);
+	return true;
+}
+
+bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
+{
+	struct memplat_mem *m = mem_of(v);
+	if (!in_ram(m, ipa, size) || ((ipa | size) & 0xFFF) || !size)
+		return false;
+	m->pin_calls++;
+	for (uint64_t p = (ipa - m->base) >> 12; p < (ipa - m->base + size) >> 12; p++)
+		m->pins[p]++;
+	return true;
+}
+
+void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
+{
+	struct memplat_mem *m = mem_of(v);
+	if (!in_ram(m, ipa, size) || ((ipa | size) & 0xFFF)) {
+		if (m)
+			m->bad_unpins++;
+		return;
+	}
+	m->unpin_calls++;
+	for (uint64_t p = (ipa - m->base) >> 12; p < (ipa - m->base + size) >> 12; p++) {
+		if (m->pins[p])
+			m->pins[p]--;
+		else
+			m->bad_unpins++;
+	}
+}
+
+bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa)
+{
+	struct memplat_mem *m = mem_of(v);
+	*pa = 0;
+	if (!in_ram(m, ipa, 1))
+		return false;
+	*pa = ipa + m->pa_offset;
+	return true;
+}
+
+void pv_plat_psb_csync(struct pv_pcpu *cpu)
+{
+	((struct memplat_cpu *)cpu->plat)->psb++;
+}
+
+uint64_t memplat_pinned_pages(const struct memplat_mem *m)
+{
+	uint64_t n = 0;
+	for (uint64_t p = 0; p < m->size >> 12; p++)
+		n += m->pins[p] != 0;
+	return n;
+}

@@ -31,11 +31,25 @@ struct memplat_cpu {
 	uint64_t reg[1u << 16]; /* indexed by memplat_slot(key) */
 	uint64_t reads, writes; /* platform register accesses */
 	struct memplat_mmio *mmio; /* NULL: MMIO reads 0 */
+	uint64_t psb;           /* pv_plat_psb_csync calls */
+};
+
+/*
+ * A VM's memory (pv_plat_guest_read64, pv_plat_s2_*): RAM at IPA [base, base + size) held in
+ * the caller's `bytes`; stage 2 maps every RAM page, IPA -> IPA + pa_offset; pins counted per
+ * 4 KiB page in the caller's `pins` (size / 4096 entries). Outside RAM nothing is mapped.
+ */
+struct memplat_mem {
+	uint64_t base, size, pa_offset;
+	uint8_t *bytes;
+	uint32_t *pins;
+	uint64_t reads, pin_calls, unpin_calls, bad_unpins;
 };
 
 struct memplat_vcpu {
 	bool line[32];          /* virtual PPI levels */
 	unsigned changes;       /* pv_plat_virq_set calls */
+	struct memplat_mem *mem; /* its VM's memory, NULL: none */
 };
 
 /* One slot per register: Op0:Op2:Op1:CRn (key bits [21:10]) above CRm (key bits [4:1]). */
@@ -52,6 +66,9 @@ static inline uint64_t *memplat_reg(struct memplat_cpu *c, uint32_t key)
 /* Fills ID registers and PMU identification like QEMU 7.2 `-cpu max` (PMUv3p5, N = 6, no
  * SPE/AMU/MPAM, EL3 absent); `counters` overrides N. */
 void memplat_init(struct memplat_cpu *c, unsigned counters);
+
+/* Pages of `m` with a pin count above zero. */
+uint64_t memplat_pinned_pages(const struct memplat_mem *m);
 
 /* The word of the plain MMIO store at `pa`, or NULL outside the window. */
 uint32_t *memplat_mmio_word(struct memplat_mmio *io, uint64_t pa);

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Virtual SPE (Statistical Profiling Extension: FEAT_SPE, FEAT_SPEv1p1, FEAT_SPEv1p2): per-VM
+ * configuration, per-vCPU state and the register handlers the trap table dispatches to. See
+ * docs/spe.md.
+ *
+ * The guest owns its profiling buffer in its EL1&0 regime (MDCR_EL2.E2PB = 0b10), so the
+ * hardware writes records through the guest's stage 1 and the VM's stage 2. Every SPE register
+ * traps (E2PB = 0b10 for PMB*, TPMS for PMS*). When the guest enables its buffer, vspe checks
+ * it, walks the guest's stage-1 tables over it and pins and maps the pages (and the table pages
+ * the walk reads) in stage 2 through the platform, so the profiler never meets a stage-2 fault;
+ * it unpins them when the buffer is disabled or replaced. Buffer management events that are the
+ * guest's (buffer full, stage-1 fault) reach it through a virtual PMBSR_EL1 and the virtual
+ * INTID 21; stage-2 faults are repaired here and never reach the guest.
+ */
+#ifndef PERFVISOR_VSPE_H
+#define PERFVISOR_VSPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perfvisor/sysreg.h"
+
+struct pv_vm;
+struct pv_vcpu;
+struct pv_pcpu;
+struct pv_hw;
+enum pv_trap_result;
+
+/* ---- Architecture (Arm ARM D24.7, Statistical Profiling Extension registers) ------------- */
+
+/* ID_AA64DFR0_EL1.PMSVer */
+#define PV_SPE_V1 1u
+#define PV_SPE_V1P1 2u
+#define PV_SPE_V1P2 3u /* FEAT_SPE_FnE (PMSNEVFR_EL1), PMBLIMITR_EL1.PMFZ, discard mode */
+
+/* PMSCR_EL1 / PMSCR_EL2 */
+#define PV_PMSCR_E0SPE PV_BIT(0) /* EL2: E0HSPE */
+#define PV_PMSCR_E1SPE PV_BIT(1) /* EL2: E2SPE */
+#define PV_PMSCR_CX PV_BIT(3)
+#define PV_PMSCR_PA PV_BIT(4)
+#define PV_PMSCR_TS PV_BIT(5)
+#define PV_PMSCR_PCT_MASK PV_GENMASK(7, 6) /* bit 7 only with FEAT_ECV */
+#define PV_PMSCR_EE_MASK PV_GENMASK(9, 8)  /* FEAT_SPE_EXC */
+#define PV_PMSCR_KE PV_BIT(10)             /* FEAT_SPE_EXC */
+#define PV_PMSCR_EnVM PV_BIT(11)           /* FEAT_SPE_nVM */
+#define PV_PMSCR_EL2_OWNED (PV_GENMASK(1, 0) | PV_GENMASK(11, 3))
+
+/* PMSIRR_EL1, PMSICR_EL1, PMSLATFR_EL1 */
+#define PV_PMSIRR_RND PV_BIT(0)
+#define PV_PMSIRR_INTERVAL_MASK PV_GENMASK(31, 8)
+#define PV_PMSICR_COUNT_MASK PV_GENMASK(31, 0)
+#define PV_PMSICR_ECOUNT_MASK PV_GENMASK(63, 56) /* FEAT_SPE_ERnd */
+
+/* PMSFCR_EL1 */
+#define PV_PMSFCR_FE PV_BIT(0)
+#define PV_PMSFCR_FT PV_BIT(1)
+#define PV_PMSFCR_FL PV_BIT(2)
+#define PV_PMSFCR_FnE PV_BIT(3) /* FEAT_SPE_FnE */
+#define PV_PMSFCR_B PV_BIT(16)
+#define PV_PMSFCR_LD PV_BIT(17)
+#define PV_PMSFCR_ST PV_BIT(18)
+
+/* PMSIDR_EL1 */
+#define PV_PMSIDR_FE PV_BIT(0)
+#define PV_PMSIDR_FT PV_BIT(1)
+#define PV_PMSIDR_FL PV_BIT(2)
+#define PV_PMSIDR_ARCHINST PV_BIT(3)
+#define PV_PMSIDR_LDS PV_BIT(4)
+#define PV_PMSIDR_ERND PV_BIT(5)
+#define PV_PMSIDR_FNE PV_BIT(6)
+#define PV_PMSIDR_FDS PV_BIT(7)            /* FEAT_SPE_FDS: PMSDSFR_EL1, not offered */
+#define PV_PMSIDR_INTERVAL_SHIFT 8
+#define PV_PMSIDR_MAXSIZE_SHIFT 12
+#define PV_PMSIDR_COUNTSIZE_SHIFT 16
+#define PV_PMSIDR_COUNTSIZE_16 3u          /* 16-bit saturating counters (else 12-bit) */
+#define PV_PMSIDR_EFT PV_BIT(26)           /* FEAT_SPE_EFT: PMSFCR_EL1 type masks, not offered */
+
+/* PMBLIMITR_EL1 */
+#define PV_PMBLIMITR_E PV_BIT(0)
+#define PV_PMBLIMITR_FM_MASK PV_GENMASK(2, 1)
+#define PV_PMBLIMITR_FM_FILL 0u
+#define PV_PMBLIMITR_FM_DISCARD 2u         /* FEAT_SPEv1p2 */
+#define PV_PMBLIMITR_PMFZ PV_BIT(5)        /* FEAT_SPEv1p2 */
+#define PV_PMBLIMITR_nVM PV_BIT(7)         /* FEAT_SPE_nVM, not offered */
+#define PV_PMBLIMITR_LIMIT_MASK PV_GENMASK(63, 12)
+
+/* PMBSR_EL1 */
+#define PV_PMBSR_MSS_MASK PV_GENMASK(15, 0) /* BSC or FSC in [5:0] */
+#define PV_PMBSR_COLL PV_BIT(16)
+#define PV_PMBSR_S PV_BIT(17)
+#define PV_PMBSR_EA PV_BIT(18)
+#define PV_PMBSR_DL PV_BIT(19)
+#define PV_PMBSR_EC_SHIFT 26
+#define PV_PMBSR_EC_MASK PV_GENMASK(31, 26)
+#define PV_PMBSR_MSS2_MASK PV_GENMASK(55, 32)
+#define PV_PMBSR_EC(v) ((unsigned)PV_FIELD_GET(v, 31, 26))
+#define PV_PMBSR_EC_BUF 0x00u      /* other buffer management event: BSC in MSS[5:0] */
+#define PV_PMBSR_EC_IMPDEF 0x1Fu   /* IMPLEMENTATION DEFINED reason */
+#define PV_PMBSR_EC_FAULT_S1 0x24u /* stage 1 Data Abort on write to the buffer: FSC */
+#define PV_PMBSR_EC_FAULT_S2 0x25u /* stage 2 Data Abort on write to the buffer: FSC */
+#define PV_PMBSR_BSC_NOT_STOPPED 0x00u /* collection not stopped, or access not allowed */
+#define PV_PMBSR_BSC_FULL 0x01u
+#define PV_PMBSR_BSC_SIZE 0x04u        /* the requested buffer size was too large */
+/* EC 0x1F syndromes perfvisor reports (MSS): data lost while the hypervisor repaired stage 2
+ * (a partial record), and buffer memory the VM no longer has. */
+#define PV_PMBSR_IMPDEF_S2_REPAIR_DL 0x0001u
+#define PV_PMBSR_IMPDEF_NO_MEMORY 0x0002u
+
+/* Fault status codes (PMBSR_EL1.FSC, the Data Abort DFSC encoding). */
+#define PV_FSC_ADDR_SIZE(l) (0x00u + (l))
+#define PV_FSC_TRANSLATION(l) (0x04u + (l))
+#define PV_FSC_ACCESS_FLAG(l) (0x08u + (l))
+#define PV_FSC_PERMISSION(l) (0x0Cu + (l))
+#define PV_FSC_EXT_ABORT 0x10u
+#define PV_FSC_EXT_ABORT_WALK(l) (0x14u + (l))
+
+/* PMBIDR_EL1 */
+#define PV_PMBIDR_ALIGN_MASK PV_GENMASK(3, 0)
+#define PV_PMBIDR_P PV_BIT(4)
+#define PV_PMBIDR_F PV_BIT(5)
+#define PV_PMBIDR_ADDRMODE_MASK PV_GENMASK(7, 6) /* FEAT_SPE_nVM */
+#define PV_PMBIDR_EA_MASK PV_GENMASK(11, 8)
+#define PV_PMBIDR_MAXBUFFSIZE_SHIFT 32
+#define PV_PMBIDR_MAXBUFFSIZE_MASK PV_GENMASK(47, 32)
+
+/* The EL1 translation registers the stage-1 walk reads (the guest's, while its vCPU is
+ * loaded), and the EL2 controls vspe sets. */
+#define PV_SCTLR_EL1 PV_SYSREG(3, 0, 1, 0, 0)
+#define PV_TTBR0_EL1 PV_SYSREG(3, 0, 2, 0, 0)
+#define PV_TTBR1_EL1 PV_SYSREG(3, 0, 2, 0, 1)
+#define PV_TCR_EL1 PV_SYSREG(3, 0, 2, 0, 2)
+#define PV_CONTEXTIDR_EL1 PV_SYSREG(3, 0, 13, 0, 1)
+#define PV_HDFGRTR_EL2 PV_SYSREG(3, 4, 3, 1, 4)
+#define PV_HDFGRTR_PMBIDR_EL1 PV_BIT(63) /* FEAT_FGT: trap EL1 reads of PMBIDR_EL1 */
+#define PV_SCTLR_M PV_BIT(0)
+#define PV_MMFR0_PARANGE_SHIFT 0
+#define PV_MMFR0_TGRAN16_SHIFT 20 /* 0: not supported */
+#define PV_MMFR0_TGRAN64_SHIFT 24 /* 0xF: not supported */
+#define PV_MMFR0_TGRAN4_SHIFT 28  /* 0xF: not supported */
+#define PV_MMFR0_ECV_SHIFT 60
+
+#define PV_SPE_PAGE 4096u
+/* The largest buffer perfvisor can describe in PMBIDR_EL1.MaxBuffSize (mantissa 9 bits,
+ * exponent 5 bits: '1':M:Zeros(E + 11)), and the pin store a vCPU needs for buffers up to
+ * `max` bytes (4 KiB pages, each a store entry in the worst case, plus the table pages the
+ * stage-1 walk visits at every level). */
+#define PV_SPE_MAX_BUFFER (UINT64_C(1) << 42)
+#define PV_VSPE_PIN_SLOTS(max) ((uint32_t)((max) / PV_SPE_PAGE + (max) / (UINT64_C(1) << 21) + 16))
+
+/* ---- The hardware, as probed (pv_hw_probe; valid when pv_hw.spe) ------------------------- */
+struct pv_hw_spe {
+	bool usable;        /* PMBIDR_EL1.P reads 0 at EL2: EL3 lets the Non-secure side own SPE */
+	uint8_t version;    /* ID_AA64DFR0_EL1.PMSVer */
+	uint64_t pmsidr, pmbidr;
+	uint64_t evfr_mask;  /* PMSEVFR_EL1 bits that hold a value (written all ones, read back) */
+	uint64_t nevfr_mask; /* PMSNEVFR_EL1 likewise (FEAT_SPE_FnE) */
+	bool ecv;            /* PMSCR_EL1.PCT is two bits */
+	uint8_t tgran;       /* stage-1 granules the PE implements: bit 0 4K, 1 16K, 2 64K */
+	uint8_t pa_bits;     /* ID_AA64MMFR0_EL1.PARange, as a number of bits */
+};
+
+/* ---- Per-VM configuration ------------------------------------------------------------------ */
+struct pv_spe_config {
+	uint8_t version;     /* PMSVer to expose: PV_SPE_V1, _V1P1 or _V1P2, at most the hardware's */
+	uint64_t max_buffer; /* the largest buffer (PMBLIMITR.LIMIT - PMBPTR) a vCPU may have pinned,
+				bytes, a multiple of 4 KiB; advertised in PMBIDR_EL1.MaxBuffSize */
+};
+
+/* Per-VM values derived once (pv_vspe_vm_init). */
+struct pv_vm_spe {
+	uint8_t version;      /* 0: the VM has no SPE */
+	uint8_t align;        /* PMBIDR_EL1.Align */
+	uint8_t max_record;   /* PMSIDR_EL1.MaxSize: log2 of the largest record */
+	uint64_t max_buffer;
+	uint64_t pmsidr, pmbidr; /* the VM's views */
+	uint64_t scr_mask;    /* PMSCR_EL1 bits the VM has */
+	uint64_t fcr_mask, evfr_mask, nevfr_mask, latfr_mask, limitr_mask;
+};
+
+/* ---- Per-vCPU state ------------------------------------------------------------------------ */
+
+/* A run of pinned IPA space: what to unpin. Entries are the caller's memory. */
+struct pv_vspe_pin {
+	uint64_t ipa, size;
+};
+
+struct pv_vspe_stats {
+	uint64_t enables;      /* buffers checked, walked and pinned */
+	uint64_t rejected;     /* enables refused with a buffer management event */
+	uint64_t pages_walked; /* stage-1 leaf pages translated */
+	uint64_t pin_calls, unpin_calls; /* pv_plat_s2_pin / _unpin */
+	uint64_t events;       /* management events reflected to the guest */
+	uint64_t s2_faults;    /* stage-2 faults the hardware reported (0 unless memory moved) */
+	uint64_t s2_repaired;  /* ... repaired transparently */
+	uint64_t records_lost; /* records the hardware dropped at a stage-2 fault */
+	uint64_t drains;       /* PSB CSYNC at put */
+};
+
+struct pv_vspe {
+	/* The guest's registers (masked to what the VM has). */
+	uint64_t scr, icr, irr, fcr, evfr, nevfr, latfr;
+	uint64_t limitr, ptr, bsr;
+	bool used;            /* the guest wrote an SPE register: switched at load/put */
+	bool line;            /* virtual INTID 21 level (PMBSR_EL1.S) */
+	bool hw_on;           /* the hardware buffer is enabled for this vCPU */
+	bool ready;           /* [pin_lo, pin_hi) is checked and pinned for the current regime */
+	bool need_pin;        /* an enable arrived while the vCPU was not loaded: do it at load */
+	uint64_t pin_lo, pin_hi; /* VA range whose pages are pinned (pin_hi: walk end or fault) */
+	uint64_t regime[4];   /* TTBR0_EL1, TTBR1_EL1, TCR_EL1, SCTLR_EL1.M at pin time */
+	struct pv_vspe_pin *pins; /* the caller's store (pv_vspe_vcpu_pins) */
+	uint32_t npins, max_pins;
+	uint64_t pinned_bytes;
+	struct pv_vspe_stats stats;
+};
+
+/* Lifecycle (called by the core's VM/vCPU code and by the entry points). */
+void pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu);
+int pv_vspe_vm_init(struct pv_vm *vm);
+void pv_vspe_vcpu_init(struct pv_vcpu *v);
+void pv_vspe_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
+void pv_vspe_load(struct pv_vcpu *v);
+void pv_vspe_put(struct pv_vcpu *v);
+/* The physical buffer interrupt (INTID 21) taken at EL2: true if it was the loaded vCPU's. */
+bool pv_vspe_irq(struct pv_pcpu *cpu);
+
+/* Gives a vCPU its pin store: `n` entries of the caller's memory, PV_VSPE_PIN_SLOTS(max_buffer)
+ * for any buffer the VM allows. Call after pv_vcpu_init. Without one, an enable is refused with
+ * the "buffer size" management event. */
+void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n);
+/* Unpins everything a vCPU holds (the hypervisor destroys it, or takes memory away from the
+ * VM): the guest's buffer is disabled as if it had written PMBLIMITR_EL1.E = 0. */
+void pv_vspe_release(struct pv_vcpu *v);
+
+/* Operator view: the guest's PMBSR_EL1 / PMBPTR_EL1 and the bytes it has pinned. */
+uint64_t pv_vspe_status(const struct pv_vcpu *v);
+uint64_t pv_vspe_pointer(struct pv_vcpu *v);
+
+/* Register handlers. */
+#define PV_VSPE_HANDLERS_RW(X)                                                                   \
+	X(pmscr) X(pmsnevfr) X(pmsicr) X(pmsirr) X(pmsfcr) X(pmsevfr) X(pmslatfr) X(pmblimitr)    \
+	X(pmbptr) X(pmbsr)
+#define PV_VSPE_HANDLERS_RO(X) X(pmsidr) X(pmbidr)
+#define PV_VSPE_DECLARE_READ(r)                                                                  \
+	enum pv_trap_result pv_vspe_##r##_read(struct pv_vcpu *v, unsigned idx, unsigned el,      \
+					       uint64_t *val);
+#define PV_VSPE_DECLARE_WRITE(r)                                                                 \
+	enum pv_trap_result pv_vspe_##r##_write(struct pv_vcpu *v, unsigned idx, unsigned el,     \
+						uint64_t val);
+PV_VSPE_HANDLERS_RW(PV_VSPE_DECLARE_READ)
+PV_VSPE_HANDLERS_RW(PV_VSPE_DECLARE_WRITE)
+PV_VSPE_HANDLERS_RO(PV_VSPE_DECLARE_READ)
+#undef PV_VSPE_DECLARE_READ
+#undef PV_VSPE_DECLARE_WRITE
+
+#endif

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest's profiling buffer on the plain-memory platform: the checks made when it becomes
+ * enabled (D17.7.1, MaxBuffSize) and the management events they give, the stage-1 walk (4, 16
+ * and 64 KiB granules, blocks, TTBR0 and TTBR1, TBI, MMU off, APTable, AF, dirty state) and
+ * exactly what it pins (every buffer page up to a stage-1 fault, every table it reads), the
+ * reuse of pins while a pointer moves within one buffer, their release on disable, on a buffer
+ * change and on pv_vspe_release, discard mode, and an enable made while not loaded.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "esr.h"
+#include "perfvisor/trap.h"
+#include "test_vspe_rig.h"
+
+static const struct spe_hw_desc HW = {.version = 3, .align = 6, .max_size = 7, .fgt = true};
+#define KVA UINT64_C(0xFFFF800080000000) /* a kernel buffer (TTBR1) */
+#define UVA UINT64_C(0x0000007000000000) /* a user one (TTBR0) */
+#define S (PV_PMBSR_S)
+
+static enum pv_trap_result wr(struct pv_vcpu *v, uint32_t key, uint64_t val)
+{
+	uint64_t x[31] = {0};
+	x[2] = val;
+	return pv_trap(v, esr_sys(key, 2, false), x, 1);
+}
+
+static uint64_t rd(struct pv_vcpu *v, uint32_t key)
+{
+	uint64_t x[31] = {0};
+	assert_int_equal(pv_trap(v, esr_sys(key, 2, true), x, 1), PV_TRAP_HANDLED);
+	return x[2];
+}
+
+struct mm {
+	uint64_t root[2];
+	unsigned g, bits;
+};
+
+/* A rig with a VM (SPEv1p2, `max` bytes), vCPU 0 loaded on pCPU 0 with its stage-1 tables. */
+static struct spe_rig *setup(uint64_t max, unsigned g, bool tbi, struct mm *mm)
+{
+	struct spe_rig *r = spe_rig_new(&HW);
+	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, max), PV_OK);
+	*mm = (struct mm){.g = g, .bits = 48};
+	mm->root[0] = rig_new_table(r, g);
+	mm->root[1] = rig_new_table(r, g);
+	rig_regime(r, 0, mm->root[0], mm->root[1], g, 48, tbi);
+	pv_vcpu_load(&r->v[0], &r->cpu[0]);
+	return r;
+}
+
+static void map(struct spe_rig *r, const struct mm *mm, uint64_t va, uint64_t ipa, uint64_t size,
+		uint64_t extra)
+{
+	rig_map(r, mm->root[va >> 55 & 1], mm->g, mm->bits, va, ipa, size, 3, extra);
+}
+
+static void enable(struct spe_rig *r, uint64_t ptr, uint64_t limit)
+{
+	assert_int_equal(wr(&r->v[0], PV_PMBPTR_EL1, ptr), PV_TRAP_HANDLED);
+	assert_int_equal(wr(&r->v[0], PV_PMBLIMITR_EL1, limit | PV_PMBLIMITR_E), PV_TRAP_HANDLED);
+}
+
+static uint64_t hw(struct spe_rig *r, uint32_t key)
+{
+	return *memplat_reg(&r->mc[0], key);
+}
+
+/* Pages of the table pages the rig allocated (everything at and above RIG_TABLES). */
+static uint64_t pinned_tables(struct spe_rig *r)
+{
+	uint64_t n = 0;
+	for (uint64_t ipa = RIG_TABLES; ipa < RIG_RAM + RIG_RAM_SIZE; ipa += 4096)
+		n += rig_pin_count(r, ipa) != 0;
+	return n;
+}
+
+static void test_validation_events(void **state)
+{
+	(void)state;
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(64) << 10, 12, true, &mm);
+	map(r, &mm, KVA, RIG_RAM, 32 * 4096, 0);
+	struct pv_vcpu *v = &r->v[0];
+	static const struct {
+		uint64_t ptr, limit, bsr;
+	} t[] = {
+		{KVA + 32, KVA + 8192, S | PV_PMBSR_BSC_NOT_STOPPED},      /* not aligned to 2^6 */
+		{(KVA & PV_GENMASK(55, 0)) | UINT64_C(0xF0) << 56, KVA + 8192,
+		 S | PV_PMBSR_BSC_NOT_STOPPED},                             /* top bytes differ */
+		{KVA + 8192 - 64, KVA + 8192, S | PV_PMBSR_BSC_FULL},      /* PTR > LIMIT - 128 */
+		{KVA + 8192, KVA + 8192, S | PV_PMBSR_BSC_FULL},
+		{KVA, KVA + 4096 * 17, S | PV_PMBSR_BSC_SIZE},             /* above MaxBuffSize */
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		enable(r, t[i].ptr, t[i].limit);
+		assert_int_equal(rd(v, PV_PMBSR_EL1), t[i].bsr);
+		assert_int_equal(rd(v, PV_PMBPTR_EL1), t[i].ptr); /* unchanged */
+		assert_true(r->mv[0].line[PV_INTID_SPE]);           /* S drives INTID 21 */
+		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);       /* the hardware stays off */
+		assert_int_equal(rig_pinned(r), 0);
+		assert_int_equal(wr(v, PV_PMBLIMITR_EL1, 0), PV_TRAP_HANDLED);
+		assert_int_equal(wr(v, PV_PMBSR_EL1, 0), PV_TRAP_HANDLED);
+		assert_false(r->mv[0].line[PV_INTID_SPE]);
+	}
+	/* The edges that are fine: PTR = LIMIT - 2^MaxSize, and exactly MaxBuffSize. */
+	enable(r, KVA + 8192 - 128, KVA + 8192);
+	assert_int_equal(rd(v, PV_PMBSR_EL1), 0);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 8192) | PV_PMBLIMITR_E);
+	wr(v, PV_PMBLIMITR_EL1, 0);
+	enable(r, KVA, KVA + (UINT64_C(64) << 10));
+	assert_int_equal(rd(v, PV_PMBSR_EL1), 0);
+	assert_int_equal(v->spe.stats.rejected, 5);
+	/* No pin store: refused as too large. */
+	wr(v, PV_PMBLIMITR_EL1, 0);
+	pv_vspe_vcpu_pins(v, NULL, 0);
+	enable(r, KVA, KVA + 8192);
+	assert_int_equal(rd(v, PV_PMBSR_EL1), S | PV_PMBSR_BSC_SIZE);
+	spe_rig_free(r);
+}
+
+/* 4 KiB pages scattered in IPA space: every page pinned once, and the four tables of the walk
+ * (one per level); the hardware gets LIMIT | E and the pointer. Disable: nothing left. */
+static void test_walk_and_pin_4k(void **state)
+{
+	(void)state;
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
+	uint64_t ipa[40];
+	for (unsigned p = 0; p < 40; p++) {
+		ipa[p] = RIG_RAM + (uint64_t)((p * 37) % 64) * 8192 + 4096;
+		map(r, &mm, KVA + p * 4096, ipa[p], 4096, 0);
+	}
+	enable(r, KVA + 64, KVA + 40 * 4096);
+	for (unsigned p = 0; p < 40; p++)
+		assert_int_equal(rig_pin_count(r, ipa[p]), 1);
+	assert_int_equal(pinned_tables(r), 4);
+	assert_int_equal(rig_pinned(r), 44);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 40 * 4096) | PV_PMBLIMITR_E);
+	assert_int_equal(hw(r, PV_PMBPTR_EL1), KVA + 64);
+	assert_int_equal(r->v[0].spe.stats.pages_walked, 40);
+	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	assert_int_equal(rig_pinned(r), 0);
+	assert_int_equal(r->mem.bad_unpins, 0);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);
+	spe_rig_free(r);
+}
+
+/* Contiguous IPAs coalesce into one pin; 16 and 64 KiB granules pin whole granules and whole
+ * tables; a 2 MiB block pins only the buffer's part of it; a TTBR0 buffer; a tagged pointer
+ * with TBI. */
+static void test_granules_blocks_halves(void **state)
+{
+	(void)state;
+	static const unsigned gs[] = {12, 14, 16};
+	for (unsigned i = 0; i < 3; i++) {
+		struct mm mm;
+		struct spe_rig *r = setup(UINT64_C(4) << 20, gs[i], true, &mm);
+		uint64_t g = UINT64_C(1) << gs[i];
+		map(r, &mm, UVA, RIG_RAM + (UINT64_C(8) << 20), 8 * g, 0);
+		enable(r, UVA, UVA + 8 * g);
+		assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+		/* Buffer pages, plus the tables of the levels walked: a granule each, but the
+		 * start-level table, which holds only the leftover VA bits (16 bytes with 16 KiB,
+		 * 512 with 64 KiB): one 4 KiB page. */
+		unsigned levels = gs[i] == 16 ? 3 : 4;
+		assert_int_equal(rig_pinned(r), 8 * g / 4096 + (levels - 1) * g / 4096 + 1);
+		/* One run of leaves; table runs coalesce where the tables are contiguous. */
+		assert_true(r->v[0].spe.npins >= 2 && r->v[0].spe.npins <= 1 + levels);
+		wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+		assert_int_equal(rig_pinned(r), 0);
+		spe_rig_free(r);
+	}
+	/* A 2 MiB block (4 KiB granule, level 2): a 64 KiB buffer inside it, 3 tables. */
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
+	rig_map(r, mm.root[1], 12, 48, KVA, RIG_RAM + (UINT64_C(2) << 20), UINT64_C(2) << 20, 2, 0);
+	enable(r, KVA + (UINT64_C(1) << 20), KVA + (UINT64_C(1) << 20) + (64u << 10));
+	assert_int_equal(rig_pinned(r), 16 + 3);
+	assert_int_equal(rig_pin_count(r, RIG_RAM + (UINT64_C(3) << 20)), 1);
+	/* A tagged pointer under TBI: translated without its top byte, LIMIT with the same tag. */
+	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	uint64_t tag = UINT64_C(0x3C) << 56, kva = KVA & PV_GENMASK(55, 0);
+	enable(r, kva | tag, (kva + 8192) | tag);
+	assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+	assert_int_equal(rig_pinned(r), 2 + 3);
+	assert_int_equal(rig_pin_count(r, RIG_RAM + (UINT64_C(2) << 20) + 4096), 1);
+	spe_rig_free(r);
+	/* The same with TBI for a TTBR0 address (bit 55 clear): fine. */
+	r = setup(UINT64_C(1) << 20, 12, true, &mm);
+	map(r, &mm, UVA, RIG_RAM, 2 * 4096, 0);
+	enable(r, UVA | tag, (UVA + 8192) | tag);
+	assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+	assert_int_equal(rig_pinned(r), 2 + 4);
+	spe_rig_free(r);
+}
+
+/* Stage 1 off (SCTLR_EL1.M = 0): IPA = VA; nothing to walk, the pages are pinned as they are. */
+static void test_mmu_off(void **state)
+{
+	(void)state;
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, false, &mm);
+	*memplat_reg(&r->mc[0], PV_SCTLR_EL1) = 0;
+	enable(r, RIG_RAM + 0x10000, RIG_RAM + 0x14000);
+	assert_int_equal(rig_pinned(r), 4);
+	assert_int_equal(rig_pin_count(r, RIG_RAM + 0x13000), 1);
+	spe_rig_free(r);
+}
+
+/* Up to the first page the guest's stage 1 does not let the profiler write, and no further:
+ * the hardware reports that fault itself when it gets there. The tables read for the faulting
+ * page are pinned too (the hardware's walk reads them). */
+static void test_stage1_fault_stops_pinning(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t extra;
+		bool hole;
+	} kinds[] = {{0, true}, {PV_BIT(7), false} /* AP[2]: read-only */};
+	for (unsigned k = 0; k < 2; k++) {
+		struct mm mm;
+		struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
+		map(r, &mm, KVA, RIG_RAM, 4 * 4096, 0);
+		if (!kinds[k].hole)
+			map(r, &mm, KVA + 4 * 4096, RIG_RAM + 4 * 4096, 4096, kinds[k].extra);
+		map(r, &mm, KVA + 5 * 4096, RIG_RAM + 5 * 4096, 3 * 4096, 0);
+		enable(r, KVA, KVA + 8 * 4096);
+		assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 8 * 4096) | PV_PMBLIMITR_E);
+		assert_int_equal(rig_pinned(r), 4 + 4);
+		assert_int_equal(rig_pin_count(r, RIG_RAM + 5 * 4096), 0);
+		assert_int_equal(r->v[0].spe.pin_hi, KVA + 4 * 4096);
+		spe_rig_free(r);
+	}
+	/* Without the Access flag: a fault unless TCR_EL1.HA and PMBIDR_EL1.F; read-only with DBM:
+	 * writable only with TCR_EL1.HD (hardware dirty state). */
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
+	rig_map(r, mm.root[1], 12, 48, KVA, RIG_RAM, 4096, 3, 0);
+	*rig_ipa(r, rig_entry(r, mm.root[1], 12, 48, KVA, 3)) &= ~PV_BIT(10);
+	map(r, &mm, KVA + 4096, RIG_RAM + 4096, 4096, PV_BIT(7) | PV_BIT(51));
+	enable(r, KVA, KVA + 2 * 4096);
+	assert_int_equal(r->v[0].spe.pin_hi, KVA); /* AF = 0 */
+	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	*memplat_reg(&r->mc[0], PV_TCR_EL1) |= PV_BIT(39); /* HA */
+	enable(r, KVA, KVA + 2 * 4096);
+	assert_int_equal(r->v[0].spe.pin_hi, KVA + 4096); /* read-only, DBM but no HD */
+	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	*memplat_reg(&r->mc[0], PV_TCR_EL1) |= PV_BIT(40); /* HD */
+	enable(r, KVA, KVA + 2 * 4096);
+	assert_int_equal(r->v[0].spe.pin_hi, KVA + 2 * 4096);
+	assert_int_equal(rig_pinned(r), 2 + 4);
+	spe_rig_free(r);
+}
+
+/* A VA outside both halves (not sign-extended), EPD1, a table or a page outside the VM's
+ * memory: pinning stops there; nothing is pinned that the platform refused. */
+static void test_out_of_range(void **state)
+{
+	(void)state;
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, false, &mm);
+	uint64_t bad = UINT64_C(0x00F0000000000000); /* bit 55 clear, bits [54:48] not */
+	enable(r, bad, bad + 8192);
+	assert_int_equal(rig_pinned(r), 0);
+	assert_int_equal(r->v[0].spe.pin_hi, bad);
+	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	map(r, &mm, KVA, RIG_RAM, 4096, 0);
+	map(r, &mm, KVA + 4096, UINT64_C(0x9000000000), 4096, 0); /* not RAM */
+	enable(r, KVA, KVA + 2 * 4096);
+	assert_int_equal(r->v[0].spe.pin_hi, KVA + 4096);
+	assert_int_equal(rig_pinned(r), 1 + 4);
+	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	*memplat_reg(&r->mc[0], PV_TCR_EL1) |= PV_BIT(23); /* EPD1 */
+	enable(r, KVA, KVA + 4096);
+	assert_int_equal(rig_pinned(r), 0);
+	assert_int_equal(r->mem.bad_unpins, 0);
+	spe_rig_free(r);
+}
+
+/* Linux moves PMBPTR_EL1 on within its buffer at every fill: no new walk. A new buffer, or a
+ * new TTBR1_EL1, is walked again and the old pins are released. */
+static void test_pins_reused_and_replaced(void **state)
+{
+	(void)state;
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
+	struct pv_vcpu *v = &r->v[0];
+	map(r, &mm, KVA, RIG_RAM, 16 * 4096, 0);
+	map(r, &mm, KVA + 64 * 4096, RIG_RAM + (UINT64_C(1) << 20), 16 * 4096, 0);
+	enable(r, KVA, KVA + 16 * 4096);
+	assert_int_equal(v->spe.stats.enables, 1);
+	/* A buffer-full event, then the guest's restart further on. */
+	*memplat_reg(&r->mc[0], PV_PMBSR_EL1) = S | PV_PMBSR_BSC_FULL;
+	*memplat_reg(&r->mc[0], PV_PMBPTR_EL1) = KVA + 16 * 4096 - 64;
+	assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
+	wr(v, PV_PMBPTR_EL1, KVA + 4 * 4096);
+	wr(v, PV_PMBSR_EL1, 0);
+	assert_int_equal(v->spe.stats.enables, 1);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 16 * 4096) | PV_PMBLIMITR_E);
+	/* Another buffer: the first one's pages are released. */
+	wr(v, PV_PMBPTR_EL1, KVA + 64 * 4096);
+	wr(v, PV_PMBLIMITR_EL1, (KVA + 80 * 4096) | PV_PMBLIMITR_E);
+	assert_int_equal(v->spe.stats.enables, 2);
+	assert_int_equal(rig_pin_count(r, RIG_RAM), 0);
+	assert_int_equal(rig_pin_count(r, RIG_RAM + (UINT64_C(1) << 20)), 1);
+	assert_int_equal(rig_pinned(r), 16 + 4);
+	/* The guest switches its kernel tables (TTBR1_EL1): walked again at the next enable. */
+	*memplat_reg(&r->mc[0], PV_TTBR1_EL1) |= UINT64_C(1) << 48; /* another ASID */
+	wr(v, PV_PMBPTR_EL1, KVA + 64 * 4096);
+	assert_int_equal(v->spe.stats.enables, 3);
+	/* TTBR0_EL1 is another process's: no walk for a TTBR1 buffer. */
+	*memplat_reg(&r->mc[0], PV_TTBR0_EL1) += 4096;
+	wr(v, PV_PMBPTR_EL1, KVA + 65 * 4096);
+	assert_int_equal(v->spe.stats.enables, 3);
+	/* Released as if the guest disabled it. */
+	pv_vspe_release(v);
+	assert_int_equal(rig_pinned(r), 0);
+	assert_int_equal(rd(v, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_E, 0);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);
+	assert_int_equal(r->mem.bad_unpins, 0);
+	spe_rig_free(r);
+}
+
+/* Discard mode (SPEv1p2, FM = 0b10): nothing is written, nothing to check or pin; the hardware
+ * gets E and FM. Below SPEv1p2 FM = 0b10 is reserved and behaves as fill mode. */
+static void test_discard_mode(void **state)
+{
+	(void)state;
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
+	uint64_t fm = PV_FIELD_PREP(PV_PMBLIMITR_FM_DISCARD, 2, 1);
+	wr(&r->v[0], PV_PMBPTR_EL1, 0x123); /* misaligned: irrelevant when discarding */
+	wr(&r->v[0], PV_PMBLIMITR_EL1, fm | PV_PMBLIMITR_E);
+	assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), fm | PV_PMBLIMITR_E);
+	assert_int_equal(rig_pinned(r), 0);
+	spe_rig_free(r);
+	r = spe_rig_new(&HW);
+	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 2, UINT64_C(1) << 20), PV_OK);
+	rig_regime(r, 0, 0, 0, 12, 48, true);
+	pv_vcpu_load(&r->v[0], &r->cpu[0]);
+	wr(&r->v[0], PV_PMBPTR_EL1, 0x123);
+	wr(&r->v[0], PV_PMBLIMITR_EL1, fm | PV_PMBLIMITR_E);
+	assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_BSC_NOT_STOPPED);
+	spe_rig_free(r);
+}
+
+/* An enable trapped while the vCPU is not loaded (the translation registers are the pCPU's
+ * only while it is): done at the next load. */
+static void test_enable_while_not_loaded(void **state)
+{
+	(void)state;
+	struct mm mm;
+	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
+	struct pv_vcpu *v = &r->v[0];
+	map(r, &mm, KVA, RIG_RAM, 4 * 4096, 0);
+	pv_vcpu_put(v);
+	enable(r, KVA, KVA + 4 * 4096);
+	assert_true(v->spe.need_pin);
+	assert_int_equal(rig_pinned(r), 0);
+	rig_regime(r, 1, mm.root[0], mm.root[1], 12, 48, true);
+	pv_vcpu_load(v, &r->cpu[1]);
+	assert_false(v->spe.need_pin);
+	assert_int_equal(rig_pinned(r), 4 + 4);
+	assert_int_equal(*memplat_reg(&r->mc[1], PV_PMBLIMITR_EL1),
+			 (KVA + 4 * 4096) | PV_PMBLIMITR_E);
+	spe_rig_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_validation_events),
+		cmocka_unit_test(test_walk_and_pin_4k),
+		cmocka_unit_test(test_granules_blocks_halves),
+		cmocka_unit_test(test_mmu_off),
+		cmocka_unit_test(test_stage1_fault_stops_pinning),
+		cmocka_unit_test(test_out_of_range),
+		cmocka_unit_test(test_pins_reused_and_replaced),
+		cmocka_unit_test(test_discard_mode),
+		cmocka_unit_test(test_enable_while_not_loaded),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest's profiling buffer: the checks made when it becomes enabled (Arm ARM D17.7.1,
+ * restrictions on the current write pointer; PMBIDR_EL1.MaxBuffSize), the walk of its pages and
+ * their pinning in stage 2, the buffer management events (PMBSR_EL1, D24.7.5) the hardware raises
+ * and their reflection to the guest, and the repair of stage-2 faults, which are never the
+ * guest's.
+ */
+#include "internal.h"
+
+#define PAGE_MASK ((uint64_t)PV_SPE_PAGE - 1)
+
+void vspe_line(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	bool level = (s->bsr & PV_PMBSR_S) != 0; /* PMBIRQ follows PMBSR_EL1.S (PMSCR_EL1.EE 0) */
+	if (level != s->line) {
+		s->line = level;
+		pv_plat_virq_set(v, PV_INTID_SPE, level);
+	}
+}
+
+void vspe_event(struct pv_vcpu *v, unsigned ec, uint64_t mss, uint64_t flags)
+{
+	struct pv_vspe *s = &v->spe;
+	s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S | (uint64_t)ec << PV_PMBSR_EC_SHIFT |
+		 (mss & PV_PMBSR_MSS_MASK) | (flags & (PV_PMBSR_DL | PV_PMBSR_EA));
+	s->stats.events++;
+	vspe_line(v);
+}
+
+/* ---- pinning ---------------------------------------------------------------------------- */
+
+static bool store(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
+{
+	struct pv_vspe *s = &v->spe;
+	if (s->npins == s->max_pins)
+		return false;
+	if (!pv_plat_s2_pin(v, ipa, size))
+		return false;
+	s->pins[s->npins++] = (struct pv_vspe_pin){.ipa = ipa, .size = size};
+	s->pinned_bytes += size;
+	s->stats.pin_calls++;
+	return true;
+}
+
+static bool stored(const struct pv_vspe *s, uint64_t ipa)
+{
+	for (uint32_t i = 0; i < s->npins; i++)
+		if (ipa - s->pins[i].ipa < s->pins[i].size)
+			return true;
+	return false;
+}
+
+/* Repair: map every page of the run again; record only those the store lacks. */
+static void refresh(struct vspe_pinner *p, struct vspe_run *run)
+{
+	for (uint64_t off = 0; off < run->size && !p->failed; off += PV_SPE_PAGE) {
+		uint64_t ipa = run->ipa + off;
+		if (!stored(&p->v->spe, ipa)) {
+			p->failed = !store(p->v, ipa, PV_SPE_PAGE);
+		} else if (pv_plat_s2_pin(p->v, ipa, PV_SPE_PAGE)) {
+			pv_plat_s2_unpin(p->v, ipa, PV_SPE_PAGE); /* the stored pin keeps it */
+		} else {
+			p->failed = true;
+		}
+	}
+	run->size = 0;
+}
+
+static void flush(struct vspe_pinner *p, struct vspe_run *run)
+{
+	if (!run->size || p->failed)
+		return;
+	if (p->refresh) {
+		refresh(p, run);
+		return;
+	}
+	if (!store(p->v, run->ipa, run->size)) {
+		/* All or nothing refused: pin page by page up to the one that cannot be. */
+		uint64_t off = 0;
+		if (run == &p->leaf)
+			while (off < run->size && store(p->v, run->ipa + off, PV_SPE_PAGE))
+				off += PV_SPE_PAGE;
+		p->failed = true;
+		p->fail_va = run->va + off;
+	}
+	run->size = 0;
+}
+
+/* Leaf runs grow while both VA and IPA are contiguous (fail_va stays exact); table runs while
+ * the IPA is. */
+void vspe_pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, uint64_t size,
+		     uint64_t va)
+{
+	if (p->failed)
+		return;
+	if (run->size && run->ipa + run->size == ipa &&
+	    (run == &p->table || run->va + run->size == va)) {
+		run->size += size;
+		return;
+	}
+	flush(p, run);
+	if (run == &p->table && p->failed)
+		p->fail_va = p->leaf.va + p->leaf.size;
+	run->ipa = ipa;
+	run->size = size;
+	run->va = va;
+}
+
+void vspe_pinner_flush(struct vspe_pinner *p)
+{
+	flush(p, &p->table);
+	flush(p, &p->leaf);
+}
+
+void vspe_unpin_all(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	for (uint32_t i = 0; i < s->npins; i++) {
+		pv_plat_s2_unpin(v, s->pins[i].ipa, s->pins[i].size);
+		s->stats.unpin_calls++;
+	}
+	s->npins = 0;
+	s->pinned_bytes = 0;
+	s->ready = false;
+}
+
+/* Walks [ptr, limit) page by page and pins what the hardware will touch: every page up to the
+ * first one the guest's stage 1 does not let it write (the hardware reports that fault itself,
+ * as it would without a hypervisor, when its pointer gets there) and every table read. */
+static void pin_buffer(struct pv_vcpu *v, const struct vspe_regime *r, uint64_t ptr,
+		       uint64_t limit)
+{
+	struct pv_vspe *s = &v->spe;
+	struct vspe_pinner p = {.v = v};
+	struct vspe_walker w;
+	vspe_walker_init(&w, v, r, &p);
+	uint64_t va = ptr & ~PAGE_MASK, end = (limit + PAGE_MASK) & ~PAGE_MASK, hi = limit;
+	while (va < end && !p.failed) {
+		struct vspe_xlate x;
+		vspe_translate(&w, va, &x);
+		if (x.fsc != VSPE_OK) {
+			hi = va > ptr ? va : ptr;
+			break;
+		}
+		uint64_t n = x.span < end - va ? x.span : end - va;
+		vspe_pinner_add(&p, &p.leaf, x.ipa, n, va);
+		s->stats.pages_walked += n / PV_SPE_PAGE;
+		va += n;
+	}
+	vspe_pinner_flush(&p);
+	if (p.failed && p.fail_va < hi)
+		hi = p.fail_va > ptr ? p.fail_va : ptr;
+	s->pin_lo = ptr;
+	s->pin_hi = hi;
+	s->ready = true;
+	s->stats.enables++;
+}
+
+static void reject(struct pv_vcpu *v, unsigned bsc)
+{
+	v->spe.stats.rejected++;
+	vspe_event(v, PV_PMBSR_EC_BUF, bsc, 0);
+}
+
+static bool same_regime(const uint64_t *saved, const struct vspe_regime *r, uint64_t ptr)
+{
+	uint64_t ttbr = ptr >> 55 & 1 ? r->ttbr1 : r->ttbr0;
+	return saved[0] == ttbr && saved[2] == r->tcr && saved[3] == r->sctlr;
+}
+
+/* The guest's buffer is enabled and not in discard mode: make sure it is checked and pinned. */
+static void enable(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	const struct pv_vm_spe *c = &v->vm->spe;
+	struct vspe_regime r;
+	vspe_regime_read(v, &r);
+	uint64_t ptr = s->ptr, limit = vspe_limit(s->limitr);
+	/* Already pinned: a pointer moved on within the same buffer (Linux after each fill). */
+	if (s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo && limit <= s->pin_hi)
+		return;
+	vspe_unpin_all(v);
+	uint64_t rec = UINT64_C(1) << c->max_record;
+	/* D17.7.1: PTR aligned to PMBIDR_EL1.Align, PTR <= LIMIT - 2^MaxSize, one top byte for PTR
+	 * and LIMIT; otherwise UNPREDICTABLE, and of the permitted behaviours perfvisor chooses a
+	 * buffer management event: "not stopped / access not allowed" for a bad pointer, "buffer
+	 * filled" for no room (SPEBufferIsFull()), "buffer size" above MaxBuffSize. */
+	if ((ptr ^ limit) >> 56 || (ptr & ((UINT64_C(1) << c->align) - 1)))
+		reject(v, PV_PMBSR_BSC_NOT_STOPPED);
+	else if (limit < rec || ptr > limit - rec)
+		reject(v, PV_PMBSR_BSC_FULL);
+	else if (limit - ptr > c->max_buffer || !s->pins)
+		reject(v, PV_PMBSR_BSC_SIZE);
+	else
+		pin_buffer(v, &r, ptr, limit);
+	s->regime[0] = ptr >> 55 & 1 ? r.ttbr1 : r.ttbr0;
+	s->regime[1] = 0;
+	s->regime[2] = r.tcr;
+	s->regime[3] = r.sctlr;
+}
+
+static bool discard(const struct pv_vcpu *v)
+{
+	return v->vm->spe.version >= PV_SPE_V1P2 && vspe_discard(v->spe.limitr);
+}
+
+void vspe_apply(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	struct pv_pcpu *cpu = v->cpu;
+	if (!(s->limitr & PV_PMBLIMITR_E)) {
+		if (s->npins)
+			vspe_unpin_all(v);
+		s->ready = s->need_pin = false;
+	} else if (vspe_enabled(s) && !discard(v)) {
+		s->need_pin = !cpu; /* the regime is readable only while loaded */
+		if (cpu)
+			enable(v);
+	}
+	if (!cpu)
+		return;
+	bool on = vspe_enabled(s) && (discard(v) || s->ready);
+	uint64_t fm = discard(v) ? PV_FIELD_PREP(PV_PMBLIMITR_FM_DISCARD, 2, 1) : 0;
+	pv_plat_sysreg_write(cpu, PV_PMBPTR_EL1, s->ptr);
+	pv_plat_sysreg_write(cpu, PV_PMBSR_EL1, 0);
+	pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1,
+			     on ? vspe_limit(s->limitr) | fm | PV_PMBLIMITR_E : 0);
+	s->hw_on = on;
+}
+
+/* ---- events the hardware raised ---------------------------------------------------------- */
+
+/* A stage-2 fault on a buffer write (EC 0x25): the hypervisor's, never the guest's. Walk the
+ * faulting page again and pin it and its tables; resume if nothing was lost. Returns true when
+ * the hardware may resume. */
+static bool repair(struct pv_vcpu *v, uint64_t hw_bsr)
+{
+	struct pv_vspe *s = &v->spe;
+	s->stats.s2_faults++;
+	s->stats.records_lost++; /* the write that faulted: the rest of its record is dropped */
+	uint64_t va = s->ptr & ~PAGE_MASK, dl = hw_bsr & PV_PMBSR_DL, pa;
+	struct vspe_regime r;
+	vspe_regime_read(v, &r);
+	struct vspe_pinner p = {.v = v, .refresh = true};
+	struct vspe_walker w;
+	vspe_walker_init(&w, v, &r, &p);
+	struct vspe_xlate x;
+	vspe_translate(&w, va, &x);
+	if (x.fsc == VSPE_OK)
+		vspe_pinner_add(&p, &p.leaf, x.ipa, PV_SPE_PAGE, va);
+	vspe_pinner_flush(&p);
+	if (x.fsc >= 0) /* the page is not the guest's either: its stage-1 fault, as reported
+			   once stage 2 is right */
+		vspe_event(v, PV_PMBSR_EC_FAULT_S1, (uint64_t)x.fsc, dl);
+	else if (x.fsc == VSPE_NOMEM || p.failed || !pv_plat_s2_translate(v, x.ipa, &pa))
+		vspe_event(v, PV_PMBSR_EC_IMPDEF, PV_PMBSR_IMPDEF_NO_MEMORY, dl);
+	else if (dl) /* part of a record is in the buffer: the guest must know */
+		vspe_event(v, PV_PMBSR_EC_IMPDEF, PV_PMBSR_IMPDEF_S2_REPAIR_DL, dl);
+	else {
+		s->stats.s2_repaired++;
+		return true;
+	}
+	return false;
+}
+
+void vspe_sync(struct pv_vcpu *v, bool drained)
+{
+	struct pv_vspe *s = &v->spe;
+	struct pv_pcpu *cpu = v->cpu;
+	if (!cpu || !s->hw_on)
+		return;
+	if (!drained)
+		pv_plat_psb_csync(cpu);
+	uint64_t bsr = pv_plat_sysreg_read(cpu, PV_PMBSR_EL1);
+	s->ptr = pv_plat_sysreg_read(cpu, PV_PMBPTR_EL1);
+	if (!(bsr & (PV_PMBSR_S | PV_PMBSR_COLL)))
+		return;
+	s->bsr |= bsr & PV_PMBSR_COLL; /* collisions accumulate in the guest's view */
+	bool stop = false;
+	if (bsr & PV_PMBSR_S) {
+		if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2) {
+			stop = !repair(v, bsr);
+		} else { /* buffer full, stage-1 fault, ...: the guest's, as the hardware said */
+			s->bsr = (s->bsr & PV_PMBSR_COLL) | (bsr & VSPE_BSR_MASK);
+			s->stats.events++;
+			vspe_line(v);
+			stop = true;
+		}
+	}
+	/* Lower the physical PMBIRQ; a stopped buffer stays off until the guest restarts it. */
+	if (stop) {
+		pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1, 0);
+		s->hw_on = false;
+	}
+	pv_plat_sysreg_write(cpu, PV_PMBSR_EL1, 0);
+}

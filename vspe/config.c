@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probe, per-VM configuration and views (Arm ARM D24.7.1 PMBIDR_EL1, D24.7.14 PMSIDR_EL1), the
+ * per-vCPU state, and the physical buffer interrupt.
+ */
+#include "internal.h"
+
+#define SLOT(key) PV_ID_SLOT(key)
+
+/* PMSEVFR_EL1/PMSNEVFR_EL1 bits that may hold a filter for a version (D24.7.11): retired, L1D
+ * refill, TLB walk, mispredicted always; L1D access, TLB access, LLC access/miss, remote access
+ * optionally; alignment from SPEv1p1; not taken with FEAT_SPE_FnE; IMPLEMENTATION DEFINED events
+ * in [15:12], [31:24] and [63:48]. Bit 0 is RAZ/WI. */
+static uint64_t event_filter_bits(unsigned version)
+{
+	uint64_t m = PV_GENMASK(5, 1) | PV_BIT(7) | PV_GENMASK(10, 8) | PV_GENMASK(15, 12) |
+		     PV_GENMASK(31, 24) | PV_GENMASK(63, 48);
+	if (version >= PV_SPE_V1P1)
+		m |= PV_BIT(11);
+	if (version >= PV_SPE_V1P2)
+		m |= PV_BIT(6);
+	return m;
+}
+
+static const uint8_t pa_bits[8] = {32, 36, 40, 42, 44, 48, 48, 48};
+
+void pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
+{
+	struct pv_hw_spe *a = &hw->spehw;
+	uint64_t mmfr0 = hw->id[SLOT(PV_ID_AA64MMFR0_EL1)];
+	a->version = (uint8_t)PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_PMSVER_SHIFT);
+	a->ecv = PV_ID_FIELD(mmfr0, PV_MMFR0_ECV_SHIFT) != 0;
+	a->pa_bits = pa_bits[PV_ID_FIELD(mmfr0, PV_MMFR0_PARANGE_SHIFT) & 7];
+	a->tgran = (uint8_t)((PV_ID_FIELD(mmfr0, PV_MMFR0_TGRAN4_SHIFT) != 0xF ? 1 : 0) |
+			     (PV_ID_FIELD(mmfr0, PV_MMFR0_TGRAN16_SHIFT) != 0 ? 2 : 0) |
+			     (PV_ID_FIELD(mmfr0, PV_MMFR0_TGRAN64_SHIFT) != 0xF ? 4 : 0));
+	/* PMBIDR_EL1 is readable at EL2 whoever owns the buffer; the others trap to EL3 unless it
+	 * delegated SPE to the Non-secure side (MDCR_EL3.NSPB), which P = 0 at EL2 says. */
+	a->pmbidr = pv_plat_sysreg_read(cpu, PV_PMBIDR_EL1);
+	if (a->pmbidr & PV_PMBIDR_P)
+		return;
+	a->pmsidr = pv_plat_sysreg_read(cpu, PV_PMSIDR_EL1);
+	unsigned max = (unsigned)PV_FIELD_GET(a->pmsidr, 15, 12);
+	unsigned align = (unsigned)PV_FIELD_GET(a->pmbidr, 3, 0);
+	/* MaxSize 16 B..2 KiB, Align at most 2 KiB and at most MaxSize (D24.7.1, D24.7.14). */
+	if (max < 4 || max > 11 || align > max || a->version == 0 || !a->tgran)
+		return;
+	/* Filter bits that are not implemented are RAZ/WI: write ones, read back. */
+	pv_plat_sysreg_write(cpu, PV_PMSEVFR_EL1, ~UINT64_C(0));
+	a->evfr_mask = pv_plat_sysreg_read(cpu, PV_PMSEVFR_EL1);
+	pv_plat_sysreg_write(cpu, PV_PMSEVFR_EL1, 0);
+	if (a->pmsidr & PV_PMSIDR_FNE) {
+		pv_plat_sysreg_write(cpu, PV_PMSNEVFR_EL1, ~UINT64_C(0));
+		a->nevfr_mask = pv_plat_sysreg_read(cpu, PV_PMSNEVFR_EL1);
+		pv_plat_sysreg_write(cpu, PV_PMSNEVFR_EL1, 0);
+	}
+	a->usable = true;
+}
+
+/* PMBIDR_EL1.MaxBuffSize (D24.7.1): E = 0: M * 4 KiB; else ('1':M) << (E + 11). The largest
+ * encodable size not above `bytes`. */
+static uint64_t maxbuff_encode(uint64_t bytes)
+{
+	uint64_t pages = bytes >> 12;
+	if (pages < 512)
+		return pages;
+	unsigned msb = 63 - (unsigned)__builtin_clzll(bytes);
+	unsigned e = msb - 20;
+	uint64_t m = (bytes >> (e + 11)) - 512;
+	return (uint64_t)e << 9 | m;
+}
+
+static uint64_t maxbuff_decode(uint64_t code)
+{
+	uint64_t m = code & 0x1FF, e = code >> 9 & 0x1F;
+	return e ? (512 + m) << (e + 11) : m << 12;
+}
+
+int pv_vspe_vm_init(struct pv_vm *vm)
+{
+	struct pv_vm_spe *p = &vm->spe;
+	const struct pv_spe_config *c = &vm->cfg.spe;
+	const struct pv_hw_spe *a = &vm->hw->spehw;
+	*p = (struct pv_vm_spe){0};
+	if (!(vm->cfg.features & PV_FEAT_SPE))
+		return PV_OK;
+	if (!a->usable) /* owned by EL3 or Secure, or identification outside the architecture */
+		return PV_ERR_UNSUPPORTED;
+	if (c->version < PV_SPE_V1 || c->version > PV_SPE_V1P2 || c->version > a->version)
+		return PV_ERR_SPE_VERSION;
+	if (c->max_buffer < PV_SPE_PAGE || c->max_buffer % PV_SPE_PAGE ||
+	    c->max_buffer > PV_SPE_MAX_BUFFER)
+		return PV_ERR_SPE_BUFFER;
+	bool v1p2 = c->version >= PV_SPE_V1P2;
+	uint64_t code = maxbuff_encode(c->max_buffer);
+	p->version = c->version;
+	p->max_buffer = maxbuff_decode(code);
+	p->align = (uint8_t)PV_FIELD_GET(a->pmbidr, 3, 0);
+	p->max_record = (uint8_t)PV_FIELD_GET(a->pmsidr, 15, 12);
+	/* Views: filter features whose registers perfvisor does not emulate are hidden (EFT's
+	 * PMSFCR_EL1 fields, FDS's PMSDSFR_EL1, FnE below SPEv1p2); what only shapes the records
+	 * (PBT, CRR, FPF, LDS, ...) is the hardware's, since the records are. */
+	p->pmsidr = a->pmsidr & ~(PV_PMSIDR_EFT | PV_PMSIDR_FDS | (v1p2 ? 0 : PV_PMSIDR_FNE));
+	p->pmbidr = (a->pmbidr & (PV_PMBIDR_ALIGN_MASK | PV_PMBIDR_F | PV_PMBIDR_EA_MASK)) |
+		    code << PV_PMBIDR_MAXBUFFSIZE_SHIFT;
+	p->scr_mask = PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA | PV_PMSCR_TS |
+		      (a->ecv ? PV_PMSCR_PCT_MASK : PV_BIT(6));
+	p->fcr_mask = PV_PMSFCR_FE | PV_PMSFCR_FT | PV_PMSFCR_FL | PV_PMSFCR_B | PV_PMSFCR_LD |
+		      PV_PMSFCR_ST | (v1p2 ? PV_PMSFCR_FnE : 0);
+	p->evfr_mask = a->evfr_mask & event_filter_bits(c->version);
+	p->nevfr_mask = v1p2 ? a->nevfr_mask & event_filter_bits(c->version) : 0;
+	p->latfr_mask = PV_FIELD_GET(a->pmsidr, 19, 16) == PV_PMSIDR_COUNTSIZE_16 ? 0xFFFF : 0xFFF;
+	p->limitr_mask = PV_PMBLIMITR_LIMIT_MASK | PV_PMBLIMITR_FM_MASK | PV_PMBLIMITR_E |
+			 (v1p2 ? PV_PMBLIMITR_PMFZ : 0);
+	return PV_OK;
+}
+
+void pv_vspe_vcpu_init(struct pv_vcpu *v)
+{
+	/* PMBLIMITR_EL1.E resets to 0; the other fields are UNKNOWN, perfvisor gives 0. */
+	v->spe = (struct pv_vspe){0};
+}
+
+void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n)
+{
+	if (v->spe.npins)
+		vspe_unpin_all(v);
+	v->spe.pins = store;
+	v->spe.max_pins = store ? n : 0;
+}
+
+void pv_vspe_release(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	vspe_sync(v, false);
+	s->limitr &= ~PV_PMBLIMITR_E;
+	vspe_apply(v);
+}
+
+void pv_vspe_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
+{
+	if (!hw->spehw.usable)
+		return;
+	pv_plat_sysreg_write(cpu, PV_PMSCR_EL1, 0);
+	pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1, 0);
+	pv_plat_sysreg_write(cpu, PV_PMBSR_EL1, 0);
+}
+
+bool pv_vspe_irq(struct pv_pcpu *cpu)
+{
+	const struct pv_hw *hw = cpu->hw;
+	if (!hw || !hw->spehw.usable)
+		return false;
+	struct pv_vcpu *v = cpu->loaded;
+	if (v && vspe_has(v) && v->spe.hw_on) {
+		vspe_sync(v, false);
+		return true;
+	}
+	/* Not a guest's buffer: a pending event is the host's; none, a late interrupt. */
+	return !(pv_plat_sysreg_read(cpu, PV_PMBSR_EL1) & PV_PMBSR_S);
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vSPE internals shared by the vspe/ sources. Not a public header.
+ *
+ * Model (see docs/spe.md): the guest's SPE registers live in struct pv_vspe. While its vCPU is
+ * loaded and its buffer enabled, checked and pinned (hw_on), the hardware runs the guest's
+ * buffer and holds the live PMBPTR_EL1/PMSICR_EL1; vspe_sync() brings them, and any buffer
+ * management event the hardware raised, back into the virtual registers.
+ */
+#ifndef PV_VSPE_INTERNAL_H
+#define PV_VSPE_INTERNAL_H
+
+#include "perfvisor/perfvisor.h"
+#include "perfvisor/platform.h"
+
+/* The guest-visible bits of PMBSR_EL1 (MSS2 is RES0 up to SPEv1p2). */
+#define VSPE_BSR_MASK (PV_PMBSR_EC_MASK | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL | \
+		       PV_PMBSR_MSS_MASK)
+/* PMSCR_EL1 fields that reach the hardware: never PA or PCT (Arm ARM D24.7.8). */
+#define VSPE_SCR_TO_HW (PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_TS)
+
+static inline bool vspe_has(const struct pv_vcpu *v)
+{
+	return v->vm->spe.version != 0;
+}
+
+static inline uint64_t vspe_limit(uint64_t limitr)
+{
+	return limitr & PV_PMBLIMITR_LIMIT_MASK;
+}
+
+static inline bool vspe_discard(uint64_t limitr)
+{
+	return PV_FIELD_GET(limitr, 2, 1) == PV_PMBLIMITR_FM_DISCARD;
+}
+
+/* The guest's buffer is enabled (ProfilingBufferEnabled(): E = 1 and not stopped, S = 0). */
+static inline bool vspe_enabled(const struct pv_vspe *s)
+{
+	return (s->limitr & PV_PMBLIMITR_E) && !(s->bsr & PV_PMBSR_S);
+}
+
+/* ---- buffer.c ---- */
+/* Records a buffer management event in the virtual PMBSR_EL1 (S = 1, raising INTID 21). */
+void vspe_event(struct pv_vcpu *v, unsigned ec, uint64_t mss, uint64_t flags);
+/* Sets the virtual INTID 21 to PMBSR_EL1.S. */
+void vspe_line(struct pv_vcpu *v);
+/* After a change of the guest's PMB* registers: check, walk and pin the buffer if it is newly
+ * enabled, unpin it if disabled or replaced, and program the hardware if loaded. */
+void vspe_apply(struct pv_vcpu *v);
+/* Brings the hardware's PMBPTR_EL1 and buffer management events into the virtual registers
+ * (after a PSB CSYNC unless `drained`): guest events are reflected, stage-2 faults repaired. */
+void vspe_sync(struct pv_vcpu *v, bool drained);
+void vspe_unpin_all(struct pv_vcpu *v);
+
+/* ---- walk.c: the guest's stage 1 (Arm ARM D8, VMSAv8-64 translation) ---- */
+#define VSPE_OK (-1)     /* translated */
+#define VSPE_NOMEM (-2)  /* a table is not the VM's memory, or pinning failed */
+
+/* One translation regime of EL1&0 as its registers describe it. */
+struct vspe_regime {
+	uint64_t ttbr0, ttbr1, tcr, sctlr;
+};
+
+/* Pending runs of pinned pages (leaves and tables), flushed to the platform and the store. */
+struct vspe_run {
+	uint64_t ipa, size, va;
+};
+struct vspe_pinner {
+	struct pv_vcpu *v;
+	struct vspe_run leaf, table;
+	bool failed;          /* the platform or the store refused: stop here */
+	bool refresh;         /* repair: a page the store already holds is mapped again (pinned
+				 and unpinned), not stored twice */
+	uint64_t fail_va;     /* first VA page left unpinned by a failed leaf run */
+};
+
+/* A walk over consecutive pages, remembering the table of each level (a page only reads what
+ * the previous one did not). */
+/* Walk parameters of one half of the VA space (Arm ARM D8.2, the TCR_EL1 fields of TTBRn). */
+struct vspe_half {
+	uint64_t root;
+	uint8_t g, stride, ia, start, top_bits;
+	bool epd, tbi, hpd;
+};
+
+struct vspe_walker {
+	struct pv_vcpu *v;
+	struct vspe_pinner *pin; /* tables read are pinned through it; NULL: none */
+	const struct pv_hw_spe *hw;
+	bool mmu;
+	bool ha, hd;             /* hardware Access flag / dirty state (PMBIDR_EL1.F, TCR_EL1) */
+	uint8_t out_bits;        /* effective output size: min(TCR_EL1.IPS, PARange) */
+	struct vspe_regime r;
+	struct vspe_half half[2]; /* TTBR0, TTBR1 */
+	uint64_t cache_key[2][4]; /* per half, per level: VA bits that select the table */
+	uint64_t cache_table[2][4];
+	uint8_t cache_valid[2];
+};
+
+struct vspe_xlate {
+	int fsc;       /* VSPE_OK, VSPE_NOMEM, or the FSC of the stage-1 fault */
+	uint64_t ipa;  /* of the VA (VSPE_OK) */
+	uint64_t span; /* bytes from the VA to the end of its page or block (VSPE_OK) */
+};
+
+void vspe_regime_read(struct pv_vcpu *v, struct vspe_regime *r);
+void vspe_walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct vspe_regime *r,
+		      struct vspe_pinner *pin);
+/* Translates `va` for an SPE write (an EL1 write access in the EL1&0 regime). */
+void vspe_translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x);
+
+void vspe_pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, uint64_t size,
+		     uint64_t va);
+void vspe_pinner_flush(struct vspe_pinner *p);
+
+#endif

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SPE register handlers (Arm ARM D24.7), reached through MDCR_EL2.TPMS (PMS*) and
+ * MDCR_EL2.E2PB = 0b10 (PMB*), and PMBIDR_EL1 through HDFGRTR_EL2 with FEAT_FGT. Every register
+ * is UNDEFINED at EL0 (the hardware UNDEFs before any trap; answered the same here). Stored
+ * values are masked to the fields the VM's version has; what reaches the hardware is the guest's
+ * value without PA and PCT (PMSCR_EL1), the buffer only once checked and pinned.
+ */
+#include "internal.h"
+
+/* Whether the hardware has the guest's values: it had them loaded (or gets them now). */
+static void touch(struct pv_vcpu *v);
+
+/* Programs the hardware with the vCPU's sampling controls (load, first use). */
+static void restore(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	struct pv_pcpu *cpu = v->cpu;
+	pv_plat_sysreg_write(cpu, PV_PMSFCR_EL1, s->fcr);
+	pv_plat_sysreg_write(cpu, PV_PMSEVFR_EL1, s->evfr);
+	if (v->vm->spe.version >= PV_SPE_V1P2)
+		pv_plat_sysreg_write(cpu, PV_PMSNEVFR_EL1, s->nevfr);
+	pv_plat_sysreg_write(cpu, PV_PMSLATFR_EL1, s->latfr);
+	pv_plat_sysreg_write(cpu, PV_PMSIRR_EL1, s->irr);
+	pv_plat_sysreg_write(cpu, PV_PMSICR_EL1, s->icr);
+	vspe_apply(v);
+	/* PMSCR_EL1 last, as Linux's arm_spe_pmu_start() orders it. */
+	pv_plat_sysreg_write(cpu, PV_PMSCR_EL1, s->scr & VSPE_SCR_TO_HW);
+}
+
+static void touch(struct pv_vcpu *v)
+{
+	if (v->spe.used)
+		return;
+	v->spe.used = true;
+	if (v->cpu)
+		restore(v);
+}
+
+void pv_vspe_load(struct pv_vcpu *v)
+{
+	if (!vspe_has(v) || !v->spe.used || !v->cpu)
+		return;
+	restore(v);
+}
+
+/* Stop sampling, drain, save (as KVM's __debug_save_spe: PMSCR_EL1 = 0, PSB CSYNC, DSB NSH,
+ * then the buffer registers), and leave the pCPU with no buffer enabled. */
+void pv_vspe_put(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	struct pv_pcpu *cpu = v->cpu;
+	if (!vspe_has(v) || !s->used || !cpu)
+		return;
+	pv_plat_sysreg_write(cpu, PV_PMSCR_EL1, 0);
+	pv_plat_psb_csync(cpu);
+	s->stats.drains++;
+	vspe_sync(v, true);
+	s->icr = pv_plat_sysreg_read(cpu, PV_PMSICR_EL1);
+	if (s->hw_on) {
+		pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1, 0);
+		s->hw_on = false;
+	}
+}
+
+/* ---- the sampling controls (TPMS) --------------------------------------------------------- */
+
+#define EL0_UNDEF()                                                                              \
+	do {                                                                                     \
+		(void)idx;                                                                       \
+		if (el == 0)                                                                     \
+			return PV_TRAP_UNDEF;                                                    \
+	} while (0)
+
+/* A control register: stored masked, and written to the hardware while loaded. */
+#define CONTROL(name, field, reg, mask)                                                          \
+	enum pv_trap_result pv_vspe_##name##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
+						  uint64_t *val)                                  \
+	{                                                                                        \
+		EL0_UNDEF();                                                                     \
+		*val = v->spe.field;                                                             \
+		return PV_TRAP_HANDLED;                                                          \
+	}                                                                                        \
+	enum pv_trap_result pv_vspe_##name##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
+						   uint64_t val)                                  \
+	{                                                                                        \
+		EL0_UNDEF();                                                                     \
+		v->spe.field = val & (mask);                                                     \
+		touch(v);                                                                        \
+		if (v->cpu)                                                                      \
+			pv_plat_sysreg_write(v->cpu, reg, v->spe.field);                         \
+		return PV_TRAP_HANDLED;                                                          \
+	}
+
+CONTROL(pmsirr, irr, PV_PMSIRR_EL1, PV_PMSIRR_INTERVAL_MASK | PV_PMSIRR_RND)
+CONTROL(pmsfcr, fcr, PV_PMSFCR_EL1, v->vm->spe.fcr_mask)
+CONTROL(pmsevfr, evfr, PV_PMSEVFR_EL1, v->vm->spe.evfr_mask)
+CONTROL(pmsnevfr, nevfr, PV_PMSNEVFR_EL1, v->vm->spe.nevfr_mask)
+CONTROL(pmslatfr, latfr, PV_PMSLATFR_EL1, v->vm->spe.latfr_mask)
+
+/* PMSCR_EL1: the guest reads back what it wrote (PA and PCT included); the hardware never gets
+ * PA or PCT, and PMSCR_EL2 (trap words) keeps PA, PCT and CX clear: no physical address, no
+ * physical timestamp, no CONTEXTIDR_EL2 in a guest's records (D24.7.8, CollectTimeStamp()). */
+enum pv_trap_result pv_vspe_pmscr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+				       uint64_t *val)
+{
+	EL0_UNDEF();
+	*val = v->spe.scr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vspe_pmscr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t val)
+{
+	EL0_UNDEF();
+	v->spe.scr = val & v->vm->spe.scr_mask;
+	touch(v);
+	if (v->cpu)
+		pv_plat_sysreg_write(v->cpu, PV_PMSCR_EL1, v->spe.scr & VSPE_SCR_TO_HW);
+	return PV_TRAP_HANDLED;
+}
+
+/* PMSICR_EL1 counts while sampling: live from the hardware while loaded. */
+enum pv_trap_result pv_vspe_pmsicr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t *val)
+{
+	EL0_UNDEF();
+	if (v->cpu && v->spe.used)
+		v->spe.icr = pv_plat_sysreg_read(v->cpu, PV_PMSICR_EL1);
+	*val = v->spe.icr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vspe_pmsicr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					 uint64_t val)
+{
+	EL0_UNDEF();
+	bool ernd = v->vm->spe.pmsidr & PV_PMSIDR_ERND;
+	v->spe.icr = val & (PV_PMSICR_COUNT_MASK | (ernd ? PV_PMSICR_ECOUNT_MASK : 0));
+	touch(v);
+	if (v->cpu)
+		pv_plat_sysreg_write(v->cpu, PV_PMSICR_EL1, v->spe.icr);
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vspe_pmsidr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t *val)
+{
+	EL0_UNDEF();
+	*val = v->vm->spe.pmsidr;
+	return PV_TRAP_HANDLED;
+}
+
+/* ---- the buffer (E2PB = 0b10) --------------------------------------------------------------- */
+
+/* PMBIDR_EL1 (trapped only with FEAT_FGT): P = 0, the guest owns its buffer; MaxBuffSize the
+ * VM's largest buffer; no physical-address mode. */
+enum pv_trap_result pv_vspe_pmbidr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t *val)
+{
+	EL0_UNDEF();
+	*val = v->vm->spe.pmbidr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vspe_pmblimitr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t *val)
+{
+	EL0_UNDEF();
+	*val = v->spe.limitr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vspe_pmblimitr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					    uint64_t val)
+{
+	EL0_UNDEF();
+	vspe_sync(v, false);
+	v->spe.limitr = val & v->vm->spe.limitr_mask;
+	touch(v);
+	vspe_apply(v);
+	return PV_TRAP_HANDLED;
+}
+
+/* PMBPTR_EL1 advances while the hardware writes: synchronised first (PSB CSYNC). */
+enum pv_trap_result pv_vspe_pmbptr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t *val)
+{
+	EL0_UNDEF();
+	vspe_sync(v, false);
+	*val = v->spe.ptr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vspe_pmbptr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					 uint64_t val)
+{
+	EL0_UNDEF();
+	vspe_sync(v, false);
+	v->spe.ptr = val; /* low bits RW: a misaligned pointer is seen, and refused, at enable */
+	touch(v);
+	vspe_apply(v);
+	return PV_TRAP_HANDLED;
+}
+
+/* PMBSR_EL1: a management event the hardware raised is the guest's once read; a write sets it
+ * (S drives the virtual INTID 21, as it drives PMBIRQ) and, with S = 0, restarts the buffer. */
+enum pv_trap_result pv_vspe_pmbsr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+				       uint64_t *val)
+{
+	EL0_UNDEF();
+	vspe_sync(v, false);
+	*val = v->spe.bsr;
+	return PV_TRAP_HANDLED;
+}
+
+enum pv_trap_result pv_vspe_pmbsr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					uint64_t val)
+{
+	EL0_UNDEF();
+	vspe_sync(v, false);
+	v->spe.bsr = val & VSPE_BSR_MASK;
+	vspe_line(v);
+	touch(v);
+	vspe_apply(v);
+	return PV_TRAP_HANDLED;
+}
+
+/* ---- operator view ------------------------------------------------------------------------- */
+
+uint64_t pv_vspe_status(const struct pv_vcpu *v)
+{
+	return v->spe.bsr;
+}
+
+uint64_t pv_vspe_pointer(struct pv_vcpu *v)
+{
+	vspe_sync(v, false);
+	return v->spe.ptr;
+}

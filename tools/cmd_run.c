@@ -181,6 +181,11 @@ int tool_run_scenario(struct run_args *a)
 		fputs(a->banner, stdout);
 	report_print(&rep, a->fmt, stdout);
 	status = 0;
+	if (a->verify && a->fmt == FMT_TABLE) {
+		struct rep_traffic traffic[SCEN_MAX_VMS * SCEN_MAX_NODES];
+		report_traffic(traffic, run_traffic(r, traffic, SCEN_MAX_VMS * SCEN_MAX_NODES),
+			       stdout);
+	}
 	if (a->verify) {
 		struct rep_check *checks = NULL;
 		unsigned n = 0;

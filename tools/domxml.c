@@ -252,6 +252,26 @@ static bool unit_scale(const char *unit, uint64_t *scale)
 	return true;
 }
 
+int domxml_size_attr(const struct xsrc *s, const xmlNode *n, uint64_t *bytes)
+{
+	uint64_t size;
+	if (xml_attr_u64(s, n, "size", true, 1, UINT64_C(1) << 40, &size) < 0)
+		return -1;
+	char *unit = xml_attr(n, "unit");
+	uint64_t scale = 1024; /* libvirt's default unit for a cache size is KiB */
+	int r = 0;
+	if (unit && !unit_scale(unit, &scale))
+		r = xerr(s, n, "unit='%s' is not a size unit (B, KiB, MiB, GiB, ...)", unit);
+	if (unit)
+		xmlFree(unit);
+	if (r)
+		return r;
+	if (size > (UINT64_C(1) << 50) / scale)
+		return xerr(s, n, "size out of range");
+	*bytes = size * scale;
+	return 0;
+}
+
 static int parse_cache(const struct xsrc *s, const xmlNode *c, struct dom_cachetune *t)
 {
 	static const char *const attrs[] = {"id", "level", "type", "size", "unit", NULL};
@@ -261,10 +281,9 @@ static int parse_cache(const struct xsrc *s, const xmlNode *c, struct dom_cachet
 		return xerr(s, c, "more than %d caches", DOM_MAX_CACHES);
 	struct dom_cache *k = &t->cache[t->ncaches];
 	*k = (struct dom_cache){.line = xml_line(c)};
-	uint64_t size;
 	if (xml_attr_uint(s, c, "id", true, 0, 1023, &k->id) < 0 ||
 	    xml_attr_uint(s, c, "level", true, 1, 7, &k->level) < 0 ||
-	    xml_attr_u64(s, c, "size", true, 1, UINT64_C(1) << 40, &size) < 0)
+	    domxml_size_attr(s, c, &k->bytes) < 0)
 		return -1;
 	char *type = xml_attr(c, "type");
 	int r = 0;
@@ -282,17 +301,6 @@ static int parse_cache(const struct xsrc *s, const xmlNode *c, struct dom_cachet
 		xmlFree(type);
 	if (r)
 		return r;
-	char *unit = xml_attr(c, "unit");
-	uint64_t scale = 1024; /* libvirt's default unit for a cache size is KiB */
-	if (unit && !unit_scale(unit, &scale))
-		r = xerr(s, c, "unit='%s' is not a size unit (B, KiB, MiB, GiB, ...)", unit);
-	if (unit)
-		xmlFree(unit);
-	if (r)
-		return r;
-	if (size > (UINT64_C(1) << 50) / scale)
-		return xerr(s, c, "size out of range");
-	k->bytes = size * scale;
 	for (unsigned i = 0; i < t->ncaches; i++)
 		if (t->cache[i].id == k->id && t->cache[i].level == k->level)
 			return xerr(s, c, "cache id %u level %u appears twice (first at line %ld)",

@@ -164,6 +164,9 @@ const char *domxml_pmu_version_name(unsigned version);
 int domxml_perf_lookup(const char *name);
 /* The perf events whose figures the host accounts: enabled and mapped to an Arm event. */
 bool domxml_perf_accounted(const struct domain *dom, enum dom_perf_event e);
+/* A cache size as libvirt writes it: required `size`, optional `unit` (KiB by default;
+ * b, bytes, KiB or k = 1024, KB = 1000, ... up to E), in bytes (at most 1 PiB). 0 or -1. */
+int domxml_size_attr(const struct xsrc *s, const xmlNode *n, uint64_t *bytes);
 /* Name of a monitor the way libvirt names it: "vcpus_<cpuset>". */
 void domxml_monitor_name(uint64_t vcpus, char *buf, size_t len);
 

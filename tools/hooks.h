@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The figures of the features whose modules are being built: virtual SPE (vspe/), virtual AMU
- * (vamu/) and MPAM bandwidth accounting (vmpam/). Each hook fills its part of a domain's
- * report from the finished run. Until a module offers its feature to guests and has an
- * operator reader here, its hook says why there is no figure: a domain that asked for the
- * feature shows "not offered" with the reason, and no number is ever made up.
+ * The figures of the optional features: virtual SPE (vspe/), virtual AMU (vamu/) and MPAM
+ * (vmpam/). Each hook fills its part of a domain's report from the finished run: a feature the
+ * domain did not ask for is left out, one it asked for but cannot have shows "not offered"
+ * with the reason, and no number is ever made up.
  *
- * To fill a hook: set out->{spe,amu,mpam}.state = REP_MEASURED and the figures
- * (rep_vcpu.amu[], rep_domain.monitor[]) from the library's operator view of the VM
- * (v->cfg.features says whether pv_vm_init accepted the feature on this machine).
+ *   hook_amu   each vCPU's four architected AMU counters (pv_vamu_counter) and the frequency
+ *              they give
+ *   hook_mpam  the <memorytune>/<cachetune> limits applied, and per <memorytune><monitor> the
+ *              VM's bytes on every memory node (pv_vmpam_read), their error bound, bytes/s over
+ *              the run (pv_vmpam_rate) and the cap in force; a NOT_READY / NO_DATA reading
+ *              has no number
+ *   hook_spe   "not offered" until vspe/ has an operator view: set out->spe.state =
+ *              REP_MEASURED and its figures then
  */
 #ifndef PERFVISOR_TOOLS_HOOKS_H
 #define PERFVISOR_TOOLS_HOOKS_H

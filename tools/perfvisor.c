@@ -26,6 +26,7 @@ static const struct tool_command commands[] = {
 	{ "stats", tool_stats, "per-VM figures of a scenario: --format table|json|openmetrics|domstats" },
 	{ "demo", tool_demo, "the bundled example: four libvirt VMs, their figures and the truth" },
 	{ "regs", tool_regs, "print the register coverage table [--format text|markdown]" },
+	{ "spe-decode", tool_spe_decode, "decode a raw SPE profiling buffer, a line per record [--json]" },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

@@ -84,7 +84,27 @@ void rep_event_name(uint32_t event, char *buf, size_t len)
 		snprintf(buf, len, "0x%04X", event);
 }
 
-double rep_rate(const struct report *r, uint64_t bytes)
+const char *const rep_bw_status_names[4] = {"measured", "estimated", "not ready", "no data"};
+
+bool rep_bw_has_figure(const struct rep_bw_node *b)
 {
-	return r->seconds > 0 ? (double)bytes / r->seconds : 0.0;
+	return b->status == REP_BW_MEASURED || b->status == REP_BW_ESTIMATED;
+}
+
+bool rep_check_ok(const struct rep_check *c)
+{
+	uint64_t d = c->figure > c->truth ? c->figure - c->truth : c->truth - c->figure;
+	return d <= c->bound;
+}
+
+void rep_rate_text(double bps, char *buf, size_t len)
+{
+	if (bps >= 1e9)
+		snprintf(buf, len, "%.2f GB/s", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, len, "%.1f MB/s", bps / 1e6);
+	else if (bps >= 1e3)
+		snprintf(buf, len, "%.1f KB/s", bps / 1e3);
+	else
+		snprintf(buf, len, "%.0f B/s", bps);
 }

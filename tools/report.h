@@ -60,6 +60,7 @@ struct rep_vcpu {
 	struct rep_counter counter[32];
 	bool amu_measured;
 	uint64_t amu[REP_AMU_COUNT];
+	double amu_mhz;     /* CPU_CYCLES / CNT_CYCLES x the system counter's frequency */
 };
 
 struct rep_perf {      /* perf.<event>: the host's count of the event for the domain */
@@ -69,11 +70,21 @@ struct rep_perf {      /* perf.<event>: the host's count of the event for the do
 	char why[160];
 };
 
+/* The state of a bandwidth figure (vmpam's enum pv_vmpam_status). Only MEASURED and
+ * ESTIMATED carry numbers; NOT_READY and NO_DATA print none. */
+enum rep_bw_status { REP_BW_MEASURED, REP_BW_ESTIMATED, REP_BW_NOT_READY, REP_BW_NO_DATA };
+extern const char *const rep_bw_status_names[4];
+
 struct rep_bw_node {   /* memory bandwidth of one monitor through one memory node */
 	unsigned id;
+	enum rep_bw_status status;
 	uint64_t bytes_total;
+	uint64_t bound;       /* |bytes_total - truth| <= bound: 0 when every byte was counted,
+				 a 95 % bound while monitors rotate */
+	uint64_t bytes_per_s, bound_per_s; /* over the run */
 	bool has_local;
 	uint64_t bytes_local; /* through the node, from vCPUs on pCPUs local to it */
+	unsigned limit_percent; /* the cap in force on the node (MBW_MAX), 0: none */
 };
 
 struct rep_bw_monitor {
@@ -98,6 +109,10 @@ struct rep_domain {
 	unsigned nmonitors;     /* memory-bandwidth monitors (when mpam is measured) */
 	struct rep_bw_monitor monitor[DOM_MAX_TUNES * DOM_MAX_MONITORS];
 	bool limits_enforced;   /* the memorytune/cachetune limits are applied (MPAM) */
+	bool memorytune_applied[DOM_MAX_TUNES], cachetune_applied[DOM_MAX_TUNES];
+	char limits_why[256];   /* why a limit is not applied ("MPAM not offered" if empty) */
+	unsigned nnotes;        /* figures asked for but not offered, each with its reason */
+	char note[DOM_MAX_TUNES][200];
 	const struct domain *def; /* the definition: limits, tunes */
 };
 
@@ -108,6 +123,15 @@ struct report {
 	unsigned mhz;
 	uint8_t pmu_version;
 	unsigned pmu_counters, host_counters;
+	bool amu;               /* the machine's pCPUs have the AMU */
+	bool mpam;              /* the machine has MPAM, and perfvisor manages it */
+	unsigned partids, bw_monitors; /* MPAM: PARTIDs, bandwidth monitors per memory node */
+	unsigned nnodes;
+	struct {
+		unsigned id;
+		uint64_t cpus;
+		uint64_t bandwidth; /* bytes/s */
+	} node[DOM_MAX_NODES];
 	double seconds;         /* simulated time the run took */
 	bool cut;               /* stopped at the scenario's duration */
 	uint64_t switches, traps, irqs;
@@ -115,15 +139,28 @@ struct report {
 	struct rep_domain *domain;
 };
 
-/* One figure next to the machine model's ground truth (perfvisor run, demo). */
+/* One figure next to the machine model's ground truth (perfvisor run, demo). It matches when
+ * |figure - truth| <= bound (0: equal). */
 struct rep_check {
 	char domain[64];
 	char what[96];
-	uint64_t figure, truth;
+	uint64_t figure, truth, bound;
 };
+bool rep_check_ok(const struct rep_check *c);
 /* Prints the comparison (every figure when `all`, else the mismatches) and a verdict line;
  * returns the number of mismatches. */
 unsigned report_checks(const struct rep_check *c, unsigned n, bool all, FILE *out);
+
+/* The machine model's memory traffic of a VM on a node (perfvisor run, demo): what its
+ * workload asked for and what it moved after throttling, over the run, next to its cap. */
+struct rep_traffic {
+	char domain[64];
+	unsigned node;
+	uint64_t asked, moved;         /* bytes per second */
+	unsigned limit_percent;        /* 0: none */
+	uint64_t node_bandwidth;       /* bytes per second */
+};
+void report_traffic(const struct rep_traffic *t, unsigned n, FILE *out);
 
 enum report_format { FMT_TABLE, FMT_JSON, FMT_OPENMETRICS, FMT_DOMSTATS };
 /* "table", "json", "openmetrics", "domstats"; -1 if unknown. */
@@ -141,7 +178,9 @@ const char *rep_state_name(enum rep_state s);   /* "not requested", "not offered
 void rep_counter_name(const struct rep_counter *c, char *buf, size_t len);
 /* Arm event name ("INST_RETIRED"), or "0x00NN" when the model does not name it. */
 void rep_event_name(uint32_t event, char *buf, size_t len);
-/* bytes per second over the run, 0 when the run took no time */
-double rep_rate(const struct report *r, uint64_t bytes);
+/* "2.56 GB/s" */
+void rep_rate_text(double bytes_per_s, char *buf, size_t len);
+/* A bandwidth figure carries numbers (MEASURED or ESTIMATED). */
+bool rep_bw_has_figure(const struct rep_bw_node *b);
 
 #endif

@@ -7,6 +7,8 @@
  *   memory.bandwidth.monitor.count
  *   memory.bandwidth.monitor.<N>.name / .vcpus / .node.count
  *   memory.bandwidth.monitor.<N>.node.<M>.id / .bytes.local / .bytes.total
+ * A node whose figure is not ready or has no data keeps its .id and has no bytes keys, as
+ * libvirt leaves out what it cannot read.
  */
 #include <inttypes.h>
 
@@ -34,6 +36,8 @@ void report_domstats(const struct report *r, FILE *out)
 				for (unsigned n = 0; n < m->nnodes; n++) {
 					const struct rep_bw_node *b = &m->node[n];
 					fprintf(out, "  %s.%u.node.%u.id=%u\n", p, k, n, b->id);
+					if (!rep_bw_has_figure(b))
+						continue; /* not ready, or no data: no number */
 					if (b->has_local)
 						fprintf(out, "  %s.%u.node.%u.bytes.local=%" PRIu64 "\n", p, k,
 							n, b->bytes_local);

@@ -100,14 +100,14 @@ static void vcpus(FILE *out, const struct rep_domain *d)
 			for (int k = 0; k < REP_AMU_COUNT; k++)
 				fprintf(out, "%s\"%s\": %" PRIu64, k ? ", " : "", rep_amu_names[k],
 					v->amu[k]);
-			fputs("}", out);
+			fprintf(out, ", \"frequency_mhz\": %.3f}", v->amu_mhz);
 		}
 		fputs("}", out);
 	}
 	fputs(d->nvcpus ? "\n      ]" : "]", out);
 }
 
-static void bandwidth(FILE *out, const struct report *r, const struct rep_domain *d)
+static void bandwidth(FILE *out, const struct rep_domain *d)
 {
 	if (d->mpam.state != REP_MEASURED)
 		return;
@@ -123,11 +123,20 @@ static void bandwidth(FILE *out, const struct report *r, const struct rep_domain
 		fputs(", \"nodes\": [", out);
 		for (unsigned n = 0; n < m->nnodes; n++) {
 			const struct rep_bw_node *b = &m->node[n];
-			fprintf(out, "%s{\"id\": %u, \"bytes_total\": %" PRIu64, n ? ", " : "", b->id,
-				b->bytes_total);
-			if (b->has_local)
-				fprintf(out, ", \"bytes_local\": %" PRIu64, b->bytes_local);
-			fprintf(out, ", \"bytes_per_second\": %.1f}", rep_rate(r, b->bytes_total));
+			fprintf(out, "%s{\"id\": %u, \"status\": \"%s\"", n ? ", " : "", b->id,
+				rep_bw_status_names[b->status]);
+			if (rep_bw_has_figure(b)) {
+				fprintf(out,
+					", \"bytes_total\": %" PRIu64 ", \"bound_bytes\": %" PRIu64
+					", \"bytes_per_second\": %" PRIu64
+					", \"bound_bytes_per_second\": %" PRIu64,
+					b->bytes_total, b->bound, b->bytes_per_s, b->bound_per_s);
+				if (b->has_local)
+					fprintf(out, ", \"bytes_local\": %" PRIu64, b->bytes_local);
+			}
+			if (b->limit_percent)
+				fprintf(out, ", \"limit_percent\": %u", b->limit_percent);
+			fputs("}", out);
 		}
 		fputs("]}", out);
 	}
@@ -139,11 +148,17 @@ static void limits(FILE *out, const struct rep_domain *d)
 	const struct domain *def = d->def;
 	if (!def || (!def->nmemorytune && !def->ncachetune))
 		return;
-	fprintf(out, ",\n      \"limits\": {\"applied\": %s, \"memorytune\": [",
-		d->limits_enforced ? "true" : "false");
+	fprintf(out, ",\n      \"limits\": {\"applied\": %s", d->limits_enforced ? "true" : "false");
+	if (d->limits_why[0]) {
+		fputs(", ", out);
+		key(out, "reason");
+		str(out, d->limits_why);
+	}
+	fputs(", \"memorytune\": [", out);
 	for (unsigned k = 0; k < def->nmemorytune; k++) {
 		fputs(k ? ", {\"vcpus\": " : "{\"vcpus\": ", out);
 		cpuset(out, def->memorytune[k].vcpus);
+		fprintf(out, ", \"applied\": %s", d->memorytune_applied[k] ? "true" : "false");
 		fputs(", \"nodes\": [", out);
 		for (unsigned n = 0; n < def->memorytune[k].nnodes; n++)
 			fprintf(out, "%s{\"id\": %u, \"bandwidth_percent\": %u}", n ? ", " : "",
@@ -155,6 +170,7 @@ static void limits(FILE *out, const struct rep_domain *d)
 	for (unsigned k = 0; k < def->ncachetune; k++) {
 		fputs(k ? ", {\"vcpus\": " : "{\"vcpus\": ", out);
 		cpuset(out, def->cachetune[k].vcpus);
+		fprintf(out, ", \"applied\": %s", d->cachetune_applied[k] ? "true" : "false");
 		fputs(", \"caches\": [", out);
 		for (unsigned n = 0; n < def->cachetune[k].ncaches; n++) {
 			const struct dom_cache *c = &def->cachetune[k].cache[n];
@@ -177,9 +193,21 @@ void report_json(const struct report *r, FILE *out)
 	str(out, r->source);
 	fprintf(out,
 		"},\n  \"machine\": {\"cpus\": %u, \"mhz\": %u, \"pmu_version\": \"%s\", "
-		"\"pmu_counters\": %u, \"host_counters\": %u},\n",
+		"\"pmu_counters\": %u, \"host_counters\": %u, \"amu\": %s, \"mpam\": ",
 		r->cpus, r->mhz, domxml_pmu_version_name(r->pmu_version), r->pmu_counters,
-		r->host_counters);
+		r->host_counters, r->amu ? "true" : "false");
+	if (r->mpam)
+		fprintf(out, "{\"partids\": %u, \"bandwidth_monitors\": %u}", r->partids,
+			r->bw_monitors);
+	else
+		fputs("null", out);
+	fputs(", \"memory_nodes\": [", out);
+	for (unsigned k = 0; k < r->nnodes; k++) {
+		fprintf(out, "%s{\"id\": %u, \"cpus\": ", k ? ", " : "", r->node[k].id);
+		cpuset(out, r->node[k].cpus);
+		fprintf(out, ", \"bandwidth_bytes_per_second\": %" PRIu64 "}", r->node[k].bandwidth);
+	}
+	fputs("]},\n", out);
 	fprintf(out,
 		"  \"run\": {\"seconds\": %.9f, \"stopped_at_duration\": %s, \"vcpu_switches\": %" PRIu64
 		", \"trapped_accesses\": %" PRIu64 ", \"pmu_interrupts\": %" PRIu64 "},\n",
@@ -214,8 +242,16 @@ void report_json(const struct report *r, FILE *out)
 			feature(out, "amu", &d->amu);
 		if (d->mpam.state != REP_NOT_REQUESTED)
 			feature(out, "mpam", &d->mpam);
-		bandwidth(out, r, d);
+		bandwidth(out, d);
 		limits(out, d);
+		if (d->nnotes) {
+			fputs(",\n      \"not_offered\": [", out);
+			for (unsigned k = 0; k < d->nnotes; k++) {
+				fputs(k ? ", " : "", out);
+				str(out, d->note[k]);
+			}
+			fputs("]", out);
+		}
 		fputs("\n    }", out);
 	}
 	fputs(r->ndomains ? "\n  ]\n}\n" : "]\n}\n", out);

@@ -130,6 +130,34 @@ static void features(const struct report *r, FILE *out)
 	}
 }
 
+/* The AMU samples of every measured vCPU: its four counters, or its frequency. */
+static void amu_samples(const struct report *r, FILE *out, bool freq)
+{
+	for (unsigned i = 0; i < r->ndomains; i++) {
+		const struct rep_domain *d = &r->domain[i];
+		for (unsigned c = 0; c < d->nvcpus; c++) {
+			const struct rep_vcpu *v = &d->vcpu[c];
+			if (!v->amu_measured)
+				continue;
+			char id[16];
+			snprintf(id, sizeof(id), "%u", v->id);
+			for (int k = 0; k < (freq ? 1 : REP_AMU_COUNT); k++) {
+				fputs(freq ? "perfvisor_vcpu_amu_frequency_hertz"
+					   : "perfvisor_vcpu_amu_events_total",
+				      out);
+				label(out, true, "domain", d->name);
+				label(out, false, "vcpu", id);
+				if (freq) {
+					fprintf(out, "} %.0f\n", v->amu_mhz * 1e6);
+				} else {
+					label(out, false, "counter", rep_amu_names[k]);
+					fprintf(out, "} %" PRIu64 "\n", v->amu[k]);
+				}
+			}
+		}
+	}
+}
+
 static void amu(const struct report *r, FILE *out)
 {
 	bool any = false;
@@ -141,26 +169,14 @@ static void amu(const struct report *r, FILE *out)
 	family(out, "perfvisor_vcpu_amu_events", "counter", NULL,
 	       "A vCPU's own activity-monitor count (AMU group 0: processor cycles, "
 	       "constant-frequency cycles, instructions retired, cycles stalled on memory).");
-	for (unsigned i = 0; i < r->ndomains; i++) {
-		const struct rep_domain *d = &r->domain[i];
-		for (unsigned c = 0; c < d->nvcpus; c++) {
-			const struct rep_vcpu *v = &d->vcpu[c];
-			if (!v->amu_measured)
-				continue;
-			char id[16];
-			snprintf(id, sizeof(id), "%u", v->id);
-			for (int k = 0; k < REP_AMU_COUNT; k++) {
-				fputs("perfvisor_vcpu_amu_events_total", out);
-				label(out, true, "domain", d->name);
-				label(out, false, "vcpu", id);
-				label(out, false, "counter", rep_amu_names[k]);
-				fprintf(out, "} %" PRIu64 "\n", v->amu[k]);
-			}
-		}
-	}
+	amu_samples(r, out, false);
+	family(out, "perfvisor_vcpu_amu_frequency_hertz", "gauge", "hertz",
+	       "Average core frequency a vCPU ran at: its AMU CPU_CYCLES over CNT_CYCLES, times the "
+	       "system counter's frequency.");
+	amu_samples(r, out, true);
 }
 
-enum bw_figure { BW_TOTAL, BW_LOCAL, BW_RATE };
+enum bw_figure { BW_TOTAL, BW_LOCAL, BW_RATE, BW_BOUND };
 
 static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 {
@@ -179,6 +195,10 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 			     "perfvisor_domain_memory_bandwidth_bytes_per_second", "gauge",
 			     "bytes_per_second",
 			     "Average bandwidth of a monitor through a memory node over the run."},
+		[BW_BOUND] = {"perfvisor_domain_memory_bandwidth_bound_bytes",
+			      "perfvisor_domain_memory_bandwidth_bound_bytes", "gauge", "bytes",
+			      "Error bound of ..._bytes_total: |reported - true bytes| <= bound. 0 when "
+			      "every byte was counted; a 95 % bound while monitors rotate among VMs."},
 	};
 	bool header = false;
 	for (unsigned i = 0; i < r->ndomains; i++) {
@@ -189,7 +209,7 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 			cpuset_format(m->vcpus, vcpus, sizeof(vcpus));
 			for (unsigned n = 0; n < m->nnodes; n++) {
 				const struct rep_bw_node *b = &m->node[n];
-				if (fig == BW_LOCAL && !b->has_local)
+				if (!rep_bw_has_figure(b) || (fig == BW_LOCAL && !b->has_local))
 					continue;
 				if (!header)
 					family(out, f[fig].family, f[fig].type, f[fig].unit, f[fig].help);
@@ -201,11 +221,11 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 				label(out, false, "monitor", m->name);
 				label(out, false, "vcpus", vcpus);
 				label(out, false, "node", node);
-				if (fig == BW_RATE)
-					fprintf(out, "} %.1f\n", rep_rate(r, b->bytes_total));
-				else
-					fprintf(out, "} %" PRIu64 "\n",
-						fig == BW_TOTAL ? b->bytes_total : b->bytes_local);
+				uint64_t val = fig == BW_TOTAL ? b->bytes_total
+					       : fig == BW_LOCAL ? b->bytes_local
+					       : fig == BW_RATE	 ? b->bytes_per_s
+								 : b->bound;
+				fprintf(out, "} %" PRIu64 "\n", val);
 			}
 		}
 	}
@@ -220,6 +240,8 @@ static void limits(const struct report *r, FILE *out)
 		if (!d->limits_enforced || !def)
 			continue;
 		for (unsigned k = 0; k < def->nmemorytune; k++) {
+			if (!d->memorytune_applied[k])
+				continue;
 			char vcpus[96];
 			cpuset_format(def->memorytune[k].vcpus, vcpus, sizeof(vcpus));
 			for (unsigned n = 0; n < def->memorytune[k].nnodes; n++) {
@@ -268,6 +290,7 @@ void report_openmetrics(const struct report *r, FILE *out)
 	bandwidth(r, out, BW_TOTAL);
 	bandwidth(r, out, BW_LOCAL);
 	bandwidth(r, out, BW_RATE);
+	bandwidth(r, out, BW_BOUND);
 	limits(r, out);
 	fputs("# EOF\n", out);
 }

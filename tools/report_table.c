@@ -8,7 +8,7 @@
 #include "report.h"
 
 #define TBL_COLS 8
-#define TBL_CELL 200
+#define TBL_CELL 300
 
 struct tbl {
 	unsigned ncols;
@@ -157,44 +157,65 @@ static void counters(const struct report *r, FILE *out)
 static void amu(const struct report *r, FILE *out)
 {
 	struct tbl t;
-	tbl_init(&t, 0x3Eu, 6, "DOMAIN", "VCPU", "CPU_CYCLES", "CNT_CYCLES", "INST_RETIRED",
-		 "STALL_BACKEND_MEM");
+	tbl_init(&t, 0x7Eu, 7, "DOMAIN", "VCPU", "CPU_CYCLES", "CNT_CYCLES", "INST_RETIRED",
+		 "STALL_BACKEND_MEM", "FREQUENCY");
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
 		for (unsigned c = 0; c < d->nvcpus && d->amu.state == REP_MEASURED; c++) {
 			const struct rep_vcpu *v = &d->vcpu[c];
 			if (!v->amu_measured)
 				continue;
-			char id[16], a[REP_AMU_COUNT][32];
+			char id[16], a[REP_AMU_COUNT][32], mhz[32];
 			snprintf(id, sizeof(id), "%u", v->id);
 			for (int k = 0; k < REP_AMU_COUNT; k++)
 				u64(a[k], sizeof(a[k]), v->amu[k]);
-			tbl_row(&t, d->name, id, a[0], a[1], a[2], a[3]);
+			snprintf(mhz, sizeof(mhz), "%.0f MHz", v->amu_mhz);
+			tbl_row(&t, d->name, id, a[0], a[1], a[2], a[3], mhz);
 		}
 	}
-	tbl_print(&t, out, "AMU (each vCPU's activity monitors)");
+	tbl_print(&t, out, "AMU (each vCPU's activity monitors; frequency = CPU_CYCLES / CNT_CYCLES)");
+}
+
+static uint64_t node_bandwidth(const struct report *r, unsigned id)
+{
+	for (unsigned k = 0; k < r->nnodes; k++)
+		if (r->node[k].id == id)
+			return r->node[k].bandwidth;
+	return 0;
 }
 
 static void bandwidth(const struct report *r, FILE *out)
 {
 	struct tbl t;
-	tbl_init(&t, 0x3Cu, 6, "DOMAIN", "MONITOR", "NODE", "BYTES",
-		 "LOCAL BYTES", "BYTES/S");
+	tbl_init(&t, 0x1Cu, 8, "DOMAIN", "MONITOR", "NODE", "BYTES", "BOUND", "BYTES/S", "LIMIT",
+		 "STATUS");
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
 		for (unsigned k = 0; k < d->nmonitors && d->mpam.state == REP_MEASURED; k++) {
 			const struct rep_bw_monitor *m = &d->monitor[k];
 			for (unsigned n = 0; n < m->nnodes; n++) {
 				const struct rep_bw_node *b = &m->node[n];
-				char node[16], tot[32], loc[32], rate[32];
+				char node[16], tot[32] = "-", bound[32] = "-", rate[32] = "-", lim[64] = "-";
 				snprintf(node, sizeof(node), "%u", b->id);
-				snprintf(rate, sizeof(rate), "%.0f", rep_rate(r, b->bytes_total));
-				tbl_row(&t, d->name, m->name, node, u64(tot, sizeof(tot), b->bytes_total),
-					b->has_local ? u64(loc, sizeof(loc), b->bytes_local) : "-", rate);
+				if (rep_bw_has_figure(b)) {
+					u64(tot, sizeof(tot), b->bytes_total);
+					u64(bound, sizeof(bound), b->bound);
+					rep_rate_text((double)b->bytes_per_s, rate, sizeof(rate));
+				}
+				if (b->limit_percent) {
+					char cap[32];
+					rep_rate_text((double)node_bandwidth(r, b->id) * b->limit_percent / 100,
+						      cap, sizeof(cap));
+					snprintf(lim, sizeof(lim), "%u%% = %s", b->limit_percent, cap);
+				}
+				tbl_row(&t, d->name, m->name, node, tot, bound, rate, lim,
+					rep_bw_status_names[b->status]);
 			}
 		}
 	}
-	tbl_print(&t, out, "MEMORY BANDWIDTH (per monitor and memory node)");
+	tbl_print(&t, out,
+		  "MEMORY BANDWIDTH (per monitor and memory node, over the run; domstats "
+		  "memory.bandwidth.monitor.*)");
 }
 
 static const char *cache_type(enum dom_cache_type t)
@@ -209,15 +230,15 @@ static void limits(const struct report *r, FILE *out)
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
 		const struct domain *def = d->def;
-		const char *applied = d->limits_enforced ? "yes" : "no (MPAM not offered)";
-		char vcpus[96], res[64], lim[64];
+		char no[300], vcpus[96], res[64], lim[64];
+		snprintf(no, sizeof(no), "no (%s)", d->limits_why[0] ? d->limits_why : "MPAM not offered");
 		for (unsigned k = 0; def && k < def->nmemorytune; k++) {
 			cpuset_format(def->memorytune[k].vcpus, vcpus, sizeof(vcpus));
 			for (unsigned n = 0; n < def->memorytune[k].nnodes; n++) {
 				snprintf(res, sizeof(res), "memory node %u", def->memorytune[k].node[n].id);
 				snprintf(lim, sizeof(lim), "%u%% of its bandwidth",
 					 def->memorytune[k].node[n].percent);
-				tbl_row(&t, d->name, vcpus, res, lim, applied);
+				tbl_row(&t, d->name, vcpus, res, lim, d->memorytune_applied[k] ? "yes" : no);
 			}
 		}
 		for (unsigned k = 0; def && k < def->ncachetune; k++) {
@@ -227,7 +248,7 @@ static void limits(const struct report *r, FILE *out)
 				snprintf(res, sizeof(res), "L%u cache %u (%s)", c->level, c->id,
 					 cache_type(c->type));
 				snprintf(lim, sizeof(lim), "%" PRIu64 " KiB", c->bytes / 1024);
-				tbl_row(&t, d->name, vcpus, res, lim, applied);
+				tbl_row(&t, d->name, vcpus, res, lim, d->cachetune_applied[k] ? "yes" : no);
 			}
 		}
 	}
@@ -248,6 +269,10 @@ static void notes(const struct report *r, FILE *out)
 				names[k], f[k]->why);
 			any = true;
 		}
+		for (unsigned k = 0; k < d->nnotes; k++) {
+			fprintf(out, "%s  %s: %s\n", any ? "" : "\nNOT OFFERED\n", d->name, d->note[k]);
+			any = true;
+		}
 		for (unsigned k = 0; k < d->nperf; k++) {
 			if (d->perf[k].state != REP_NOT_OFFERED)
 				continue;
@@ -261,9 +286,21 @@ static void notes(const struct report *r, FILE *out)
 void report_table(const struct report *r, FILE *out)
 {
 	fprintf(out, "scenario %s (%s): %u pCPU%s at %u MHz, PMUv%s with %u counters, %u kept by the "
-		     "host\n",
+		     "host%s",
 		r->scenario, r->source, r->cpus, r->cpus == 1 ? "" : "s", r->mhz,
-		domxml_pmu_version_name(r->pmu_version), r->pmu_counters, r->host_counters);
+		domxml_pmu_version_name(r->pmu_version), r->pmu_counters, r->host_counters,
+		r->amu ? ", AMUv1p1" : "");
+	if (r->mpam)
+		fprintf(out, ", MPAM with %u PARTIDs and %u bandwidth monitors per memory node",
+			r->partids, r->bw_monitors);
+	fputc('\n', out);
+	for (unsigned k = 0; r->mpam && k < r->nnodes; k++) {
+		char cpus[96], bw[32];
+		cpuset_format(r->node[k].cpus, cpus, sizeof(cpus));
+		rep_rate_text((double)r->node[k].bandwidth, bw, sizeof(bw));
+		fprintf(out, "memory node %u: %s, local to pCPUs %s\n", r->node[k].id, bw,
+			cpus[0] ? cpus : "none");
+	}
 	fprintf(out, "ran %.3f ms of simulated time%s: %" PRIu64 " vCPU switches, %" PRIu64
 		     " trapped accesses, %" PRIu64 " PMU interrupts\n",
 		r->seconds * 1e3, r->cut ? " (stopped at the scenario's duration)" : "", r->switches,
@@ -277,25 +314,57 @@ void report_table(const struct report *r, FILE *out)
 	notes(r, out);
 }
 
+void report_traffic(const struct rep_traffic *tr, unsigned n, FILE *out)
+{
+	struct tbl t;
+	tbl_init(&t, 0xEu, 5, "DOMAIN", "NODE", "ASKED", "MOVED", "LIMIT");
+	for (unsigned i = 0; i < n; i++) {
+		char node[16], asked[32], moved[32], lim[64] = "-", cap[32];
+		snprintf(node, sizeof(node), "%u", tr[i].node);
+		rep_rate_text((double)tr[i].asked, asked, sizeof(asked));
+		rep_rate_text((double)tr[i].moved, moved, sizeof(moved));
+		if (tr[i].limit_percent) {
+			rep_rate_text((double)tr[i].node_bandwidth * tr[i].limit_percent / 100, cap,
+				      sizeof(cap));
+			snprintf(lim, sizeof(lim), "%u%% = %s", tr[i].limit_percent, cap);
+		}
+		tbl_row(&t, tr[i].domain, node, asked, moved, lim);
+	}
+	tbl_print(&t, out,
+		  "MEMORY TRAFFIC (the machine model's ground truth, bytes/s over the run: what each "
+		  "domain's workload asked of a memory node, what it moved)");
+}
+
 unsigned report_checks(const struct rep_check *c, unsigned n, bool all, FILE *out)
 {
 	struct tbl t;
 	tbl_init(&t, 1u << 2 | 1u << 3, 5, "DOMAIN", "FIGURE", "REPORTED", "GROUND TRUTH", "MATCH");
 	unsigned bad = 0;
+	unsigned bounded = 0;
 	for (unsigned i = 0; i < n; i++) {
-		bool ok = c[i].figure == c[i].truth;
+		bool ok = rep_check_ok(&c[i]);
 		bad += !ok;
+		bounded += c[i].bound != 0;
 		if (!all && ok)
 			continue;
-		char f[32], g[32];
-		tbl_row(&t, c[i].domain, c[i].what, u64(f, sizeof(f), c[i].figure),
-			u64(g, sizeof(g), c[i].truth), ok ? "yes" : "NO");
+		char f[48], g[32];
+		if (c[i].bound)
+			snprintf(f, sizeof(f), "%" PRIu64 " +- %" PRIu64, c[i].figure, c[i].bound);
+		else
+			u64(f, sizeof(f), c[i].figure);
+		tbl_row(&t, c[i].domain, c[i].what, f, u64(g, sizeof(g), c[i].truth),
+			ok ? (c[i].figure == c[i].truth ? "yes" : "within bound") : "NO");
 	}
 	tbl_print(&t, out,
 		  all ? "GROUND TRUTH (each figure against what the simulated machine executed)"
 		      : "MISMATCHES (figures that differ from what the simulated machine executed)");
 	if (bad)
 		fprintf(out, "\nMISMATCH: %u of %u figures differ from the ground truth\n", bad, n);
+	else if (bounded)
+		fprintf(out,
+			"\nall %u figures match the ground truth of the simulated machine: %u equal "
+			"it, %u bandwidth figures are estimates within their error bound\n",
+			n, n - bounded, bounded);
 	else
 		fprintf(out, "\nall %u figures equal the ground truth of the simulated machine\n", n);
 	return bad;

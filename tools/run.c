@@ -37,6 +37,45 @@ bool run_filter_allows(const struct pv_pmu_config *p, uint32_t event)
 	return allowed;
 }
 
+uint64_t run_workload_rate(const struct scenario *sc, const struct scen_vm *sv)
+{
+	if (sv->bandwidth)
+		return sv->bandwidth;
+	struct sim_work w;
+	sim_work_profile(&w, sv->profile, 1000000);
+	uint64_t cycles = w.ev[SIM_EV_CPU_CYCLES] ? w.ev[SIM_EV_CPU_CYCLES] : 1;
+	return (uint64_t)((unsigned __int128)w.ev[SIM_EV_L2D_CACHE_REFILL] * 64 * sc->mhz *
+			  1000000u / cycles);
+}
+
+static uint64_t all_vcpus(const struct domain *dom)
+{
+	return dom->vcpus >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dom->vcpus) - 1;
+}
+
+bool run_monitor_whole(const struct domain *dom, uint64_t vcpus)
+{
+	return vcpus == all_vcpus(dom);
+}
+
+int run_bw_reading(const struct run *r, const struct run_vm *v, unsigned node,
+		   struct pv_vmpam_reading *rd, struct pv_vmpam_rate *rate)
+{
+	const struct sim_machine *m = r->m;
+	*rate = (struct pv_vmpam_rate){.status = PV_VMPAM_NO_DATA};
+	if (!m->hw.mpam_sys) {
+		*rd = (struct pv_vmpam_reading){.status = PV_VMPAM_NO_DATA};
+		return rd->status;
+	}
+	int st = pv_vmpam_read(m->hw.mpam_sys, &m->vm[v->sim_vm].pv.mpam, node, rd);
+	/* Over the run: from the instant the vCPUs began, when the VM had moved nothing. */
+	struct pv_vmpam_reading from = {.at_ns = sim_mpam_machine_start(m),
+					.status = PV_VMPAM_MEASURED};
+	if (st == PV_VMPAM_MEASURED || st == PV_VMPAM_ESTIMATED)
+		pv_vmpam_rate(&from, rd, rate);
+	return st;
+}
+
 /* ---- preparing ------------------------------------------------------------------------------ */
 
 static bool machine_event(const struct sim_config *c, int event)
@@ -138,6 +177,63 @@ static unsigned feature_bit(uint32_t f)
 	return (unsigned)__builtin_ctz(f);
 }
 
+/* A tune of part of the VM's vCPUs: not applied, and why. */
+static bool part_of_vm(struct run_vm *v, uint64_t vcpus)
+{
+	const struct domain *dom = &v->sv->dom;
+	if (run_monitor_whole(dom, vcpus))
+		return false;
+	char all[96], set[96];
+	cpuset_format(all_vcpus(dom), all, sizeof(all));
+	cpuset_format(vcpus, set, sizeof(set));
+	snprintf(v->limits_why, sizeof(v->limits_why),
+		 "perfvisor limits a VM as a whole; this tune covers vCPUs %s of %s", set, all);
+	return true;
+}
+
+/* The domain's <memorytune> caps and <cachetune> portions as the VM's MPAM configuration.
+ * perfvisor partitions a VM as a whole (its PARTID), so a tune applies when it covers every
+ * vCPU. Cache portions are handed out in turn, contiguous, never shared. */
+static int mpam_limits(struct run *r, struct run_vm *v, struct diag *d)
+{
+	const struct domain *dom = &v->sv->dom;
+	struct pv_vmpam_config *c = &v->cfg.mpam;
+	*c = (struct pv_vmpam_config){.nr_partids = 1};
+	if (!r->m->hw.mpam_sys)
+		return 0;
+	for (unsigned t = 0; t < dom->nmemorytune; t++) {
+		const struct dom_memorytune *mt = &dom->memorytune[t];
+		if (part_of_vm(v, mt->vcpus))
+			continue;
+		for (unsigned k = 0; k < mt->nnodes; k++)
+			c->mbw_max[mt->node[k].id] =
+				(uint8_t)(mt->node[k].percent >= 100 ? 0 : mt->node[k].percent);
+		v->memorytune_applied[t] = true;
+	}
+	for (unsigned t = 0; t < dom->ncachetune; t++) {
+		const struct dom_cachetune *ct = &dom->cachetune[t];
+		if (part_of_vm(v, ct->vcpus))
+			continue;
+		for (unsigned k = 0; k < ct->ncaches; k++) {
+			const struct dom_cache *want = &ct->cache[k];
+			const struct scen_cache *have = &r->sc->cache[0]; /* checked: it exists */
+			uint64_t portion = have->bytes / have->portions;
+			uint64_t n = (want->bytes + portion - 1) / portion;
+			if (r->cache_next + n > have->portions)
+				return xerr_at(d, dom->origin, want->line, "cache",
+					       "%" PRIu64 " KiB is %" PRIu64 " of the %u portions of L%u "
+					       "cache %u, but only %u are left",
+					       want->bytes / 1024, n, have->portions, have->level, have->id,
+					       have->portions - r->cache_next);
+			uint64_t bits = n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+			c->cpbm[want->id] = bits << r->cache_next;
+			r->cache_next += (unsigned)n;
+		}
+		v->cachetune_applied[t] = true;
+	}
+	return 0;
+}
+
 /* The domain's configuration against this machine; which optional features pv_vm_init
  * accepts. */
 static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, struct diag *d)
@@ -168,11 +264,18 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 				       cfg.pmu.nr_counters, m->hw.hpmn, m->hw.pmu_counters,
 				       m->hw.host_counters, sc->path, sc->machine_line);
 	}
-	int err = pv_vm_init(scratch, &m->hw, &cfg);
+	/* The AMU the machine has, without auxiliary counters. */
+	if (m->hw.amu)
+		cfg.amu = (struct pv_amu_config){.version = m->hw.amuv1p1 ? PV_AMU_V1P1 : PV_AMU_V1};
+	/* Trials leave no trace: without the machine's MSC management, no PARTID is taken. */
+	struct pv_hw trial = m->hw;
+	trial.mpam_sys = NULL;
+	trial.mpam_cpu = NULL;
+	int err = pv_vm_init(scratch, &trial, &cfg);
 	if (err)
 		return xerr_at(d, dom->origin, dom->pmu_line ? dom->pmu_line : dom->line,
 			       dom->pmu_line ? "perfvisor:pmu" : "domain", "%s", pv_strerror(err));
-	static const uint32_t optional[] = {PV_FEAT_SPE, PV_FEAT_AMU, PV_FEAT_MPAM};
+	static const uint32_t optional[] = {PV_FEAT_SPE, PV_FEAT_AMU};
 	uint32_t offered = 0;
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
 		uint32_t f = optional[i];
@@ -180,18 +283,27 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 			continue;
 		struct pv_vm_config c = cfg;
 		c.features |= f;
-		err = pv_vm_init(scratch, &m->hw, &c);
+		err = pv_vm_init(scratch, &trial, &c);
 		if (err)
 			why_not(v->why[feature_bit(f)], sizeof(v->why[0]), f, err);
 		else
 			offered |= f;
 	}
 	cfg.features |= offered;
-	if (offered && pv_vm_init(scratch, &m->hw, &cfg))
+	if (offered && pv_vm_init(scratch, &trial, &cfg))
 		return xerr_at(d, dom->origin, dom->line, "domain",
 			       "its features are offered one by one but not together");
+	/* MPAM: offered where the machine has it and perfvisor manages its MSCs; pv_vm_init
+	 * (sim_add_vm) then takes the VM's PARTID and programs its limits. */
+	if (v->requested & PV_FEAT_MPAM) {
+		if (m->hw.mpam && m->hw.mpam_sys)
+			cfg.features |= PV_FEAT_MPAM;
+		else
+			why_not(v->why[feature_bit(PV_FEAT_MPAM)], sizeof(v->why[0]), PV_FEAT_MPAM,
+				PV_ERR_FEATURE);
+	}
 	v->cfg = cfg;
-	return 0;
+	return mpam_limits(r, v, d);
 }
 
 /* What the guest's own perf programs: <guest-pmu events>, or the events its domain offers,
@@ -275,6 +387,26 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 	r->cfg.seed = sc->seed;
 	r->cfg.slice_min = sc->slice_min;
 	r->cfg.slice_max = sc->slice_max;
+	r->cfg.cpu_khz[0] = sc->mhz * 1000u; /* the pCPUs' clock, for time and bytes/s */
+	if (sc->amu) {
+		r->cfg.amu.version = 2; /* AMUv1p1 with FEAT_FGT: the virtual-offset path */
+		r->cfg.fgt = true;
+	}
+	if (sc->mpam_line) {
+		struct sim_mpam_config *mp = &r->cfg.mpam;
+		*mp = (struct sim_mpam_config){.mons = (uint16_t)sc->bw_monitors,
+					       .partid_max = (uint16_t)(sc->partids - 1),
+					       .pmg_max = 1, .nrdy_ns = 20000,
+					       .tick_ns = sc->mpam_tick_ns};
+		for (unsigned k = 0; k < sc->nnodes; k++) {
+			mp->nodes |= (uint8_t)(1u << sc->node[k].id);
+			mp->capacity[sc->node[k].id] = sc->node[k].bandwidth;
+		}
+		if (sc->ncaches) {
+			mp->cache_portions = (uint16_t)sc->cache[0].portions;
+			mp->cache_id = (uint8_t)sc->cache[0].id;
+		}
+	}
 	if (plan_host(r, d))
 		return -1;
 
@@ -323,11 +455,20 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 			unsigned cpu = dom->pin[c] >= 0 ? (unsigned)dom->pin[c] : next_cpu++ % sc->cpus;
 			sim_prog_init(&v->prog[c]);
 			build_prog(&v->prog[c], v->sv, &v->ops[c]);
-			if (sim_add_vcpu(r->m, (unsigned)vm, cpu, &v->prog[c]) < 0) {
+			int vc = sim_add_vcpu(r->m, (unsigned)vm, cpu, &v->prog[c]);
+			if (vc < 0) {
 				run_free(r);
 				return xerr_at(d, dom->origin, dom->line, "domain",
 					       "cannot add vCPU %u", c);
 			}
+			/* Its memory traffic while it runs, to its workload's node or its own. */
+			v->traffic_node[c] = v->sv->memory_node >= 0
+						     ? (unsigned)v->sv->memory_node
+						     : scenario_local_node(sc, cpu)->id;
+			v->traffic_rate[c] = run_workload_rate(sc, v->sv);
+			if (r->m->mpam_machine)
+				sim_mpam_machine_traffic(r->m, (unsigned)vc, v->traffic_node[c],
+							 v->traffic_rate[c], 60);
 		}
 	}
 	return 0;
@@ -438,6 +579,9 @@ void run_execute(struct run *r, FILE *tty)
 			}
 		}
 	}
+	/* The memory system serves what the vCPUs ran up to the last instant, and the bandwidth
+	 * monitors are read there. */
+	sim_mpam_machine_flush(m);
 	if (shown) {
 		fputs("\r\033[K", tty);
 		fflush(tty);
@@ -546,6 +690,16 @@ int run_report(const struct run *r, struct report *rep)
 	rep->pmu_version = sc->pmu_version;
 	rep->pmu_counters = sc->pmu_counters;
 	rep->host_counters = r->cfg.host_counters;
+	rep->amu = r->m->hw.amu;
+	rep->mpam = r->m->hw.mpam_sys != NULL;
+	rep->partids = sc->partids;
+	rep->bw_monitors = sc->bw_monitors;
+	rep->nnodes = sc->nnodes;
+	for (unsigned k = 0; k < sc->nnodes; k++) {
+		rep->node[k].id = sc->node[k].id;
+		rep->node[k].cpus = sc->node[k].cpus;
+		rep->node[k].bandwidth = sc->node[k].bandwidth;
+	}
 	rep->seconds = (double)clock_max(r) / ((double)sc->mhz * 1e6);
 	rep->cut = r->cut;
 	for (unsigned c = 0; c < sc->cpus; c++) {
@@ -585,15 +739,42 @@ void report_free(struct report *rep)
 
 /* ---- checking against the ground truth ------------------------------------------------------ */
 
+unsigned run_traffic(const struct run *r, struct rep_traffic *out, unsigned max)
+{
+	const struct sim_machine *m = r->m;
+	uint64_t ns = sim_mpam_machine_now(m) - sim_mpam_machine_start(m);
+	unsigned n = 0;
+	for (unsigned i = 0; ns && i < r->nvms; i++) {
+		const struct run_vm *v = &r->vm[i];
+		for (unsigned k = 0; k < r->sc->nnodes && n < max; k++) {
+			unsigned id = r->sc->node[k].id;
+			uint64_t asked = sim_mpam_machine_vm_bytes(m, v->sim_vm, id, true);
+			if (!asked)
+				continue;
+			struct rep_traffic *t = &out[n++];
+			snprintf(t->domain, sizeof(t->domain), "%s", v->sv->dom.name);
+			t->node = id;
+			t->asked = (uint64_t)((unsigned __int128)asked * 1000000000u / ns);
+			t->moved = (uint64_t)((unsigned __int128)sim_mpam_machine_vm_bytes(
+							m, v->sim_vm, id, false) *
+					      1000000000u / ns);
+			unsigned cap = m->vm[v->sim_vm].pv.mpam.cfg.mbw_max[id];
+			t->limit_percent = cap < 100 ? cap : 0;
+			t->node_bandwidth = r->sc->node[k].bandwidth;
+		}
+	}
+	return n;
+}
+
 struct checks {
 	struct rep_check *c;
 	unsigned n, cap, bad;
 };
 
 static void check(struct checks *k, const char *domain, uint64_t figure, uint64_t truth,
-		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+		  uint64_t bound, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 static void check(struct checks *k, const char *domain, uint64_t figure, uint64_t truth,
-		  const char *fmt, ...)
+		  uint64_t bound, const char *fmt, ...)
 {
 	if (k->n == k->cap) {
 		unsigned cap = k->cap ? k->cap * 2 : 64;
@@ -613,7 +794,8 @@ static void check(struct checks *k, const char *domain, uint64_t figure, uint64_
 	va_end(ap);
 	c->figure = figure;
 	c->truth = truth;
-	k->bad += figure != truth;
+	c->bound = bound;
+	k->bad += !rep_check_ok(c);
 }
 
 /* What a guest counter of `event` must hold between two instants: the guest's EL0 and EL1
@@ -648,12 +830,66 @@ static void verify_vcpu(const struct run *r, const struct run_vm *v, unsigned c,
 		rep_event_name(ev, evn, sizeof(evn));
 		const struct sim_op *rd = &p->ops[o->read[i]];
 		if (rd->outcome == SIM_OUT_OK)
-			check(k, name, rd->value, expect(r, v, ev, cycle, from, &rd->at),
+			check(k, name, rd->value, expect(r, v, ev, cycle, from, &rd->at), 0,
 			      "vCPU %u %s %s, read by the guest", c, reg, evn);
 		check(k, name, pv_vpmu_counter(&sv->pv, idx),
-		      expect(r, v, ev, cycle, from, &sv->truth.now), "vCPU %u %s %s, stats", c, reg,
-		      evn);
+		      expect(r, v, ev, cycle, from, &sv->truth.now), 0, "vCPU %u %s %s, stats", c,
+		      reg, evn);
 	}
+}
+
+/* The AMU counters of a vCPU against what its pCPUs counted while it was loaded
+ * (sim_vcpu.amu), and the frequency they give against the clock it ran at. */
+static void verify_amu(const struct run *r, const struct run_vm *v, unsigned c,
+		       struct checks *k)
+{
+	if (!(v->cfg.features & PV_FEAT_AMU))
+		return;
+	struct sim_vcpu *sv = &r->m->vcpu[v->first_vcpu + c];
+	static const char *const names[REP_AMU_COUNT] = {"CPU_CYCLES", "CNT_CYCLES",
+							 "INST_RETIRED", "STALL_BACKEND_MEM"};
+	for (unsigned i = 0; i < REP_AMU_COUNT; i++)
+		check(k, v->sv->dom.name, pv_vamu_counter(&sv->pv, i), sv->amu.cnt[i], 0,
+		      "vCPU %u AMU %s", c, names[i]);
+	double cycles = 0, ms = 0;
+	for (unsigned l = 0; l < r->cfg.nfreqs; l++) {
+		cycles += (double)sv->amu.cycles_at[l];
+		ms += (double)sv->amu.cycles_at[l] / r->cfg.cpu_khz[l];
+	}
+	uint64_t cnt = pv_vamu_counter(&sv->pv, PV_AMU_CNT_CYCLES);
+	double mhz = cnt ? (double)pv_vamu_counter(&sv->pv, 0) / (double)cnt * r->cfg.cnt_khz / 1e3
+			 : 0;
+	check(k, v->sv->dom.name, (uint64_t)(mhz + 0.5), ms > 0 ? (uint64_t)(cycles / ms / 1e3 + 0.5) : 0,
+	      0, "vCPU %u AMU frequency, MHz", c);
+}
+
+/* Each bandwidth figure against the bytes the VM's vCPUs really moved through the node
+ * (the traffic model, after throttling): equal while monitors suffice, within the bound
+ * while they rotate. */
+static void verify_bandwidth(const struct run *r, const struct run_vm *v, struct checks *k)
+{
+	const struct domain *dom = &v->sv->dom;
+	if (!(v->cfg.features & PV_FEAT_MPAM) || !r->m->hw.mpam_sys)
+		return;
+	for (unsigned t = 0; t < dom->nmemorytune; t++)
+		for (unsigned j = 0; j < dom->memorytune[t].nmonitors; j++) {
+			uint64_t vcpus = dom->memorytune[t].monitor[j].vcpus;
+			if (!run_monitor_whole(dom, vcpus))
+				continue;
+			char name[80];
+			domxml_monitor_name(vcpus, name, sizeof(name));
+			for (unsigned n = 0; n < r->sc->nnodes; n++) {
+				unsigned id = r->sc->node[n].id;
+				struct pv_vmpam_reading rd;
+				struct pv_vmpam_rate rate;
+				int st = run_bw_reading(r, v, id, &rd, &rate);
+				if (st != PV_VMPAM_MEASURED && st != PV_VMPAM_ESTIMATED)
+					continue;
+				check(k, dom->name, rd.bytes,
+				      sim_mpam_machine_vm_bytes(r->m, v->sim_vm, id, false), rd.bound,
+				      "%s memory node %u bytes", name, id);
+			}
+		}
 }
 
 unsigned run_verify(const struct run *r, struct rep_check **checks, unsigned *n)
@@ -673,8 +909,11 @@ unsigned run_verify(const struct run *r, struct rep_check **checks, unsigned *n)
 			for (unsigned c = 0; c < dom->vcpus; c++)
 				truth += sim_snap_delta(&zero, &r->m->vcpu[v->first_vcpu + c].truth.now,
 							(uint32_t)dom_perf_events[e].arm, 3);
-			check(&k, dom->name, v->host[slot], truth, "perf.%s", dom_perf_events[e].name);
+			check(&k, dom->name, v->host[slot], truth, 0, "perf.%s", dom_perf_events[e].name);
 		}
+		for (unsigned c = 0; c < dom->vcpus; c++)
+			verify_amu(r, v, c, &k);
+		verify_bandwidth(r, v, &k);
 	}
 	*checks = k.c;
 	*n = k.n;
@@ -686,6 +925,8 @@ void run_free(struct run *r)
 	for (unsigned i = 0; i < r->nvms; i++)
 		for (unsigned c = 0; c < DOM_MAX_VCPUS; c++)
 			sim_prog_free(&r->vm[i].prog[c]);
+	if (r->m)
+		sim_mpam_machine_free(r->m);
 	free(r->m);
 	r->m = NULL;
 }

@@ -41,6 +41,12 @@ struct run_vm {
 	struct sim_prog prog[DOM_MAX_VCPUS];
 	struct run_ops ops[DOM_MAX_VCPUS];
 	uint64_t host[SCEN_MAX_HOST_COUNTERS]; /* the host's counts while the VM ran */
+	/* MPAM: which <memorytune>/<cachetune> are programmed, and why one is not */
+	bool memorytune_applied[DOM_MAX_TUNES], cachetune_applied[DOM_MAX_TUNES];
+	char limits_why[256];
+	/* the memory traffic of each vCPU while it runs (on an MPAM machine) */
+	unsigned traffic_node[DOM_MAX_VCPUS];
+	uint64_t traffic_rate[DOM_MAX_VCPUS];
 };
 
 struct run {
@@ -58,6 +64,7 @@ struct run {
 	uint64_t vcpu_prev[SIM_MAX_VCPUS];
 	uint64_t steps;
 	bool cut;                  /* stopped at the duration */
+	unsigned cache_next;       /* MPAM: next free portion of the machine's cache */
 };
 
 int run_prepare(struct run *r, const struct scenario *sc, struct diag *d);
@@ -66,6 +73,9 @@ void run_execute(struct run *r, FILE *tty);
 /* Fills rep (rep->domain allocated; free with report_free). 0, or -1 out of memory. */
 int run_report(const struct run *r, struct report *rep);
 void report_free(struct report *rep);
+/* The model's memory traffic per VM and memory node it used (at most max rows); the number of
+ * rows. */
+unsigned run_traffic(const struct run *r, struct rep_traffic *out, unsigned max);
 /* Every checked figure; returns how many differ from the truth. *checks is malloc'd. */
 unsigned run_verify(const struct run *r, struct rep_check **checks, unsigned *n);
 void run_free(struct run *r);
@@ -75,5 +85,16 @@ void run_free(struct run *r);
 bool run_filter_allows(const struct pv_pmu_config *p, uint32_t event);
 /* Whether the machine's PMU implements a common event (PMCEID0/1). */
 bool run_hw_event(const struct pv_hw *hw, uint32_t event);
+
+/* The memory traffic a vCPU of this workload demands while it runs, bytes/s: its
+ * bandwidth='...', else its profile's L2 refills (64-byte lines) at the machine's clock. */
+uint64_t run_workload_rate(const struct scenario *sc, const struct scen_vm *sv);
+/* Whether a <monitor vcpus> covers every vCPU of the domain: perfvisor counts a VM's
+ * bandwidth as a whole, so only such a monitor has figures. */
+bool run_monitor_whole(const struct domain *dom, uint64_t vcpus);
+/* The VM's bandwidth reading on memory node `node` (pv_vmpam_read, as of the last tick) and
+ * its rate over the run; returns the status (enum pv_vmpam_status). */
+int run_bw_reading(const struct run *r, const struct run_vm *v, unsigned node,
+		   struct pv_vmpam_reading *rd, struct pv_vmpam_rate *rate);
 
 #endif

@@ -57,10 +57,175 @@ static int parse_version(const struct xsrc *s, const xmlNode *n, const char *att
 	return r;
 }
 
+/* "40ms", "2s", "500us", "1000000ns". */
+static int parse_time(const struct xsrc *s, const xmlNode *n, const char *attr, uint64_t *ns)
+{
+	char *v = xml_attr(n, attr);
+	if (!v)
+		return 0;
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	int r = xerr(s, n, "%s='%s' is not a time (e.g. '40ms', '2s', '500us')", attr, v);
+	size_t len = strlen(v);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t ul = strlen(units[i].unit);
+		if (len <= ul || strcmp(v + len - ul, units[i].unit) != 0)
+			continue;
+		char num[32];
+		uint64_t x;
+		if (len - ul >= sizeof(num))
+			break;
+		memcpy(num, v, len - ul);
+		num[len - ul] = '\0';
+		if (!parse_u64(num, false, &x) || x == 0 || x > UINT64_C(3600000000000) / units[i].ns)
+			break;
+		*ns = x * units[i].ns;
+		r = 0;
+		break;
+	}
+	xmlFree(v);
+	return r;
+}
+
+/* A bandwidth: "10GB/s", "12.8GB/s", "800MB/s", "1.5GiB/s" (decimal and binary units), or
+ * plain bytes per second ("5000000"). */
+static bool rate_value(const char *v, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		uint64_t scale;
+	} units[] = {{"B/s", 1},
+		     {"KB/s", UINT64_C(1000)},
+		     {"MB/s", UINT64_C(1000000)},
+		     {"GB/s", UINT64_C(1000000000)},
+		     {"TB/s", UINT64_C(1000000000000)},
+		     {"KiB/s", UINT64_C(1) << 10},
+		     {"MiB/s", UINT64_C(1) << 20},
+		     {"GiB/s", UINT64_C(1) << 30},
+		     {"TiB/s", UINT64_C(1) << 40}};
+	const char *p = v;
+	uint64_t ip = 0, frac = 0, den = 1;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (ip > UINT64_MAX / 10 - 9)
+			return false;
+		ip = ip * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return false;
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (den < UINT64_C(1000000000)) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				den *= 10;
+			}
+	}
+	uint64_t scale = *p ? 0 : 1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]) && !scale; i++)
+		if (!strcmp(p, units[i].unit))
+			scale = units[i].scale;
+	if (!scale || ip > UINT64_MAX / scale)
+		return false;
+	*out = ip * scale + (uint64_t)((unsigned __int128)frac * scale / den);
+	return *out != 0;
+}
+
+static int parse_rate(const struct xsrc *s, const xmlNode *n, const char *attr, uint64_t *out)
+{
+	char *v = xml_attr(n, attr);
+	if (!v)
+		return 0;
+	int r = rate_value(v, out) ? 1
+				   : xerr(s, n, "%s='%s' is not a bandwidth (e.g. '10GB/s', '800MB/s', "
+						"'1.5GiB/s')",
+					  attr, v);
+	xmlFree(v);
+	return r;
+}
+
+static int parse_node(const struct xsrc *s, const xmlNode *c, struct scenario *sc,
+		      uint64_t *local)
+{
+	static const char *const attrs[] = {"id", "cpus", "bandwidth", NULL};
+	if (xml_only_attrs(s, c, attrs) || xml_no_children(s, c))
+		return -1;
+	if (sc->nnodes == SCEN_MAX_NODES)
+		return xerr(s, c, "more than %d memory nodes", SCEN_MAX_NODES);
+	struct scen_node *nd = &sc->node[sc->nnodes];
+	*nd = (struct scen_node){.bandwidth = SCEN_NODE_BANDWIDTH, .line = xml_line(c)};
+	if (xml_attr_uint(s, c, "id", true, 0, 63, &nd->id) < 0 ||
+	    parse_rate(s, c, "bandwidth", &nd->bandwidth) < 0)
+		return -1;
+	for (unsigned k = 0; k < sc->nnodes; k++)
+		if (sc->node[k].id == nd->id)
+			return xerr(s, c, "memory node %u appears twice (first at line %ld)", nd->id,
+				    sc->node[k].line);
+	char *cpus = xml_attr(c, "cpus");
+	if (cpus) {
+		bool ok = cpuset_parse(cpus, sc->cpus, &nd->cpus);
+		int r = ok ? 0
+			   : xerr(s, c, "cpus='%s' is not a set of this machine's pCPUs (0..%u)", cpus,
+				  sc->cpus - 1);
+		xmlFree(cpus);
+		if (r)
+			return r;
+		if (nd->cpus & *local)
+			return xerr(s, c, "a pCPU is local to two memory nodes");
+		*local |= nd->cpus;
+	}
+	sc->nnodes++;
+	return 0;
+}
+
+/* <cache id level size unit portions/>: a cache MPAM partitions (libvirt's size units). */
+static int parse_cache(const struct xsrc *s, const xmlNode *c, struct scenario *sc)
+{
+	static const char *const attrs[] = {"id", "level", "size", "unit", "portions", NULL};
+	if (xml_only_attrs(s, c, attrs) || xml_no_children(s, c))
+		return -1;
+	if (sc->ncaches == SCEN_MAX_CACHES)
+		return xerr(s, c, "a second cache: the machine model partitions one");
+	struct scen_cache *k = &sc->cache[sc->ncaches];
+	*k = (struct scen_cache){.portions = 16, .line = xml_line(c)};
+	if (xml_attr_uint(s, c, "id", true, 0, PV_VMPAM_MAX_CACHES - 1, &k->id) < 0 ||
+	    xml_attr_uint(s, c, "level", true, 1, 7, &k->level) < 0 ||
+	    domxml_size_attr(s, c, &k->bytes) < 0 ||
+	    xml_attr_uint(s, c, "portions", false, 1, 64, &k->portions) < 0)
+		return -1;
+	if (k->bytes < k->portions)
+		return xerr(s, c, "size is smaller than its %u portions", k->portions);
+	sc->ncaches++;
+	return 0;
+}
+
+static int parse_mpam(const struct xsrc *s, const xmlNode *c, struct scenario *sc)
+{
+	static const char *const attrs[] = {"partids", "bandwidth-monitors", "tick", NULL};
+	int r;
+	if (xml_only_attrs(s, c, attrs) || xml_no_children(s, c) ||
+	    xml_attr_uint(s, c, "partids", true, 2, 65536, &sc->partids) < 0 ||
+	    (r = xml_attr_uint(s, c, "bandwidth-monitors", false, 0, PV_VMPAM_MAX_MONS,
+			       &sc->bw_monitors)) < 0 ||
+	    parse_time(s, c, "tick", &sc->mpam_tick_ns))
+		return -1;
+	if (!r) /* one per PARTID: every VM's bytes are counted all along */
+		sc->bw_monitors = sc->partids > PV_VMPAM_MAX_MONS ? PV_VMPAM_MAX_MONS : sc->partids;
+	/* The machine's memory system steps in 100 us windows; ticks fall on them. */
+	if (sc->mpam_tick_ns % 100000 || sc->mpam_tick_ns > UINT64_C(1000000000))
+		return xerr(s, c, "tick must be a multiple of 100us, at most 1s");
+	sc->mpam_line = xml_line(c);
+	return 0;
+}
+
 static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario *sc)
 {
-	static const char *const attrs[] = {"cpus",         "mhz",           "pmu-version",
-					    "pmu-counters", "host-counters", NULL};
+	static const char *const attrs[] = {"cpus",          "mhz",           "pmu-version",
+					    "pmu-counters", "host-counters", "amu",
+					    NULL};
 	if (xml_only_attrs(s, n, attrs))
 		return -1;
 	unsigned host = 0;
@@ -70,7 +235,8 @@ static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario
 	    parse_version(s, n, "pmu-version", &sc->pmu_version) ||
 	    xml_attr_uint(s, n, "pmu-counters", false, 1, PV_PMU_MAX_COUNTERS,
 			  &sc->pmu_counters) < 0 ||
-	    (r = xml_attr_uint(s, n, "host-counters", false, 0, SCEN_MAX_HOST_COUNTERS, &host)) < 0)
+	    (r = xml_attr_uint(s, n, "host-counters", false, 0, SCEN_MAX_HOST_COUNTERS, &host)) < 0 ||
+	    xml_attr_bool(s, n, "amu", false, true, &sc->amu) < 0)
 		return -1;
 	if (r)
 		sc->host_counters = (int)host;
@@ -81,53 +247,46 @@ static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario
 	uint64_t local = 0;
 	for (xmlNode *c = xml_first(n); c; c = xml_next(c)) {
 		if (xml_is(c, SCEN_NS, "memory-node")) {
-			static const char *const node_attrs[] = {"id", "cpus", NULL};
-			if (xml_only_attrs(s, c, node_attrs) || xml_no_children(s, c))
+			if (parse_node(s, c, sc, &local))
 				return -1;
-			if (sc->nnodes == SCEN_MAX_NODES)
-				return xerr(s, c, "more than %d memory nodes", SCEN_MAX_NODES);
-			struct scen_node *nd = &sc->node[sc->nnodes];
-			*nd = (struct scen_node){.line = xml_line(c)};
-			if (xml_attr_uint(s, c, "id", true, 0, 63, &nd->id) < 0)
+		} else if (xml_is(c, SCEN_NS, "cache")) {
+			if (parse_cache(s, c, sc))
 				return -1;
-			for (unsigned k = 0; k < sc->nnodes; k++)
-				if (sc->node[k].id == nd->id)
-					return xerr(s, c, "memory node %u appears twice (first at line "
-							  "%ld)",
-						    nd->id, sc->node[k].line);
-			char *cpus = xml_attr(c, "cpus");
-			if (cpus) {
-				bool ok = cpuset_parse(cpus, sc->cpus, &nd->cpus);
-				r = ok ? 0
-				       : xerr(s, c, "cpus='%s' is not a set of this machine's pCPUs "
-						    "(0..%u)",
-					      cpus, sc->cpus - 1);
-				xmlFree(cpus);
-				if (r)
-					return r;
-				if (nd->cpus & local)
-					return xerr(s, c, "a pCPU is local to two memory nodes");
-				local |= nd->cpus;
-			}
-			sc->nnodes++;
 		} else if (xml_is(c, SCEN_NS, "mpam")) {
-			static const char *const mpam_attrs[] = {"partids", "bandwidth-monitors", NULL};
-			if (once(s, c, &seen_mpam) || xml_only_attrs(s, c, mpam_attrs) ||
-			    xml_no_children(s, c) ||
-			    xml_attr_uint(s, c, "partids", true, 2, 65536, &sc->partids) < 0 ||
-			    xml_attr_uint(s, c, "bandwidth-monitors", false, 0, 65536,
-					  &sc->bw_monitors) < 0)
+			if (once(s, c, &seen_mpam) || parse_mpam(s, c, sc))
 				return -1;
-			sc->mpam_line = xml_line(c);
 		} else {
-			return xerr(s, c, "unexpected inside <machine> (expected <memory-node> or "
-					  "<mpam>)");
+			return xerr(s, c, "unexpected inside <machine> (expected <memory-node>, "
+					  "<cache> or <mpam>)");
 		}
 	}
 	if (!sc->nnodes) /* one node, local to every pCPU */
 		sc->node[sc->nnodes++] = (struct scen_node){
-			.id = 0, .cpus = (UINT64_C(1) << sc->cpus) - 1, .line = xml_line(n)};
+			.id = 0, .cpus = (UINT64_C(1) << sc->cpus) - 1,
+			.bandwidth = SCEN_NODE_BANDWIDTH, .line = xml_line(n)};
+	if (sc->mpam_line)
+		for (unsigned k = 0; k < sc->nnodes; k++)
+			if (sc->node[k].id >= PV_VMPAM_MAX_NODES)
+				return xerr_at(s->d, s->origin, sc->node[k].line, "memory-node",
+					       "id='%u': MPAM numbers memory nodes 0..%d",
+					       sc->node[k].id, PV_VMPAM_MAX_NODES - 1);
 	return 0;
+}
+
+const struct scen_node *scenario_node(const struct scenario *sc, unsigned id)
+{
+	for (unsigned k = 0; k < sc->nnodes; k++)
+		if (sc->node[k].id == id)
+			return &sc->node[k];
+	return NULL;
+}
+
+const struct scen_node *scenario_local_node(const struct scenario *sc, unsigned cpu)
+{
+	for (unsigned k = 0; k < sc->nnodes; k++)
+		if (sc->node[k].cpus >> cpu & 1)
+			return &sc->node[k];
+	return &sc->node[0];
 }
 
 static int parse_libvirt(const struct xsrc *s, const xmlNode *n, struct scenario *sc)
@@ -160,38 +319,6 @@ static int parse_libvirt(const struct xsrc *s, const xmlNode *n, struct scenario
 	return r;
 }
 
-/* "40ms", "2s", "500us", "1000000ns". */
-static int parse_duration(const struct xsrc *s, const xmlNode *n, uint64_t *ns)
-{
-	char *v = xml_attr(n, "duration");
-	if (!v)
-		return 0;
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
-	int r = xerr(s, n, "duration='%s' is not a time (e.g. '40ms', '2s', '500us')", v);
-	size_t len = strlen(v);
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		size_t ul = strlen(units[i].unit);
-		if (len <= ul || strcmp(v + len - ul, units[i].unit) != 0)
-			continue;
-		char num[32];
-		uint64_t x;
-		if (len - ul >= sizeof(num))
-			break;
-		memcpy(num, v, len - ul);
-		num[len - ul] = '\0';
-		if (!parse_u64(num, false, &x) || x == 0 || x > UINT64_C(3600000000000) / units[i].ns)
-			break;
-		*ns = x * units[i].ns;
-		r = 0;
-		break;
-	}
-	xmlFree(v);
-	return r;
-}
-
 static int parse_schedule(const struct xsrc *s, const xmlNode *n, struct scenario *sc)
 {
 	static const char *const attrs[] = {"seed", "slice-min", "slice-max", "duration", NULL};
@@ -199,7 +326,7 @@ static int parse_schedule(const struct xsrc *s, const xmlNode *n, struct scenari
 	    xml_attr_u64(s, n, "seed", false, 0, UINT64_MAX, &sc->seed) < 0 ||
 	    xml_attr_u64(s, n, "slice-min", false, 100, 100000000, &sc->slice_min) < 0 ||
 	    xml_attr_u64(s, n, "slice-max", false, 100, 100000000, &sc->slice_max) < 0 ||
-	    parse_duration(s, n, &sc->duration_ns))
+	    parse_time(s, n, "duration", &sc->duration_ns))
 		return -1;
 	if (sc->slice_min > sc->slice_max)
 		return xerr(s, n, "slice-min exceeds slice-max");
@@ -267,7 +394,7 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 		return xerr(s, n, "more than %d VMs", SCEN_MAX_VMS);
 	struct scen_vm *v = &sc->vm[sc->nvms];
 	*v = (struct scen_vm){.line = xml_line(n), .profile = SIM_PROF_INT,
-			      .instructions = 2000000, .el0_percent = 50,
+			      .instructions = 2000000, .el0_percent = 50, .memory_node = -1,
 			      .nevents = SCEN_GUEST_EVENTS_AUTO};
 	char *f = xml_attr(n, "file"), *dn = xml_attr(n, "domain");
 	int r = 0;
@@ -286,14 +413,22 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 	long seen_work = 0;
 	for (xmlNode *c = xml_first(n); c; c = xml_next(c)) {
 		if (xml_is(c, SCEN_NS, "workload")) {
-			static const char *const wattrs[] = {"profile", "instructions", "el0-percent",
-							     NULL};
+			static const char *const wattrs[] = {"profile",   "instructions",
+							     "el0-percent", "bandwidth",
+							     "memory-node", NULL};
+			unsigned node = 0;
 			if (once(s, c, &seen_work) || xml_only_attrs(s, c, wattrs) ||
 			    xml_no_children(s, c) ||
 			    xml_attr_u64(s, c, "instructions", false, 1000, UINT64_C(1000000000),
 					 &v->instructions) < 0 ||
-			    xml_attr_uint(s, c, "el0-percent", false, 0, 100, &v->el0_percent) < 0)
+			    xml_attr_uint(s, c, "el0-percent", false, 0, 100, &v->el0_percent) < 0 ||
+			    parse_rate(s, c, "bandwidth", &v->bandwidth) < 0 ||
+			    (r = xml_attr_uint(s, c, "memory-node", false, 0, 63, &node)) < 0)
 				return -1;
+			if (r)
+				v->memory_node = (int)node;
+			r = 0;
+			v->workload_line = xml_line(c);
 			char *p = xml_attr(c, "profile");
 			if (p) {
 				int prof = scenario_profile(p);
@@ -354,13 +489,33 @@ static int check(const struct xsrc *s, struct scenario *sc)
 						       "(%s:%ld)",
 						       b->id, sc->path, sc->machine_line);
 			}
-		bool mpam = dom->nmemorytune || dom->ncachetune;
-		if (mpam && sc->mpam_line && ++partids_used > sc->partids - 1)
+		/* Where MPAM is managed, every VM has a PARTID of its own. */
+		bool tuned = dom->nmemorytune || dom->ncachetune;
+		if (sc->mpam_line && ++partids_used > sc->partids - 1)
 			return xerr_at(s->d, sc->path, v->line, "vm",
-				       "domain '%s' needs a PARTID for its memorytune/cachetune, but "
-				       "the machine's %u PARTIDs are all taken (PARTID 0 is the "
-				       "host's; <mpam> at line %ld)",
-				       dom->name, sc->partids, sc->mpam_line);
+				       "domain '%s' needs a PARTID%s, but the machine's %u PARTIDs "
+				       "are all taken (PARTID 0 is the host's; <mpam> at line %ld)",
+				       dom->name,
+				       tuned ? " for its memorytune/cachetune"
+					     : " (every VM has its own on an MPAM machine)",
+				       sc->partids, sc->mpam_line);
+		if (v->memory_node >= 0 && !scenario_node(sc, (unsigned)v->memory_node))
+			return xerr_at(s->d, sc->path, v->workload_line, "workload",
+				       "memory-node='%d' does not exist on the machine (<machine> at line "
+				       "%ld)",
+				       v->memory_node, sc->machine_line);
+		for (unsigned t = 0; sc->mpam_line && t < dom->ncachetune; t++)
+			for (unsigned k = 0; k < dom->cachetune[t].ncaches; k++) {
+				const struct dom_cache *c = &dom->cachetune[t].cache[k];
+				bool found = false;
+				for (unsigned i = 0; i < sc->ncaches; i++)
+					found |= sc->cache[i].id == c->id && sc->cache[i].level == c->level;
+				if (!found)
+					return xerr_at(s->d, dom->origin, c->line, "cache",
+						       "L%u cache %u does not exist on the machine "
+						       "(%s:%ld)",
+						       c->level, c->id, sc->path, sc->machine_line);
+			}
 		if (!(dom->cfg.features & PV_FEAT_PMU) && v->guest_pmu_line &&
 		    v->nevents != SCEN_GUEST_EVENTS_AUTO && v->nevents)
 			return xerr_at(s->d, sc->path, v->guest_pmu_line, "guest-pmu",
@@ -464,6 +619,7 @@ int scenario_load(const char *path, const char *connect, struct scenario *sc, st
 	sc->seed = 1;
 	sc->slice_min = 2000;
 	sc->slice_max = 20000;
+	sc->mpam_tick_ns = SCEN_MPAM_TICK_NS;
 	struct xsrc s = {.origin = sc->path, .d = d};
 	xmlDoc *doc = xml_load_file(&s, path);
 	int r = doc ? parse_root(&s, xmlDocGetRootElement(doc), sc, connect) : -1;

@@ -5,13 +5,14 @@
  * document in our own namespace (SCEN_NS); docs/operator.md has the reference.
  *
  *   <scenario xmlns="http://perfvisor.invalid/xmlns/scenario/1" name="...">
- *     <machine cpus mhz pmu-version pmu-counters host-counters>
- *       <memory-node id cpus/>...  <mpam partids bandwidth-monitors/>
+ *     <machine cpus mhz pmu-version pmu-counters host-counters amu>
+ *       <memory-node id cpus bandwidth/>...  <cache id level size unit portions/>...
+ *       <mpam partids bandwidth-monitors tick/>
  *     </machine>
  *     <libvirt connect="URI"/> | <libvirt test-node="FILE"/>     (for <vm domain=...>)
  *     <schedule seed slice-min slice-max duration/>
  *     <vm file="DOMAIN.xml"> | <vm domain="NAME">
- *       <workload profile instructions el0-percent/>
+ *       <workload profile instructions el0-percent bandwidth memory-node/>
  *       <guest-pmu events="INST_RETIRED,0x11,..."/> | <guest-pmu events="none"/>
  *     </vm>...
  *   </scenario>
@@ -29,12 +30,23 @@
 #define SCEN_MAX_VMS 16
 #define SCEN_MAX_CPUS 8
 #define SCEN_MAX_NODES 8
+#define SCEN_MAX_CACHES 1 /* the machine model has one cache MSC */
 #define SCEN_MAX_HOST_COUNTERS 4
 #define SCEN_GUEST_EVENTS_AUTO 0xFF
+#define SCEN_NODE_BANDWIDTH UINT64_C(25600000000) /* bytes/s: one DDR4-3200 channel */
+#define SCEN_MPAM_TICK_NS UINT64_C(1000000)
 
 struct scen_node {
 	unsigned id;
-	uint64_t cpus; /* pCPUs local to the node */
+	uint64_t cpus;      /* pCPUs local to the node */
+	uint64_t bandwidth; /* bytes per second it serves */
+	long line;
+};
+
+struct scen_cache {         /* a cache MPAM partitions into portions (<cachetune>) */
+	unsigned id, level;
+	uint64_t bytes;
+	unsigned portions;  /* its MPAM CPBM_WD */
 	long line;
 };
 
@@ -44,6 +56,10 @@ struct scen_vm {
 	enum sim_profile profile;
 	uint64_t instructions;    /* per vCPU */
 	unsigned el0_percent;     /* share of the work run at EL0 */
+	uint64_t bandwidth;       /* memory traffic per vCPU while it runs, bytes/s; 0: the
+				     profile's (its L2 refills, 64-byte lines, at the clock) */
+	int memory_node;          /* where that traffic goes; -1: the vCPU's local node */
+	long workload_line;
 	long guest_pmu_line;
 	unsigned nevents;         /* events the guest programs; SCEN_GUEST_EVENTS_AUTO: the
 				     domain's enabled perf events (or a default set) */
@@ -59,10 +75,14 @@ struct scenario {
 	uint8_t pmu_version;
 	unsigned pmu_counters;
 	int host_counters;        /* -1: as many as the domains' perf events need */
+	bool amu;                 /* the pCPUs implement the AMU (AMUv1p1, FEAT_FGT) */
 	unsigned nnodes;
 	struct scen_node node[SCEN_MAX_NODES];
+	unsigned ncaches;
+	struct scen_cache cache[SCEN_MAX_CACHES];
 	long mpam_line;           /* 0: no <mpam> declared */
 	unsigned partids, bw_monitors;
+	uint64_t mpam_tick_ns;    /* how often the bandwidth monitors are read */
 	/* libvirt source for <vm domain=...> */
 	char connect[320];
 	long connect_line;
@@ -80,5 +100,9 @@ int scenario_load(const char *path, const char *connect, struct scenario *sc, st
 
 /* Workload profile by name ("int", "mem", "branch", "stream"), -1 if unknown. */
 int scenario_profile(const char *name);
+/* The scenario's node with this id, NULL if none. */
+const struct scen_node *scenario_node(const struct scenario *sc, unsigned id);
+/* The node local to pCPU `cpu` (the first node when none is). */
+const struct scen_node *scenario_local_node(const struct scenario *sc, unsigned cpu);
 
 #endif

@@ -11,6 +11,7 @@
 #include "scenario.h"
 
 int tool_regs(int argc, char **argv);     /* tools/regs.c: register coverage table */
+int tool_spe_decode(int argc, char **argv); /* tools/cmd_spe_decode.c: SPE buffer -> records */
 int tool_demo(int argc, char **argv);     /* tools/demo.c: the bundled example scenario */
 int tool_vmconfig(int argc, char **argv); /* tools/cmd_vmconfig.c: domain XML -> config */
 int tool_run(int argc, char **argv);      /* tools/cmd_run.c: run a scenario, check it */

@@ -8,8 +8,10 @@ normalized form, one per line, for the tool tests to compare with the ground tru
 KEY uses libvirt's domstats names where libvirt has one (perf.<event>,
 memory.bandwidth.monitor.<N>.node.<M>.bytes.total / .bytes.local / .id, ...name, ...vcpus),
 and vcpu.<id>.<REGISTER>.<EVENT> for a guest PMU counter, vcpu.<id>.amu.<counter> for an
-AMU counter, feature.<spe|amu|mpam> for a feature's state. OpenMetrics families are also
-listed as "#family <TAB> NAME <TAB> TYPE <TAB> UNIT".
+AMU counter (vcpu.<id>.amu.mhz: the frequency, rounded to MHz), feature.<spe|amu|mpam> for a
+feature's state; a bandwidth node also has ...node.<M>.bytes_per_second, .bound (its error
+bound) and .status. OpenMetrics families are also listed as
+"#family <TAB> NAME <TAB> TYPE <TAB> UNIT".
 
     parse.py json|openmetrics|domstats|table < REPORT
 
@@ -40,7 +42,10 @@ def parse_json(text):
             for c in v["counters"]:
                 out(name, f"vcpu.{v['id']}.{c['register']}.{c['event_name']}", c["value"])
             for k, val in v.get("amu", {}).items():
-                out(name, f"vcpu.{v['id']}.amu.{k}", val)
+                if k == "frequency_mhz":
+                    out(name, f"vcpu.{v['id']}.amu.mhz", round(val))
+                else:
+                    out(name, f"vcpu.{v['id']}.amu.{k}", val)
         for feature in ("spe", "amu", "mpam"):
             if feature in d:
                 out(name, f"feature.{feature}", d[feature]["state"])
@@ -51,8 +56,13 @@ def parse_json(text):
             out(name, f"{p}.node.count", len(mon["nodes"]))
             for m, node in enumerate(mon["nodes"]):
                 out(name, f"{p}.node.{m}.id", node["id"])
-                out(name, f"{p}.node.{m}.bytes.total", node["bytes_total"])
-                out(name, f"{p}.node.{m}.bytes_per_second", node["bytes_per_second"])
+                out(name, f"{p}.node.{m}.status", node["status"])
+                if node["status"] in ("measured", "estimated"):
+                    out(name, f"{p}.node.{m}.bytes.total", node["bytes_total"])
+                    out(name, f"{p}.node.{m}.bytes_per_second", node["bytes_per_second"])
+                    out(name, f"{p}.node.{m}.bound", node["bound_bytes"])
+                else:
+                    assert "bytes_total" not in node, "a figure without a reading"
                 if "bytes_local" in node:
                     out(name, f"{p}.node.{m}.bytes.local", node["bytes_local"])
 
@@ -72,6 +82,8 @@ def parse_openmetrics(text):
                 out(lb["domain"], f"vcpu.{lb['vcpu']}.{lb['counter']}.{lb['event']}", val)
             elif s.name == "perfvisor_vcpu_amu_events_total":
                 out(lb["domain"], f"vcpu.{lb['vcpu']}.amu.{lb['counter']}", val)
+            elif s.name == "perfvisor_vcpu_amu_frequency_hertz":
+                out(lb["domain"], f"vcpu.{lb['vcpu']}.amu.mhz", round(val / 1e6))
             elif s.name == "perfvisor_domain_feature_offered":
                 out(lb["domain"], f"feature.{lb['feature']}",
                     "measured" if val == 1 else "not offered")
@@ -86,7 +98,8 @@ def parse_openmetrics(text):
                 p = f"memory.bandwidth.monitor.{n}"
                 suffix = {"perfvisor_domain_memory_bandwidth_bytes_total": "bytes.total",
                           "perfvisor_domain_memory_bandwidth_local_bytes_total": "bytes.local",
-                          "perfvisor_domain_memory_bandwidth_bytes_per_second": "bytes_per_second"}
+                          "perfvisor_domain_memory_bandwidth_bytes_per_second": "bytes_per_second",
+                          "perfvisor_domain_memory_bandwidth_bound_bytes": "bound"}
                 out(lb["domain"], f"{p}.name", lb["monitor"])
                 out(lb["domain"], f"{p}.vcpus", lb["vcpus"])
                 out(lb["domain"], f"{p}.node.{m}.id", lb["node"])
@@ -115,15 +128,19 @@ def parse_domstats(text):
     assert domain is None, "the last record is not closed by an empty line"
 
 
+TABLE_SECTIONS = ("PERF EVENTS", "GUEST PMU COUNTERS", "AMU", "MEMORY BANDWIDTH")
+
+
 def parse_table(text):
-    """The PERF EVENTS and GUEST PMU COUNTERS sections: a title line, a header, rows of
-    columns separated by two or more spaces, an empty line."""
+    """The PERF EVENTS, GUEST PMU COUNTERS, AMU and MEMORY BANDWIDTH sections: a title line, a
+    header, rows of columns separated by two or more spaces, an empty line."""
     sections = {}
     title = None
     rows = None
+    monitors = {}
     for line in text.split("\n"):
         if title is None:
-            if line.startswith("PERF EVENTS") or line.startswith("GUEST PMU COUNTERS"):
+            if line.split(" (")[0] in TABLE_SECTIONS:
                 title = line.split(" (")[0]
                 rows = []
         elif line == "":
@@ -141,6 +158,26 @@ def parse_table(text):
             elif title == "GUEST PMU COUNTERS":
                 out(row["DOMAIN"], f"vcpu.{row['VCPU']}.{row['COUNTER']}.{row['EVENT']}",
                     int(row["VALUE"]))
+            elif title == "AMU":
+                for k in ("CPU_CYCLES", "CNT_CYCLES", "INST_RETIRED", "STALL_BACKEND_MEM"):
+                    out(row["DOMAIN"], f"vcpu.{row['VCPU']}.amu.{k.lower()}", int(row[k]))
+                mhz = re.fullmatch(r"(\d+) MHz", row["FREQUENCY"])
+                assert mhz, row["FREQUENCY"]
+                out(row["DOMAIN"], f"vcpu.{row['VCPU']}.amu.mhz", int(mhz.group(1)))
+            elif title == "MEMORY BANDWIDTH":
+                mons = monitors.setdefault(row["DOMAIN"], {})
+                nodes = mons.setdefault(row["MONITOR"], [])
+                nodes.append(row["NODE"])
+                p = f"memory.bandwidth.monitor.{list(mons).index(row['MONITOR'])}"
+                m = len(nodes) - 1
+                out(row["DOMAIN"], f"{p}.name", row["MONITOR"])
+                out(row["DOMAIN"], f"{p}.node.{m}.id", int(row["NODE"]))
+                out(row["DOMAIN"], f"{p}.node.{m}.status", row["STATUS"])
+                if row["STATUS"] in ("measured", "estimated"):
+                    out(row["DOMAIN"], f"{p}.node.{m}.bytes.total", int(row["BYTES"]))
+                    out(row["DOMAIN"], f"{p}.node.{m}.bound", int(row["BOUND"]))
+                else:
+                    assert row["BYTES"] == "-", f"a figure without a reading: {row}"
 
 
 def main():

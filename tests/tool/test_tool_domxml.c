@@ -78,7 +78,7 @@ static void test_db(void **state)
 	assert_int_equal(dom.cachetune[0].cache[0].level, 3);
 	assert_int_equal(dom.cachetune[0].cache[0].type, DOM_CACHE_BOTH);
 	assert_int_equal(dom.cachetune[0].cache[0].bytes, 2 * 1024 * 1024);
-	assert_int_equal(dom.memorytune[0].node[0].percent, 30);
+	assert_int_equal(dom.memorytune[0].node[0].percent, 20);
 	/* ref_cpu_cycles is enabled but has no Arm event: one warning, naming the line */
 	assert_int_equal(dom.nwarn, 1);
 	assert_non_null(strstr(dom.warn[0], "examples/demo/db.xml:25: <event name='ref_cpu_cycles'>"));

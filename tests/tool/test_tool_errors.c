@@ -94,6 +94,17 @@ static const struct bad cases[] = {
 	 "memory node 3 does not exist on the machine"},
 	{"run " FX "scen-guest-events.xml", FX "scen-guest-events.xml:4: <guest-pmu>:",
 	 "4 events, but domain 'tuned-a' has 2 counters"},
+	/* the machine's memory system and MPAM */
+	{"run " FX "scen-bandwidth.xml", FX "scen-bandwidth.xml:3: <memory-node>:",
+	 "bandwidth='fast' is not a bandwidth (e.g. '10GB/s', '800MB/s', '1.5GiB/s')"},
+	{"run " FX "scen-mpam-node.xml", FX "scen-mpam-node.xml:3: <memory-node>:",
+	 "id='9': MPAM numbers memory nodes 0..7"},
+	{"run " FX "scen-workload-node.xml", FX "scen-workload-node.xml:4: <workload>:",
+	 "memory-node='4' does not exist on the machine (<machine> at line 2)"},
+	{"run " FX "scen-no-cache.xml", "examples/demo/db.xml:11: <cache>:",
+	 "L3 cache 0 does not exist on the machine"},
+	{"run " FX "scen-cache-full.xml", "examples/demo/db.xml:11: <cache>:",
+	 "2048 KiB is 4 of the 8 portions of L3 cache 0, but only 2 are left"},
 };
 
 static void test_bad_input(void **state)

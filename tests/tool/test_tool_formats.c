@@ -6,7 +6,9 @@
  *
  * The truth is computed here: the same scenario is run in this process on the machine model,
  * and every expected figure is read from what the model says each vCPU executed
- * (sim_vcpu.truth), never from the library.
+ * (sim_vcpu.truth), what its pCPUs' AMUs counted while it ran (sim_vcpu.amu), and the bytes
+ * its memory traffic really moved through each node (sim/mpam_machine.h), never from the
+ * library.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +100,82 @@ static void expect_counters(const struct run_vm *v)
 	}
 }
 
+/* Each AMU counter of a vCPU of an AMU domain: what its pCPUs counted while it ran, and the
+ * frequency it ran at (one clock: the scenario's). */
+static void expect_amu(const struct run_vm *v)
+{
+	const struct domain *d = &v->sv->dom;
+	if (!(v->requested & PV_FEAT_AMU))
+		return;
+	for (unsigned c = 0; c < d->vcpus; c++) {
+		const struct sim_vcpu *sv = &run->m->vcpu[v->first_vcpu + c];
+		char key[64];
+		for (int k = 0; k < REP_AMU_COUNT; k++) {
+			snprintf(key, sizeof(key), "vcpu.%u.amu.%s", c, rep_amu_names[k]);
+			tt_figs_add_u64(&truth, d->name, key, sv->amu.cnt[k]);
+		}
+		snprintf(key, sizeof(key), "vcpu.%u.amu.mhz", c);
+		tt_figs_add_u64(&truth, d->name, key, sc->mhz);
+	}
+}
+
+/* Every <memorytune><monitor> of the whole domain: per memory node, the bytes the VM's vCPUs
+ * really moved (exact: the demo has a monitor per PARTID), their rate over the run. */
+static void expect_bandwidth(const struct run_vm *v, struct figs *f, const char *fmt)
+{
+	const struct domain *d = &v->sv->dom;
+	bool json = !strcmp(fmt, "json"), om = !strcmp(fmt, "openmetrics"),
+	     table = !strcmp(fmt, "table"), domstats = !strcmp(fmt, "domstats");
+	const struct sim_machine *m = run->m;
+	uint64_t ns = sim_mpam_machine_now(m) - sim_mpam_machine_start(m);
+	unsigned n = 0;
+	char key[128];
+	for (unsigned t = 0; t < d->nmemorytune; t++)
+		for (unsigned j = 0; j < d->memorytune[t].nmonitors; j++, n++) {
+			char name[80], vcpus[96];
+			domxml_monitor_name(d->memorytune[t].monitor[j].vcpus, name, sizeof(name));
+			cpuset_format(d->memorytune[t].monitor[j].vcpus, vcpus, sizeof(vcpus));
+			snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.name", n);
+			tt_figs_add(f, d->name, key, name);
+			if (!table) {
+				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.vcpus", n);
+				tt_figs_add(f, d->name, key, vcpus);
+			}
+			if (json || domstats) {
+				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.count", n);
+				tt_figs_add_u64(f, d->name, key, sc->nnodes);
+			}
+			for (unsigned k = 0; k < sc->nnodes; k++) {
+				unsigned id = sc->node[k].id;
+				uint64_t bytes = sim_mpam_machine_vm_bytes(m, v->sim_vm, id, false);
+				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.id", n, k);
+				tt_figs_add_u64(f, d->name, key, id);
+				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.bytes.total",
+					 n, k);
+				tt_figs_add_u64(f, d->name, key, bytes);
+				if (json || table) {
+					snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.status",
+						 n, k);
+					tt_figs_add(f, d->name, key, "measured");
+				}
+				if (!domstats) {
+					snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.bound",
+						 n, k);
+					tt_figs_add_u64(f, d->name, key, 0);
+				}
+				if (json || om) {
+					snprintf(key, sizeof(key),
+						 "memory.bandwidth.monitor.%u.node.%u.bytes_per_second", n, k);
+					tt_figs_add_u64(f, d->name, key,
+							(uint64_t)((unsigned __int128)bytes * 1000000000u / ns));
+				}
+			}
+		}
+	if (domstats && n) {
+		tt_figs_add_u64(f, d->name, "memory.bandwidth.monitor.count", n);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -112,6 +190,7 @@ static int setup(void **state)
 	for (unsigned i = 0; i < run->nvms; i++) {
 		expect_perf(&run->vm[i]);
 		expect_counters(&run->vm[i]);
+		expect_amu(&run->vm[i]);
 	}
 	return 0;
 }
@@ -149,16 +228,21 @@ static void stats(const char *scenario, const char *fmt, struct figs *out, char 
 	tt_free(&p);
 }
 
-static const char *const watched[] = {"perf.", "vcpu.", NULL};
+static const char *const watched[] = {"perf.", "vcpu.", "memory.", NULL};
 
 static void check_format(const char *fmt, const char *const *prefixes)
 {
 	tt_require_parsers();
-	struct figs got = {0};
+	struct figs got = {0}, want = {0};
+	for (size_t i = 0; i < truth.n; i++)
+		tt_figs_add(&want, truth.f[i].domain, truth.f[i].key, truth.f[i].value);
+	for (unsigned i = 0; i < run->nvms; i++)
+		expect_bandwidth(&run->vm[i], &want, fmt);
 	stats(DEMO, fmt, &got, NULL);
-	assert_true(truth.n > 20);
-	assert_int_equal(tt_figs_compare(&truth, &got, fmt, prefixes), 0);
+	assert_true(want.n > 60);
+	assert_int_equal(tt_figs_compare(&want, &got, fmt, prefixes), 0);
 	tt_figs_free(&got);
+	tt_figs_free(&want);
 }
 
 static void test_json(void **state)
@@ -179,7 +263,8 @@ static void test_table(void **state)
 	check_format("table", watched);
 }
 
-/* domstats carries only libvirt's keys: exactly perf.<event> of every measured event. */
+/* domstats carries only libvirt's keys: exactly perf.<event> of every measured event and
+ * memory.bandwidth.monitor.* of every monitor. */
 static void test_domstats(void **state)
 {
 	(void)state;
@@ -188,6 +273,8 @@ static void test_domstats(void **state)
 	for (size_t i = 0; i < truth.n; i++)
 		if (!strncmp(truth.f[i].key, "perf.", 5))
 			tt_figs_add(&want, truth.f[i].domain, truth.f[i].key, truth.f[i].value);
+	for (unsigned i = 0; i < run->nvms; i++)
+		expect_bandwidth(&run->vm[i], &want, "domstats");
 	char *raw;
 	stats(DEMO, "domstats", &got, &raw);
 	static const char *const everything[] = {"", NULL};
@@ -196,11 +283,22 @@ static void test_domstats(void **state)
 	assert_non_null(strstr(raw, "Domain: 'web'\n  perf.cpu_cycles="));
 	assert_non_null(strstr(raw, "\n\nDomain: 'db'\n"));
 	assert_non_null(strstr(raw, "\n\nDomain: 'branchy'\n"));
+	/* libvirt's exact key names and order (virsh domstats --memory). */
+	assert_non_null(strstr(raw, "  perf.cache_misses=999840\n"
+				    "  memory.bandwidth.monitor.count=1\n"
+				    "  memory.bandwidth.monitor.0.name=vcpus_0\n"
+				    "  memory.bandwidth.monitor.0.vcpus=0\n"
+				    "  memory.bandwidth.monitor.0.node.count=2\n"
+				    "  memory.bandwidth.monitor.0.node.0.id=0\n"
+				    "  memory.bandwidth.monitor.0.node.0.bytes.total="));
+	assert_non_null(strstr(raw, "  memory.bandwidth.monitor.0.name=vcpus_0-1\n"));
 	/* Not measured, so not there: bus_cycles (not implemented), ref_cpu_cycles (no Arm
-	 * event), memory.bandwidth.* (MPAM not offered yet). */
+	 * event), bytes.local (an MSC counts a PARTID's bytes, whichever pCPU sent them), and
+	 * nothing of branchy, which has no monitor. */
 	assert_null(strstr(raw, "perf.bus_cycles"));
 	assert_null(strstr(raw, "perf.ref_cpu_cycles"));
-	assert_null(strstr(raw, "memory.bandwidth"));
+	assert_null(strstr(raw, "bytes.local"));
+	assert_null(strstr(strstr(raw, "Domain: 'branchy'"), "memory."));
 	free(raw);
 	tt_figs_free(&want);
 	tt_figs_free(&got);
@@ -244,12 +342,27 @@ static void test_openmetrics_families(void **state)
 		"#family\tperfvisor_domain_perf_events\tcounter\t\n",
 		"#family\tperfvisor_vcpu_pmu_counter\tgauge\t\n",
 		"#family\tperfvisor_domain_feature_offered\tgauge\t\n",
+		"#family\tperfvisor_vcpu_amu_events\tcounter\t\n",
+		"#family\tperfvisor_vcpu_amu_frequency_hertz\tgauge\thertz\n",
+		"#family\tperfvisor_domain_memory_bandwidth_bytes\tcounter\tbytes\n",
+		"#family\tperfvisor_domain_memory_bandwidth_bytes_per_second\tgauge\tbytes_per_second\n",
+		"#family\tperfvisor_domain_memory_bandwidth_bound_bytes\tgauge\tbytes\n",
+		"#family\tperfvisor_domain_memory_bandwidth_limit_ratio\tgauge\tratio\n",
 	};
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		if (!strstr(r.out, families[i]))
+			fprintf(stderr, "missing %s", families[i]);
 		assert_non_null(strstr(r.out, families[i]));
-	/* MPAM and the AMU are not offered on this machine: no figure, so no family. */
-	assert_null(strstr(r.out, "memory_bandwidth"));
-	assert_null(strstr(r.out, "amu"));
+	}
+	/* No pCPU counts bytes.local: no family. */
+	assert_null(strstr(r.out, "local_bytes"));
+	tt_free(&r);
+	/* Labels: domain, monitor, vCPUs, node; the cap db's <memorytune> applies. */
+	r = tt_run(TOOL_BIN " stats --format openmetrics " DEMO, NULL);
+	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_bytes_total{domain=\"db\","
+				      "monitor=\"vcpus_0\",vcpus=\"0\",node=\"0\"} "));
+	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_limit_ratio{domain=\"db\","
+				      "vcpus=\"0\",node=\"0\"} 0.20\n"));
 	tt_free(&r);
 }
 
@@ -265,7 +378,7 @@ static void test_not_offered(void **state)
 	assert_string_equal(f->value, "not offered");
 	f = tt_figs_find(&got, "db", "feature.amu");
 	assert_non_null(f);
-	assert_string_equal(f->value, "not offered");
+	assert_string_equal(f->value, "measured");
 	assert_null(tt_figs_find(&got, "batch", "feature.spe")); /* not asked for */
 	tt_figs_free(&got);
 	struct cmd_result r = tt_run(TOOL_BIN " stats " DEMO, NULL);
@@ -273,7 +386,20 @@ static void test_not_offered(void **state)
 	assert_non_null(strstr(r.out, "db: perf.ref_cpu_cycles not offered: no Arm PMUv3 "));
 	assert_non_null(strstr(r.out, "branchy: perf.bus_cycles not offered: the machine's PMU "
 				      "does not implement BUS_CYCLES"));
-	assert_non_null(strstr(r.out, "web: MPAM not offered: "));
+	assert_non_null(strstr(r.out, "web: SPE not offered: "));
+	tt_free(&r);
+	/* The same domains on a machine without the AMU and MPAM: said so, never a number. */
+	const char *path = tt_demo_variant("plain.xml", "-e 's| amu=\"on\"||' -e '/<mpam /d'");
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats %s", path);
+	r = tt_run(cmd, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "web: MPAM not offered: the machine does not implement MPAM\n"));
+	assert_non_null(strstr(r.out, "db: AMU not offered: the machine does not implement the AMU\n"));
+	assert_non_null(strstr(r.out, "db      0      memory node 0      20% of its bandwidth   "
+				      "no (MPAM not offered)\n"));
+	assert_null(strstr(r.out, "MEMORY BANDWIDTH"));
+	assert_null(strstr(r.out, "\nAMU"));
 	tt_free(&r);
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report formats on a hand-made report that carries every kind of figure, including the
- * ones the SPE/AMU/MPAM hooks will fill once those modules land (memory bandwidth per monitor
- * and node, AMU counters): exact libvirt domstats key names, OpenMetrics families with their
- * types and units as the Prometheus client parses them, and the same figures in JSON.
+ * The report formats on a hand-made report that carries every kind of figure, including some
+ * no run of the demo produces (bytes.local, an estimate with its bound, a node whose monitor
+ * is not ready): exact libvirt domstats key names, OpenMetrics families with their types and
+ * units as the Prometheus client parses them, and the same figures in JSON and the table.
  * No run is involved: the numbers are this test's own, they are never shown to a user.
  */
 #include <stdarg.h>
@@ -39,6 +39,7 @@ static void build(void)
 	d->pmu_counters = 2;
 	d->def = &def;
 	d->limits_enforced = true;
+	d->memorytune_applied[0] = true;
 	d->nperf = 2;
 	d->perf[0] = (struct rep_perf){.event = DOM_PERF_cpu_cycles, .state = REP_MEASURED,
 				       .value = 1000};
@@ -47,7 +48,8 @@ static void build(void)
 	for (unsigned c = 0; c < 2; c++) {
 		d->vcpu[c] = (struct rep_vcpu){.id = c, .pcpu = c, .ncounters = 1,
 					       .amu_measured = true,
-					       .amu = {10 + c, 20 + c, 30 + c, 40 + c}};
+					       .amu = {10 + c, 20 + c, 30 + c, 40 + c},
+					       .amu_mhz = 1000.0 + c};
 		d->vcpu[c].counter[0] = (struct rep_counter){.index = REP_CYCLE_COUNTER,
 							     .event = PV_EVT_CPU_CYCLES,
 							     .value = 500 + c};
@@ -58,14 +60,21 @@ static void build(void)
 	d->nmonitors = 2;
 	d->monitor[0] = (struct rep_bw_monitor){
 		.name = "vcpus_0", .vcpus = 0x1, .nnodes = 2,
-		.node = {{.id = 0, .bytes_total = 4000, .has_local = true, .bytes_local = 3000},
-			 {.id = 2, .bytes_total = 1000, .has_local = true, .bytes_local = 0}}};
-	d->monitor[1] = (struct rep_bw_monitor){.name = "vcpus_1", .vcpus = 0x2, .nnodes = 1,
-						.node = {{.id = 2, .bytes_total = 8000}}};
+		.node = {{.id = 0, .bytes_total = 4000, .bytes_per_s = 8000, .has_local = true,
+			  .bytes_local = 3000, .limit_percent = 30},
+			 {.id = 2, .bytes_total = 1000, .bytes_per_s = 2000, .has_local = true,
+			  .bytes_local = 0, .limit_percent = 60}}};
+	d->monitor[1] = (struct rep_bw_monitor){
+		.name = "vcpus_1", .vcpus = 0x2, .nnodes = 2,
+		.node = {{.id = 2, .status = REP_BW_ESTIMATED, .bytes_total = 8000, .bound = 500,
+			  .bytes_per_s = 16000, .bound_per_s = 1000},
+			 {.id = 3, .status = REP_BW_NOT_READY}}};
 	snprintf(dom[1].name, sizeof(dom[1].name), "empty");
 	dom[1].nvcpus = 1;
 	rep = (struct report){.scenario = "synthetic", .source = "none", .cpus = 2, .mhz = 1000,
 			      .pmu_version = PV_PMUVER_V3P5, .pmu_counters = 6, .seconds = 0.5,
+			      .amu = true, .mpam = true, .partids = 8, .bw_monitors = 2, .nnodes = 3,
+			      .node = {{0, 0x1, 10000}, {2, 0x2, 20000}, {3, 0, 30000}},
 			      .ndomains = 2, .domain = dom};
 }
 
@@ -107,30 +116,41 @@ static void want(struct figs *w, const char *fmt)
 	char key[96];
 	static const struct {
 		unsigned mon, idx, id;
-		const char *total, *local, *rate;
-	} nodes[] = {{0, 0, 0, "4000", "3000", "8000"},
-		     {0, 1, 2, "1000", "0", "2000"},
-		     {1, 0, 2, "8000", NULL, "16000"}};
+		const char *status, *total, *local, *rate, *bound;
+	} nodes[] = {{0, 0, 0, "measured", "4000", "3000", "8000", "0"},
+		     {0, 1, 2, "measured", "1000", "0", "2000", "0"},
+		     {1, 0, 2, "estimated", "8000", NULL, "16000", "500"},
+		     {1, 1, 3, "not ready", NULL, NULL, NULL, NULL}};
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
 		unsigned m = nodes[i].idx;
+		if (!nodes[i].total && !json && !domstats)
+			continue; /* OpenMetrics: no sample, so no trace of the node */
+		snprintf(key, sizeof(key), "%s.%u.node.%u.id", p, nodes[i].mon, m);
+		char id[8];
+		snprintf(id, sizeof(id), "%u", nodes[i].id);
+		tt_figs_add(w, a, key, id);
+		if (json) {
+			snprintf(key, sizeof(key), "%s.%u.node.%u.status", p, nodes[i].mon, m);
+			tt_figs_add(w, a, key, nodes[i].status);
+		}
+		if (!nodes[i].total)
+			continue; /* not ready: no number in any format */
 		snprintf(key, sizeof(key), "%s.%u.node.%u.bytes.total", p, nodes[i].mon, m);
 		tt_figs_add(w, a, key, nodes[i].total);
 		if (nodes[i].local) {
 			snprintf(key, sizeof(key), "%s.%u.node.%u.bytes.local", p, nodes[i].mon, m);
 			tt_figs_add(w, a, key, nodes[i].local);
 		}
-		if (!domstats) { /* over the run's 0.5 s */
+		if (!domstats) { /* libvirt has no key for these */
 			snprintf(key, sizeof(key), "%s.%u.node.%u.bytes_per_second", p, nodes[i].mon, m);
 			tt_figs_add(w, a, key, nodes[i].rate);
+			snprintf(key, sizeof(key), "%s.%u.node.%u.bound", p, nodes[i].mon, m);
+			tt_figs_add(w, a, key, nodes[i].bound);
 		}
-		snprintf(key, sizeof(key), "%s.%u.node.%u.id", p, nodes[i].mon, m);
-		char id[8];
-		snprintf(id, sizeof(id), "%u", nodes[i].id);
-		tt_figs_add(w, a, key, id);
 	}
 	if (domstats || json) { /* OpenMetrics has no count */
 		tt_figs_add(w, a, "memory.bandwidth.monitor.0.node.count", "2");
-		tt_figs_add(w, a, "memory.bandwidth.monitor.1.node.count", "1");
+		tt_figs_add(w, a, "memory.bandwidth.monitor.1.node.count", "2");
 	}
 }
 
@@ -155,9 +175,10 @@ static void test_domstats(void **state)
 		"  memory.bandwidth.monitor.0.node.1.bytes.total=1000\n"
 		"  memory.bandwidth.monitor.1.name=vcpus_1\n"
 		"  memory.bandwidth.monitor.1.vcpus=1\n"
-		"  memory.bandwidth.monitor.1.node.count=1\n"
+		"  memory.bandwidth.monitor.1.node.count=2\n"
 		"  memory.bandwidth.monitor.1.node.0.id=2\n"
 		"  memory.bandwidth.monitor.1.node.0.bytes.total=8000\n"
+		"  memory.bandwidth.monitor.1.node.1.id=3\n"
 		"\n"
 		"Domain: 'empty'\n"
 		"\n";
@@ -189,14 +210,23 @@ static void test_json(void **state)
 	tt_figs_add(&w, a, "vcpu.1.PMCCNTR.CPU_CYCLES", "501");
 	tt_figs_add(&w, a, "vcpu.0.amu.cpu_cycles", "10");
 	tt_figs_add(&w, a, "vcpu.1.amu.stall_backend_mem", "41");
+	tt_figs_add(&w, a, "vcpu.1.amu.mhz", "1001");
 	tt_figs_add(&w, a, "feature.spe", "not offered");
 	tt_figs_add(&w, a, "feature.amu", "measured");
 	static const char *const watched[] = {"perf.", "memory.", NULL};
 	assert_int_equal(tt_figs_compare(&w, &got, "json", watched), 0);
-	/* the rate and the limits */
-	assert_non_null(strstr(text, "\"bytes_per_second\": 8000.0}"));
+	/* the rate, the bound, the cap in force, the limits, the machine */
+	assert_non_null(strstr(text, "{\"id\": 2, \"status\": \"estimated\", \"bytes_total\": 8000, "
+				     "\"bound_bytes\": 500, \"bytes_per_second\": 16000, "
+				     "\"bound_bytes_per_second\": 1000}"));
+	assert_non_null(strstr(text, "{\"id\": 3, \"status\": \"not ready\"}"));
+	assert_non_null(strstr(text, "\"bytes_local\": 3000, \"limit_percent\": 30}"));
 	assert_non_null(strstr(text, "\"limits\": {\"applied\": true, \"memorytune\": [{\"vcpus\": "
-				     "\"0-1\", \"nodes\": [{\"id\": 0, \"bandwidth_percent\": 30}"));
+				     "\"0-1\", \"applied\": true, \"nodes\": [{\"id\": 0, "
+				     "\"bandwidth_percent\": 30}"));
+	assert_non_null(strstr(text, "\"amu\": true, \"mpam\": {\"partids\": 8, "
+				     "\"bandwidth_monitors\": 2}, \"memory_nodes\": [{\"id\": 0, \"cpus\": "
+				     "\"0\", \"bandwidth_bytes_per_second\": 10000}"));
 	assert_non_null(strstr(text, "\"cmt\": {\"state\": \"not offered\", \"reason\": \"no Arm "
 				     "event\"}"));
 	tt_figs_free(&got);
@@ -223,6 +253,8 @@ static void test_openmetrics(void **state)
 		"#family\tperfvisor_domain_memory_bandwidth_bytes\tcounter\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_local_bytes\tcounter\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bytes_per_second\tgauge\tbytes_per_second\n",
+		"#family\tperfvisor_domain_memory_bandwidth_bound_bytes\tgauge\tbytes\n",
+		"#family\tperfvisor_vcpu_amu_frequency_hertz\tgauge\thertz\n",
 		"#family\tperfvisor_domain_memory_bandwidth_limit_ratio\tgauge\tratio\n",
 		"#family\tperfvisor_vcpu_amu_events\tcounter\t\n",
 		"#family\tperfvisor_domain_perf_events\tcounter\t\n",
@@ -237,7 +269,13 @@ static void test_openmetrics(void **state)
 				     "\\\"a\\\"\",monitor=\"vcpus_0\",vcpus=\"0\",node=\"2\"} 1000\n"));
 	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_bytes_per_second{domain="
 				     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
-				     "16000.0\n"));
+				     "16000\n"));
+	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_bound_bytes{domain="
+				     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
+				     "500\n"));
+	assert_non_null(strstr(text, "perfvisor_vcpu_amu_frequency_hertz{domain=\"tenant \\\"a\\\"\","
+				     "vcpu=\"1\"} 1001000000\n"));
+	assert_null(strstr(text, "node=\"3\"")); /* not ready: no sample */
 	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_limit_ratio{domain=\"tenant "
 				     "\\\"a\\\"\",vcpus=\"0-1\",node=\"2\"} 0.60\n"));
 	assert_non_null(strstr(text, "perfvisor_vcpu_amu_events_total{domain=\"tenant \\\"a\\\"\","
@@ -255,11 +293,27 @@ static void test_table(void **state)
 	(void)state;
 	build();
 	char *text = render(FMT_TABLE);
-	assert_non_null(strstr(text, "MEMORY BANDWIDTH (per monitor and memory node)\n"));
-	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     2   8000            -    16000\n"));
-	assert_non_null(strstr(text, "AMU (each vCPU's activity monitors)\n"));
+	assert_non_null(strstr(text, "\nMEMORY BANDWIDTH (per monitor and memory node, over the run; "
+				     "domstats memory.bandwidth.monitor.*)\n"));
+	assert_non_null(strstr(text, "tenant \"a\"  vcpus_0     0   4000      0  8.0 KB/s   30% = 3.0 KB/s   "
+				     "measured\n"));
+	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     2   8000    500  16.0 KB/s  -                "
+				     "estimated\n"));
+	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     3      -      -  -          -                "
+				     "not ready\n"));
+	assert_non_null(strstr(text, "AMU (each vCPU's activity monitors; frequency = CPU_CYCLES / "
+				     "CNT_CYCLES)\n"));
+	assert_non_null(strstr(text, "1001 MHz\n"));
 	assert_non_null(strstr(text, "memory node 2  60% of its bandwidth  yes\n"));
 	assert_non_null(strstr(text, "tenant \"a\": SPE not offered: not yet\n"));
+	assert_non_null(strstr(text, ", AMUv1p1, MPAM with 8 PARTIDs and 2 bandwidth monitors per "
+				     "memory node\nmemory node 0: 10.0 KB/s, local to pCPUs 0\n"));
+	tt_require_parsers();
+	struct cmd_result r = parse("table", text);
+	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.0.bound\t500\n"));
+	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.1.status\tnot ready\n"));
+	assert_null(strstr(r.out, "monitor.1.node.1.bytes"));
+	tt_free(&r);
 	free(text);
 }
 

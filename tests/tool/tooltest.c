@@ -53,6 +53,22 @@ const char *tt_write_tmp(const char *name, const char *text)
 	return path;
 }
 
+const char *tt_demo_variant(const char *name, const char *sed)
+{
+	static char path[256];
+	char cmd[768];
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e 's|<vm file=\"|<vm file=\"../../../../examples/demo/|' %s "
+		 "examples/demo/scenario.xml",
+		 sed);
+	struct cmd_result s = tt_run(cmd, NULL);
+	if (s.status != 0)
+		abort();
+	snprintf(path, sizeof(path), "%s", tt_write_tmp(name, s.out));
+	tt_free(&s);
+	return path;
+}
+
 struct cmd_result tt_run(const char *cmd, const char *input)
 {
 	static unsigned seq;

@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The tool under test; a build in another directory (make check-sanitize) names its own. */
+#ifndef TOOL_BIN
 #define TOOL_BIN "build/perfvisor"
+#endif
 /* Debian's Python: the one python3-prometheus-client installs into. */
 #define PYTHON "/usr/bin/python3"
 #define PARSE PYTHON " tests/tool/parse.py"
@@ -52,7 +55,11 @@ void tt_figs_free(struct figs *s);
 unsigned tt_figs_compare(const struct figs *want, const struct figs *got, const char *what,
 			 const char *const *prefixes);
 
-/* Writes `text` to a fresh file under build/tests/tool/tmp and returns its path (static). */
+/* Writes `text` to a fresh file under build/tests/tool/tmp and returns its path (static,
+ * reused by the next call and by tt_run). */
 const char *tt_write_tmp(const char *name, const char *text);
+/* examples/demo/scenario.xml edited by the sed arguments `sed` (e.g. "-e 's|a|b|'"), written
+ * under build/tests/tool/tmp with its <vm file> paths still resolving: its path (static). */
+const char *tt_demo_variant(const char *name, const char *sed);
 
 #endif

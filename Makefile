@@ -7,6 +7,10 @@
 #   make aarch64    the core, freestanding, for aarch64
 #   make docs       regenerate docs/registers.md from the register table
 #   make deps       install the Debian packages the build needs (as root)
+#   make check-sanitize  the host tests again, built with AddressSanitizer + UBSan
+#   make memcheck   the host tests under valgrind memcheck
+#   make lint       cppcheck and clang-tidy (.clang-tidy, .cppcheck-suppressions)
+#   make fuzz       every libFuzzer target of tests/fuzz/ for FUZZ_SECONDS (60) each
 
 CC      ?= cc
 BUILD   := build
@@ -62,7 +66,8 @@ AARCH64_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -ffreestanding -fno-builtin
                   -mgeneral-regs-only -Iinclude
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
-.PHONY: all check demo bench aarch64 aarch64-cc docs clean deps check-deps tests
+.PHONY: all check demo bench aarch64 aarch64-cc docs clean deps check-deps tests check-host \
+	check-sanitize memcheck lint fuzz fuzz-build
 .SECONDARY:
 all: $(LIB) $(SIMLIB) $(TOOL) tests
 
@@ -101,8 +106,9 @@ $(BUILD)/tests/scenario/%: tests/scenario/%.c $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -I. -o $@ $< $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS) -lm
 
-# Tool tests run build/perfvisor and parse its output with real parsers; they link the tool's
-# modules to compute the ground truth themselves.
+# Tool tests run the tool of their own build ($(TOOL)) and parse its output with real
+# parsers; they link the tool's modules to compute the ground truth themselves.
+$(BUILD)/tests/tool/%: CFLAGS_HOST += -DTOOL_BIN='"$(TOOL)"'
 $(BUILD)/tests/tool/%: tests/tool/%.c $(TOOL) $(TOOL_LIB_OBJS) $(TOOLTEST_SUPPORT) $(SIMLIB) $(LIB) $(wildcard tests/tool/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) $(TOOL_CFLAGS) -I. -Itools -o $@ $< $(TOOL_LIB_OBJS) $(TOOLTEST_SUPPORT) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(LDFLAGS_HOST) $(TOOL_LIBS) $(CMOCKA_LIBS) -lm
@@ -129,6 +135,74 @@ check: tests $(if $(QEMU_CHECK_AVAILABLE),hyp)
 
 demo: $(TOOL)
 	@$(TOOL) demo
+
+# ---- Hardening (docs/security.md): sanitizers, valgrind, analysers, fuzzing ------------------
+
+# The host tests alone (unit, scenario, tool), logs in $(BUILD)/test-logs.
+check-host: tests
+	@TEST_LOGDIR=$(BUILD)/test-logs sh tests/run.sh $(TEST_BINS)
+
+# The host tests built with ASan + UBSan in a directory of their own; any report fails its test.
+SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+check-sanitize:
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	 $(MAKE) --no-print-directory BUILD=build/sanitize SANITIZE="$(SAN_FLAGS)" check-host
+
+# The host tests under valgrind memcheck (the tool's runs by the tool tests included): any
+# error or definite leak fails the binary's tests.
+VALGRIND ?= valgrind
+MEMCHECK := $(VALGRIND) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	--trace-children=yes --trace-children-skip='*python3*,*/jq'
+memcheck: tests $(TOOL)
+	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" sh tests/run.sh $(TEST_BINS)
+
+# cppcheck and clang-tidy on the core and the fuzz targets; the configurations are checked in.
+LINT_DIRS  := trap vpmu vamu vmpam
+LINT_SRCS  := $(sort $(wildcard $(addsuffix /*.c,$(LINT_DIRS))))
+LINT_FUZZ  := $(sort $(wildcard tests/fuzz/*.c))
+CPPCHECK   ?= cppcheck
+CLANG_TIDY ?= clang-tidy
+lint:
+	@sh tests/lint.sh "$(CPPCHECK)" "$(CLANG_TIDY)" "$(LINT_SRCS)" "$(LINT_FUZZ)" \
+		"$(TOOL_CFLAGS)"
+
+# libFuzzer targets (clang): the core and the plain-memory platform built with the fuzzer's
+# coverage and ASan + UBSan; each target runs FUZZ_SECONDS from its corpus in tests/fuzz/corpus/.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := $(BUILD)/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -Itests/support -I. -MMD -MP \
+                $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
+FUZZ_CORE    := $(CORE_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_MEMPLAT := $(FUZZ_BUILD)/tests/support/memplat.o
+FUZZ_DOMXML  := $(FUZZ_BUILD)/tools/domxml.o $(FUZZ_BUILD)/tools/xmlutil.o
+# fuzz_trap sees every platform call the core makes: they are --wrap'ed around memplat's.
+FUZZ_WRAP    := -Wl,--wrap=pv_plat_sysreg_read,--wrap=pv_plat_sysreg_write,--wrap=pv_plat_virq_set
+
+$(FUZZ_CORE) $(FUZZ_MEMPLAT): $(FUZZ_BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h tests/support/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_DOMXML): $(FUZZ_BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h tools/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -D_DEFAULT_SOURCE $(TOOL_CFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_trap: tests/fuzz/fuzz_trap.c tests/fuzz/fuzz.h $(FUZZ_CORE) $(FUZZ_MEMPLAT)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT) $(FUZZ_WRAP)
+$(FUZZ_BUILD)/fuzz_msc: tests/fuzz/fuzz_msc.c tests/fuzz/fuzz.h $(FUZZ_CORE) $(FUZZ_MEMPLAT)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT)
+$(FUZZ_BUILD)/fuzz_domxml: tests/fuzz/fuzz_domxml.c tests/fuzz/fuzz.h $(FUZZ_DOMXML) $(FUZZ_CORE) $(FUZZ_MEMPLAT)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -D_DEFAULT_SOURCE $(TOOL_CFLAGS) -Itools -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_DOMXML) $(FUZZ_CORE) $(FUZZ_MEMPLAT) $(TOOL_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+# Ends with "N passed, M failed": one test per target, failed by a crash or a broken invariant.
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
 bench: $(BENCH_BINS)
 	@sh bench/run.sh $(BENCH_BINS)

@@ -7,7 +7,7 @@ set -eu
 
 # package  : how to tell it is present
 required="build-essential:cc libcmocka-dev:/usr/include/cmocka.h pkg-config:pkg-config libxml2-dev:/usr/include/libxml2/libxml/parser.h libvirt-dev:/usr/include/libvirt/libvirt.h"
-optional="valgrind:valgrind gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-arm:qemu-system-aarch64 python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client jq:jq"
+optional="valgrind:valgrind gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-arm:qemu-system-aarch64 python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client jq:jq clang:clang libclang-rt-dev:/usr/share/doc/libclang-rt-dev clang-tidy:clang-tidy cppcheck:cppcheck"
 
 present() {
 	case "$1" in

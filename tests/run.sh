@@ -1,16 +1,18 @@
 #!/bin/sh
 # Runs test binaries (cmocka) and ends with one summary line: "N passed, M failed[, K skipped]".
 # A binary that dies without a cmocka summary counts as one failure. Output of each binary is
-# kept in build/test-logs/ and shown in full when it failed.
+# kept in build/test-logs/ (TEST_LOGDIR) and shown in full when it failed. TEST_WRAPPER, if
+# set, is the command each binary runs under (make memcheck: valgrind).
 passed=0
 failed=0
 skipped=0
-logdir=build/test-logs
+logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
 for bin in "$@"; do
 	name=$(basename "$bin")
 	log="$logdir/$name.log"
-	"$bin" >"$log" 2>&1
+	# shellcheck disable=SC2086
+	${TEST_WRAPPER:-} "$bin" >"$log" 2>&1
 	rc=$?
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | head -n1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | head -n1)

@@ -291,6 +291,57 @@ compare_counts_pvinit() {
 	fi
 }
 
+# ---- Adversarial guests (tests/guest/attack_*.c, docs/security.md) ------------------------
+# Two attacking VMs beside the exact-counting one. Each attacker counts its attempts and the
+# ones that did not get the architected answer; the runner adds what no guest can see: the
+# hypervisor finished, its own counter (the host counter above HPMN, self-measurement) kept
+# counting sanely and PMSELR_EL0 kept its value, and the exact VM's counts are the ones it has
+# alone. Prints "attacks: <tried>, escapes: <n>"; one test, passed with zero escapes.
+attack_suite() {
+	scenario attack "vm0=exact vm1=attack_pmu vm2=attack_irq slice_us=50" \
+		pmu_exact attack_pmu attack_irq
+	log=$logdir/attack.log
+	tried=0
+	escaped=0
+	for vm in attack_pmu attack_irq; do
+		line=$(sed -n "s/^\[$vm\] attacks: \([0-9]*\), escapes: \([0-9]*\)\$/\1 \2/p" "$log")
+		if [ -z "$line" ]; then
+			echo "attack: $vm did not report (an escape)"
+			tried=$((tried + 1))
+			escaped=$((escaped + 1))
+			continue
+		fi
+		echo "attack: $vm: attacks: ${line% *}, escapes: ${line#* }"
+		tried=$((tried + ${line% *}))
+		escaped=$((escaped + ${line#* }))
+	done
+	# hyp_check TITLE: one attempt of the run as a whole, held when the command before did.
+	hyp_check() {
+		st=$?
+		tried=$((tried + 1))
+		if [ "$st" -ne 0 ]; then
+			escaped=$((escaped + 1))
+			echo "attack: ESCAPE: $1"
+		fi
+	}
+	grep -q '^hyp: all VMs ended' "$log"
+	hyp_check "the hypervisor did not finish the run"
+	grep -q '^hyp: overhead sysreg-pmu ' "$log" &&
+		! grep -q 'PMSELR_EL0 was changed' "$log" &&
+		! awk '/^hyp: overhead / && $(NF - 2) + 0 > 100000 { bad = 1 } END { exit !bad }' "$log"
+	hyp_check "the host counter was reset or stopped (hyp overhead figures, PMSELR_EL0)"
+	a=$(counts "$logdir/exact_alone.log" exact)
+	b=$(counts "$log" exact)
+	[ -n "$a" ] && [ "$a" = "$b" ]
+	hyp_check "the exact VM's counts moved beside the attackers"
+	echo "attacks: $tried, escapes: $escaped"
+	if [ "$escaped" -eq 0 ]; then
+		pass
+	else
+		fail "attack: $escaped escapes"
+	fi
+}
+
 summary() {
 	if [ "$skipped" -ne 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"
@@ -328,6 +379,7 @@ check)
 		exact_alone exact exact_busy exact
 	finished_first "exact_busy: the busy VMs ran during all of exact's windows" exact_busy exact \
 		busy1 busy2 busy3
+	attack_suite
 	linux_suite
 	summary
 	;;

@@ -1,0 +1,72 @@
+#!/bin/sh
+# make lint: cppcheck and clang-tidy with the configurations checked in at the top of the tree
+# (.cppcheck-suppressions, .clang-tidy).
+#   lint.sh CPPCHECK CLANG_TIDY "CORE_SOURCES" "FUZZ_SOURCES" "TOOL_CFLAGS"
+# One test per analyser and set of sources; an analyser that is not installed is a failure
+# (CI installs both). Ends with "N passed, M failed".
+cppcheck=$1
+tidy=$2
+core=$3
+fuzz=$4
+toolcflags=$5
+passed=0
+failed=0
+logdir=build/lint
+mkdir -p "$logdir"
+
+result() { # result NAME STATUS LOG
+	if [ "$2" -eq 0 ]; then
+		echo "lint: $1: clean"
+		passed=$((passed + 1))
+	else
+		echo "lint: $1: FAILED (log: $3)"
+		grep -E '(warning|error|style|performance|portability):' "$3" | head -n 20 | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+}
+
+run_cppcheck() { # run_cppcheck NAME SOURCES FLAGS...
+	name=$1
+	srcs=$2
+	shift 2
+	log=$logdir/cppcheck-$name.log
+	if ! command -v "$cppcheck" >/dev/null 2>&1; then
+		echo "$cppcheck: not installed (apt-get install cppcheck)" >"$log"
+		result "cppcheck $name" 1 "$log"
+		return
+	fi
+	# shellcheck disable=SC2086
+	"$cppcheck" --enable=warning,style,performance,portability --std=c11 --inline-suppr -q \
+		--suppressions-list=.cppcheck-suppressions --error-exitcode=1 \
+		--template='{file}:{line}: {severity}: {message} [{id}]' "$@" $srcs >"$log" 2>&1
+	result "cppcheck $name" $? "$log"
+}
+
+run_tidy() { # run_tidy NAME SOURCES FLAGS...
+	name=$1
+	srcs=$2
+	shift 2
+	log=$logdir/clang-tidy-$name.log
+	if ! command -v "$tidy" >/dev/null 2>&1; then
+		echo "$tidy: not installed (apt-get install clang-tidy)" >"$log"
+		result "clang-tidy $name" 1 "$log"
+		return
+	fi
+	# shellcheck disable=SC2086
+	"$tidy" --quiet $srcs -- "$@" >"$log" 2>&1
+	st=$?
+	# Findings are errors (WarningsAsErrors); anything reported at all fails.
+	grep -qE '(warning|error): ' "$log" && st=1
+	result "clang-tidy $name" $st "$log"
+}
+
+run_cppcheck core "$core" -Iinclude -D__GNUC__
+run_tidy core "$core" -std=c11 -Iinclude -ffreestanding
+if [ -n "$fuzz" ]; then
+	# shellcheck disable=SC2086
+	run_cppcheck fuzz "$fuzz" -Iinclude -Itests/support -Itools
+	# shellcheck disable=SC2086
+	run_tidy fuzz "$fuzz" -std=c11 -D_DEFAULT_SOURCE -Iinclude -Itests/support -Itools -I. $toolcflags
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -158,7 +158,7 @@ memcheck: tests $(TOOL)
 	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" sh tests/run.sh $(TEST_BINS)
 
 # cppcheck and clang-tidy on the core and the fuzz targets; the configurations are checked in.
-LINT_DIRS  := trap vpmu vamu vmpam
+LINT_DIRS  := trap vpmu vamu vmpam vspe
 LINT_SRCS  := $(sort $(wildcard $(addsuffix /*.c,$(LINT_DIRS))))
 LINT_FUZZ  := $(sort $(wildcard tests/fuzz/*.c))
 CPPCHECK   ?= cppcheck

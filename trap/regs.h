@@ -133,6 +133,31 @@
 /* All four AMU families at once: CRm[3], CRm[1] and CRm[0] free, CRm[2] = 1. */
 #define AMEV_ANY_MASK (AMEV_MASK & ~(0xAu << PV_ISS_SYS_CRM_SHIFT))
 
+/* Indexed families, one entry each: FAM(name, "written name", key of n = 0, key mask, feature,
+ * min version, access, index kind, module, handler, behaviour). The index is checked against
+ * the VM in the dispatch (pv_vm.reg_limit). */
+#define PV_FAMILY_REGS(FAM)                                                                      \
+	FAM(PMEVCNTR, "PMEVCNTR<n>_EL0", PV_PMEVCNTR_EL0(0), PMEV_MASK, PMU, PV_PMUVER_V3, RW,     \
+	    PMEV, vpmu, pmevcntr,                                                                 \
+	    "event counter n < N: 32-bit, 64-bit from PMUv3p5; n >= N UNDEF")                     \
+	FAM(PMEVTYPER, "PMEVTYPER<n>_EL0", PV_PMEVTYPER_EL0(0), PMEV_MASK, PMU, PV_PMUVER_V3, RW,  \
+	    PMEV, vpmu, pmevtyper,                                                                \
+	    "event type n < N: reads what the guest wrote; denied events count nothing; hardware " \
+	    "never counts EL2/EL3/Secure/Realm; n >= N UNDEF")                                    \
+	FAM(AMEVCNTR0, "AMEVCNTR0<n>_EL0", PV_AMEVCNTR0_EL0(0), AMEV_MASK, AMU, 1, RO, AMEV, vamu,  \
+	    amevcntr0,                                                                            \
+	    "the vCPU's own count (n = 0 CPU_CYCLES, 1 CNT_CYCLES: time it ran, 2 INST_RETIRED, "  \
+	    "3 STALL_BACKEND_MEM); n >= 4 UNDEF; MSR UNDEF")                                      \
+	FAM(AMEVTYPER0, "AMEVTYPER0<n>_EL0", PV_AMEVTYPER0_EL0(0), AMEV_MASK, AMU, 1, RO, AMEV,    \
+	    vamu, amevtyper0, "0x0011, 0x4004, 0x0008, 0x4005 for n = 0..3; n >= 4 UNDEF")       \
+	FAM(AMEVCNTR1, "AMEVCNTR1<n>_EL0", PV_AMEVCNTR1_EL0(0), AMEV_MASK, AMU, 1, RO, AMEV, vamu,  \
+	    amevcntr1,                                                                            \
+	    "the vCPU's own count of auxiliary event n; zero with AMCR.CG1RZ; n >= the VM's "      \
+	    "auxiliary counters UNDEF; MSR UNDEF")                                                \
+	FAM(AMEVTYPER1, "AMEVTYPER1<n>_EL0", PV_AMEVTYPER1_EL0(0), AMEV_MASK, AMU, 1, RO, AMEV,    \
+	    vamu, amevtyper1,                                                                     \
+	    "the hardware's event of auxiliary counter n; MSR UNDEF (fixed, or highest EL only)")
+
 enum reg_index {
 #define PMU_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
 #define OFF_IDX(k, f, name, o0, o1, n, m, o2, v, acc) RIDX_##name,
@@ -141,12 +166,8 @@ enum reg_index {
 #define SPE_IDX(name, o0, o1, n, m, o2, v, acc, h, txt) RIDX_##name,
 	PV_PMU_REGS(PMU_IDX) PV_AMU_REGS(AMU_IDX) PV_MPAM_REGS(MPAM_IDX) PV_SPE_REGS(SPE_IDX)
 	PV_OFF_REGS(OFF_IDX)
-	RIDX_PMEVCNTR,
-	RIDX_PMEVTYPER,
-	RIDX_AMEVCNTR0,
-	RIDX_AMEVTYPER0,
-	RIDX_AMEVCNTR1,
-	RIDX_AMEVTYPER1,
+#define FAM_IDX(nm, str, key, mask, f, ver, acc, ix, mod, h, txt) RIDX_##nm,
+	PV_FAMILY_REGS(FAM_IDX)
 	RIDX_ID_GROUP,
 	RIDX_COUNT
 };

@@ -56,66 +56,22 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 	REG_DESC(SPE, v, vspe, nm, o0, o1, n, m, o2, acc, h, txt)
 	PV_PMU_REGS(PMU_DESC) PV_AMU_REGS(AMU_DESC) PV_MPAM_REGS(MPAM_DESC) PV_SPE_REGS(SPE_DESC)
 	PV_OFF_REGS(OFF_DESC)
-	[RIDX_PMEVCNTR] = {
-		.id = RIDX_PMEVCNTR,
-		.name = "PMEVCNTR<n>_EL0",
-		.key = PV_PMEVCNTR_EL0(0),
-		.mask = PMEV_MASK,
-		.kind = PV_KIND_PMU,
-		.feature = PV_FEAT_PMU,
-		.min_version = PV_PMUVER_V3,
-		.access = PV_ACC_RW,
-		.index = PV_IDX_PMEV,
-		.read = pv_vpmu_pmevcntr_read,
-		.write = pv_vpmu_pmevcntr_write,
-		.behaviour = "event counter n < N: 32-bit, 64-bit from PMUv3p5; n >= N UNDEF",
+#define FAM_DESC(nm, str, k, msk, f, ver, acc, ix, mod, h, txt)                                   \
+	[RIDX_##nm] = {                                                                          \
+		.name = str,                                                                     \
+		.key = (k),                                                                      \
+		.mask = (msk),                                                                   \
+		.kind = PV_KIND_##f,                                                             \
+		.feature = PV_FEAT_##f,                                                          \
+		.min_version = (ver),                                                            \
+		.id = RIDX_##nm,                                                                 \
+		.access = PV_ACC_##acc,                                                          \
+		.index = PV_IDX_##ix,                                                            \
+		.read = RD_##acc(mod, h),                                                        \
+		.write = WR_##acc(mod, h),                                                       \
+		.behaviour = (txt),                                                              \
 	},
-	[RIDX_PMEVTYPER] = {
-		.id = RIDX_PMEVTYPER,
-		.name = "PMEVTYPER<n>_EL0",
-		.key = PV_PMEVTYPER_EL0(0),
-		.mask = PMEV_MASK,
-		.kind = PV_KIND_PMU,
-		.feature = PV_FEAT_PMU,
-		.min_version = PV_PMUVER_V3,
-		.access = PV_ACC_RW,
-		.index = PV_IDX_PMEV,
-		.read = pv_vpmu_pmevtyper_read,
-		.write = pv_vpmu_pmevtyper_write,
-		.behaviour = "event type n < N: reads what the guest wrote; denied events count "
-			     "nothing; hardware never counts EL2/EL3/Secure/Realm; n >= N UNDEF",
-	},
-	[RIDX_AMEVCNTR0] = {
-		.id = RIDX_AMEVCNTR0,
-		.name = "AMEVCNTR0<n>_EL0", .key = PV_AMEVCNTR0_EL0(0), .mask = AMEV_MASK,
-		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
-		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevcntr0_read,
-		.behaviour = "the vCPU's own count (n = 0 CPU_CYCLES, 1 CNT_CYCLES: time it ran, "
-			     "2 INST_RETIRED, 3 STALL_BACKEND_MEM); n >= 4 UNDEF; MSR UNDEF",
-	},
-	[RIDX_AMEVTYPER0] = {
-		.id = RIDX_AMEVTYPER0,
-		.name = "AMEVTYPER0<n>_EL0", .key = PV_AMEVTYPER0_EL0(0), .mask = AMEV_MASK,
-		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
-		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevtyper0_read,
-		.behaviour = "0x0011, 0x4004, 0x0008, 0x4005 for n = 0..3; n >= 4 UNDEF",
-	},
-	[RIDX_AMEVCNTR1] = {
-		.id = RIDX_AMEVCNTR1,
-		.name = "AMEVCNTR1<n>_EL0", .key = PV_AMEVCNTR1_EL0(0), .mask = AMEV_MASK,
-		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
-		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevcntr1_read,
-		.behaviour = "the vCPU's own count of auxiliary event n; zero with AMCR.CG1RZ; "
-			     "n >= the VM's auxiliary counters UNDEF; MSR UNDEF",
-	},
-	[RIDX_AMEVTYPER1] = {
-		.id = RIDX_AMEVTYPER1,
-		.name = "AMEVTYPER1<n>_EL0", .key = PV_AMEVTYPER1_EL0(0), .mask = AMEV_MASK,
-		.kind = PV_KIND_AMU, .feature = PV_FEAT_AMU, .min_version = 1,
-		.access = PV_ACC_RO, .index = PV_IDX_AMEV, .read = pv_vamu_amevtyper1_read,
-		.behaviour = "the hardware's event of auxiliary counter n; MSR UNDEF (fixed, or "
-			     "highest EL only)",
-	},
+	PV_FAMILY_REGS(FAM_DESC)
 	[RIDX_ID_GROUP] = {
 		.id = RIDX_ID_GROUP,
 		.name = "ID group (ID_AA64DFR0_EL1, ID_AA64PFR0_EL1, ...)",

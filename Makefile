@@ -98,7 +98,7 @@ $(BUILD)/tools/demo.o: CFLAGS_HOST += -DPERFVISOR_EXAMPLES='"$(CURDIR)/examples"
 $(TOOL): $(TOOL_OBJS) $(SIMLIB) $(LIB)
 	$(CC) $(LDFLAGS_HOST) -o $@ $(TOOL_OBJS) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(TOOL_LIBS) -lm
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS)
 

@@ -13,86 +13,12 @@
 #include "memplat.h"
 #include "perfvisor/perfvisor.h"
 
-/* ---- fixture: one pCPU (plain memory), one VM, two vCPUs -------------------------------- */
-
-struct fx {
-	struct memplat_cpu mc;
-	struct memplat_vcpu mv[2];
-	struct pv_pcpu cpu;
-	struct pv_hw hw;
-	struct pv_vm vm;
-	struct pv_vcpu v[2];
-};
-
 #define HW_PMCEID0 UINT64_C(0x0000000F2002011A) /* no SW_INCR/CHAIN; CPU_CYCLES; 0x4000..3 */
 #define HW_PMCEID1 UINT64_C(0x00000003000000F1)
-
-/* PMUv3p5 hardware, 8 counters, 2 reserved for the host (HPMN = 6), no EL3, AArch64 only. */
-static struct fx *fx_new(void)
-{
-	if (memplat_slot(PV_PMCR_EL0) == memplat_slot(PV_PMCNTENCLR_EL0) ||
-	    memplat_slot(PV_PMEVCNTR_EL0(0)) == memplat_slot(PV_PMEVCNTR_EL0(4)))
-		fail_msg("tests/support/memplat.h: memplat_slot() gives distinct registers one "
-			 "cell (Op2 is lost); these tests need one cell per register");
-	struct fx *f = calloc(1, sizeof(*f));
-	memplat_init(&f->mc, 8);
-	f->cpu.plat = &f->mc;
-	f->cpu.hw = &f->hw;
-	f->hw.pmu_version = PV_PMUVER_V3P5;
-	f->hw.pmu_counters = 8;
-	f->hw.host_counters = 2;
-	f->hw.hpmn = 6;
-	f->hw.pmcr = UINT64_C(0x41010000) | (8u << PV_PMCR_N_SHIFT) | PV_PMCR_LC;
-	f->hw.pmceid0 = HW_PMCEID0;
-	f->hw.pmceid1 = HW_PMCEID1;
-	f->hw.pmmir = UINT64_C(0xFFFFFFFF);
-	return f;
-}
-
-static int fx_vm(struct fx *f, uint8_t version, uint8_t n, const struct pv_pmu_filter *flt,
-		 unsigned nf)
-{
-	f->vm.hw = &f->hw;
-	f->vm.cfg.features = PV_FEAT_PMU;
-	f->vm.cfg.pmu.version = version;
-	f->vm.cfg.pmu.nr_counters = n;
-	f->vm.cfg.pmu.nr_filters = (uint8_t)nf;
-	for (unsigned i = 0; i < nf && i < PV_PMU_MAX_FILTERS; i++)
-		f->vm.cfg.pmu.filters[i] = flt[i];
-	int err = pv_vpmu_vm_init(&f->vm);
-	if (err)
-		return err;
-	for (unsigned i = 0; i < 2; i++) {
-		f->mv[i] = (struct memplat_vcpu){0};
-		f->v[i] = (struct pv_vcpu){.vm = &f->vm, .plat = &f->mv[i], .id = i};
-		pv_vpmu_vcpu_init(&f->v[i]);
-	}
-	return PV_OK;
-}
-
-static void fx_load(struct fx *f, unsigned i)
-{
-	f->v[i].cpu = &f->cpu;
-	f->cpu.loaded = &f->v[i];
-	pv_vpmu_load(&f->v[i]);
-}
-
-#define CELL(f, key) (*memplat_reg(&(f)->mc, (key)))
-
-typedef enum pv_trap_result rfn(struct pv_vcpu *, unsigned, unsigned, uint64_t *);
-typedef enum pv_trap_result wfn(struct pv_vcpu *, unsigned, unsigned, uint64_t);
-
-static uint64_t rd(rfn *fn, struct pv_vcpu *v, unsigned idx)
-{
-	uint64_t x = 0xBAD;
-	assert_int_equal(fn(v, idx, 1, &x), PV_TRAP_HANDLED);
-	return x;
-}
-
-static void wr(wfn *fn, struct pv_vcpu *v, unsigned idx, uint64_t val)
-{
-	assert_int_equal(fn(v, idx, 1, val), PV_TRAP_HANDLED);
-}
+#define FX_PMCEID0 HW_PMCEID0
+#define FX_PMCEID1 HW_PMCEID1
+#define FX_PMMIR UINT64_C(0xFFFFFFFF)
+#include "vpmu_fixture.h"
 
 static struct pv_pmu_filter F_ALLOW(uint16_t base, uint16_t n)
 {

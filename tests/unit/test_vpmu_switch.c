@@ -14,85 +14,7 @@
 #include "memplat.h"
 #include "perfvisor/trap.h"
 
-/* ---- fixture: one pCPU (plain memory), one VM, two vCPUs -------------------------------- */
-
-struct fx {
-	struct memplat_cpu mc;
-	struct memplat_vcpu mv[2];
-	struct pv_pcpu cpu;
-	struct pv_hw hw;
-	struct pv_vm vm;
-	struct pv_vcpu v[2];
-};
-
-/* PMUv3p5 hardware, 8 counters, 2 reserved for the host (HPMN = 6), no EL3, AArch64 only. */
-static struct fx *fx_new(void)
-{
-	if (memplat_slot(PV_PMCR_EL0) == memplat_slot(PV_PMCNTENCLR_EL0) ||
-	    memplat_slot(PV_PMEVCNTR_EL0(0)) == memplat_slot(PV_PMEVCNTR_EL0(4)))
-		fail_msg("tests/support/memplat.h: memplat_slot() gives distinct registers one "
-			 "cell (Op2 is lost); these tests need one cell per register");
-	struct fx *f = calloc(1, sizeof(*f));
-	memplat_init(&f->mc, 8);
-	f->cpu.plat = &f->mc;
-	f->cpu.hw = &f->hw;
-	f->hw.pmu_version = PV_PMUVER_V3P5;
-	f->hw.pmu_counters = 8;
-	f->hw.host_counters = 2;
-	f->hw.hpmn = 6;
-	f->hw.pmcr = UINT64_C(0x41010000) | (8u << PV_PMCR_N_SHIFT);
-	return f;
-}
-
-static int fx_vm(struct fx *f, uint8_t version, uint8_t n)
-{
-	f->vm.hw = &f->hw;
-	f->vm.cfg.features = PV_FEAT_PMU;
-	f->vm.cfg.pmu.version = version;
-	f->vm.cfg.pmu.nr_counters = n;
-	int err = pv_vpmu_vm_init(&f->vm);
-	if (err)
-		return err;
-	for (unsigned i = 0; i < 2; i++) {
-		f->mv[i] = (struct memplat_vcpu){0};
-		f->v[i] = (struct pv_vcpu){.vm = &f->vm, .plat = &f->mv[i], .id = i};
-		pv_vpmu_vcpu_init(&f->v[i]);
-	}
-	return PV_OK;
-}
-
-/* What pv_vcpu_load / pv_vcpu_put do around the vPMU hooks. */
-static void fx_load(struct fx *f, unsigned i)
-{
-	f->v[i].cpu = &f->cpu;
-	f->cpu.loaded = &f->v[i];
-	pv_vpmu_load(&f->v[i]);
-}
-
-static void fx_put(struct fx *f, unsigned i)
-{
-	pv_vpmu_put(&f->v[i]);
-	f->v[i].cpu = NULL;
-	f->cpu.loaded = NULL;
-}
-
-#define CELL(f, key) (*memplat_reg(&(f)->mc, (key)))
-#define ACCESSES(f) ((f)->mc.reads + (f)->mc.writes)
-
-typedef enum pv_trap_result rfn(struct pv_vcpu *, unsigned, unsigned, uint64_t *);
-typedef enum pv_trap_result wfn(struct pv_vcpu *, unsigned, unsigned, uint64_t);
-
-static uint64_t rd(rfn *fn, struct pv_vcpu *v, unsigned idx)
-{
-	uint64_t x = 0xBAD;
-	assert_int_equal(fn(v, idx, 1, &x), PV_TRAP_HANDLED);
-	return x;
-}
-
-static void wr(wfn *fn, struct pv_vcpu *v, unsigned idx, uint64_t val)
-{
-	assert_int_equal(fn(v, idx, 1, val), PV_TRAP_HANDLED);
-}
+#include "vpmu_fixture.h"
 
 #define HOST_BITS 0xC0u /* physical counters 6 and 7 */
 
@@ -146,7 +68,7 @@ static void test_lazy_untouched(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
-	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 6), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 6, NULL, 0), PV_OK);
 	for (unsigned round = 0; round < 100; round++) {
 		fx_load(f, round & 1);
 		fx_put(f, round & 1);
@@ -180,7 +102,7 @@ static void test_busy_switch_cost(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
-	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 6), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 6, NULL, 0), PV_OK);
 	fx_load(f, 0);
 	wr(pv_vpmu_pmcntenset_write, &f->v[0], 0, ~UINT64_C(0));
 	fx_put(f, 0);
@@ -217,7 +139,7 @@ static void test_switch_two_active(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
-	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
 	pv_vpmu_pcpu_setup(&f->cpu, &f->hw);
 	host_sentinels(f);
 	struct guest_state g[2] = {
@@ -270,7 +192,7 @@ static void test_load_pmcr_bits(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
-	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
 	wr(pv_vpmu_pmcr_write, &f->v[0], 0, ~UINT64_C(0)); /* not loaded */
 	fx_load(f, 0);
 	assert_int_equal(CELL(f, PV_PMCR_EL0), PV_PMCR_E | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP);
@@ -283,7 +205,7 @@ static void test_put_folds_overflow(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
-	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
 	fx_load(f, 0);
 	wr(pv_vpmu_pmintenset_write, &f->v[0], 0, 0x1);
 	wr(pv_vpmu_pmcr_write, &f->v[0], 0, PV_PMCR_E);
@@ -300,7 +222,7 @@ static void test_irq_fold(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
-	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
 	struct pv_vcpu *v = &f->v[0];
 
 	/* nothing loaded: the flags of counters [HPMN, N) = [6, 8) are the host's */
@@ -349,7 +271,7 @@ static void test_irq_chain(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
-	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
 	struct pv_vcpu *v = &f->v[0];
 	fx_load(f, 0);
 	wr(pv_vpmu_pmevtyper_write, v, 0, PV_EVT_CPU_CYCLES);
@@ -383,7 +305,7 @@ static void test_ovsclr_pending(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
-	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4), PV_OK);
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
 	struct pv_vcpu *v = &f->v[0];
 	fx_load(f, 0);
 	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E);

@@ -58,7 +58,7 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 	PV_OFF_REGS(OFF_DESC)
 #define FAM_DESC(nm, str, k, msk, f, ver, acc, ix, mod, h, txt)                                   \
 	[RIDX_##nm] = {                                                                          \
-		.name = str,                                                                     \
+		.name = (str),                                                                   \
 		.key = (k),                                                                      \
 		.mask = (msk),                                                                   \
 		.kind = PV_KIND_##f,                                                             \

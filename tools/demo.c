@@ -3,7 +3,8 @@
  * `perfvisor demo`: the bundled example, examples/demo/scenario.xml. Four VMs described in
  * libvirt domain XML, with different workloads, PMU versions, counter counts and event
  * filters, time-sliced on two simulated pCPUs whose top counters the host keeps to account
- * each VM's perf events; two of them have a virtual AMU, and MPAM gives every VM a PARTID,
+ * each VM's perf events; two of them have a virtual AMU, one profiles itself with the
+ * virtual SPE, and MPAM gives every VM a PARTID,
  * caps db's memory bandwidth and counts bytes per memory node. It prints the per-VM report,
  * the memory traffic the model saw, then every figure next to the ground truth the machine
  * model kept (exit status 1 on any difference).
@@ -24,7 +25,7 @@ static void usage(FILE *out)
 	fputs("usage: perfvisor demo [--seed N] [--format F] [--examples DIR]\n"
 	      "Runs the bundled example (DIR/" DEMO_SCENARIO ", DIR = the examples/ folder of\n"
 	      "the source tree) on the simulated machine: four VMs from libvirt domain XML, their\n"
-	      "per-VM figures (PMU, AMU, memory bandwidth under MPAM), and each figure next to\n"
+	      "per-VM figures (PMU, AMU, SPE, memory bandwidth under MPAM), and each figure next to\n"
 	      "the machine's ground truth.\n"
 	      "Exit status 1 if any figure differs from the truth.\n",
 	      out);
@@ -131,6 +132,8 @@ int tool_demo(int argc, char **argv)
 			   "runs; guest PMU counters are what each vCPU's virtual PMU holds; AMU counters\n"
 			   "are each vCPU's own activity. MPAM gives every VM a PARTID of its own: db and\n"
 			   "batch run the same memory-bound workload, db under a 20% bandwidth cap, and\n"
-			   "the bandwidth monitors count each VM's bytes per memory node.\n\n";
+			   "the bandwidth monitors count each VM's bytes per memory node. branchy's guest\n"
+			   "profiles itself with SPE: its records, decoded from its own buffer, are\n"
+			   "checked one by one against the samples the machine's SPE units took.\n\n";
 	return tool_run_scenario(&a);
 }

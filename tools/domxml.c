@@ -2,6 +2,7 @@
 /* libvirt domain XML -> struct domain (see domxml.h for what is read and docs/operator.md). */
 #include "domxml.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,11 +486,21 @@ static int parse_ours(const struct xsrc *s, const xmlNode *vm, struct domain *do
 			bool spe = xml_is(c, DOMXML_NS, "spe");
 			long *line = spe ? &dom->spe_line : &dom->amu_line;
 			static const char *const attrs[] = {"enabled", NULL};
-			if (once(s, c, line) || xml_only_attrs(s, c, attrs) || xml_no_children(s, c))
+			static const char *const spe_attrs[] = {"enabled", "max-buffer", NULL};
+			if (once(s, c, line) || xml_only_attrs(s, c, spe ? spe_attrs : attrs) ||
+			    xml_no_children(s, c))
 				return -1;
 			bool on = true;
 			if (xml_attr_bool(s, c, "enabled", false, false, &on) < 0)
 				return -1;
+			/* max-buffer: the largest profiling buffer a vCPU may have pinned (bytes,
+			 * a multiple of 4 KiB; PMBIDR_EL1.MaxBuffSize), DOM_SPE_MAX_BUFFER if absent */
+			if (spe && xml_attr_u64(s, c, "max-buffer", false, PV_SPE_PAGE,
+						PV_SPE_MAX_BUFFER, &dom->cfg.spe.max_buffer) < 0)
+				return -1;
+			if (spe && dom->cfg.spe.max_buffer % PV_SPE_PAGE)
+				return xerr(s, c, "max-buffer='%" PRIu64 "' is not a multiple of 4096 bytes",
+					    dom->cfg.spe.max_buffer);
 			if (on)
 				dom->cfg.features |= spe ? PV_FEAT_SPE : PV_FEAT_AMU;
 		} else {

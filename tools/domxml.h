@@ -14,7 +14,7 @@
  *                                               host accounts per VM: perf.<event>)
  *   <metadata><perfvisor:vm xmlns:perfvisor=DOMXML_NS>   what libvirt has no element for:
  *       <perfvisor:pmu counters version/>       PMCR_EL0.N and PMUVer the guest sees
- *       <perfvisor:spe enabled/>                virtual SPE
+ *       <perfvisor:spe enabled max-buffer/>     virtual SPE (max-buffer: bytes a vCPU may pin)
  *       <perfvisor:amu enabled/>                virtual AMU
  *
  * Errors name the origin, line and element; nothing is half-filled (on error the domain is
@@ -37,6 +37,7 @@
 #define DOMXML_NS_PREFIX "http://perfvisor.invalid/xmlns/domain/"
 
 #define DOM_MAX_VCPUS 32
+#define DOM_SPE_MAX_BUFFER (UINT64_C(1) << 20) /* <perfvisor:spe> without max-buffer */
 #define DOM_MAX_TUNES 8    /* memorytune / cachetune elements */
 #define DOM_MAX_NODES 8    /* <node> per memorytune */
 #define DOM_MAX_CACHES 8   /* <cache> per cachetune */

@@ -24,14 +24,37 @@ static bool offered(const struct run_vm *v, uint32_t feature, struct rep_feature
 	return true;
 }
 
-/* vspe/ serves the guest's SPE once pv_vm_init accepted it (PMSVer in its ID view, its
- * buffer pinned at enable): offered. The report format has no SPE figures: none is printed;
- * the guest's profiling data is its own (`perfvisor spe-decode` reads a buffer it saved). */
+/* vspe/ serves the guest's SPE once pv_vm_init accepted it: the library's counts per vCPU
+ * (pv_vspe stats, its pins), the records the SPE units wrote for the VM, and the records
+ * decoded from what its guest's driver collected. */
 void hook_spe(const struct run *r, const struct run_vm *v, struct rep_domain *out)
 {
-	(void)r;
-	if (offered(v, PV_FEAT_SPE, &out->spe))
-		out->spe.state = REP_MEASURED;
+	if (!offered(v, PV_FEAT_SPE, &out->spe))
+		return;
+	out->spe.state = REP_MEASURED;
+	struct rep_spe *f = &out->spe_fig;
+	const struct pv_vm_spe *vm = &r->m->vm[v->sim_vm].pv.spe;
+	f->version = vm->version;
+	f->max_buffer = vm->max_buffer;
+	for (unsigned c = 0; c < out->nvcpus; c++) {
+		const struct pv_vspe *s = &r->m->vcpu[v->first_vcpu + c].pv.spe;
+		f->profiling |= (s->limitr & PV_PMBLIMITR_E) && (s->scr & PV_PMSCR_EL2_OWNED) ? 1 : 0;
+		f->enables += s->stats.enables;
+		f->interrupts += s->stats.events;
+		f->pinned += s->pinned_bytes;
+		f->pin_calls += s->stats.pin_calls;
+		f->unpin_calls += s->stats.unpin_calls;
+		f->s2_faults += s->stats.s2_faults;
+		f->s2_repaired += s->stats.s2_repaired;
+		f->records_lost += s->stats.records_lost;
+	}
+	f->pinned_peak = v->spe_pinned_peak;
+	struct run_spe_tally t;
+	run_spe_tally(r, v, &t);
+	f->records_written = t.written;
+	f->records_decoded = t.decoded;
+	f->records_valid = t.valid;
+	f->bytes_collected = t.bytes;
 }
 
 /* Each vCPU's four architected counters as the library holds them (pv_vamu_counter: loaded

@@ -11,8 +11,10 @@
  *              VM's bytes on every memory node (pv_vmpam_read), their error bound, bytes/s over
  *              the run (pv_vmpam_rate) and the cap in force; a NOT_READY / NO_DATA reading
  *              has no number
- *   hook_spe   "not offered" until vspe/ has an operator view: set out->spe.state =
- *              REP_MEASURED and its figures then
+ *   hook_spe   the library's view of the guest's SPE (buffer enables, management events,
+ *              bytes pinned at the peak and at the end, pin/unpin calls, stage-2 faults and
+ *              repairs, records lost), the records the units wrote for it, and the records
+ *              decoded from what its guest's driver collected (run_spe.c)
  */
 #ifndef PERFVISOR_TOOLS_HOOKS_H
 #define PERFVISOR_TOOLS_HOOKS_H

@@ -2,6 +2,7 @@
 /* Helpers shared by the report formats (report.h). */
 #include "report.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "../sim/events.h"
@@ -17,6 +18,25 @@ const char *const rep_amu_help[REP_AMU_COUNT] = {
 	REP_AMU_COUNTERS(REP_AMU_HELP)
 #undef REP_AMU_HELP
 };
+
+const struct rep_spe_figure rep_spe_figures[] = {
+#define REP_SPE_FIG(f, j, d, m, t, u, l, h) {offsetof(struct rep_spe, f), j, d, m, t, u, l, h},
+	REP_SPE_FIGURES(REP_SPE_FIG)
+#undef REP_SPE_FIG
+};
+const unsigned rep_spe_nfigures = sizeof(rep_spe_figures) / sizeof(rep_spe_figures[0]);
+
+uint64_t rep_spe_value(const struct rep_spe *s, const struct rep_spe_figure *f)
+{
+	uint64_t v;
+	memcpy(&v, (const char *)s + f->off, sizeof(v));
+	return v;
+}
+
+const char *rep_spe_version_name(unsigned version)
+{
+	return version == 1 ? "SPE" : version == 2 ? "SPEv1p1" : "SPEv1p2";
+}
 
 static const char *const format_names[] = {
 	[FMT_TABLE] = "table",

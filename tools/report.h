@@ -94,6 +94,73 @@ struct rep_bw_monitor {
 	struct rep_bw_node node[DOM_MAX_NODES];
 };
 
+/* The virtual SPE of a VM (when its state is measured), summed over its vCPUs: the library's
+ * view (vspe/: enables, events, pins, stage-2 repairs), the SPE units' (records written), and
+ * what the guest's driver collected, decoded. */
+struct rep_spe {
+	uint8_t version;            /* PMSVer offered */
+	/* The figures, in the order of REP_SPE_FIGURES. */
+	uint64_t max_buffer;        /* bytes a vCPU may pin (PMBIDR_EL1.MaxBuffSize) */
+	uint64_t profiling;         /* 1: a vCPU's buffer is enabled at the end */
+	uint64_t enables;           /* buffers the guest enabled: checked, walked, pinned */
+	uint64_t records_written;   /* records the SPE units wrote to its buffers */
+	uint64_t records_decoded;   /* records decoded from the bytes its driver collected */
+	uint64_t records_valid;     /* ... with a PC and an operation, nothing physical */
+	uint64_t records_lost;      /* records dropped at a stage-2 fault */
+	uint64_t bytes_collected;   /* bytes its driver drained from its buffers */
+	uint64_t interrupts;        /* buffer management events (virtual INTID 21) it was given */
+	uint64_t pinned_peak;       /* most buffer and table bytes pinned in stage 2 at once */
+	uint64_t pinned;            /* ... pinned at the end (0: every pin released) */
+	uint64_t pin_calls, unpin_calls;
+	uint64_t s2_faults;         /* stage-2 faults the profiler met */
+	uint64_t s2_repaired;       /* ... repaired without the guest seeing them */
+};
+
+/* Every SPE figure with its name in each format: X(field, json key, domstats key (after
+ * "perfvisor.spe."), OpenMetrics family (after "perfvisor_domain_spe_"), type, unit, table
+ * label, help). */
+#define REP_SPE_FIGURES(X)                                                                       \
+	X(max_buffer, "max_buffer_bytes", "buffer.max", "max_buffer_bytes", "gauge", "bytes",     \
+	  "max buffer bytes", "Largest profiling buffer a vCPU may have pinned (PMBIDR_EL1.MaxBuffSize).") \
+	X(profiling, "profiling", "profiling", "profiling", "gauge", NULL, "profiling",          \
+	  "1 if a vCPU's profiling buffer is enabled at the end of the run.")                    \
+	X(enables, "buffer_enables", "buffer.enables", "buffer_enables", "counter", NULL,         \
+	  "buffer enables", "Profiling buffers the guest enabled, each checked, walked and pinned.") \
+	X(records_written, "records_written", "records.written", "records_written", "counter",   \
+	  NULL, "records written", "Records the SPE units wrote to the domain's buffers.")        \
+	X(records_decoded, "records_decoded", "records.decoded", "records_decoded", "counter",   \
+	  NULL, "records decoded", "Records decoded from the bytes the guest's driver collected.") \
+	X(records_valid, "records_valid", "records.valid", "records_valid", "counter", NULL,     \
+	  "records valid", "Decoded records with a PC and an operation type and nothing physical.") \
+	X(records_lost, "records_lost", "records.lost", "records_lost", "counter", NULL,         \
+	  "records lost", "Records dropped at a stage-2 fault on a buffer write.")                \
+	X(bytes_collected, "collected_bytes", "bytes.collected", "collected_bytes", "counter",   \
+	  "bytes", "bytes collected", "Bytes the guest's driver drained from its buffers.")       \
+	X(interrupts, "interrupts", "interrupts", "interrupts", "counter", NULL, "interrupts",   \
+	  "Buffer management events (buffer full, faults) given to the guest as its INTID 21.")  \
+	X(pinned_peak, "pinned_peak_bytes", "pinned.bytes.peak", "pinned_peak_bytes", "gauge",   \
+	  "bytes", "pinned bytes peak", "Most buffer and table bytes pinned in stage 2 at once.") \
+	X(pinned, "pinned_bytes", "pinned.bytes", "pinned_bytes", "gauge", "bytes",              \
+	  "pinned bytes", "Bytes pinned in stage 2 at the end of the run (0: every pin released).") \
+	X(pin_calls, "pin_calls", "pin.calls", "pin_calls", "counter", NULL, "pin calls",        \
+	  "Stage-2 pin requests made for the domain's buffers.")                                 \
+	X(unpin_calls, "unpin_calls", "unpin.calls", "unpin_calls", "counter", NULL,             \
+	  "unpin calls", "Stage-2 unpin requests made for the domain's buffers.")                 \
+	X(s2_faults, "stage2_faults", "stage2.faults", "stage2_faults", "counter", NULL,         \
+	  "stage-2 faults", "Stage-2 faults the profiler met on a buffer write.")                 \
+	X(s2_repaired, "stage2_repaired", "stage2.repaired", "stage2_repaired", "counter", NULL, \
+	  "stage-2 faults repaired", "Stage-2 faults repaired without the guest seeing them.")
+
+struct rep_spe_figure {
+	size_t off;                 /* of its uint64_t in struct rep_spe */
+	const char *json, *domstats, *metric, *type, *unit, *label, *help;
+};
+extern const struct rep_spe_figure rep_spe_figures[];
+extern const unsigned rep_spe_nfigures;
+uint64_t rep_spe_value(const struct rep_spe *s, const struct rep_spe_figure *f);
+/* "SPE", "SPEv1p1", "SPEv1p2" */
+const char *rep_spe_version_name(unsigned version);
+
 struct rep_domain {
 	char name[64];
 	char uuid[37];
@@ -106,6 +173,7 @@ struct rep_domain {
 	unsigned nperf;         /* enabled perf events, libvirt order */
 	struct rep_perf perf[DOM_PERF_COUNT];
 	struct rep_feature spe, amu, mpam;
+	struct rep_spe spe_fig;    /* when spe.state is REP_MEASURED */
 	unsigned nmonitors;     /* memory-bandwidth monitors (when mpam is measured) */
 	struct rep_bw_monitor monitor[DOM_MAX_TUNES * DOM_MAX_MONITORS];
 	bool limits_enforced;   /* the memorytune/cachetune limits are applied (MPAM) */
@@ -124,6 +192,7 @@ struct report {
 	uint8_t pmu_version;
 	unsigned pmu_counters, host_counters;
 	bool amu;               /* the machine's pCPUs have the AMU */
+	uint8_t spe;            /* their SPE version (PMSVer), 0: none */
 	bool mpam;              /* the machine has MPAM, and perfvisor manages it */
 	unsigned partids, bw_monitors; /* MPAM: PARTIDs, bandwidth monitors per memory node */
 	unsigned nnodes;

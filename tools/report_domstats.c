@@ -8,7 +8,9 @@
  *   memory.bandwidth.monitor.<N>.name / .vcpus / .node.count
  *   memory.bandwidth.monitor.<N>.node.<M>.id / .bytes.local / .bytes.total
  * A node whose figure is not ready or has no data keeps its .id and has no bytes keys, as
- * libvirt leaves out what it cannot read.
+ * libvirt leaves out what it cannot read. libvirt has no SPE keys: a domain whose SPE is
+ * measured then has our own, last, in our own prefix (docs/operator.md):
+ *   perfvisor.spe.version, perfvisor.spe.<figure>   (report.h REP_SPE_FIGURES)
  */
 #include <inttypes.h>
 
@@ -45,6 +47,13 @@ void report_domstats(const struct report *r, FILE *out)
 						b->bytes_total);
 				}
 			}
+		}
+		if (d->spe.state == REP_MEASURED) {
+			fprintf(out, "  perfvisor.spe.version=%s\n",
+				rep_spe_version_name(d->spe_fig.version));
+			for (unsigned k = 0; k < rep_spe_nfigures; k++)
+				fprintf(out, "  perfvisor.spe.%s=%" PRIu64 "\n", rep_spe_figures[k].domstats,
+					rep_spe_value(&d->spe_fig, &rep_spe_figures[k]));
 		}
 		fputc('\n', out);
 	}

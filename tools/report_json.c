@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The JSON format: one document; figures that are not offered carry a reason instead. */
 #include <inttypes.h>
+#include <stddef.h>
 
 #include "report.h"
 
@@ -183,6 +184,30 @@ static void limits(FILE *out, const struct rep_domain *d)
 	fputs("]}", out);
 }
 
+/* "spe": {"state": "measured", "version": ..., every figure (profiling a boolean)} */
+static void spe(FILE *out, const struct rep_domain *d)
+{
+	fputs(",\n      ", out);
+	key(out, "spe");
+	fputs("{", out);
+	key(out, "state");
+	str(out, rep_state_name(d->spe.state));
+	fputs(", ", out);
+	key(out, "version");
+	str(out, rep_spe_version_name(d->spe_fig.version));
+	for (unsigned k = 0; k < rep_spe_nfigures; k++) {
+		const struct rep_spe_figure *f = &rep_spe_figures[k];
+		uint64_t v = rep_spe_value(&d->spe_fig, f);
+		fputs(", ", out);
+		key(out, f->json);
+		if (f->off == offsetof(struct rep_spe, profiling))
+			fputs(v ? "true" : "false", out);
+		else
+			fprintf(out, "%" PRIu64, v);
+	}
+	fputs("}", out);
+}
+
 void report_json(const struct report *r, FILE *out)
 {
 	fputs("{\n  \"format\": \"perfvisor-stats/1\",\n  \"scenario\": {", out);
@@ -193,9 +218,14 @@ void report_json(const struct report *r, FILE *out)
 	str(out, r->source);
 	fprintf(out,
 		"},\n  \"machine\": {\"cpus\": %u, \"mhz\": %u, \"pmu_version\": \"%s\", "
-		"\"pmu_counters\": %u, \"host_counters\": %u, \"amu\": %s, \"mpam\": ",
+		"\"pmu_counters\": %u, \"host_counters\": %u, \"amu\": %s, \"spe\": ",
 		r->cpus, r->mhz, domxml_pmu_version_name(r->pmu_version), r->pmu_counters,
 		r->host_counters, r->amu ? "true" : "false");
+	if (r->spe)
+		str(out, rep_spe_version_name(r->spe));
+	else
+		fputs("null", out);
+	fputs(", \"mpam\": ", out);
 	if (r->mpam)
 		fprintf(out, "{\"partids\": %u, \"bandwidth_monitors\": %u}", r->partids,
 			r->bw_monitors);
@@ -210,7 +240,7 @@ void report_json(const struct report *r, FILE *out)
 	fputs("]},\n", out);
 	fprintf(out,
 		"  \"run\": {\"seconds\": %.9f, \"stopped_at_duration\": %s, \"vcpu_switches\": %" PRIu64
-		", \"trapped_accesses\": %" PRIu64 ", \"pmu_interrupts\": %" PRIu64 "},\n",
+		", \"trapped_accesses\": %" PRIu64 ", \"interrupts\": %" PRIu64 "},\n",
 		r->seconds, r->cut ? "true" : "false", r->switches, r->traps, r->irqs);
 	fputs("  \"domains\": [", out);
 	for (unsigned i = 0; i < r->ndomains; i++) {
@@ -236,7 +266,9 @@ void report_json(const struct report *r, FILE *out)
 		}
 		perf(out, d);
 		vcpus(out, d);
-		if (d->spe.state != REP_NOT_REQUESTED)
+		if (d->spe.state == REP_MEASURED)
+			spe(out, d);
+		else if (d->spe.state != REP_NOT_REQUESTED)
 			feature(out, "spe", &d->spe);
 		if (d->amu.state != REP_NOT_REQUESTED)
 			feature(out, "amu", &d->amu);

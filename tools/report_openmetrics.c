@@ -130,6 +130,44 @@ static void features(const struct report *r, FILE *out)
 	}
 }
 
+/* A family per SPE figure, a sample per domain whose SPE is measured. */
+static void spe(const struct report *r, FILE *out)
+{
+	bool any = false;
+	for (unsigned i = 0; i < r->ndomains; i++)
+		any |= r->domain[i].spe.state == REP_MEASURED;
+	if (!any)
+		return;
+	family(out, "perfvisor_domain_spe", "info", NULL,
+	       "The virtual SPE of a domain: the version it was offered.");
+	for (unsigned i = 0; i < r->ndomains; i++) {
+		const struct rep_domain *d = &r->domain[i];
+		if (d->spe.state != REP_MEASURED)
+			continue;
+		fputs("perfvisor_domain_spe_info", out);
+		label(out, true, "domain", d->name);
+		label(out, false, "version", rep_spe_version_name(d->spe_fig.version));
+		fputs("} 1\n", out);
+	}
+	for (unsigned k = 0; k < rep_spe_nfigures; k++) {
+		const struct rep_spe_figure *f = &rep_spe_figures[k];
+		bool counter = !strcmp(f->type, "counter"), first = true;
+		char name[96];
+		snprintf(name, sizeof(name), "perfvisor_domain_spe_%s", f->metric);
+		for (unsigned i = 0; i < r->ndomains; i++) {
+			const struct rep_domain *d = &r->domain[i];
+			if (d->spe.state != REP_MEASURED)
+				continue;
+			if (first)
+				family(out, name, f->type, f->unit, f->help);
+			first = false;
+			fprintf(out, "%s%s", name, counter ? "_total" : "");
+			label(out, true, "domain", d->name);
+			fprintf(out, "} %" PRIu64 "\n", rep_spe_value(&d->spe_fig, f));
+		}
+	}
+}
+
 /* The AMU samples of every measured vCPU: its four counters, or its frequency. */
 static void amu_samples(const struct report *r, FILE *out, bool freq)
 {
@@ -287,6 +325,7 @@ void report_openmetrics(const struct report *r, FILE *out)
 	counters(r, out);
 	features(r, out);
 	amu(r, out);
+	spe(r, out);
 	bandwidth(r, out, BW_TOTAL);
 	bandwidth(r, out, BW_LOCAL);
 	bandwidth(r, out, BW_RATE);

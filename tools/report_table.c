@@ -2,6 +2,7 @@
 /* The table format: sections of aligned columns, for people. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,6 +177,31 @@ static void amu(const struct report *r, FILE *out)
 	tbl_print(&t, out, "AMU (each vCPU's activity monitors; frequency = CPU_CYCLES / CNT_CYCLES)");
 }
 
+/* A row per figure of every domain whose SPE is measured. */
+static void spe(const struct report *r, FILE *out)
+{
+	struct tbl t;
+	tbl_init(&t, 1u << 2, 3, "DOMAIN", "FIGURE", "VALUE");
+	for (unsigned i = 0; i < r->ndomains; i++) {
+		const struct rep_domain *d = &r->domain[i];
+		if (d->spe.state != REP_MEASURED)
+			continue;
+		tbl_row(&t, d->name, "version", rep_spe_version_name(d->spe_fig.version));
+		for (unsigned k = 0; k < rep_spe_nfigures; k++) {
+			const struct rep_spe_figure *f = &rep_spe_figures[k];
+			uint64_t v = rep_spe_value(&d->spe_fig, f);
+			char val[32];
+			if (f->off == offsetof(struct rep_spe, profiling))
+				snprintf(val, sizeof(val), "%s", v ? "on" : "off");
+			else
+				u64(val, sizeof(val), v);
+			tbl_row(&t, d->name, f->label, val);
+		}
+	}
+	tbl_print(&t, out, "SPE (each domain's profiling: the library's view, the records its SPE "
+			   "units wrote, those decoded from its guest's buffer)");
+}
+
 static uint64_t node_bandwidth(const struct report *r, unsigned id)
 {
 	for (unsigned k = 0; k < r->nnodes; k++)
@@ -290,6 +316,8 @@ void report_table(const struct report *r, FILE *out)
 		r->scenario, r->source, r->cpus, r->cpus == 1 ? "" : "s", r->mhz,
 		domxml_pmu_version_name(r->pmu_version), r->pmu_counters, r->host_counters,
 		r->amu ? ", AMUv1p1" : "");
+	if (r->spe)
+		fprintf(out, ", %s", rep_spe_version_name(r->spe));
 	if (r->mpam)
 		fprintf(out, ", MPAM with %u PARTIDs and %u bandwidth monitors per memory node",
 			r->partids, r->bw_monitors);
@@ -302,13 +330,14 @@ void report_table(const struct report *r, FILE *out)
 			cpus[0] ? cpus : "none");
 	}
 	fprintf(out, "ran %.3f ms of simulated time%s: %" PRIu64 " vCPU switches, %" PRIu64
-		     " trapped accesses, %" PRIu64 " PMU interrupts\n",
+		     " trapped accesses, %" PRIu64 " interrupts taken at EL2 (PMU, SPE)\n",
 		r->seconds * 1e3, r->cut ? " (stopped at the scenario's duration)" : "", r->switches,
 		r->traps, r->irqs);
 	domains(r, out);
 	perf(r, out);
 	counters(r, out);
 	amu(r, out);
+	spe(r, out);
 	bandwidth(r, out);
 	limits(r, out);
 	notes(r, out);

@@ -264,6 +264,13 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 				       cfg.pmu.nr_counters, m->hw.hpmn, m->hw.pmu_counters,
 				       m->hw.host_counters, sc->path, sc->machine_line);
 	}
+	/* SPE: the machine's version (at most SPEv1p2), the buffer the domain may pin. */
+	if (v->requested & PV_FEAT_SPE) {
+		unsigned ver = m->hw.spe ? m->hw.spehw.version : PV_SPE_V1P2;
+		cfg.spe.version = (uint8_t)(ver > PV_SPE_V1P2 ? PV_SPE_V1P2 : ver ? ver : PV_SPE_V1);
+		if (!cfg.spe.max_buffer)
+			cfg.spe.max_buffer = DOM_SPE_MAX_BUFFER;
+	}
 	/* The AMU the machine has, without auxiliary counters. */
 	if (m->hw.amu)
 		cfg.amu = (struct pv_amu_config){.version = m->hw.amuv1p1 ? PV_AMU_V1P1 : PV_AMU_V1};
@@ -303,6 +310,9 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 				PV_ERR_FEATURE);
 	}
 	v->cfg = cfg;
+	v->spe = cfg.features & PV_FEAT_SPE;
+	if (v->spe && run_spe_check(r, v, d))
+		return -1;
 	return mpam_limits(r, v, d);
 }
 
@@ -340,8 +350,10 @@ static int guest_events(const struct run *r, struct run_vm *v, struct run_ops *o
 
 /* The vCPU's program: perf-stat style counting around the workload, in chunks alternating
  * between EL0 and EL1 in the scenario's proportion. */
-static void build_prog(struct sim_prog *p, const struct scen_vm *sv, struct run_ops *o)
+static void build_prog(struct sim_prog *p, struct run_vm *v, unsigned c)
 {
+	const struct scen_vm *sv = v->sv;
+	struct run_ops *o = &v->ops[c];
 	if (o->pmu) {
 		uint32_t enable = UINT32_C(1) << 31;
 		for (unsigned i = 0; i < o->n; i++) {
@@ -354,6 +366,8 @@ static void build_prog(struct sim_prog *p, const struct scen_vm *sv, struct run_
 		sim_prog_msr(p, 1, PV_PMCNTENSET_EL0, enable);
 		o->start = sim_prog_msr(p, 1, PV_PMCR_EL0, PV_PMCR_E);
 	}
+	if (v->spe)
+		run_spe_prog_start(p, v, c);
 	uint64_t left = sv->instructions;
 	uint64_t chunk = sv->instructions / 1000;
 	if (chunk < 50000)
@@ -368,6 +382,8 @@ static void build_prog(struct sim_prog *p, const struct scen_vm *sv, struct run_
 		sim_prog_workload(p, el, sv->profile, n);
 		left -= n;
 	}
+	if (v->spe)
+		v->spe_stop[c] = run_spe_prog_stop(p);
 	if (o->pmu) {
 		for (unsigned i = 0; i < o->n; i++)
 			o->read[i] = sim_prog_mrs(p, 1, PV_PMEVCNTR_EL0(i));
@@ -390,6 +406,12 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 	r->cfg.cpu_khz[0] = sc->mhz * 1000u; /* the pCPUs' clock, for time and bytes/s */
 	if (sc->amu) {
 		r->cfg.amu.version = 2; /* AMUv1p1 with FEAT_FGT: the virtual-offset path */
+		r->cfg.fgt = true;
+	}
+	if (sc->spe) { /* SPE units, and memory with a stage 2 per VM for their buffers */
+		r->cfg.spe.unit.version = sc->spe;
+		r->cfg.spe.vm_ram = run_spe_vm_ram();
+		r->cfg.spe.ram = run_spe_vm_ram() * (sc->nvms + 1);
 		r->cfg.fgt = true;
 	}
 	if (sc->mpam_line) {
@@ -454,7 +476,7 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 		for (unsigned c = 0; c < dom->vcpus; c++) {
 			unsigned cpu = dom->pin[c] >= 0 ? (unsigned)dom->pin[c] : next_cpu++ % sc->cpus;
 			sim_prog_init(&v->prog[c]);
-			build_prog(&v->prog[c], v->sv, &v->ops[c]);
+			build_prog(&v->prog[c], v, c);
 			int vc = sim_add_vcpu(r->m, (unsigned)vm, cpu, &v->prog[c]);
 			if (vc < 0) {
 				run_free(r);
@@ -469,6 +491,10 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 			if (r->m->mpam_machine)
 				sim_mpam_machine_traffic(r->m, (unsigned)vc, v->traffic_node[c],
 							 v->traffic_rate[c], 60);
+		}
+		if (v->spe && run_spe_guest(r, v, d)) {
+			run_free(r);
+			return -1;
 		}
 	}
 	return 0;
@@ -563,6 +589,7 @@ void run_execute(struct run *r, FILE *tty)
 		bool any = sim_step(m);
 		account(r, cpu_of);
 		r->steps++;
+		run_spe_step(r);
 		if (!any)
 			break;
 		if (limit && clock_max(r) >= limit) {
@@ -582,6 +609,7 @@ void run_execute(struct run *r, FILE *tty)
 	/* The memory system serves what the vCPUs ran up to the last instant, and the bandwidth
 	 * monitors are read there. */
 	sim_mpam_machine_flush(m);
+	run_spe_finish(r);
 	if (shown) {
 		fputs("\r\033[K", tty);
 		fflush(tty);
@@ -691,6 +719,7 @@ int run_report(const struct run *r, struct report *rep)
 	rep->pmu_counters = sc->pmu_counters;
 	rep->host_counters = r->cfg.host_counters;
 	rep->amu = r->m->hw.amu;
+	rep->spe = sc->spe;
 	rep->mpam = r->m->hw.mpam_sys != NULL;
 	rep->partids = sc->partids;
 	rep->bw_monitors = sc->bw_monitors;
@@ -892,6 +921,37 @@ static void verify_bandwidth(const struct run *r, const struct run_vm *v, struct
 		}
 }
 
+/* SPE: the records decoded from what the guest's driver collected against the samples the
+ * units wrote for the VM, one by one; the library's interrupts against those the guest's
+ * driver serviced; no record lost, no buffer fault seen by the guest, no pin left. */
+static void verify_spe(const struct run *r, const struct run_vm *v, struct checks *k)
+{
+	if (!v->spe)
+		return;
+	const char *name = v->sv->dom.name;
+	uint64_t events = 0, lost = 0, pinned = 0, s2_faults = 0, s2_repaired = 0;
+	for (unsigned c = 0; c < v->sv->dom.vcpus; c++) {
+		const struct pv_vspe *s = &r->m->vcpu[v->first_vcpu + c].pv.spe;
+		events += s->stats.events;
+		lost += s->stats.records_lost;
+		pinned += s->pinned_bytes;
+		s2_faults += s->stats.s2_faults;
+		s2_repaired += s->stats.s2_repaired;
+	}
+	struct run_spe_tally t;
+	run_spe_tally(r, v, &t);
+	check(k, name, t.decoded, t.written, 0, "SPE records decoded from the guest's buffer");
+	check(k, name, t.matched, t.written, 0, "SPE records equal to the samples taken");
+	check(k, name, t.valid, t.written, 0, "SPE records valid (PC, operation, nothing physical)");
+	check(k, name, t.undecodable, 0, 0, "SPE bytes that do not decode");
+	check(k, name, events, t.irqs, 0, "SPE buffer interrupts serviced by the guest");
+	check(k, name, lost, t.lost, 0, "SPE records lost");
+	check(k, name, s2_faults - s2_repaired + t.guest_faults, 0, 0,
+	      "SPE buffer faults seen by the guest");
+	if (!r->cut)
+		check(k, name, pinned, t.s2_pinned, 0, "SPE bytes pinned at the end");
+}
+
 unsigned run_verify(const struct run *r, struct rep_check **checks, unsigned *n)
 {
 	struct checks k = {0};
@@ -914,6 +974,7 @@ unsigned run_verify(const struct run *r, struct rep_check **checks, unsigned *n)
 		for (unsigned c = 0; c < dom->vcpus; c++)
 			verify_amu(r, v, c, &k);
 		verify_bandwidth(r, v, &k);
+		verify_spe(r, v, &k);
 	}
 	*checks = k.c;
 	*n = k.n;
@@ -925,8 +986,10 @@ void run_free(struct run *r)
 	for (unsigned i = 0; i < r->nvms; i++)
 		for (unsigned c = 0; c < DOM_MAX_VCPUS; c++)
 			sim_prog_free(&r->vm[i].prog[c]);
-	if (r->m)
+	if (r->m) {
 		sim_mpam_machine_free(r->m);
+		sim_spe_machine_free(r->m);
+	}
 	free(r->m);
 	r->m = NULL;
 }

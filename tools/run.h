@@ -47,6 +47,11 @@ struct run_vm {
 	/* the memory traffic of each vCPU while it runs (on an MPAM machine) */
 	unsigned traffic_node[DOM_MAX_VCPUS];
 	uint64_t traffic_rate[DOM_MAX_VCPUS];
+	/* SPE (offered): its guest profiles (run_spe.c) */
+	bool spe;
+	struct sim_s1 s1;                  /* the guest's stage-1 tables */
+	size_t spe_stop[DOM_MAX_VCPUS];    /* the PMBPTR_EL1 read after the stop */
+	uint64_t spe_pinned_peak;          /* most bytes its vCPUs had pinned at once (library) */
 };
 
 struct run {
@@ -96,5 +101,32 @@ bool run_monitor_whole(const struct domain *dom, uint64_t vcpus);
  * its rate over the run; returns the status (enum pv_vmpam_status). */
 int run_bw_reading(const struct run *r, const struct run_vm *v, unsigned node,
 		   struct pv_vmpam_reading *rd, struct pv_vmpam_rate *rate);
+
+/* SPE (run_spe.c). Each VM's RAM on an SPE machine, bytes. */
+uint64_t run_spe_vm_ram(void);
+/* The guest's rings fit what the domain may pin and the guest's memory (errors: file:line). */
+int run_spe_check(const struct run *r, const struct run_vm *v, struct diag *d);
+/* The guest driver's programming around the workload; stop returns the PMBPTR_EL1 read. */
+void run_spe_prog_start(struct sim_prog *p, const struct run_vm *v, unsigned c);
+size_t run_spe_prog_stop(struct sim_prog *p);
+/* After the VM's vCPUs are added: its stage-1 tables, rings and driver. */
+int run_spe_guest(struct run *r, struct run_vm *v, struct diag *d);
+/* After every step (peak pins, the host's reclaim), and the driver's last drain at the end. */
+void run_spe_step(struct run *r);
+void run_spe_finish(struct run *r);
+
+/* What a VM's guest drivers collected, decoded, next to what the SPE units did. */
+struct run_spe_tally {
+	uint64_t decoded;      /* records decoded from the bytes the drivers collected */
+	uint64_t valid;        /* ... with a PC and an operation, nothing physical */
+	uint64_t matched;      /* ... equal to the sample the unit wrote at that place (truth) */
+	uint64_t undecodable;  /* bytes after a decode error */
+	uint64_t bytes;        /* collected */
+	uint64_t written, lost; /* the units' log of the VM's samples (truth) */
+	uint64_t irqs;         /* buffer interrupts the guest drivers serviced (truth) */
+	uint64_t guest_faults; /* buffer faults or other events the drivers saw (truth) */
+	uint64_t s2_pinned;    /* bytes of the VM's stage 2 still pinned (truth) */
+};
+void run_spe_tally(const struct run *r, const struct run_vm *v, struct run_spe_tally *t);
 
 #endif

@@ -2,6 +2,7 @@
 /* Scenario files (see scenario.h and docs/operator.md). */
 #include "scenario.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,11 +222,51 @@ static int parse_mpam(const struct xsrc *s, const xmlNode *c, struct scenario *s
 	return 0;
 }
 
+/* spe='off' (the default), 'on' (SPEv1p2), '1', '1p1' or '1p2'. */
+static int parse_spe(const struct xsrc *s, const xmlNode *n, struct scenario *sc)
+{
+	static const struct {
+		const char *name;
+		uint8_t version;
+	} names[] = {{"off", 0}, {"no", 0}, {"on", 3}, {"yes", 3}, {"1", 1}, {"1p1", 2}, {"1p2", 3}};
+	char *v = xml_attr(n, "spe");
+	if (!v)
+		return 0;
+	int r = -1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i].name)) {
+			sc->spe = names[i].version;
+			r = 0;
+		}
+	if (r)
+		r = xerr(s, n, "spe='%s' is not an SPE version (off, on, 1, 1p1 or 1p2)", v);
+	xmlFree(v);
+	return r;
+}
+
+/* <guest-spe buffer interval>: the guest profiler's ring per vCPU (bytes, a multiple of
+ * 4 KiB) and its sampling interval (operations, a multiple of 256). */
+static int parse_guest_spe(const struct xsrc *s, const xmlNode *n, struct scen_vm *v)
+{
+	static const char *const attrs[] = {"buffer", "interval", NULL};
+	if (xml_only_attrs(s, n, attrs) || xml_no_children(s, n) ||
+	    xml_attr_u64(s, n, "buffer", false, 4096, SCEN_SPE_BUFFER_MAX, &v->spe_buffer) < 0 ||
+	    xml_attr_uint(s, n, "interval", false, 256, 1u << 24, &v->spe_interval) < 0)
+		return -1;
+	if (v->spe_buffer % 4096)
+		return xerr(s, n, "buffer='%" PRIu64 "' is not a multiple of 4096 bytes",
+			    v->spe_buffer);
+	if (v->spe_interval % 256)
+		return xerr(s, n, "interval='%u' is not a multiple of 256 operations",
+			    v->spe_interval);
+	return 0;
+}
+
 static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario *sc)
 {
 	static const char *const attrs[] = {"cpus",          "mhz",           "pmu-version",
 					    "pmu-counters", "host-counters", "amu",
-					    NULL};
+					    "spe",          NULL};
 	if (xml_only_attrs(s, n, attrs))
 		return -1;
 	unsigned host = 0;
@@ -236,7 +277,7 @@ static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario
 	    xml_attr_uint(s, n, "pmu-counters", false, 1, PV_PMU_MAX_COUNTERS,
 			  &sc->pmu_counters) < 0 ||
 	    (r = xml_attr_uint(s, n, "host-counters", false, 0, SCEN_MAX_HOST_COUNTERS, &host)) < 0 ||
-	    xml_attr_bool(s, n, "amu", false, true, &sc->amu) < 0)
+	    xml_attr_bool(s, n, "amu", false, true, &sc->amu) < 0 || parse_spe(s, n, sc))
 		return -1;
 	if (r)
 		sc->host_counters = (int)host;
@@ -395,7 +436,8 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 	struct scen_vm *v = &sc->vm[sc->nvms];
 	*v = (struct scen_vm){.line = xml_line(n), .profile = SIM_PROF_INT,
 			      .instructions = 2000000, .el0_percent = 50, .memory_node = -1,
-			      .nevents = SCEN_GUEST_EVENTS_AUTO};
+			      .nevents = SCEN_GUEST_EVENTS_AUTO, .spe_buffer = SCEN_SPE_BUFFER,
+			      .spe_interval = SCEN_SPE_INTERVAL};
 	char *f = xml_attr(n, "file"), *dn = xml_attr(n, "domain");
 	int r = 0;
 	if (!!f == !!dn)
@@ -444,9 +486,12 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 		} else if (xml_is(c, SCEN_NS, "guest-pmu")) {
 			if (once(s, c, &v->guest_pmu_line) || parse_guest_pmu(s, c, v))
 				return -1;
+		} else if (xml_is(c, SCEN_NS, "guest-spe")) {
+			if (once(s, c, &v->guest_spe_line) || parse_guest_spe(s, c, v))
+				return -1;
 		} else {
-			return xerr(s, c, "unexpected inside <vm> (expected <workload> or "
-					  "<guest-pmu>)");
+			return xerr(s, c, "unexpected inside <vm> (expected <workload>, <guest-pmu> "
+					  "or <guest-spe>)");
 		}
 	}
 	sc->nvms++;

@@ -5,7 +5,7 @@
  * document in our own namespace (SCEN_NS); docs/operator.md has the reference.
  *
  *   <scenario xmlns="http://perfvisor.invalid/xmlns/scenario/1" name="...">
- *     <machine cpus mhz pmu-version pmu-counters host-counters amu>
+ *     <machine cpus mhz pmu-version pmu-counters host-counters amu spe>
  *       <memory-node id cpus bandwidth/>...  <cache id level size unit portions/>...
  *       <mpam partids bandwidth-monitors tick/>
  *     </machine>
@@ -14,6 +14,7 @@
  *     <vm file="DOMAIN.xml"> | <vm domain="NAME">
  *       <workload profile instructions el0-percent bandwidth memory-node/>
  *       <guest-pmu events="INST_RETIRED,0x11,..."/> | <guest-pmu events="none"/>
+ *       <guest-spe buffer interval/>   (a VM offered SPE: its guest profiler's ring, per vCPU)
  *     </vm>...
  *   </scenario>
  */
@@ -35,6 +36,9 @@
 #define SCEN_GUEST_EVENTS_AUTO 0xFF
 #define SCEN_NODE_BANDWIDTH UINT64_C(25600000000) /* bytes/s: one DDR4-3200 channel */
 #define SCEN_MPAM_TICK_NS UINT64_C(1000000)
+#define SCEN_SPE_BUFFER UINT64_C(65536)     /* the guest profiler's ring, per vCPU */
+#define SCEN_SPE_BUFFER_MAX (UINT64_C(8) << 20)
+#define SCEN_SPE_INTERVAL 1024u            /* operations between samples (PMSIRR_EL1) */
 
 struct scen_node {
 	unsigned id;
@@ -64,6 +68,10 @@ struct scen_vm {
 	unsigned nevents;         /* events the guest programs; SCEN_GUEST_EVENTS_AUTO: the
 				     domain's enabled perf events (or a default set) */
 	uint16_t events[31];
+	/* SPE (a VM offered it): the guest profiler's ring per vCPU and sampling interval */
+	uint64_t spe_buffer;
+	unsigned spe_interval;
+	long guest_spe_line;
 };
 
 struct scenario {
@@ -76,6 +84,7 @@ struct scenario {
 	unsigned pmu_counters;
 	int host_counters;        /* -1: as many as the domains' perf events need */
 	bool amu;                 /* the pCPUs implement the AMU (AMUv1p1, FEAT_FGT) */
+	uint8_t spe;              /* the pCPUs' SPE (ID_AA64DFR0_EL1.PMSVer), 0: none */
 	unsigned nnodes;
 	struct scen_node node[SCEN_MAX_NODES];
 	unsigned ncaches;

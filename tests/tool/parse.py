@@ -9,7 +9,7 @@ KEY uses libvirt's domstats names where libvirt has one (perf.<event>,
 memory.bandwidth.monitor.<N>.node.<M>.bytes.total / .bytes.local / .id, ...name, ...vcpus),
 and vcpu.<id>.<REGISTER>.<EVENT> for a guest PMU counter, vcpu.<id>.amu.<counter> for an
 AMU counter (vcpu.<id>.amu.mhz: the frequency, rounded to MHz), feature.<spe|amu|mpam> for a
-feature's state; a bandwidth node also has ...node.<M>.bytes_per_second, .bound (its error
+feature's state, perfvisor.spe.<figure> (our own domstats keys) for an SPE figure; a bandwidth node also has ...node.<M>.bytes_per_second, .bound (its error
 bound) and .status. OpenMetrics families are also listed as
 "#family <TAB> NAME <TAB> TYPE <TAB> UNIT".
 
@@ -21,6 +21,27 @@ domstats line that is not "  key=value") exits with status 1.
 import json
 import re
 import sys
+
+
+# SPE figures: (JSON key, domstats key after "perfvisor.spe.", OpenMetrics family after
+# "perfvisor_domain_spe_", table label), as tools/report.h REP_SPE_FIGURES names them.
+SPE = [
+    ("max_buffer_bytes", "buffer.max", "max_buffer_bytes", "max buffer bytes"),
+    ("profiling", "profiling", "profiling", "profiling"),
+    ("buffer_enables", "buffer.enables", "buffer_enables", "buffer enables"),
+    ("records_written", "records.written", "records_written", "records written"),
+    ("records_decoded", "records.decoded", "records_decoded", "records decoded"),
+    ("records_valid", "records.valid", "records_valid", "records valid"),
+    ("records_lost", "records.lost", "records_lost", "records lost"),
+    ("collected_bytes", "bytes.collected", "collected_bytes", "bytes collected"),
+    ("interrupts", "interrupts", "interrupts", "interrupts"),
+    ("pinned_peak_bytes", "pinned.bytes.peak", "pinned_peak_bytes", "pinned bytes peak"),
+    ("pinned_bytes", "pinned.bytes", "pinned_bytes", "pinned bytes"),
+    ("pin_calls", "pin.calls", "pin_calls", "pin calls"),
+    ("unpin_calls", "unpin.calls", "unpin_calls", "unpin calls"),
+    ("stage2_faults", "stage2.faults", "stage2_faults", "stage-2 faults"),
+    ("stage2_repaired", "stage2.repaired", "stage2_repaired", "stage-2 faults repaired"),
+]
 
 
 def out(domain, key, value):
@@ -49,6 +70,15 @@ def parse_json(text):
         for feature in ("spe", "amu", "mpam"):
             if feature in d:
                 out(name, f"feature.{feature}", d[feature]["state"])
+        spe = d.get("spe", {})
+        if spe.get("state") == "measured":
+            out(name, "perfvisor.spe.version", spe["version"])
+            for j, k, _, _ in SPE:
+                v = spe[j]
+                assert isinstance(v, bool) == (j == "profiling"), j
+                out(name, f"perfvisor.spe.{k}", int(v))
+        else:
+            assert "records_written" not in spe, "an SPE figure without a measurement"
         for n, mon in enumerate(d.get("memory_bandwidth", [])):
             p = f"memory.bandwidth.monitor.{n}"
             out(name, f"{p}.name", mon["name"])
@@ -84,6 +114,12 @@ def parse_openmetrics(text):
                 out(lb["domain"], f"vcpu.{lb['vcpu']}.amu.{lb['counter']}", val)
             elif s.name == "perfvisor_vcpu_amu_frequency_hertz":
                 out(lb["domain"], f"vcpu.{lb['vcpu']}.amu.mhz", round(val / 1e6))
+            elif s.name == "perfvisor_domain_spe_info":
+                out(lb["domain"], "perfvisor.spe.version", lb["version"])
+            elif s.name.startswith("perfvisor_domain_spe_"):
+                fam_name = fam.name[len("perfvisor_domain_spe_"):]
+                k = {m: d for _, d, m, _ in SPE}[fam_name]
+                out(lb["domain"], f"perfvisor.spe.{k}", val)
             elif s.name == "perfvisor_domain_feature_offered":
                 out(lb["domain"], f"feature.{lb['feature']}",
                     "measured" if val == 1 else "not offered")
@@ -128,11 +164,11 @@ def parse_domstats(text):
     assert domain is None, "the last record is not closed by an empty line"
 
 
-TABLE_SECTIONS = ("PERF EVENTS", "GUEST PMU COUNTERS", "AMU", "MEMORY BANDWIDTH")
+TABLE_SECTIONS = ("PERF EVENTS", "GUEST PMU COUNTERS", "AMU", "SPE", "MEMORY BANDWIDTH")
 
 
 def parse_table(text):
-    """The PERF EVENTS, GUEST PMU COUNTERS, AMU and MEMORY BANDWIDTH sections: a title line, a
+    """The PERF EVENTS, GUEST PMU COUNTERS, AMU, SPE and MEMORY BANDWIDTH sections: a title line, a
     header, rows of columns separated by two or more spaces, an empty line."""
     sections = {}
     title = None
@@ -164,6 +200,16 @@ def parse_table(text):
                 mhz = re.fullmatch(r"(\d+) MHz", row["FREQUENCY"])
                 assert mhz, row["FREQUENCY"]
                 out(row["DOMAIN"], f"vcpu.{row['VCPU']}.amu.mhz", int(mhz.group(1)))
+            elif title == "SPE":
+                if row["FIGURE"] == "version":
+                    out(row["DOMAIN"], "perfvisor.spe.version", row["VALUE"])
+                    continue
+                k = {t: d for _, d, _, t in SPE}[row["FIGURE"]]
+                v = row["VALUE"]
+                if k == "profiling":
+                    assert v in ("on", "off"), v
+                    v = int(v == "on")
+                out(row["DOMAIN"], f"perfvisor.spe.{k}", int(v))
             elif title == "MEMORY BANDWIDTH":
                 mons = monitors.setdefault(row["DOMAIN"], {})
                 nodes = mons.setdefault(row["MONITOR"], [])

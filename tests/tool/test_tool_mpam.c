@@ -149,13 +149,15 @@ static void test_no_data(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "  memory.bandwidth.monitor.0.node.0.id=0\n"
 				      "  memory.bandwidth.monitor.0.node.1.id=1\n"));
-	assert_null(strstr(r.out, "bytes"));
+	assert_null(strstr(r.out, "bytes.total"));
+	assert_null(strstr(r.out, "bytes.local"));
 	tt_free(&r);
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format json %s | " PARSE " json", path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.status\tno data\n"));
-	assert_null(strstr(r.out, "bytes"));
+	assert_null(strstr(r.out, "bandwidth_bytes"));
+	assert_null(strstr(r.out, "bytes.total"));
 	tt_free(&r);
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format openmetrics %s | " PARSE " openmetrics",
 		 path);

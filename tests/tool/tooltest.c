@@ -208,3 +208,14 @@ unsigned tt_figs_compare(const struct figs *want, const struct figs *got, const 
 	}
 	return bad;
 }
+
+unsigned tt_missing(const char *text, const char *const *want, size_t n)
+{
+	unsigned missing = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(text, want[i])) {
+			fprintf(stderr, "missing: '%s' in\n%s", want[i], text);
+			missing++;
+		}
+	return missing;
+}

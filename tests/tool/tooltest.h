@@ -55,6 +55,9 @@ void tt_figs_free(struct figs *s);
 unsigned tt_figs_compare(const struct figs *want, const struct figs *got, const char *what,
 			 const char *const *prefixes);
 
+/* How many of the n strings `want` are not in `text`; each missing one is printed. */
+unsigned tt_missing(const char *text, const char *const *want, size_t n);
+
 /* Writes `text` to a fresh file under build/tests/tool/tmp and returns its path (static,
  * reused by the next call and by tt_run). */
 const char *tt_write_tmp(const char *name, const char *text);

@@ -280,7 +280,16 @@ void vspe_sync(struct pv_vcpu *v, bool drained)
 	s->bsr |= bsr & PV_PMBSR_COLL; /* collisions accumulate in the guest's view */
 	bool stop = false;
 	if (bsr & PV_PMBSR_S) {
-		if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2) {
+		if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2 && (bsr & PV_PMBSR_EA)) {
+			/* An external abort is the guest's to see, whatever class the hardware
+			 * reports it with (Linux's driver tests EA before the class); a stage-2
+			 * syndrome never reaches the guest, so it becomes an "other buffer event". */
+			s->bsr = (s->bsr & PV_PMBSR_COLL) | (bsr & (PV_PMBSR_EA | PV_PMBSR_DL |
+								     PV_PMBSR_S));
+			s->stats.events++;
+			vspe_line(v);
+			stop = true;
+		} else if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2) {
 			stop = !repair(v, bsr);
 		} else { /* buffer full, stage-1 fault, ...: the guest's, as the hardware said */
 			s->bsr = (s->bsr & PV_PMBSR_COLL) | (bsr & VSPE_BSR_MASK);

@@ -221,6 +221,21 @@ static void test_irq_stage2_repair(void **state)
 	assert_int_equal(rig_pinned(r), 0);
 	assert_int_equal(r->mem.bad_unpins, 0);
 	spe_rig_free(r);
+	/* An external abort reported with the stage-2 class: the guest sees the abort (EA, DL),
+	 * never a stage-2 syndrome, and nothing is "repaired" under it. */
+	r = running();
+	v = &r->v[0];
+	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | PV_PMBSR_EA | PV_PMBSR_DL |
+				    (uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 | 0x10;
+	*cell(r, 0, PV_PMBPTR_EL1) = KVA + 3 * 4096;
+	assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
+	assert_true(r->mv[0].line[PV_INTID_SPE]);
+	assert_int_equal(rd(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_EA | PV_PMBSR_DL);
+	assert_int_equal(v->spe.stats.s2_repaired, 0);
+	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), 0);
+	wr(v, PV_PMBLIMITR_EL1, 0);
+	assert_int_equal(rig_pinned(r), 0);
+	spe_rig_free(r);
 }
 
 /* INTID 21 with no guest buffer running on the pCPU: the host's if its PMBSR_EL1.S is set, a

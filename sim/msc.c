@@ -541,6 +541,12 @@ void sim_msc_stick_nrdy(struct sim_msc *m, unsigned ris, unsigned mon, bool stuc
 		m->ris[ris].mon[mon].stuck = stuck;
 }
 
+void sim_msc_inject_error(struct sim_msc *m, unsigned code, unsigned partid_mon, unsigned pmg,
+			  unsigned ris)
+{
+	raise_error(m, code, partid_mon, pmg, ris);
+}
+
 /* ---- traffic ---- */
 
 /* Fraction of the capacity a MBW_MIN / MBW_MAX value stands for: MAX (v + 1) / 2^wd,

@@ -118,6 +118,11 @@ void sim_msc_serve(struct sim_msc *m, unsigned ris, struct sim_req *req, unsigne
 		   uint64_t t0, uint64_t dt);
 /* Fault injection: monitor `mon` of `ris` reads NRDY forever (or again normally). */
 void sim_msc_stick_nrdy(struct sim_msc *m, unsigned ris, unsigned mon, bool stuck);
+/* Fault injection: the MSC records error `code` (enum pv_msc_errcode) in MPAMF_ESR for
+ * PARTID/monitor `partid_mon`, `pmg`, `ris`, as if a request or access had raised it (OVRWR if
+ * one is already recorded); with MPAMF_ECR.INTEN, sim_msc_err_irq() is then high. */
+void sim_msc_inject_error(struct sim_msc *m, unsigned code, unsigned partid_mon, unsigned pmg,
+			  unsigned ris);
 /* Width in bits of the counters of a RIS: 31, 44 or 63. */
 unsigned sim_msc_counter_bits(const struct sim_ris_config *r);
 

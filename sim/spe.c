@@ -29,7 +29,18 @@ void sim_spe_init(struct sim_spe *s, const struct sim_spe_config *cfg, uint64_t 
 		    (uint64_t)(c->count16 ? 3 : 2) << PV_PMSIDR_COUNTSIZE_SHIFT;
 	/* F = 1 (hardware AF/dirty management as for explicit accesses); EA = 0b0001: External
 	 * aborts on the profiler's writes are ignored. */
-	s->pmbidr = (c->align & 0xFu) | PV_PMBIDR_F | UINT64_C(1) << 8;
+	s->pmbidr = (c->align & 0xFu) | PV_PMBIDR_F | (uint64_t)(c->ea_events ? 2 : 1) << 8;
+}
+
+void sim_spe_inject_collisions(struct sim_spe *s, uint64_t n)
+{
+	s->coll_left = n;
+}
+
+void sim_spe_inject_ea(struct sim_spe *s, uint64_t after_bytes)
+{
+	s->ea_armed = true;
+	s->ea_left = after_bytes;
 }
 
 static uint64_t rnd(struct sim_spe *s)
@@ -367,6 +378,15 @@ static size_t write_record(struct sim_spe *s, const struct sim_spe_env *e, const
 	size_t i = 0;
 	for (; i < len && !(s->bsr & PV_PMBSR_S); i++) {
 		uint64_t va = s->ptr;
+		if (s->ea_armed && !s->ea_left--) { /* injected: a synchronous External abort */
+			s->ea_armed = false;
+			s->stats.ext_aborts++;
+			if (s->cfg.ea_events) {
+				s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S | PV_PMBSR_EA |
+					 PV_PMBSR_DL;
+				break;
+			}
+		}
 		if (va >> 12 != page) { /* translated once a page, as a TLB would */
 			struct sim_fault f;
 			if (!e->xlate(e->ctx, va, true, &pa, &f)) {
@@ -416,7 +436,8 @@ static void sample(struct sim_spe *s, const struct sim_spe_env *e, const struct 
 {
 	struct sim_spe_sample o = {.seq = ++s->seq};
 	s->stats.selected++;
-	if (cycle < s->busy_until) { /* SPESampleCollision() */
+	if (cycle < s->busy_until || s->coll_left) { /* SPESampleCollision() */
+		s->coll_left -= s->coll_left ? 1 : 0;
 		s->bsr |= PV_PMBSR_COLL;
 		s->stats.collisions++;
 		o.status = SIM_SPE_COLLIDED;

@@ -34,6 +34,8 @@ struct sim_spe_config {
 	bool count16;      /* 16-bit saturating counters (else 12-bit) */
 	bool el3_owned;    /* EL3 keeps SPE (MDCR_EL3.NSPB): PMBIDR_EL1.P = 1 at EL2 */
 	uint16_t events;   /* PMSEVFR_EL1 / PMSNEVFR_EL1 bits that filter (others RAZ/WI) */
+	bool ea_events;    /* PMBIDR_EL1.EA 0b0010: an External abort on a buffer write is a
+			      buffer management event (else 0b0001: ignored) */
 };
 
 /* Where the running code and its data are: sampled PCs and data addresses fall there. */
@@ -89,6 +91,7 @@ struct sim_spe_stats {
 	uint64_t selected, collisions, filtered, written, lost, discarded, bytes;
 	uint64_t s1_faults, s2_faults, full_events;
 	uint64_t stray;              /* bytes the machine saw written outside the owner's memory */
+	uint64_t ext_aborts;         /* External aborts injected (sim_spe_inject_ea) */
 };
 
 struct sim_spe {
@@ -97,6 +100,9 @@ struct sim_spe {
 	uint64_t limitr, ptr, bsr;                       /* PMB*_EL1 */
 	uint64_t pmsidr, pmbidr;
 	uint64_t rng, cycle, busy_until, seq;
+	bool ea_armed;               /* fault injection: an External abort after ea_left bytes */
+	uint64_t ea_left;
+	uint64_t coll_left;          /* fault injection: samples to collide regardless of timing */
 	struct sim_spe_stats stats;
 };
 
@@ -115,6 +121,13 @@ enum sim_acc sim_spe_write(struct sim_spe *s, unsigned el, uint32_t key, uint64_
 void sim_spe_exec(struct sim_spe *s, const struct sim_spe_env *env, const struct sim_work *w);
 /* PSB CSYNC: the sample in flight completes (the model writes records at once). */
 void sim_spe_psb(struct sim_spe *s);
+/* Fault injection: the buffer write `after_bytes` bytes from now meets a synchronous External
+ * abort. With cfg.ea_events the unit stops as DebugWriteExternalAbort() says (PMBSR_EL1 S, EA,
+ * DL, EC 0x00, MSS 0); without (PMBIDR_EL1.EA 0b0001) the model lets the write complete. */
+void sim_spe_inject_ea(struct sim_spe *s, uint64_t after_bytes);
+/* Fault injection: the next `n` samples selected collide (SPESampleCollision(): dropped,
+ * PMBSR_EL1.COLL), as when the previous one is still in flight. */
+void sim_spe_inject_collisions(struct sim_spe *s, uint64_t n);
 /* PMBIRQ: PMBSR_EL1.S (no FEAT_SPE_EXC). */
 bool sim_spe_irq(const struct sim_spe *s);
 void sim_spe_log_free(struct sim_spe_log *l);

@@ -196,6 +196,8 @@ $(FUZZ_BUILD)/fuzz_msc: tests/fuzz/fuzz_msc.c tests/fuzz/fuzz.h $(FUZZ_CORE) $(F
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT)
 $(FUZZ_BUILD)/fuzz_spe: tests/fuzz/fuzz_spe.c tests/fuzz/fuzz.h $(FUZZ_CORE) $(FUZZ_MEMPLAT)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT)
+$(FUZZ_BUILD)/fuzz_spe_buffer: tests/fuzz/fuzz_spe_buffer.c tests/fuzz/fuzz.h tests/unit/test_vspe_rig.h $(FUZZ_CORE) $(FUZZ_MEMPLAT)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT)
 $(FUZZ_BUILD)/fuzz_domxml: tests/fuzz/fuzz_domxml.c tests/fuzz/fuzz.h $(FUZZ_DOMXML) $(FUZZ_CORE) $(FUZZ_MEMPLAT)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -D_DEFAULT_SOURCE $(TOOL_CFLAGS) -Itools -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_DOMXML) $(FUZZ_CORE) $(FUZZ_MEMPLAT) $(TOOL_LIBS)

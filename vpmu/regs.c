@@ -81,38 +81,47 @@ enum pv_trap_result pv_vpmu_pmcr_read(struct pv_vcpu *v, unsigned idx, unsigned 
 	return PV_TRAP_HANDLED;
 }
 
+/* The SET and CLR views of one bitmap: both read the same state; a write of 1 sets or clears
+ * (Arm ARM D24.5, PMCNTENSET/CLR, PMINTENSET/CLR, PMOVSSET/CLR). */
+#define SET_CLR_HANDLERS(set, clr, writer, reader)                                              \
+	enum pv_trap_result pv_vpmu_##set##_write(struct pv_vcpu *v, unsigned idx, unsigned el, \
+						  uint64_t val)                                 \
+	{                                                                                        \
+		(void)idx;                                                                       \
+		return writer(v, el, val, true);                                                 \
+	}                                                                                        \
+	enum pv_trap_result pv_vpmu_##clr##_write(struct pv_vcpu *v, unsigned idx, unsigned el, \
+						  uint64_t val)                                 \
+	{                                                                                        \
+		(void)idx;                                                                       \
+		return writer(v, el, val, false);                                                \
+	}                                                                                        \
+	enum pv_trap_result pv_vpmu_##set##_read(struct pv_vcpu *v, unsigned idx, unsigned el,  \
+						 uint64_t *val)                                 \
+	{                                                                                        \
+		(void)idx;                                                                       \
+		return reader(v, el, val);                                                       \
+	}                                                                                        \
+	enum pv_trap_result pv_vpmu_##clr##_read(struct pv_vcpu *v, unsigned idx, unsigned el,  \
+						 uint64_t *val)                                 \
+	{                                                                                        \
+		(void)idx;                                                                       \
+		return reader(v, el, val);                                                       \
+	}
+
 /* ---- PMCNTENSET_EL0 / PMCNTENCLR_EL0 ----------------------------------------------------- */
 
-enum pv_trap_result pv_vpmu_pmcntenset_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					     uint64_t val)
+static enum pv_trap_result write_cnten(struct pv_vcpu *v, unsigned el, uint64_t val, bool set)
 {
-	(void)idx;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
 	vpmu_settle_chain(v, cpu);
-	uint32_t changed = (uint32_t)val & v->vm->pmu.counter_mask & ~v->pmu.cnten;
-	v->pmu.cnten |= changed;
+	uint32_t bits = (uint32_t)val & v->vm->pmu.counter_mask;
+	uint32_t changed = set ? bits & ~v->pmu.cnten : bits & v->pmu.cnten;
+	v->pmu.cnten ^= changed;
 	if (cpu && changed) {
-		pv_plat_sysreg_write(cpu, PV_PMCNTENSET_EL0, changed);
-		if (v->pmu.chain & changed)
-			pv_vpmu__sync_inten(v, cpu);
-	}
-	return PV_TRAP_HANDLED;
-}
-
-enum pv_trap_result pv_vpmu_pmcntenclr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					     uint64_t val)
-{
-	(void)idx;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
-	struct pv_pcpu *cpu = vpmu_cpu(v);
-	vpmu_settle_chain(v, cpu);
-	uint32_t changed = (uint32_t)val & v->pmu.cnten;
-	v->pmu.cnten &= ~changed;
-	if (cpu && changed) {
-		pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, changed);
+		pv_plat_sysreg_write(cpu, set ? PV_PMCNTENSET_EL0 : PV_PMCNTENCLR_EL0, changed);
 		if (v->pmu.chain & changed)
 			pv_vpmu__sync_inten(v, cpu);
 	}
@@ -128,19 +137,7 @@ static enum pv_trap_result read_cnten(struct pv_vcpu *v, unsigned el, uint64_t *
 	return PV_TRAP_HANDLED;
 }
 
-enum pv_trap_result pv_vpmu_pmcntenset_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					    uint64_t *val)
-{
-	(void)idx;
-	return read_cnten(v, el, val);
-}
-
-enum pv_trap_result pv_vpmu_pmcntenclr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					    uint64_t *val)
-{
-	(void)idx;
-	return read_cnten(v, el, val);
-}
+SET_CLR_HANDLERS(pmcntenset, pmcntenclr, write_cnten, read_cnten)
 
 /* ---- PMINTENSET_EL1 / PMINTENCLR_EL1 (EL1 registers: UNDEFINED at EL0) -------------------- */
 
@@ -166,37 +163,11 @@ static enum pv_trap_result read_inten(struct pv_vcpu *v, unsigned el, uint64_t *
 	return PV_TRAP_HANDLED;
 }
 
-enum pv_trap_result pv_vpmu_pmintenset_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					     uint64_t val)
-{
-	(void)idx;
-	return write_inten(v, el, val, true);
-}
-
-enum pv_trap_result pv_vpmu_pmintenclr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					     uint64_t val)
-{
-	(void)idx;
-	return write_inten(v, el, val, false);
-}
-
-enum pv_trap_result pv_vpmu_pmintenset_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					    uint64_t *val)
-{
-	(void)idx;
-	return read_inten(v, el, val);
-}
-
-enum pv_trap_result pv_vpmu_pmintenclr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					    uint64_t *val)
-{
-	(void)idx;
-	return read_inten(v, el, val);
-}
+SET_CLR_HANDLERS(pmintenset, pmintenclr, write_inten, read_inten)
 
 /* ---- PMOVSSET_EL0 / PMOVSCLR_EL0 --------------------------------------------------------- */
 
-/* Pending hardware overflows are folded first, so that a clear applies to them too. */
+
 static enum pv_trap_result write_ovs(struct pv_vcpu *v, unsigned el, uint64_t val, bool set)
 {
 	if (vpmu_el0_denied(v, el, EN))
@@ -221,33 +192,7 @@ static enum pv_trap_result read_ovs(struct pv_vcpu *v, unsigned el, uint64_t *va
 	return PV_TRAP_HANDLED;
 }
 
-enum pv_trap_result pv_vpmu_pmovsset_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					   uint64_t val)
-{
-	(void)idx;
-	return write_ovs(v, el, val, true);
-}
-
-enum pv_trap_result pv_vpmu_pmovsclr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					   uint64_t val)
-{
-	(void)idx;
-	return write_ovs(v, el, val, false);
-}
-
-enum pv_trap_result pv_vpmu_pmovsset_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					  uint64_t *val)
-{
-	(void)idx;
-	return read_ovs(v, el, val);
-}
-
-enum pv_trap_result pv_vpmu_pmovsclr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					  uint64_t *val)
-{
-	(void)idx;
-	return read_ovs(v, el, val);
-}
+SET_CLR_HANDLERS(pmovsset, pmovsclr, write_ovs, read_ovs)
 
 /* ---- PMSELR_EL0, PMUSERENR_EL0 ----------------------------------------------------------- */
 

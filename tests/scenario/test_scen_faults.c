@@ -204,40 +204,6 @@ static void test_msc_error_interrupts(void **state)
 
 /* ---- SPE -------------------------------------------------------------------------------- */
 
-static struct spe_rig *rig_new(const struct sim_config *c)
-{
-	struct spe_rig *r = calloc(1, sizeof(*r));
-	assert_non_null(r);
-	r->m = scen_machine(c);
-	assert_non_null(r->m);
-	r->rng = c->seed;
-	return r;
-}
-
-static void rig_free(struct spe_rig *r)
-{
-	scen_free(r->m);
-	free(r);
-}
-
-static void spe_hygiene(struct sim_machine *m, const char *tag)
-{
-	assert_int_equal(scen_hygiene(m, tag), 0);
-	assert_int_equal(sim_spe_machine_stray(m), 0);
-	assert_int_equal(RIG_STAT(m, s2_faults), 0);
-	for (unsigned i = 0; i < m->nvcpus; i++) {
-		assert_int_equal(m->vcpu[i].pv.spe.stats.s2_faults, 0);
-		assert_int_equal(m->vcpu[i].pv.spe.npins, 0);
-	}
-	for (unsigned i = 0; i < m->nvms; i++) {
-		struct sim_s2 *s2 = sim_spe_machine_s2(m, i);
-		if (s2) {
-			assert_int_equal(sim_s2_pinned_pages(s2), 0);
-			assert_int_equal(s2->stats.bad_unpins, 0);
-		}
-	}
-}
-
 /* PMBIDR_EL1.EA = 0b0010: an External abort on a buffer write is a buffer management event.
  * The guest's driver sees S | EA | DL (as Linux's arm_spe_pmu does: fatal, it stops), never a
  * stage-2 fault; the records before the abort are in its buffer; nothing stays pinned. */
@@ -281,7 +247,7 @@ static void test_spe_external_abort(void **state)
 	assert_true(n > 50);
 	assert_true(RIG_STAT(r->m, lost) >= 1);
 	assert_int_equal(r->m->vcpu[0].pv.spe.stats.events, 1);
-	spe_hygiene(r->m, "external abort");
+	rig_hygiene(r->m, "external abort");
 	sim_prog_free(&p);
 	rig_free(r);
 }
@@ -324,7 +290,7 @@ static void test_spe_collisions(void **state)
 	assert_int_equal(rig_match(r->m, 0, 0, "collisions", &n, false), 0);
 	assert_int_equal(n, RIG_STAT(r->m, written));
 	assert_int_equal(RIG_STAT(r->m, lost), 0);
-	spe_hygiene(r->m, "collisions");
+	rig_hygiene(r->m, "collisions");
 	sim_prog_free(&p);
 	rig_free(r);
 }
@@ -474,7 +440,7 @@ static void test_migrate_mid_count(void **state)
 	assert_int_equal(rig_match(r->m, 0, 0, "migrate mid-count", &n, false), 0);
 	assert_true(n > 100);
 	assert_int_equal(sim_spe_machine_vcpu(r->m, 0)->drv.faults, 0);
-	spe_hygiene(r->m, "migrate mid-count");
+	rig_hygiene(r->m, "migrate mid-count");
 	sim_prog_free(&p);
 	rig_free(r);
 }

@@ -15,22 +15,6 @@
 
 #include "test_scen_spe_rig.h"
 
-static struct spe_rig *rig_new(const struct sim_config *c)
-{
-	struct spe_rig *r = calloc(1, sizeof(*r));
-	assert_non_null(r);
-	r->m = scen_machine(c);
-	assert_non_null(r->m);
-	r->rng = c->seed;
-	return r;
-}
-
-static void rig_free(struct spe_rig *r)
-{
-	scen_free(r->m);
-	free(r);
-}
-
 /* Runs every program to its end; after each time slice the host takes back every page of
  * every VM that nobody pinned (the profiler cannot fault them in). */
 static void run_under_pressure(struct sim_machine *m)
@@ -41,24 +25,6 @@ static void run_under_pressure(struct sim_machine *m)
 			if (s2)
 				sim_s2_reclaim(s2);
 		}
-}
-
-static void hygiene(struct sim_machine *m, const char *tag)
-{
-	assert_int_equal(scen_hygiene(m, tag), 0);
-	assert_int_equal(sim_spe_machine_stray(m), 0);
-	assert_int_equal(RIG_STAT(m, s2_faults), 0);
-	for (unsigned i = 0; i < m->nvcpus; i++) {
-		assert_int_equal(m->vcpu[i].pv.spe.stats.s2_faults, 0);
-		assert_int_equal(m->vcpu[i].pv.spe.npins, 0);
-	}
-	for (unsigned i = 0; i < m->nvms; i++) {
-		struct sim_s2 *s2 = sim_spe_machine_s2(m, i);
-		if (s2) {
-			assert_int_equal(sim_s2_pinned_pages(s2), 0);
-			assert_int_equal(s2->stats.bad_unpins, 0);
-		}
-	}
 }
 
 /* One VM, one vCPU, a 64 KiB buffer on scattered pages: records match the truth, the driver
@@ -96,7 +62,7 @@ static void test_profile_matches_truth(void **state)
 	assert_true(g->drv.fills > 0);
 	assert_int_equal(g->drv.faults + g->drv.other, 0);
 	assert_int_equal(g->drv.last_bsr, PV_PMBSR_S | PV_PMBSR_BSC_FULL);
-	hygiene(r->m, "truth");
+	rig_hygiene(r->m, "truth");
 	sim_prog_free(&p);
 	rig_free(r);
 }
@@ -138,7 +104,7 @@ static void test_buffer_full_as_architected(void **state)
 	assert_int_equal(v->rises[PV_INTID_SPE], 2);
 	assert_false(v->line[PV_INTID_SPE]);
 	assert_int_equal(v->pv.spe.stats.events, 1);
-	hygiene(r->m, "full");
+	rig_hygiene(r->m, "full");
 	sim_prog_free(&p);
 	rig_free(r);
 }
@@ -179,7 +145,7 @@ static void s1_fault(unsigned hole_attrs, uint64_t fsc, unsigned fault_page)
 	assert_int_equal(rig_match(r->m, 0, 0, "s1 fault", &n, (bsr & PV_PMBSR_DL) != 0), 0);
 	assert_true(fault_page == 0 || n > 0);
 	assert_int_equal(RIG_STAT(r->m, s1_faults), 1);
-	hygiene(r->m, "s1 fault");
+	rig_hygiene(r->m, "s1 fault");
 	sim_prog_free(&p);
 	rig_free(r);
 }
@@ -238,7 +204,7 @@ static void test_validation_from_the_guest(void **state)
 		assert_int_equal(p.ops[at[i]].value, PV_PMBSR_S | bad[i].bsc);
 	assert_int_equal(RIG_STAT(r->m, written), 0);
 	assert_int_equal(r->m->vcpu[0].pv.spe.stats.rejected, 4);
-	hygiene(r->m, "validation");
+	rig_hygiene(r->m, "validation");
 	sim_prog_free(&p);
 	rig_free(r);
 }
@@ -352,7 +318,7 @@ static void test_hidden_and_isolated(void **state)
 	size_t n;
 	assert_int_equal(rig_match(r->m, 0, 0, "isolated", &n, false), 0);
 	assert_true(n > 0);
-	hygiene(r->m, "isolated");
+	rig_hygiene(r->m, "isolated");
 	sim_prog_free(&a);
 	sim_prog_free(&b);
 	rig_free(r);
@@ -425,7 +391,7 @@ static void random_round(uint64_t seed)
 		assert_int_equal(rig_match(r->m, i, r->m->vcpu[i].vm->idx, tag, &n, false), 0);
 		assert_int_equal(sim_spe_machine_vcpu(r->m, i)->drv.faults, 0);
 	}
-	hygiene(r->m, tag);
+	rig_hygiene(r->m, tag);
 	for (unsigned i = 0; i < nv; i++)
 		sim_prog_free(&prog[i]);
 	rig_free(r);

@@ -221,4 +221,41 @@ static inline uint64_t rig_stat(struct sim_machine *m, size_t off)
 }
 #define RIG_STAT(m, field) rig_stat(m, offsetof(struct sim_spe_stats, field))
 
+/* The rig's machine (cmocka's asserts: include <cmocka.h> before this header). */
+static inline struct spe_rig *rig_new(const struct sim_config *c)
+{
+	struct spe_rig *r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	r->m = scen_machine(c);
+	assert_non_null(r->m);
+	r->rng = c->seed;
+	return r;
+}
+
+static inline void rig_free(struct spe_rig *r)
+{
+	scen_free(r->m);
+	free(r);
+}
+
+/* After a run: the library's hygiene, no record outside a VM, no stage-2 fault seen by a unit
+ * or a vCPU, and every pin released and balanced. */
+static inline void rig_hygiene(struct sim_machine *m, const char *tag)
+{
+	assert_int_equal(scen_hygiene(m, tag), 0);
+	assert_int_equal(sim_spe_machine_stray(m), 0);
+	assert_int_equal(RIG_STAT(m, s2_faults), 0);
+	for (unsigned i = 0; i < m->nvcpus; i++) {
+		assert_int_equal(m->vcpu[i].pv.spe.stats.s2_faults, 0);
+		assert_int_equal(m->vcpu[i].pv.spe.npins, 0);
+	}
+	for (unsigned i = 0; i < m->nvms; i++) {
+		struct sim_s2 *s2 = sim_spe_machine_s2(m, i);
+		if (s2) {
+			assert_int_equal(sim_s2_pinned_pages(s2), 0);
+			assert_int_equal(s2->stats.bad_unpins, 0);
+		}
+	}
+}
+
 #endif

@@ -67,6 +67,21 @@ static inline struct pv_pcpu *vpmu_cpu(struct pv_vcpu *v)
 	return v->cpu;
 }
 
+/* A read of state perfvisor keeps (no hardware access): from EL0 it needs one of the
+ * PMUSERENR bits in `need` (0: an EL1 register, UNDEFINED at EL0); the first access activates
+ * the vCPU. */
+static inline enum pv_trap_result vpmu_read_kept(struct pv_vcpu *v, unsigned el, unsigned need,
+						 uint64_t kept, uint64_t *val)
+{
+	if (el == 0 && !need)
+		return PV_TRAP_UNDEF;
+	if (vpmu_el0_denied(v, el, need))
+		return PV_TRAP_EL1_SYSREG;
+	vpmu_cpu(v);
+	*val = kept;
+	return PV_TRAP_HANDLED;
+}
+
 /* switch.c */
 uint64_t pv_vpmu__fold(struct pv_vcpu *v, struct pv_pcpu *cpu);
 

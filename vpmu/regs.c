@@ -74,11 +74,7 @@ enum pv_trap_result pv_vpmu_pmcr_read(struct pv_vcpu *v, unsigned idx, unsigned 
 				      uint64_t *val)
 {
 	(void)idx;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
-	vpmu_cpu(v);
-	*val = v->pmu.pmcr | v->vm->pmu.pmcr_fixed;
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, EN, v->pmu.pmcr | v->vm->pmu.pmcr_fixed, val);
 }
 
 /* The SET and CLR views of one bitmap: both read the same state; a write of 1 sets or clears
@@ -130,11 +126,7 @@ static enum pv_trap_result write_cnten(struct pv_vcpu *v, unsigned el, uint64_t 
 
 static enum pv_trap_result read_cnten(struct pv_vcpu *v, unsigned el, uint64_t *val)
 {
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
-	vpmu_cpu(v);
-	*val = v->pmu.cnten;
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, EN, v->pmu.cnten, val);
 }
 
 SET_CLR_HANDLERS(pmcntenset, pmcntenclr, write_cnten, read_cnten)
@@ -156,11 +148,7 @@ static enum pv_trap_result write_inten(struct pv_vcpu *v, unsigned el, uint64_t 
 
 static enum pv_trap_result read_inten(struct pv_vcpu *v, unsigned el, uint64_t *val)
 {
-	if (el == 0)
-		return PV_TRAP_UNDEF;
-	vpmu_cpu(v);
-	*val = v->pmu.inten;
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, 0, v->pmu.inten, val);
 }
 
 SET_CLR_HANDLERS(pmintenset, pmintenclr, write_inten, read_inten)
@@ -200,11 +188,7 @@ enum pv_trap_result pv_vpmu_pmselr_read(struct pv_vcpu *v, unsigned idx, unsigne
 					uint64_t *val)
 {
 	(void)idx;
-	if (vpmu_el0_denied(v, el, ER | EN))
-		return PV_TRAP_EL1_SYSREG;
-	vpmu_cpu(v);
-	*val = v->pmu.selr;
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, ER | EN, v->pmu.selr, val);
 }
 
 enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
@@ -245,33 +229,21 @@ enum pv_trap_result pv_vpmu_pmceid0_read(struct pv_vcpu *v, unsigned idx, unsign
 					 uint64_t *val)
 {
 	(void)idx;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
-	vpmu_cpu(v);
-	*val = v->vm->pmu.pmceid0;
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, EN, v->vm->pmu.pmceid0, val);
 }
 
 enum pv_trap_result pv_vpmu_pmceid1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t *val)
 {
 	(void)idx;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
-	vpmu_cpu(v);
-	*val = v->vm->pmu.pmceid1;
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, EN, v->vm->pmu.pmceid1, val);
 }
 
 enum pv_trap_result pv_vpmu_pmmir_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 				       uint64_t *val)
 {
 	(void)idx;
-	if (el == 0)
-		return PV_TRAP_UNDEF;
-	vpmu_cpu(v);
-	*val = v->vm->pmu.pmmir;
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, 0, v->vm->pmu.pmmir, val);
 }
 
 /* Writes to the read-only registers (the trap table never dispatches them). */

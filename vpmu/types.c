@@ -64,11 +64,7 @@ VPMU_NOINLINE static void set_ccfiltr(struct pv_vcpu *v, uint64_t val)
 enum pv_trap_result pv_vpmu_pmevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val)
 {
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
-	vpmu_cpu(v);
-	*val = v->pmu.evtyper[idx];
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, EN, v->pmu.evtyper[idx], val);
 }
 
 enum pv_trap_result pv_vpmu_pmevtyper_write(struct pv_vcpu *v, unsigned idx, unsigned el,
@@ -84,11 +80,7 @@ enum pv_trap_result pv_vpmu_pmccfiltr_read(struct pv_vcpu *v, unsigned idx, unsi
 					   uint64_t *val)
 {
 	(void)idx;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
-	vpmu_cpu(v);
-	*val = v->pmu.ccfiltr;
-	return PV_TRAP_HANDLED;
+	return vpmu_read_kept(v, el, EN, v->pmu.ccfiltr, val);
 }
 
 enum pv_trap_result pv_vpmu_pmccfiltr_write(struct pv_vcpu *v, unsigned idx, unsigned el,

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench.h"
 #include "esr.h"
 #include "tests/unit/test_vamu_rig.h"
 
@@ -168,12 +169,7 @@ static int run_switch(unsigned arg)
 	return 0;
 }
 
-/* mode, figure name, unit, method; NULL name: a baseline mode, not listed. */
-static const struct {
-	const char *mode, *name, *unit, *method;
-	int (*run)(unsigned arg);
-	unsigned arg;
-} modes[] = {
+static const struct bench_mode modes[] = {
 	{"read_v1p1", "vamu.read_v1p1", "traps/read", "direct", run_read_v1p1, 0},
 	{"read_v1p1_cnt_cycles", "vamu.read_v1p1_cnt_cycles", "traps/read", "direct",
 	 run_read_v1p1, 1},
@@ -187,20 +183,5 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fputs("usage: bench_vamu --list | <mode>\n", stderr);
-		return 2;
-	}
-	bool list = strcmp(argv[1], "--list") == 0;
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		if (list && modes[i].name)
-			printf("%s %s %s %s\n", modes[i].name, modes[i].unit, modes[i].method,
-			       modes[i].mode);
-		else if (!list && strcmp(argv[1], modes[i].mode) == 0)
-			return modes[i].run(modes[i].arg);
-	}
-	if (list)
-		return 0;
-	fprintf(stderr, "bench_vamu: unknown mode '%s'\n", argv[1]);
-	return 2;
+	return bench_main("bench_vamu", modes, sizeof(modes) / sizeof(modes[0]), argc, argv);
 }

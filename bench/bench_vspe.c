@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench.h"
 #include "esr.h"
 #include "perfvisor/spe_packet.h"
 #include "tests/unit/test_vspe_rig.h"
@@ -433,12 +434,7 @@ static int run_loss(unsigned arg)
 	return 0;
 }
 
-/* mode, figure name, unit, method; NULL name: a baseline mode, not listed. */
-static const struct {
-	const char *mode, *name, *unit, *method;
-	int (*run)(unsigned arg);
-	unsigned arg;
-} modes[] = {
+static const struct bench_mode modes[] = {
 	{"enable_1mib", "vspe.enable_1mib", "instructions", "callgrind", run_enable, 1},
 	{"enable_1mib_baseline", NULL, NULL, NULL, run_enable, 1 | BASELINE},
 	{"enable_64mib", "vspe.enable_64mib", "instructions", "callgrind", run_enable, 64},
@@ -450,20 +446,5 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fputs("usage: bench_vspe --list | <mode>\n", stderr);
-		return 2;
-	}
-	bool list = strcmp(argv[1], "--list") == 0;
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		if (list && modes[i].name)
-			printf("%s %s %s %s\n", modes[i].name, modes[i].unit, modes[i].method,
-			       modes[i].mode);
-		else if (!list && strcmp(argv[1], modes[i].mode) == 0)
-			return modes[i].run(modes[i].arg);
-	}
-	if (list)
-		return 0;
-	fprintf(stderr, "bench_vspe: unknown mode '%s'\n", argv[1]);
-	return 2;
+	return bench_main("bench_vspe", modes, sizeof(modes) / sizeof(modes[0]), argc, argv);
 }

@@ -208,8 +208,11 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
-bench: $(BENCH_BINS)
+# The hypervisor's own figures (EL2 instructions per trap and per switch, under QEMU with
+# -icount shift=0) join when QEMU and the cross compiler are here.
+bench: $(BENCH_BINS) $(if $(QEMU_CHECK_AVAILABLE),hyp)
 	@sh bench/run.sh $(BENCH_BINS)
+	@$(if $(QEMU_CHECK_AVAILABLE),QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD),echo "bench: hyp.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)")
 
 $(BUILD)/aarch64/%.o: %.c $(wildcard include/perfvisor/*.h) | aarch64-cc
 	@mkdir -p $(dir $@)

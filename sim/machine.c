@@ -100,6 +100,7 @@ int sim_init(struct sim_machine *m, const struct sim_config *cfg)
 				      PV_HCR_EL2_AMO | PV_HCR_EL2_VM;
 		p->hyp_cptr = p->cptr = 0x33FF;
 		pv_pcpu_init(&p->pv, p);
+		p->pv.index = i; /* the library's per-pCPU tables (vmpam's cpu_node) */
 	}
 	int err = sim_mpam_machine_init(m); /* the pCPUs' MPAM, before the probe reads it */
 	if (!err)

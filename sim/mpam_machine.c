@@ -108,6 +108,7 @@ int sim_mpam_machine_attach(struct sim_machine *m)
 	m->mpam = &mm->mp;
 	struct pv_vmpam_setup setup = {.msc = mm->desc, .nmsc = mm->nmsc,
 				       .cpu_mpamidr = mm->mpamidr, .ncpus = m->cfg.cpus,
+				       .cpu_node = mm->cfg.topology ? mm->cfg.cpu_node : NULL,
 				       .vms = mm->table, .max_vms = SIM_MPAM_MACHINE_VMS,
 				       .acct = mm->acct};
 	setup.nacct = pv_vmpam_acct_entries(&setup);
@@ -197,13 +198,14 @@ void sim_mpam_machine_words(struct sim_cpu *c, const struct pv_trap_words *t)
 		sim_mpam_cpu_write(mc, 2, PV_MPAMHCR_EL2, hcr);
 }
 
-/* The generator of (vCPU, EL, label), made on first use. */
-static struct sim_mpam_gen *gen_for(struct sim_mpam_machine *mm, unsigned vcpu, unsigned el,
-				    struct sim_mpam_label l)
+/* The generator of (vCPU, EL, label, pCPU), made on first use. */
+static struct sim_mpam_gen *gen_for(struct sim_mpam_machine *mm, unsigned vcpu, unsigned cpu,
+				    unsigned el, struct sim_mpam_label l)
 {
 	for (unsigned i = 0; i < mm->ngen; i++) {
 		struct sim_mpam_gen *g = &mm->gen[i];
-		if (g->vcpu == vcpu && g->el == el && g->partid == l.partid && g->pmg == l.pmg)
+		if (g->vcpu == vcpu && g->cpu == cpu && g->el == el && g->partid == l.partid &&
+		    g->pmg == l.pmg)
 			return g;
 	}
 	if (mm->ngen == mm->capgen) {
@@ -219,8 +221,8 @@ static struct sim_mpam_gen *gen_for(struct sim_mpam_machine *mm, unsigned vcpu, 
 		mm->capgen = cap;
 	}
 	unsigned i = mm->ngen++;
-	mm->gen[i] = (struct sim_mpam_gen){.vcpu = vcpu, .el = (uint8_t)el, .partid = l.partid,
-					   .pmg = l.pmg};
+	mm->gen[i] = (struct sim_mpam_gen){.vcpu = vcpu, .cpu = (uint8_t)cpu, .el = (uint8_t)el,
+					   .partid = l.partid, .pmg = l.pmg};
 	struct sim_tgen *g = &mm->tg[i];
 	sim_tgen_init(g, l.partid, 0, 0, i + 1); /* constant, no noise: the rate is set per window */
 	g->pmg = l.pmg;
@@ -246,7 +248,7 @@ void sim_mpam_machine_exec(struct sim_cpu *c, unsigned el, bool secure, uint64_t
 	if (b <= a)
 		return;
 	struct sim_mpam_label l = sim_mpam_cpu_label(sim_mpam_machine_cpu(c), el, false);
-	struct sim_mpam_gen *g = gen_for(mm, v->idx, el, l);
+	struct sim_mpam_gen *g = gen_for(mm, v->idx, c->idx, el, l);
 	if (!g)
 		return;
 	if (g->nrun && g->run[g->nrun - 1].t1 == a) {
@@ -395,6 +397,17 @@ uint64_t sim_mpam_machine_vm_bytes(const struct sim_machine *m, unsigned vm, uns
 	for (unsigned i = 0; mm && node < SIM_MPAM_MAX_NODES && i < mm->ngen; i++)
 		if (m->vcpu[mm->gen[i].vcpu].vm->idx == vm)
 			sum += gen_bytes(mm, i, node, demanded);
+	return sum;
+}
+
+uint64_t sim_mpam_machine_vm_local_bytes(const struct sim_machine *m, unsigned vm, unsigned node)
+{
+	const struct sim_mpam_machine *mm = m->mpam_machine;
+	uint64_t sum = 0;
+	for (unsigned i = 0; mm && node < SIM_MPAM_MAX_NODES && i < mm->ngen; i++)
+		if (m->vcpu[mm->gen[i].vcpu].vm->idx == vm &&
+		    mm->cfg.cpu_node[mm->gen[i].cpu] == node)
+			sum += gen_bytes(mm, i, node, false);
 	return sum;
 }
 

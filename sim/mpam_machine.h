@@ -8,8 +8,9 @@
  *     MPAMIDR_EL1, MPAM0/1_EL1, MPAM2_EL2, MPAMHCR_EL2, MPAMVPMV_EL2, MPAMVPM<n>_EL2 reached
  *     by the library (pv_plat_sysreg_*) and by guests (routed by sim_cpu_route: EL0 UNDEF,
  *     EL1 trapped by MPAM2_EL2/MPAMHCR_EL2 as the vCPU's trap words set them);
- *   - vmpam (pv_vmpam_init over the MSCs and every pCPU's MPAMIDR_EL1) wired into pv_hw
- *     (mpam_sys, mpam_cpu) before any VM is created, so every VM gets PARTIDs of its own;
+ *   - vmpam (pv_vmpam_init over the MSCs, every pCPU's MPAMIDR_EL1 and, with `topology`, the
+ *     memory node local to each pCPU) wired into pv_hw (mpam_sys, mpam_cpu) before any VM is
+ *     created, so every VM gets PARTIDs of its own and, given enough PMGs, local bytes;
  *   - memory traffic: a vCPU given a rate (sim_mpam_machine_traffic) demands that many bytes
  *     per second of its own running time at EL0/EL1, labelled with what the CPU model computes
  *     from the pCPU's registers at that instant (genMPAM: MPAM0_EL1 at EL0, MPAM1_EL1 at EL1,
@@ -25,7 +26,8 @@
  * not-ready time; the traffic of a VM created later starts when its monitors are ready.
  *
  * Ground truth: what the traffic model really moved after throttling, per generator (one per
- * vCPU, guest EL and label), so per vCPU, per VM and per label PARTID, per memory node. The
+ * vCPU, guest EL, label and pCPU), so per vCPU, per VM and per label PARTID, per memory node,
+ * and local: from pCPUs local to the node (cpu_node), whatever label the bytes carried. The
  * vCPU does not slow down when its traffic is throttled: the bytes it could not move are not
  * moved. Everything is deterministic: no randomness is involved.
  */
@@ -63,6 +65,9 @@ struct sim_mpam_config {
 	uint64_t window_ns;       /* the MSCs' regulation window: memory time advances by it
 				     (MPAMCFG_MBW_WINWD); 0 means 100 us */
 	uint64_t tick_ns;         /* pv_vmpam_tick period, a multiple of the window; 0: 1 ms */
+	bool topology;            /* vmpam is told cpu_node (pv_vmpam_setup.cpu_node) */
+	uint8_t cpu_node[SIM_MPAM_MACHINE_CPUS]; /* memory node local to each pCPU (the truth of
+						    local bytes, with or without `topology`) */
 };
 
 /* The traffic a vCPU demands per second of its running time, per memory node. */
@@ -79,6 +84,7 @@ struct sim_mpam_span {
 /* One traffic generator: a vCPU's traffic at one EL with one label. */
 struct sim_mpam_gen {
 	unsigned vcpu;
+	uint8_t cpu;              /* the pCPU it ran on */
 	uint8_t el;
 	uint16_t partid;          /* the label, as the CPU model put it on the bus */
 	uint8_t pmg;
@@ -97,7 +103,7 @@ struct sim_mpam_machine {
 	uint64_t hyp_mpam2, hyp_mpamhcr; /* the hypervisor's own EL2 controls (its label) */
 	struct pv_vmpam sys;
 	struct pv_vmpam_vm *table[SIM_MPAM_MACHINE_VMS];
-	struct pv_vmpam_acct acct[SIM_MPAM_MACHINE_VMS * SIM_MPAM_MAX_NODES];
+	struct pv_vmpam_acct acct[SIM_MPAM_MACHINE_VMS * SIM_MPAM_MAX_NODES * 2]; /* total, local */
 	uint64_t vm_ready[SIM_MPAM_MACHINE_VMS]; /* memory time its traffic may start */
 	struct sim_mpam_vtraffic vcpu[SIM_MPAM_MACHINE_VCPUS];
 	struct sim_tgen *tg;      /* generators, for sim_traffic_step; tg[i] is gen[i]'s */
@@ -146,6 +152,9 @@ uint64_t sim_mpam_machine_vcpu_bytes(const struct sim_machine *m, unsigned vcpu,
 				     bool demanded);
 uint64_t sim_mpam_machine_vm_bytes(const struct sim_machine *m, unsigned vm, unsigned node,
 				   bool demanded);
+/* Ground truth of local bytes: those a VM's vCPUs moved through `node` (after throttling)
+ * while running on a pCPU whose cpu_node is `node`. */
+uint64_t sim_mpam_machine_vm_local_bytes(const struct sim_machine *m, unsigned vm, unsigned node);
 /* Bytes any vCPU moved labelled with a PARTID that is not one of its own VM's (0 when
  * isolation holds). */
 uint64_t sim_mpam_machine_foreign_bytes(const struct sim_machine *m);

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Bytes per VM per memory node. A node's monitor slots are given to its VMs' PARTIDs:
+ * Bytes per VM per memory node. A VM has an account per node for its total bytes (monitors
+ * matching its PARTIDs, MSMON_CFG_MBWU_CTL.MATCH_PARTID) and, when local bytes are counted,
+ * one for its local bytes (MATCH_PARTID | MATCH_PMG, FLT.PMG = the node: the label cpu.c puts
+ * on the traffic of pCPUs local to it). Both are handled alike: a node's monitor slots are
+ * given to the accounts' PARTIDs:
  *
  *  - dedicated, while every PARTID has a slot: each tick adds the counter's change. Exact
  *    (up to 2^SCALE - 1 bytes of the counter's last unit).
@@ -141,7 +145,7 @@ static void read_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, ui
 			s++;
 			continue;
 		}
-		unsigned k = sys->vms[SLOT_VM(e)]->nr_partids;
+		unsigned k = sys->vms[ACCT_VM(sys, SLOT_ACCT(e))]->nr_partids;
 		bool ok = true;
 		uint64_t bytes = 0;
 		uint32_t gran = 0;
@@ -163,7 +167,7 @@ static void read_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, ui
 				gran += (UINT32_C(1) << scale) - 1;
 			}
 		}
-		struct pv_vmpam_acct *a = vmpam_acct(sys, SLOT_VM(e), i);
+		struct pv_vmpam_acct *a = vmpam_acct(sys, SLOT_ACCT(e), i);
 		if (n->rotating) {
 			account(sys, n, a, ok, bytes, gran, now);
 		} else {
@@ -182,13 +186,20 @@ static void fold_pending(struct pv_vmpam_acct *a)
 	a->pend = 0;
 }
 
-static void assign(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_node *n,
-		   unsigned s, const struct pv_vmpam_vm *vm)
+/* Slots s.. of node i count account `acc`: each of its VM's PARTIDs, and for a local account
+ * only PMG i. */
+static void assign(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, unsigned s,
+		   uint32_t acc)
 {
+	struct pv_vmpam_node *n = &sys->node[i];
+	const struct pv_vmpam_vm *vm = sys->vms[ACCT_VM(sys, acc)];
+	bool local = ACCT_KIND(sys, acc) == ACCT_LOCAL;
 	for (unsigned j = 0; j < vm->nr_partids; j++) {
-		n->slot[s + j] = SLOT(vm->index, j);
+		bool ctl = n->match_pmg[s + j] != local;
+		n->slot[s + j] = SLOT(acc, j);
+		n->match_pmg[s + j] = local;
 		for (unsigned r = 0; r < n->nris; r++) {
-			pv_vmpam__mon_start(sys, cpu, n, r, s + j, vm->partid[j]);
+			pv_vmpam__mon_start(sys, cpu, n, r, s + j, vm->partid[j], (uint8_t)i, ctl);
 			n->last[s + j][r] = 0;
 			n->pred[s + j][r] = 0;
 		}
@@ -201,21 +212,22 @@ static void free_slots(struct pv_vmpam_node *n)
 		n->slot[s] = PV_VMPAM_SLOT_FREE;
 }
 
-/* Gives the node's slots out. Dedicated: every VM, for good (the first read of each is a
- * window). Rotating: the next VMs in turn, for one tick. */
+/* Gives the node's slots out. Dedicated: every account, for good (the first read of each is
+ * a window). Rotating: the next accounts in turn, for one tick. */
 static void fill_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, uint64_t now,
 		       bool dedicated)
 {
 	struct pv_vmpam_node *n = &sys->node[i];
+	uint32_t naccts = sys->nvms << sys->acct_shift;
 	free_slots(n);
 	n->t_prog = now;
 	unsigned s = 0;
-	for (uint32_t seen = 0; seen < sys->nvms; seen++) {
-		uint32_t idx = dedicated ? seen : n->cursor < sys->nvms ? n->cursor : 0;
-		const struct pv_vmpam_vm *vm = sys->vms[idx];
+	for (uint32_t seen = 0; seen < naccts; seen++) {
+		uint32_t idx = dedicated ? seen : n->cursor < naccts ? n->cursor : 0;
+		const struct pv_vmpam_vm *vm = sys->vms[ACCT_VM(sys, idx)];
 		if (s + vm->nr_partids > n->nmons)
 			break;
-		assign(sys, cpu, n, s, vm);
+		assign(sys, cpu, i, s, idx);
 		s += vm->nr_partids;
 		if (dedicated) {
 			fold_pending(vmpam_acct(sys, idx, i));
@@ -232,7 +244,7 @@ static void to_rotation(struct pv_vmpam *sys, unsigned i)
 {
 	struct pv_vmpam_node *n = &sys->node[i];
 	free_slots(n);
-	for (uint32_t v = 0; v < sys->nvms; v++) {
+	for (uint32_t v = 0; v < sys->nvms << sys->acct_shift; v++) {
 		struct pv_vmpam_acct *a = vmpam_acct(sys, v, i);
 		fold_pending(a);
 		if (!(a->flags & ACCT_GAP)) {
@@ -252,6 +264,10 @@ void pv_vmpam_tick(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint64_t now)
 	for (unsigned i = 0; i < sys->nnodes; i++) {
 		struct pv_vmpam_node *n = &sys->node[i];
 		if (!n->nmons)
+			continue;
+		/* A rotation window shorter than the not-ready time cannot be read (every
+		 * monitor still reads NRDY): it stays open until a later tick. */
+		if (n->rotating && now - n->t_prog < n->nrdy_ns)
 			continue;
 		read_slots(sys, cpu, i, now);
 		bool rotate = n->used > n->nmons;
@@ -285,34 +301,41 @@ void pv_vmpam__acct_add(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmp
 {
 	for (unsigned i = 0; i < sys->nnodes; i++) {
 		struct pv_vmpam_node *n = &sys->node[i];
-		struct pv_vmpam_acct *a = vmpam_acct(sys, vm->index, i);
-		*a = (struct pv_vmpam_acct){.at = sys->now, .flags = ACCT_USED | ACCT_NEW,
-					    .status = PV_VMPAM_MEASURED};
-		if (!n->nmons)
-			continue;
-		n->used += vm->nr_partids;
-		int s = n->rotating || n->used > n->nmons ? -1 : free_run(n, vm->nr_partids);
-		if (s < 0) {
-			/* Rotation (from the next tick), or a repack of the dedicated slots. */
-			a->flags |= ACCT_GAP;
-			n->repack |= !n->rotating && n->used <= n->nmons;
-			continue;
+		for (unsigned kind = 0; kind < 1u << sys->acct_shift; kind++) {
+			uint32_t acc = vmpam_account(sys, vm->index, kind);
+			struct pv_vmpam_acct *a = vmpam_acct(sys, acc, i);
+			*a = (struct pv_vmpam_acct){.at = sys->now, .flags = ACCT_USED | ACCT_NEW,
+						    .status = PV_VMPAM_MEASURED};
+			if (!n->nmons)
+				continue;
+			n->used += vm->nr_partids;
+			int s = n->rotating || n->used > n->nmons ? -1 : free_run(n, vm->nr_partids);
+			if (s < 0) {
+				/* Rotation (from the next tick), or a repack of the dedicated slots. */
+				a->flags |= ACCT_GAP;
+				n->repack |= !n->rotating && n->used <= n->nmons;
+				continue;
+			}
+			assign(sys, cpu, i, (unsigned)s, acc);
+			a->flags |= ACCT_FRESH;
 		}
-		assign(sys, cpu, n, (unsigned)s, vm);
-		a->flags |= ACCT_FRESH;
 	}
 }
 
 void pv_vmpam__acct_remove(struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
 {
+	unsigned kinds = 1u << sys->acct_shift;
 	for (unsigned i = 0; i < sys->nnodes; i++) {
 		struct pv_vmpam_node *n = &sys->node[i];
 		if (n->nmons)
-			n->used -= vm->nr_partids;
+			n->used -= vm->nr_partids * kinds;
 		for (unsigned s = 0; s < n->nmons; s++)
-			if (n->slot[s] != PV_VMPAM_SLOT_FREE && SLOT_VM(n->slot[s]) == vm->index)
+			if (n->slot[s] != PV_VMPAM_SLOT_FREE &&
+			    ACCT_VM(sys, SLOT_ACCT(n->slot[s])) == vm->index)
 				n->slot[s] = PV_VMPAM_SLOT_FREE;
-		*vmpam_acct(sys, vm->index, i) = (struct pv_vmpam_acct){0};
+		for (unsigned kind = 0; kind < kinds; kind++)
+			*vmpam_acct(sys, vmpam_account(sys, vm->index, kind), i) =
+				(struct pv_vmpam_acct){0};
 	}
 }
 
@@ -320,23 +343,30 @@ void pv_vmpam__acct_move(struct pv_vmpam *sys, uint32_t from, uint32_t to)
 {
 	for (unsigned i = 0; i < sys->nnodes; i++) {
 		struct pv_vmpam_node *n = &sys->node[i];
-		*vmpam_acct(sys, to, i) = *vmpam_acct(sys, from, i);
-		*vmpam_acct(sys, from, i) = (struct pv_vmpam_acct){0};
-		for (unsigned s = 0; s < n->nmons; s++)
-			if (n->slot[s] != PV_VMPAM_SLOT_FREE && SLOT_VM(n->slot[s]) == from)
-				n->slot[s] = SLOT(to, SLOT_VP(n->slot[s]));
+		for (unsigned kind = 0; kind < 1u << sys->acct_shift; kind++) {
+			uint32_t f = vmpam_account(sys, from, kind), t = vmpam_account(sys, to, kind);
+			*vmpam_acct(sys, t, i) = *vmpam_acct(sys, f, i);
+			*vmpam_acct(sys, f, i) = (struct pv_vmpam_acct){0};
+		}
+		for (unsigned s = 0; s < n->nmons; s++) {
+			uint32_t acc = SLOT_ACCT(n->slot[s]);
+			if (n->slot[s] != PV_VMPAM_SLOT_FREE && ACCT_VM(sys, acc) == from)
+				n->slot[s] = SLOT(vmpam_account(sys, to, ACCT_KIND(sys, acc)),
+						  SLOT_VP(n->slot[s]));
+		}
 	}
 }
 
 /* ---- readings ---- */
 
-int pv_vmpam_read(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
-		  struct pv_vmpam_reading *out)
+static int read_account(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned kind,
+			unsigned node, struct pv_vmpam_reading *out)
 {
 	*out = (struct pv_vmpam_reading){.at_ns = sys->now, .status = PV_VMPAM_NO_DATA};
-	if (!vm || vm->sys != sys || node >= sys->nnodes || !sys->node[node].nmons)
+	if (!vm || vm->sys != sys || node >= sys->nnodes || !sys->node[node].nmons ||
+	    kind >= 1u << sys->acct_shift)
 		return out->status;
-	const struct pv_vmpam_acct *a = vmpam_acct(sys, vm->index, node);
+	const struct pv_vmpam_acct *a = vmpam_acct(sys, vmpam_account(sys, vm->index, kind), node);
 	if (!(a->flags & ACCT_SAMPLED))
 		return out->status;
 	if (a->status == PV_VMPAM_NOT_READY)
@@ -352,6 +382,19 @@ int pv_vmpam_read(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsi
 	out->bound = bound(a->sq, out->open, a->lin, a->gran);
 	out->status = (a->sq || a->lin || out->open) ? PV_VMPAM_ESTIMATED : PV_VMPAM_MEASURED;
 	return out->status;
+}
+
+int pv_vmpam_read(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
+		  struct pv_vmpam_reading *out)
+{
+	return read_account(sys, vm, ACCT_TOTAL, node, out);
+}
+
+int pv_vmpam_read_local(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
+			struct pv_vmpam_reading *out)
+{
+	/* Only a local account exists while local bytes are counted (acct_shift 1). */
+	return read_account(sys, vm, ACCT_LOCAL, node, out);
 }
 
 int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_reading *to,

@@ -10,6 +10,14 @@
  * write is sanitised: a virtual PARTID the VM does not have, or a PMG above the usable
  * PMG_MAX, becomes 0. With HAS_HCR the hardware registers then hold the (valid) virtual
  * PARTIDs and MPAMVPM<n>_EL2 maps them; without it they hold the physical ones.
+ *
+ * The physical PMG labels the pCPU when local bytes are counted (pv_vmpam_init, partid.c):
+ * MPAM1_EL1/MPAM0_EL1.PMG_I and PMG_D hold the memory node local to the pCPU the vCPU runs
+ * on, set at every load (a migration relabels) and at every trapped write. The VPM registers
+ * map PARTIDs only; genPMG takes the PMG from MPAMn_EL1 as it is, so the node reaches the bus
+ * with or without HAS_HCR. The guest's own PMG stays virtual: it reads back what it wrote
+ * (sanitised as above), but it never reaches an MSC. A guest has no MSC of its own to
+ * program, so a PMG has no physical meaning for it, and it loses nothing.
  */
 #include "internal.h"
 
@@ -24,8 +32,8 @@ static uint64_t labels(unsigned pi, unsigned pd, unsigned gi, unsigned gd)
 	return pi | (uint64_t)pd << 16 | (uint64_t)gi << 32 | (uint64_t)gd << 40;
 }
 
-/* The hardware value for a guest MPAMn_EL1 value. */
-static uint64_t hw_value(const struct pv_vmpam_vm *vm, uint64_t guest)
+/* The hardware value for a guest MPAMn_EL1 value; `node` >= 0 is the PMG of both fields. */
+static uint64_t hw_value(const struct pv_vmpam_vm *vm, uint64_t guest, int node)
 {
 	unsigned p[2], g[2];
 	for (unsigned i = 0; i < 2; i++) {
@@ -33,12 +41,24 @@ static uint64_t hw_value(const struct pv_vmpam_vm *vm, uint64_t guest)
 		g[i] = label(guest, 2 + i);
 		if (p[i] >= vm->nr_partids)
 			p[i] = 0;
-		if (g[i] > vm->pmg_max)
-			g[i] = 0;
+		if (g[i] > vm->pmg_max || node >= 0)
+			g[i] = node >= 0 ? (unsigned)node : 0;
 		if (!vm->vpm)
 			p[i] = vm->partid[p[i]];
 	}
 	return labels(p[0], p[1], g[0], g[1]);
+}
+
+/* The PMG that labels `cpu`'s traffic: its memory node while local bytes are counted, else
+ * -1 (the guest's PMG). Only the vCPU and its pCPU are touched (no shared state), so a pCPU
+ * index beyond the topology, a hypervisor bug, is not recorded: it is labelled 0, a valid
+ * PMG, and no MSC error follows. */
+static int pcpu_pmg(const struct pv_vmpam_vm *vm, const struct pv_pcpu *cpu)
+{
+	const struct pv_vmpam *sys = vm->sys;
+	if (!sys || !sys->cpu_node || !cpu)
+		return -1;
+	return cpu->index < sys->ncpus ? sys->cpu_node[cpu->index] : 0;
 }
 
 void pv_vmpam__vm_views(const struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
@@ -74,7 +94,7 @@ void pv_vmpam__vm_views(const struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
 void pv_vmpam_vcpu_init(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm)
 {
 	*s = (struct pv_vmpam_vcpu){.vm = vm};
-	s->hw_mpam0 = s->hw_mpam1 = hw_value(vm, 0);
+	s->hw_mpam0 = s->hw_mpam1 = hw_value(vm, 0, -1);
 }
 
 void pv_vmpam_load(struct pv_vcpu *v)
@@ -83,6 +103,11 @@ void pv_vmpam_load(struct pv_vcpu *v)
 	if (!s->vm || !v->cpu)
 		return;
 	const struct pv_vmpam_el2 *e = &s->vm->el2;
+	int pmg = pcpu_pmg(s->vm, v->cpu);
+	if (pmg >= 0) {
+		s->hw_mpam1 = hw_value(s->vm, s->mpam1, pmg);
+		s->hw_mpam0 = hw_value(s->vm, s->mpam0, pmg);
+	}
 	for (unsigned n = 0; n < e->nvpm; n++)
 		pv_plat_sysreg_write(v->cpu, PV_MPAMVPM_EL2(n), e->vpm[n]);
 	if (e->nvpm)
@@ -139,7 +164,7 @@ static enum pv_trap_result write_labels(struct pv_vcpu *v, unsigned el, uint64_t
 	struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
 	if (el == 0 || !s->vm)
 		return PV_TRAP_UNDEF;
-	uint64_t guest = val & PV_MPAMN_LABELS, hw = hw_value(s->vm, guest);
+	uint64_t guest = val & PV_MPAMN_LABELS, hw = hw_value(s->vm, guest, pcpu_pmg(s->vm, v->cpu));
 	if (el1) {
 		s->mpam1 = guest;
 		s->hw_mpam1 = hw;

@@ -5,8 +5,10 @@
  * Model (see docs/mpam.md): a VM owns physical PARTIDs from the usable range; the guest only
  * ever names virtual PARTIDs, which the VPM registers (or the trap handlers) turn into the
  * VM's own. The MSC driver (msc.c) is the only code that writes a PARTID to an MSC, and it is
- * only ever given allocated PARTIDs. Accounting (account.c) gives each (VM, node) monitor
- * slots, permanently while the node has enough, in turns otherwise.
+ * only ever given allocated PARTIDs. Accounting (account.c) gives each account monitor slots
+ * on every node, permanently while the node has enough, in turns otherwise. A VM has one
+ * account per node for its total bytes and, when local bytes are counted, a second one for
+ * those labelled with the node as PMG (see cpu.c).
  */
 #ifndef PV_VMPAM_INTERNAL_H
 #define PV_VMPAM_INTERNAL_H
@@ -32,15 +34,25 @@
 /* Rates are bytes per 2^RATE_SHIFT ns (about a second). */
 #define RATE_SHIFT 30
 
-static inline struct pv_vmpam_acct *vmpam_acct(const struct pv_vmpam *sys, uint32_t vm_index,
+/* Accounts: VM table index << sys->acct_shift | kind. A VM's accounts are consecutive, so
+ * rotation usually measures both in the same window. */
+enum { ACCT_TOTAL, ACCT_LOCAL };
+static inline uint32_t vmpam_account(const struct pv_vmpam *sys, uint32_t vm_index, unsigned kind)
+{
+	return vm_index << sys->acct_shift | kind;
+}
+#define ACCT_VM(sys, c) ((c) >> (sys)->acct_shift)
+#define ACCT_KIND(sys, c) ((c) & ((1u << (sys)->acct_shift) - 1))
+
+static inline struct pv_vmpam_acct *vmpam_acct(const struct pv_vmpam *sys, uint32_t account,
 					       unsigned node)
 {
-	return &sys->acct[(size_t)vm_index * sys->nnodes + node];
+	return &sys->acct[(size_t)account * sys->nnodes + node];
 }
 
-/* Slot encoding: VM table index and virtual PARTID. */
-#define SLOT(vm, vp) ((uint32_t)(vm) << 5 | (uint32_t)(vp))
-#define SLOT_VM(s) ((s) >> 5)
+/* Slot encoding: account and virtual PARTID (max_vms <= 2^25 keeps it below SLOT_FREE). */
+#define SLOT(acc, vp) ((uint32_t)(acc) << 5 | (uint32_t)(vp))
+#define SLOT_ACCT(s) ((s) >> 5)
 #define SLOT_VP(s) ((s) & 31u)
 
 /* ---- arithmetic (math.c): no 128-bit division in a freestanding aarch64 build ---- */
@@ -87,10 +99,11 @@ int pv_vmpam__msc_program(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint16_t pa
 /* MBW_MAX value for a percentage (1..99) with `wd` implemented bits, HARDLIM set; 0 or 100
  * give no limit (all ones, HARDLIM clear). */
 uint32_t pv_vmpam__mbw_max(unsigned pct, unsigned wd);
-/* Monitor `slot` of a node's RIS k: starts counting `partid` from zero. */
+/* Monitor `slot` of a node's RIS k: starts counting `partid` from zero, and only PMG `pmg`
+ * when n->match_pmg[slot]. `ctl`: the slot's MATCH_PMG changed, CTL must be rewritten. */
 void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n,
-			 unsigned k, unsigned slot, uint16_t partid);
-/* Enables every slot of a node, counting the host's PARTID 0. */
+			 unsigned k, unsigned slot, uint16_t partid, uint8_t pmg, bool ctl);
+/* Enables every slot of a node, counting the host's PARTID 0 (any PMG). */
 void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n);
 /* Reads monitor `slot` of RIS k: the raw counter in *raw and its change since `last` in
  * *units (counter units), wraps corrected; `pred` is the change expected (the previous one).

@@ -169,11 +169,13 @@ static const struct pv_vmpam_ris *node_ris(const struct pv_vmpam *sys,
 	return &sys->msc[n->msc[k]].ris[n->ris[k]];
 }
 
-/* MSMON_CFG_MBWU_CTL: count bytes of the filter's PARTID (any PMG, reads and writes),
- * scaled when the RIS scales. */
-static uint32_t ctl_value(const struct pv_vmpam_ris *r)
+/* MSMON_CFG_MBWU_CTL: count bytes of the filter's PARTID, reads and writes, scaled when the
+ * RIS scales; of any PMG (a VM's total), or with MATCH_PMG only of the filter's PMG (its
+ * local bytes: the PMG names the node local to the sending pCPU, cpu.c). */
+static uint32_t ctl_value(const struct pv_vmpam_ris *r, bool match_pmg)
 {
 	return PV_MBWU_CTL_TYPE_MBWU | (uint32_t)PV_MBWU_CTL_MATCH_PARTID |
+	       (match_pmg ? (uint32_t)PV_MBWU_CTL_MATCH_PMG : 0) |
 	       (r->scale ? (uint32_t)PV_MBWU_CTL_SCLEN : 0) | (uint32_t)PV_MBWU_CTL_EN;
 }
 
@@ -196,22 +198,27 @@ void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct
 		for (unsigned s = 0; s < n->nmons; s++) {
 			wr(cpu, m, PV_MSMON_CFG_MON_SEL, sel(m, n->ris[k], s));
 			wr(cpu, m, PV_MSMON_CFG_MBWU_FLT, 0);
-			wr(cpu, m, PV_MSMON_CFG_MBWU_CTL, ctl_value(r));
+			wr(cpu, m, PV_MSMON_CFG_MBWU_CTL, ctl_value(r, n->match_pmg[s]));
 			reset_counter(cpu, m, r);
 		}
 	}
 }
 
 void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n,
-			 unsigned k, unsigned slot, uint16_t partid)
+			 unsigned k, unsigned slot, uint16_t partid, uint8_t pmg, bool ctl)
 {
 	const struct pv_vmpam_msc *m = node_msc(sys, n, k);
 	const struct pv_vmpam_ris *r = node_ris(sys, n, k);
+	bool match = n->match_pmg[slot];
 	wr(cpu, m, PV_MSMON_CFG_MON_SEL, sel(m, n->ris[k], slot));
-	wr(cpu, m, PV_MSMON_CFG_MBWU_FLT, partid);
+	/* MSMON_CFG_MBWU_FLT: PARTID 15:0, PMG 23:16 (compared only with CTL.MATCH_PMG). The PMG
+	 * is a node number, within the usable PMG_MAX (pv_vmpam_init), so the MSC records no
+	 * MSMONCFG_ID_RANGE error. */
+	wr(cpu, m, PV_MSMON_CFG_MBWU_FLT,
+	   partid | (match ? (uint32_t)pmg << PV_MBWU_FLT_PMG_SHIFT : 0));
 	/* A 31-bit counter may hold a stale OFLOW_STATUS: rewriting CTL clears it. */
-	if (r->cbits == 31)
-		wr(cpu, m, PV_MSMON_CFG_MBWU_CTL, ctl_value(r));
+	if (ctl || r->cbits == 31)
+		wr(cpu, m, PV_MSMON_CFG_MBWU_CTL, ctl_value(r, match));
 	reset_counter(cpu, m, r);
 }
 
@@ -238,8 +245,8 @@ static bool read_ready(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct p
  * the status is then cleared by rewriting CTL.
  */
 static bool read31(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_msc *m,
-		   const struct pv_vmpam_ris *r, uint64_t last, uint64_t pred, uint64_t *raw,
-		   uint64_t *units)
+		   const struct pv_vmpam_ris *r, bool match_pmg, uint64_t last, uint64_t pred,
+		   uint64_t *raw, uint64_t *units)
 {
 	uint32_t c1, c2;
 	if (!read_ready(sys, cpu, m, &c1))
@@ -251,7 +258,7 @@ static bool read31(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vm
 	bool wrapped = (ctl & PV_MBWU_CTL_OFLOW_STATUS) || v2 < v1;
 	uint64_t d = (v2 - last) & PV_MBWU_VALUE;
 	if (wrapped) {
-		wr(cpu, m, PV_MSMON_CFG_MBWU_CTL, ctl_value(r));
+		wr(cpu, m, PV_MSMON_CFG_MBWU_CTL, ctl_value(r, match_pmg));
 		sys->stats.wraps++;
 		if (v2 >= last || pred > d + (UINT64_C(1) << 30))
 			d += UINT64_C(1) << 31;
@@ -290,7 +297,7 @@ bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct 
 	const struct pv_vmpam_ris *r = node_ris(sys, n, k);
 	wr(cpu, m, PV_MSMON_CFG_MON_SEL, sel(m, n->ris[k], slot));
 	if (r->cbits == 31)
-		return read31(sys, cpu, m, r, last, pred, raw, units);
+		return read31(sys, cpu, m, r, n->match_pmg[slot], last, pred, raw, units);
 	return read_long(sys, cpu, m, r, last, raw, units);
 }
 

@@ -54,7 +54,9 @@ static unsigned memory_nodes(const struct pv_vmpam_msc_desc *d, unsigned n)
 
 size_t pv_vmpam_acct_entries(const struct pv_vmpam_setup *s)
 {
-	return (size_t)s->max_vms * memory_nodes(s->msc, s->nmsc);
+	/* With a topology, room for a local account beside each total one, whether or not the
+	 * PMG range turns out to allow it (only the probe tells). */
+	return (size_t)s->max_vms * memory_nodes(s->msc, s->nmsc) << (s->cpu_node ? 1 : 0);
 }
 
 /* The least PARTID_MAX, PMG_MAX and VPMR_MAX of the pCPUs; HAS_HCR and HAS_TIDR of all. */
@@ -109,13 +111,41 @@ static int nodes_setup(struct pv_vmpam *sys, const struct pv_vmpam_setup *s)
 	return 0;
 }
 
+/*
+ * Local bytes. An MSC sees a request's PARTID and PMG, never the PE that sent it. The
+ * hypervisor knows each pCPU's memory node, so perfvisor puts the node local to the running
+ * pCPU in the physical PMG (MPAM1_EL1/MPAM0_EL1.PMG_I and PMG_D, cpu.c), and a monitor with
+ * MSMON_CFG_MBWU_CTL.MATCH_PMG and MSMON_CFG_MBWU_FLT.PMG = M counts, on node M, only the
+ * bytes sent from pCPUs local to it. That takes a PMG per node: the usable PMG_MAX must be at
+ * least nodes - 1, or a label would be out of range (Req_PMG_Range at the MSCs).
+ */
+static int local_setup(struct pv_vmpam *sys, const struct pv_vmpam_setup *s, unsigned nodes)
+{
+	sys->local = PV_VMPAM_LOCAL_NO_TOPOLOGY;
+	if (!s->cpu_node)
+		return 0;
+	for (unsigned i = 0; i < s->ncpus; i++)
+		if (s->cpu_node[i] >= nodes)
+			return PV_VMPAM_ERR_SETUP;
+	if (sys->pmg_max + 1u < nodes) {
+		sys->local = PV_VMPAM_LOCAL_PMG_RANGE;
+		return 0;
+	}
+	sys->local = PV_VMPAM_LOCAL_COUNTED;
+	sys->acct_shift = 1;
+	sys->cpu_node = s->cpu_node;
+	sys->ncpus = s->ncpus;
+	return 0;
+}
+
 int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_setup *s)
 {
 	*sys = (struct pv_vmpam){.partid_max = 0xFFFF, .pmg_max = 0xFF};
 	unsigned host = s->host_partids ? s->host_partids : 1;
 	unsigned nodes = memory_nodes(s->msc, s->nmsc);
-	if (s->nmsc > PV_VMPAM_MAX_MSCS || !s->vms || !s->max_vms || s->max_vms > (1u << 26) ||
-	    nodes > PV_VMPAM_MAX_NODES || (nodes && (!s->acct || s->nacct < pv_vmpam_acct_entries(s))))
+	if (s->nmsc > PV_VMPAM_MAX_MSCS || !s->vms || !s->max_vms ||
+	    s->max_vms > (1u << 25) || nodes > PV_VMPAM_MAX_NODES ||
+	    (nodes && (!s->acct || s->nacct < pv_vmpam_acct_entries(s))))
 		return PV_VMPAM_ERR_SETUP;
 	if (!s->ncpus || !s->cpu_mpamidr)
 		return PV_VMPAM_ERR_CPU;
@@ -136,6 +166,9 @@ int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmp
 	}
 	if (host > sys->partid_max)
 		return PV_VMPAM_ERR_SETUP; /* no PARTID would be left for VMs */
+	int err = local_setup(sys, s, nodes);
+	if (err)
+		return err;
 	sys->nmsc = (uint8_t)s->nmsc;
 	sys->nnodes = (uint8_t)nodes;
 	sys->host_partids = (uint16_t)host;
@@ -144,11 +177,11 @@ int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmp
 	sys->acct = s->acct;
 	for (unsigned p = 0; p < host; p++)
 		sys->partid_used[p / 64] |= UINT64_C(1) << (p % 64);
-	for (size_t i = 0; i < (size_t)s->max_vms * nodes; i++)
+	for (size_t i = 0; i < ((size_t)s->max_vms * nodes << sys->acct_shift); i++)
 		sys->acct[i] = (struct pv_vmpam_acct){0};
 	for (unsigned i = 0; i < s->max_vms; i++)
 		sys->vms[i] = NULL;
-	int err = nodes_setup(sys, s);
+	err = nodes_setup(sys, s);
 	if (err)
 		return err;
 	for (unsigned i = 0; i < nodes; i++)

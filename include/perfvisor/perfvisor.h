@@ -131,6 +131,8 @@ struct pv_pcpu {
 	void *plat;                 /* the platform's per-CPU context */
 	const struct pv_hw *hw;     /* set by pv_pcpu_setup */
 	struct pv_vcpu *loaded;     /* vCPU currently loaded on this pCPU, or NULL */
+	uint32_t index;             /* the pCPU's number, set by the hypervisor after
+				       pv_pcpu_init: indexes per-pCPU tables (vmpam's cpu_node) */
 };
 
 struct pv_vcpu_stats {

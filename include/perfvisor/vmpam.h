@@ -4,12 +4,15 @@
  * them whatever the guest writes; the operator's per-node bandwidth caps and cache portions
  * are programmed on the MSCs for them; bandwidth-usage monitors count bytes per VM per
  * memory node (exactly while there are enough monitors, by rotation with an error bound
- * when VMs outnumber them). See docs/mpam.md.
+ * when VMs outnumber them). Given the pCPUs' memory nodes, the physical PMG of a running vCPU
+ * names the node local to its pCPU, and further monitors that match it count the VM's local
+ * bytes per node (libvirt's bytes.local). See docs/mpam.md.
  *
  * Memory: the caller owns everything. One struct pv_vmpam per machine (about 215 KiB), one
  * struct pv_vmpam_vm per VM (280 bytes), one struct pv_vmpam_vcpu per vCPU (40 bytes), and two
  * arrays given in struct pv_vmpam_setup: the VM table (max_vms pointers) and the accounting
- * entries (max_vms * nodes of 72 bytes; pv_vmpam_acct_entries()). 4096 VMs on 4 nodes: 1.2 MiB.
+ * entries (max_vms * nodes of 72 bytes, twice that with cpu_node; pv_vmpam_acct_entries()).
+ * 4096 VMs on 4 nodes: 1.2 MiB (2.3 MiB counting local bytes).
  *
  * Concurrency: calls that take a struct pv_vmpam (init, VM init/release/limits, tick) select
  * MSC registers through MPAMCFG_PART_SEL and MSMON_CFG_MON_SEL, so the caller serialises them
@@ -23,7 +26,8 @@
  *   pv_vmpam_load/put()    around each run of a vCPU on a pCPU
  *   pv_vmpam_el2()         the MPAM2_EL2 / MPAMHCR_EL2 / MPAMVPM values for the VM's vCPUs
  *   pv_vmpam_tick()        periodically (e.g. every 10 ms): reads and rotates the monitors
- *   pv_vmpam_read()        bytes of a VM on a node; pv_vmpam_rate() between two readings
+ *   pv_vmpam_read()        bytes of a VM on a node; pv_vmpam_read_local() those sent from
+ *                          pCPUs local to the node; pv_vmpam_rate() between two readings
  */
 #ifndef PERFVISOR_VMPAM_H
 #define PERFVISOR_VMPAM_H
@@ -82,6 +86,10 @@ struct pv_vmpam_setup {
 	unsigned nmsc;
 	const uint64_t *cpu_mpamidr; /* MPAMIDR_EL1 of every pCPU */
 	unsigned ncpus;
+	const uint8_t *cpu_node;     /* the memory node local to every pCPU (ncpus entries, by
+					struct pv_pcpu.index; kept, not copied), or NULL. With it,
+					and a usable PMG_MAX of at least nodes - 1, local bytes are
+					counted: see enum pv_vmpam_local */
 	unsigned host_partids;       /* PARTIDs [0, host_partids) stay the host's; 0 means 1 */
 	unsigned mons_per_node;      /* monitors used per node, 0: all (at most PV_VMPAM_MAX_MONS) */
 	struct pv_vmpam_vm **vms;    /* the VM table: max_vms entries */
@@ -90,7 +98,8 @@ struct pv_vmpam_setup {
 	size_t nacct;
 };
 
-/* Accounting entries the setup needs: max_vms times the memory nodes its MSCs describe. */
+/* Accounting entries the setup needs: max_vms times the memory nodes its MSCs describe, twice
+ * that when it gives cpu_node (an account of total and one of local bytes). */
 size_t pv_vmpam_acct_entries(const struct pv_vmpam_setup *s);
 
 /* Discovered resource instance. */
@@ -127,7 +136,8 @@ struct pv_vmpam_node {
 	uint32_t used;     /* slots its VMs need (one per PARTID) */
 	uint32_t cursor;   /* rotation: next VM (table index) to measure */
 	uint64_t t_prog;   /* when the current rotation window began */
-	uint32_t slot[PV_VMPAM_MAX_MONS]; /* VM table index << 5 | vPARTID, or SLOT_FREE */
+	uint32_t slot[PV_VMPAM_MAX_MONS]; /* account (internal.h) << 5 | vPARTID, or SLOT_FREE */
+	bool match_pmg[PV_VMPAM_MAX_MONS]; /* the slot's CTL has MATCH_PMG (a local account) */
 	uint64_t last[PV_VMPAM_MAX_MONS][PV_VMPAM_NODE_RIS]; /* dedicated: last raw counts */
 	uint32_t pred[PV_VMPAM_MAX_MONS][PV_VMPAM_NODE_RIS]; /* dedicated: last change, units */
 };
@@ -143,9 +153,20 @@ struct pv_vmpam_stats {
 	uint8_t last_esr_msc;
 };
 
+/* Whether local bytes are counted (struct pv_vmpam.local). */
+enum pv_vmpam_local {
+	PV_VMPAM_LOCAL_COUNTED,     /* the physical PMG names the pCPU's node; monitors match it */
+	PV_VMPAM_LOCAL_NO_TOPOLOGY, /* the setup gave no cpu_node */
+	PV_VMPAM_LOCAL_PMG_RANGE,   /* the usable PMG_MAX is below nodes - 1: no PMG per node */
+};
+
 struct pv_vmpam {
 	uint16_t partid_max;   /* usable: the least over pCPUs and MSCs */
 	uint8_t pmg_max;       /* usable: the least over pCPUs and MSCs */
+	uint8_t local;         /* enum pv_vmpam_local */
+	uint8_t acct_shift;    /* accounts per VM and node: 1 << acct_shift (total, local) */
+	const uint8_t *cpu_node; /* the setup's, while local bytes are counted; else NULL */
+	uint32_t ncpus;
 	bool has_hcr;          /* every pCPU has MPAMHCR_EL2 and the VPM registers */
 	bool has_tidr;         /* every pCPU has MPAM2_EL2.TIDR */
 	uint8_t vpm_entries;   /* virtual PARTIDs the VPM registers map (0 without HAS_HCR) */
@@ -163,7 +184,8 @@ struct pv_vmpam {
 
 /* Probes every MSC through `cpu` (MPAMF_AIDR, IDR and the per-RIS ID registers), takes the
  * usable PARTID and PMG range as the least over the pCPUs and the MSCs, and claims the
- * monitors (enabled, counting the host's PARTID 0 until assigned). 0 or PV_VMPAM_ERR_*. */
+ * monitors (enabled, counting the host's PARTID 0 until assigned). A cpu_node entry naming
+ * no memory node is PV_VMPAM_ERR_SETUP. 0 or PV_VMPAM_ERR_*. */
 int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_setup *s);
 
 /* ---- a VM --------------------------------------------------------------------------------- */
@@ -222,7 +244,8 @@ const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vmpam_vm *vm);
 struct pv_vmpam_vcpu {
 	const struct pv_vmpam_vm *vm;
 	uint64_t mpam0, mpam1;       /* the guest's MPAM0_EL1 / MPAM1_EL1 label fields */
-	uint64_t hw_mpam0, hw_mpam1; /* what the physical registers hold while it runs */
+	uint64_t hw_mpam0, hw_mpam1; /* what the physical registers hold while it runs (the
+					last pCPU's node as PMG when local bytes are counted) */
 };
 
 /* The vCPU's MPAM state is the `mpam` member of struct pv_vcpu. */
@@ -231,7 +254,9 @@ struct pv_vmpam_vcpu {
 /* Reset values: MPAM0_EL1 = MPAM1_EL1 = 0 (virtual PARTID 0, PMG 0). */
 void pv_vmpam_vcpu_init(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm);
 /* Loads the vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 / MPAMVPMV_EL2 into
- * v->cpu. The hypervisor writes MPAM2_EL2 and MPAMHCR_EL2 from pv_vmpam_el2(). */
+ * v->cpu. When local bytes are counted, both registers' PMG_I and PMG_D hold the memory node
+ * local to v->cpu (cpu_node[v->cpu->index]), whatever PMG the guest wrote. The hypervisor
+ * writes MPAM2_EL2 and MPAMHCR_EL2 from pv_vmpam_el2(). */
 void pv_vmpam_load(struct pv_vcpu *v);
 /* Nothing to save: the guest's values are kept at every write. */
 void pv_vmpam_put(struct pv_vcpu *v);
@@ -239,7 +264,8 @@ void pv_vmpam_put(struct pv_vcpu *v);
 /* Register handlers (trap table; pv_reg_read_fn / pv_reg_write_fn). MPAM1_EL1 and MPAM0_EL1
  * always trap (MPAM2_EL2.TRAPMPAMxEL1): a write keeps the guest's value and loads the
  * hardware with the VM's own PARTIDs only; a virtual PARTID above the VM's PARTID_MAX, or a
- * PMG above its PMG_MAX, becomes 0, the VM's default. */
+ * PMG above its PMG_MAX, becomes 0, the VM's default. When local bytes are counted the guest's
+ * PMG stays virtual (read back, never on the bus): the hardware gets the pCPU's node. */
 enum pv_trap_result pv_vmpam_mpamidr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					  uint64_t *val);
 enum pv_trap_result pv_vmpam_mpam1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
@@ -294,6 +320,11 @@ struct pv_vmpam_reading {
 /* The VM's bytes on `node` as of the last tick. Returns the status. */
 int pv_vmpam_read(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
 		  struct pv_vmpam_reading *out);
+/* The part of them sent while its vCPUs ran on pCPUs local to `node` (libvirt's bytes.local):
+ * counted by monitors matching the VM's PARTIDs and PMG = node, with the same statuses and
+ * bounds. PV_VMPAM_NO_DATA unless sys->local is PV_VMPAM_LOCAL_COUNTED. */
+int pv_vmpam_read_local(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
+			struct pv_vmpam_reading *out);
 
 struct pv_vmpam_rate {
 	uint64_t ns;          /* length of the interval */

@@ -4,6 +4,7 @@
  * MSCs faked by writing their ID registers into the MMIO store, and a script that makes one
  * register return a given sequence of values (a counter moving between two reads).
  * Offsets and fields are written out from the MPAM specification, as in test_sim_msc.c.
+ * MMIO writes are logged in order, so a test can replay what each monitor was given.
  */
 #ifndef TEST_VMPAM_RIG_H
 #define TEST_VMPAM_RIG_H
@@ -26,6 +27,7 @@ enum {
 #define RIG_MSCS 4
 #define RIG_VMS 64
 #define RIG_NODES 4
+#define RIG_WLOG 8192
 
 /* MPAMF_IDR / MPAMF_MBW_IDR / MPAMF_MBWUMON_IDR values */
 #define IDR(partid_max, pmg_max, mbw, cpor, msmon)                                               \
@@ -46,11 +48,17 @@ struct rig {
 	struct pv_pcpu cpu;
 	struct pv_vmpam sys;
 	struct pv_vmpam_vm *table[RIG_VMS];
-	struct pv_vmpam_acct acct[RIG_VMS * RIG_NODES];
+	struct pv_vmpam_acct acct[RIG_VMS * RIG_NODES * 2]; /* total and local accounts */
 	struct pv_vmpam_msc_desc desc[RIG_MSCS];
 	unsigned ndesc;
 	uint64_t cpu_idr[2];
 	unsigned ncpus;
+	bool topology;            /* give cpu_node to pv_vmpam_init */
+	uint8_t cpu_node[2];      /* memory node local to pCPU 0 and 1 */
+	struct memplat_cpu mc2;   /* a second pCPU (index 1), registers only */
+	struct pv_pcpu cpu2;
+	struct { uint64_t pa; uint32_t val; } wlog[RIG_WLOG];
+	unsigned nwlog;
 	struct pv_vmpam_setup setup;
 	/* script: reads of `script_pa` return script[] in turn, then the stored word */
 	uint64_t script_pa;
@@ -82,6 +90,10 @@ static inline void rig_dev_write(void *dev, uint64_t pa, uint32_t val)
 	uint32_t *w = memplat_mmio_word(&r->io, pa);
 	if (w)
 		*w = val;
+	if (r->nwlog < RIG_WLOG) {
+		r->wlog[r->nwlog].pa = pa;
+		r->wlog[r->nwlog++].val = val;
+	}
 }
 
 /* A fresh rig: one pCPU with MPAMIDR_EL1 = cpu_idr, no MSC yet. */
@@ -94,7 +106,10 @@ static inline struct rig *rig_new(uint64_t cpu_idr)
 				      .dev_write = rig_dev_write, .dev = r};
 	r->mc.mmio = &r->io;
 	pv_pcpu_init(&r->cpu, &r->mc);
-	r->cpu_idr[0] = cpu_idr;
+	memplat_init(&r->mc2, 6);
+	pv_pcpu_init(&r->cpu2, &r->mc2);
+	r->cpu2.index = 1;
+	r->cpu_idr[0] = r->cpu_idr[1] = cpu_idr;
 	r->ncpus = 1;
 	return r;
 }
@@ -118,9 +133,10 @@ static inline int rig_init(struct rig *r, unsigned host_partids)
 {
 	r->setup = (struct pv_vmpam_setup){.msc = r->desc, .nmsc = r->ndesc,
 					   .cpu_mpamidr = r->cpu_idr, .ncpus = r->ncpus,
+					   .cpu_node = r->topology ? r->cpu_node : NULL,
 					   .host_partids = host_partids, .vms = r->table,
 					   .max_vms = RIG_VMS, .acct = r->acct,
-					   .nacct = RIG_VMS * RIG_NODES};
+					   .nacct = sizeof(r->acct) / sizeof(r->acct[0])};
 	return pv_vmpam_init(&r->sys, &r->cpu, &r->setup);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trap/ internal: the register lists (X-macros) and the lookup generated from them, shared
- * by the table (table.c) and the dispatch (trap.c) so the hot path inlines the lookup.
+ * trap/ internal: the register lists (X-macros), from which the table (trap.c), the trap
+ * dispatch (dispatch.c) and the per-VM gates (gates.c) are generated.
  */
 #ifndef PV_TRAP_REGS_H
 #define PV_TRAP_REGS_H
@@ -125,13 +125,11 @@
 	AMU(AMCNTENSET1_EL0, 3, 3, 13, 3, 1, 1, RO, amcnten1,                                     \
 	    "hardware enables of the VM's auxiliary counters; UNDEF without any; MSR UNDEF")
 
-/* Indexed families: one entry each; the index is checked against the VM in pv_trap. */
+/* Key masks of the indexed families below. */
 #define PMEV_MASK (PV_ISS_SYS_KEY_MASK & ~(0x3u << PV_ISS_SYS_CRM_SHIFT) &                     \
 		   ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
 #define AMEV_MASK (PV_ISS_SYS_KEY_MASK & ~(0x1u << PV_ISS_SYS_CRM_SHIFT) &                     \
 		   ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
-/* All four AMU families at once: CRm[3], CRm[1] and CRm[0] free, CRm[2] = 1. */
-#define AMEV_ANY_MASK (AMEV_MASK & ~(0xAu << PV_ISS_SYS_CRM_SHIFT))
 
 /* Indexed families, one entry each: FAM(name, "written name", key of n = 0, key mask, feature,
  * min version, access, index kind, module, handler, behaviour). The index is checked against
@@ -173,84 +171,5 @@ enum reg_index {
 };
 
 extern const struct pv_reg_desc pv_reg_descs[RIDX_COUNT];
-/* AMEVCNTR0, AMEVTYPER0, AMEVCNTR1, AMEVTYPER1, by CRm[3]:CRm[1]. */
-extern const struct pv_reg_desc *const pv_amev_family[4];
-
-/*
- * The PMU block, Op0=3 Op1=3 CRn=9 CRm=12..15, is indexed directly by (CRm & 3) * 8 + Op2.
- * The table is generated from PV_PMU_REGS: an entry outside the block is parked at a slot of
- * its own past the block (32 + its table index), so no slot is written twice.
- */
-#define PMU_BLOCK_MASK (PV_ISS_SYS_KEY_MASK & ~(0x3u << PV_ISS_SYS_CRM_SHIFT) &                \
-			~(0x7u << PV_ISS_SYS_OP2_SHIFT))
-#define PMU_BLOCK_KEY PV_SYSREG(3, 3, 9, 12, 0)
-#define PMU_BLOCK_SLOT(k) ((PV_SYSREG_CRM(k) & 3u) << 3 | PV_SYSREG_OP2(k))
-#define PMU_BLOCK_SIZE 32
-#define PMU_BLOCK_AT(nm, o0, o1, n, m, o2)                                                       \
-	((PV_SYSREG(o0, o1, n, m, o2) & PMU_BLOCK_MASK) == PMU_BLOCK_KEY                         \
-		 ? PMU_BLOCK_SLOT(PV_SYSREG(o0, o1, n, m, o2))                                   \
-		 : PMU_BLOCK_SIZE + RIDX_##nm)
-extern const uint8_t pv_pmu_block[PMU_BLOCK_SIZE + RIDX_COUNT]; /* table index + 1, 0: none */
-
-/* The entry a key dispatches to (NULL: not a register perfvisor owns), and the index within
- * its family (0 for a single register). */
-static inline const struct pv_reg_desc *reg_lookup(uint32_t key, unsigned *idx)
-{
-	*idx = 0;
-	/* The hottest accesses first, one mask and compare each: the event counter and type
-	 * families (PMCCFILTR_EL0, the n = 31 slot of the type family, is an exact entry of its
-	 * own), then the rest of the PMU block. */
-	if ((key & PMEV_MASK) == PV_PMEVCNTR_EL0(0)) {
-		*idx = PV_PMEV_INDEX(key);
-		return &pv_reg_descs[RIDX_PMEVCNTR];
-	}
-	if ((key & PMEV_MASK) == PV_PMEVTYPER_EL0(0) && key != PV_PMCCFILTR_EL0) {
-		*idx = PV_PMEV_INDEX(key);
-		return &pv_reg_descs[RIDX_PMEVTYPER];
-	}
-	if ((key & PMU_BLOCK_MASK) == PMU_BLOCK_KEY) {
-		unsigned at = pv_pmu_block[PMU_BLOCK_SLOT(key)];
-		return at ? &pv_reg_descs[at - 1] : NULL;
-	}
-	/* The AMU counter and type families, Op0=3 Op1=3 CRn=13 CRm=0bx1xx: CRm[3] picks the
-	 * group, CRm[1] the type, n = CRm[0]:Op2. */
-	if ((key & AMEV_ANY_MASK) == PV_AMEVCNTR0_EL0(0)) {
-		/* Key bits: CRm[0] is bit 1, CRm[1] bit 2, CRm[3] bit 4. */
-		*idx = (key & 2u) << 2 | PV_SYSREG_OP2(key);
-		return pv_amev_family[(key >> 3 & 2u) | (key >> 2 & 1u)];
-	}
-	/* Then a switch over the other exact keys, which the compiler turns into a decision
-	 * tree. */
-	switch (key) {
-#define PMU_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
-	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
-		return &pv_reg_descs[RIDX_##nm];
-#define OFF_CASE(k, f, nm, o0, o1, n, m, o2, v, acc)                                             \
-	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
-		return &pv_reg_descs[RIDX_##nm];
-#define AMU_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
-	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
-		return &pv_reg_descs[RIDX_##nm];
-#define MPAM_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
-	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
-		return &pv_reg_descs[RIDX_##nm];
-#define SPE_CASE(nm, o0, o1, n, m, o2, v, acc, h, txt)                                           \
-	case PV_SYSREG(o0, o1, n, m, o2):                                                        \
-		return &pv_reg_descs[RIDX_##nm];
-		PV_PMU_REGS(PMU_CASE)
-		PV_AMU_REGS(AMU_CASE)
-		PV_MPAM_REGS(MPAM_CASE)
-		PV_SPE_REGS(SPE_CASE)
-		PV_OFF_REGS(OFF_CASE)
-	default:
-		break;
-	}
-	/* CRm = 0 (MIDR_EL1, MPIDR_EL1, ...) is not part of the TID3 group. */
-	if ((key & PV_ID_GROUP_MASK) == PV_ID_GROUP_KEY && PV_SYSREG_CRM(key) != 0) {
-		*idx = PV_ID_SLOT(key);
-		return &pv_reg_descs[RIDX_ID_GROUP];
-	}
-	return NULL;
-}
 
 #endif

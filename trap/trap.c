@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one register table and the single trap entry generated from it. Every system register
- * perfvisor owns is listed once (the lists are in regs.h); the dispatch, the per-VM checks
- * (gates.c) and the coverage document are all generated from them.
+ * The one register table. Every system register perfvisor owns is listed once (the lists are
+ * in regs.h); the trap dispatch (dispatch.c), the per-VM checks (gates.c) and the coverage
+ * document are all generated from them.
  *
  * Registers are grouped by the trap control that sends them to EL2:
  *   MDCR_EL2.TPM            PMUv3 (Arm ARM D13, D24.5)
@@ -90,89 +90,25 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 
 _Static_assert(RIDX_COUNT <= PV_REGS_MAX, "pv_vm.reg_limit is too small for the table");
 
-const struct pv_reg_desc *const pv_amev_family[4] = {
-	&pv_reg_descs[RIDX_AMEVCNTR0], &pv_reg_descs[RIDX_AMEVTYPER0],
-	&pv_reg_descs[RIDX_AMEVCNTR1], &pv_reg_descs[RIDX_AMEVTYPER1],
-};
-
 const struct pv_reg_desc *pv_reg_table(size_t *count)
 {
 	*count = RIDX_COUNT;
 	return pv_reg_descs;
 }
 
-const uint8_t pv_pmu_block[PMU_BLOCK_SIZE + RIDX_COUNT] = {
-#define PMU_BLOCK_ENTRY(nm, o0, o1, n, m, o2, v, acc, h, txt)                                    \
-	[PMU_BLOCK_AT(nm, o0, o1, n, m, o2)] = RIDX_##nm + 1,
-	PV_PMU_REGS(PMU_BLOCK_ENTRY)
-};
-
+/* The entry a key belongs to, by a walk of the table (tools and tests; the trap path uses the
+ * tables of dispatch.c). Exact entries come before the families in the table, so
+ * PMCCFILTR_EL0 is found before the PMEVTYPER<n> family whose n = 31 slot it occupies. */
 const struct pv_reg_desc *pv_reg_lookup(uint32_t key)
 {
-	unsigned idx;
-	return reg_lookup(key, &idx);
-}
-
-/*
- * Dispatch of one looked-up register: check it against the VM, count the trap, tail-call the
- * owning module (a read handler stores straight into the guest's register; Rt = 31 is XZR,
- * whose reads are discarded and writes are zero). Inlined on every path; where the register is
- * known at compile time (the hottest ones, below) the descriptor's fields fold away and the
- * handler is a direct jump.
- */
-#if defined(__GNUC__)
-#define DISPATCH_INLINE static inline __attribute__((always_inline))
-#else
-#define DISPATCH_INLINE static inline
-#endif
-
-DISPATCH_INLINE enum pv_trap_result dispatch(struct pv_vcpu *v, const struct pv_reg_desc *d,
-					     unsigned idx, uint32_t iss, uint64_t *x, unsigned el)
-{
-	v->stats.traps[d->kind]++;
-	/* A register the VM lacks (hidden feature, later version) or an index past the VM's
-	 * family (PMEVCNTR<n> with n >= N): UNDEF. */
-	if (idx >= v->vm->reg_limit[d->id])
-		return PV_TRAP_UNDEF;
-	unsigned rt = (iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT;
-	/* The direction comes from the raw ISS, never from the masked key. */
-	if (iss & PV_ISS_SYS_DIR_READ) {
-		if (!d->read)
-			return PV_TRAP_UNDEF; /* MRS of a write-only register */
-		return d->read(v, idx, el, rt == 31 ? &v->discard : &x[rt]);
+	for (unsigned i = 0; i < RIDX_COUNT; i++) {
+		const struct pv_reg_desc *d = &pv_reg_descs[i];
+		if ((key & d->mask) != d->key)
+			continue;
+		/* CRm = 0 (MIDR_EL1, MPIDR_EL1, ...) is not part of the TID3 group. */
+		if (d->index == PV_IDX_ID && PV_SYSREG_CRM(key) == 0)
+			return NULL;
+		return d;
 	}
-	if (!d->write)
-		return PV_TRAP_UNDEF; /* MSR to a read-only register */
-	return d->write(v, idx, el, rt == 31 ? 0 : x[rt]);
-}
-
-enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x, unsigned el)
-{
-	/* EC is ESR_EL2[31:26]; ISS2 above bit 31 plays no part for EC 0x18. */
-	uint32_t syndrome = (uint32_t)esr;
-	if (syndrome >> PV_ESR_EC_SHIFT != PV_EC_SYS64)
-		return PV_TRAP_UNKNOWN;
-	uint32_t iss = PV_ESR_ISS(syndrome);
-	uint32_t key = iss & PV_ISS_SYS_KEY_MASK;
-	/* What a guest's perf touches most, each with its descriptor known here: the event
-	 * counters and types, then the PMU block (a dense switch, one direct jump per register). */
-	if ((key & PMEV_MASK) == PV_PMEVCNTR_EL0(0))
-		return dispatch(v, &pv_reg_descs[RIDX_PMEVCNTR], PV_PMEV_INDEX(key), iss, x, el);
-	if ((key & PMEV_MASK) == PV_PMEVTYPER_EL0(0) && key != PV_PMCCFILTR_EL0)
-		return dispatch(v, &pv_reg_descs[RIDX_PMEVTYPER], PV_PMEV_INDEX(key), iss, x, el);
-	if ((key & PMU_BLOCK_MASK) == PMU_BLOCK_KEY) {
-		switch (PMU_BLOCK_SLOT(key)) {
-#define PMU_BLOCK_CASE(nm, o0, o1, n, m, o2, v_, acc, h, txt)                                    \
-	case PMU_BLOCK_AT(nm, o0, o1, n, m, o2):                                                 \
-		return dispatch(v, &pv_reg_descs[RIDX_##nm], 0, iss, x, el);
-			PV_PMU_REGS(PMU_BLOCK_CASE)
-		default:
-			return PV_TRAP_UNKNOWN; /* a hole of the block: not a register */
-		}
-	}
-	unsigned idx;
-	const struct pv_reg_desc *d = reg_lookup(key, &idx);
-	if (!d)
-		return PV_TRAP_UNKNOWN;
-	return dispatch(v, d, idx, iss, x, el);
+	return NULL;
 }

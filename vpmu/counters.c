@@ -10,12 +10,14 @@
 #define CR PV_PMUSERENR_CR
 #define ER PV_PMUSERENR_ER
 
+#ifndef PV_PLATFORM_HAS_PMEV
 /* ISS keys of PMEVCNTR<n>_EL0, so that no trap path recomputes them. */
 #define K4(n) PV_PMEVCNTR_EL0(n), PV_PMEVCNTR_EL0((n) + 1), PV_PMEVCNTR_EL0((n) + 2), \
 	PV_PMEVCNTR_EL0((n) + 3)
 const uint32_t pv_vpmu__evcntr_key[PV_PMU_MAX_COUNTERS] = {
 	K4(0), K4(4), K4(8), K4(12), K4(16), K4(20), K4(24),
 	PV_PMEVCNTR_EL0(28), PV_PMEVCNTR_EL0(29), PV_PMEVCNTR_EL0(30)};
+#endif
 
 /* Guest view of event counter n: bits [31:0] before PMUv3p5. A CHAIN counter first takes
  * the pending overflows of its even partner into account. */
@@ -52,9 +54,9 @@ enum pv_trap_result pv_vpmu_pmevcntr_read(struct pv_vcpu *v, unsigned idx, unsig
 	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, ER | EN))
 		return PV_TRAP_EL1_SYSREG;
-	if (v->pmu.slow & (1u << idx))
+	if ((v->pmu.slow >> idx) & 1u)
 		return evcntr_read_slow(v, idx, val); /* also: not active, not loaded */
-	*val = pv_plat_sysreg_read(cpu, EVCNTR_KEY(idx)) & p->evcntr_mask;
+	*val = hw_evcntr_read(cpu, idx) & p->evcntr_mask;
 	return PV_TRAP_HANDLED;
 }
 
@@ -65,9 +67,9 @@ enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsi
 	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
-	if (v->pmu.slow & (1u << idx))
+	if ((v->pmu.slow >> idx) & 1u)
 		return evcntr_write_slow(v, idx, val); /* also: not active, not loaded */
-	pv_plat_sysreg_write(cpu, EVCNTR_KEY(idx), val & p->evcntr_mask);
+	hw_evcntr_write(cpu, idx, val & p->evcntr_mask);
 	return PV_TRAP_HANDLED;
 }
 

@@ -23,21 +23,31 @@
 #define VPMU_NOINLINE
 #endif
 
-/* ISS keys of PMEVCNTR<n>_EL0 (counters.c); PMEVTYPER<n>_EL0 has CRm bit 2 set as well. */
+/* The hardware's PMEVCNTR<n>_EL0 and PMEVTYPER<n>_EL0: by index where the platform offers
+ * it (platform.h, PV_PLATFORM_HAS_PMEV), else by key, from a table (counters.c; PMEVTYPER<n>
+ * has CRm bit 2 set as well). */
+#ifdef PV_PLATFORM_HAS_PMEV
+#define hw_evcntr_read(cpu, n) pv_plat_pmevcntr_read(cpu, n)
+#define hw_evcntr_write(cpu, n, val) pv_plat_pmevcntr_write(cpu, n, val)
+#define hw_evtyper_write(cpu, n, val) pv_plat_pmevtyper_write(cpu, n, val)
+#else
 extern const uint32_t pv_vpmu__evcntr_key[PV_PMU_MAX_COUNTERS];
-#define EVCNTR_KEY(n) pv_vpmu__evcntr_key[n]
-#define EVTYPER_KEY(n) (pv_vpmu__evcntr_key[n] | PV_SYSREG(0, 0, 0, 4, 0))
+#define hw_evcntr_read(cpu, n) pv_plat_sysreg_read(cpu, pv_vpmu__evcntr_key[n])
+#define hw_evcntr_write(cpu, n, val) pv_plat_sysreg_write(cpu, pv_vpmu__evcntr_key[n], val)
+#define hw_evtyper_write(cpu, n, val)                                                            \
+	pv_plat_sysreg_write(cpu, pv_vpmu__evcntr_key[n] | PV_SYSREG(0, 0, 0, 4, 0), val)
+#endif
 
 /* Full stored value of event counter n: in hardware while loaded and active. */
 static inline uint64_t vpmu_evcntr_raw(const struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n)
 {
-	return cpu ? pv_plat_sysreg_read(cpu, EVCNTR_KEY(n)) : v->pmu.evcntr[n];
+	return cpu ? hw_evcntr_read(cpu, n) : v->pmu.evcntr[n];
 }
 
 static inline void vpmu_evcntr_set(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n, uint64_t val)
 {
 	if (cpu)
-		pv_plat_sysreg_write(cpu, EVCNTR_KEY(n), val);
+		hw_evcntr_write(cpu, n, val);
 	else
 		v->pmu.evcntr[n] = val;
 }

@@ -29,7 +29,7 @@ VPMU_COLD static enum pv_trap_result pmcr_write_slow(struct pv_vcpu *v, uint64_t
 	if (val & PV_PMCR_P)
 		for (unsigned n = 0; n < p->nr_counters; n++) {
 			if (cpu)
-				pv_plat_sysreg_write(cpu, EVCNTR_KEY(n), 0);
+				hw_evcntr_write(cpu, n, 0);
 			else
 				v->pmu.evcntr[n] = 0;
 		}

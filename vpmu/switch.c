@@ -41,8 +41,8 @@ static void load_hw(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	const struct pv_vpmu *s = &v->pmu;
 	unsigned nr = v->vm->pmu.nr_counters;
 	for (unsigned n = 0; n < nr; n++) {
-		pv_plat_sysreg_write(cpu, EVTYPER_KEY(n), s->hwtype[n]);
-		pv_plat_sysreg_write(cpu, EVCNTR_KEY(n), s->evcntr[n]);
+		hw_evtyper_write(cpu, n, s->hwtype[n]);
+		hw_evcntr_write(cpu, n, s->evcntr[n]);
 	}
 	pv_plat_sysreg_write(cpu, PV_PMCCFILTR_EL0, s->hwtype[PV_PMU_CYCLE_IDX]);
 	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, s->ccntr);
@@ -77,7 +77,7 @@ void pv_vpmu_put(struct pv_vcpu *v)
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, v->vm->pmu.counter_mask);
 	pv_vpmu__fold(v, cpu);
 	for (unsigned n = 0; n < nr; n++)
-		v->pmu.evcntr[n] = pv_plat_sysreg_read(cpu, EVCNTR_KEY(n));
+		v->pmu.evcntr[n] = hw_evcntr_read(cpu, n);
 	v->pmu.ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
 	v->pmu.slow = ~0u; /* not loaded from here on */
 }

@@ -29,7 +29,7 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 			pv_vpmu__sync_inten(v, cpu);
 	}
 	if (cpu)
-		pv_plat_sysreg_write(cpu, EVTYPER_KEY(n), hw);
+		hw_evtyper_write(cpu, n, hw);
 }
 
 /* The guest reads back its visible bits; the hardware gets the sanitised copy. */
@@ -48,7 +48,7 @@ static inline void set_evtyper(struct pv_vcpu *v, unsigned n, uint64_t val)
 	if (!in_hw || ((v->pmu.emulated | v->pmu.slow) & (1u << n)))
 		evtyper_changed(v, n, t, hw);
 	else if (cpu)
-		pv_plat_sysreg_write(cpu, EVTYPER_KEY(n), hw);
+		hw_evtyper_write(cpu, n, hw);
 }
 
 VPMU_NOINLINE static void set_ccfiltr(struct pv_vcpu *v, uint64_t val)

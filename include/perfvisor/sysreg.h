@@ -270,8 +270,9 @@
 #define PV_ID_AA64MMFR0_EL1 PV_SYSREG(3, 0, 0, 7, 0)
 #define PV_ID_AA64MMFR2_EL1 PV_SYSREG(3, 0, 0, 7, 2)
 #define PV_MMFR2_IDS_SHIFT 36 /* FEAT_IDST: EL0 ID-space accesses trap to EL1 as EC 0x18 */
-/* The group is one masked table entry; slot = CRm * 8 + Op2, CRm 1..7. */
-#define PV_ID_GROUP_MASK (PV_ISS_SYS_KEY_MASK & ~(0xFu << PV_ISS_SYS_CRM_SHIFT) &               \
+/* The group is one masked table entry (CRm[3] = 0; CRm = 0 is excluded by the lookup);
+ * slot = CRm * 8 + Op2, CRm 1..7. */
+#define PV_ID_GROUP_MASK (PV_ISS_SYS_KEY_MASK & ~(0x7u << PV_ISS_SYS_CRM_SHIFT) &               \
 			  ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
 #define PV_ID_GROUP_KEY PV_SYSREG(3, 0, 0, 0, 0)
 #define PV_ID_SLOT(k) (PV_SYSREG_CRM(k) * 8u + PV_SYSREG_OP2(k))

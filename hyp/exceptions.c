@@ -47,21 +47,10 @@ static __attribute__((noinline)) void hyp_sysreg(struct vcpu *v, uint64_t esr)
 	inject_undef(v);
 }
 
-/* A trapped register perfvisor's library answered: the ID group (Op0 = 3, Op1 = 0, CRn = 0)
- * or, since VMs are given the PMU alone, a PMUv3 register (Op1 = 3, CRn = 9 or 14; PMINTEN
- * and PMMIR at Op1 = 0, CRn = 9). */
-static enum exit_kind sysreg(struct vcpu *v, uint64_t esr)
+/* A trapped register perfvisor's library did not answer with HANDLED. */
+static __attribute__((noinline)) enum exit_kind sysreg_refused(struct vcpu *v, uint64_t esr,
+							       enum pv_trap_result r)
 {
-	unsigned el = (v->f.spsr & 0xC) ? 1 : 0;
-	enum pv_trap_result r = pv_trap(&v->pv, esr, v->f.x, el);
-	if (r == PV_TRAP_HANDLED) {
-		v->f.elr += 4;
-		/* A write may have started an overflow poll (timer.c); one that stops it leaves
-		 * the armed poll to fire once and re-arm for the slice. */
-		if (!IS_READ(esr) && hyp.pmu_poll_ticks && !hyp.poll_armed)
-			timer_program(v);
-		return PV_SYSREG_CRN(PV_ESR_ISS(esr)) == 0 ? EXIT_SYSREG_ID : EXIT_SYSREG_PMU;
-	}
 	switch (r) {
 	case PV_TRAP_UNDEF:
 		v->pv_undef++;
@@ -76,6 +65,28 @@ static enum exit_kind sysreg(struct vcpu *v, uint64_t esr)
 		break;
 	}
 	return EXIT_SYSREG_OTHER;
+}
+
+/* A trapped register, the library first: the ID group (Op0 = 3, Op1 = 0, CRn = 0) or, since
+ * VMs are given the PMU alone, a PMUv3 register (Op1 = 3, CRn = 9 or 14; PMINTEN and PMMIR
+ * at Op1 = 0, CRn = 9). The hot path: accounted here with a constant kind. */
+static inline void sysreg(struct vcpu *v, uint64_t esr)
+{
+	unsigned el = (v->f.spsr & 0xC) ? 1 : 0;
+	enum pv_trap_result r = pv_trap_sys64(&v->pv, (uint32_t)esr, v->f.x, el);
+	if (r != PV_TRAP_HANDLED) {
+		selfcount_account(v, sysreg_refused(v, esr, r));
+		return;
+	}
+	v->f.elr += 4;
+	/* A write may have started an overflow poll (timer.c); one that stops it leaves the
+	 * armed poll to fire once and re-arm for the slice. */
+	if (!IS_READ(esr) && !hyp.poll_armed && hyp.pmu_poll_ticks && timer_needs_poll(v))
+		timer_program(v);
+	if (PV_SYSREG_CRN(PV_ESR_ISS(esr)) == 0)
+		selfcount_account(v, EXIT_SYSREG_ID);
+	else
+		selfcount_account(v, EXIT_SYSREG_PMU);
 }
 
 /* Stage-2 data abort (ESR_EL2 ISS for a Data Abort, Arm ARM D24.2): with a valid syndrome
@@ -173,7 +184,7 @@ struct frame *exc_lower_sync(struct frame *f)
 	uint64_t esr = read_sysreg(esr_el2);
 	unsigned ec = PV_ESR_EC(esr);
 	if (ec == PV_EC_SYS64) {
-		selfcount_account(v, sysreg(v, esr));
+		sysreg(v, esr);
 		return f;
 	}
 	if (ec == PV_EC_HVC64 && f->x[0] == HYP_CALL_NULL) {

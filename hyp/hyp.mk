@@ -22,9 +22,9 @@ HYP_BUILD   := $(BUILD)/hyp
 GUEST_BUILD := $(BUILD)/guest
 HYP_CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib \
                -fno-builtin -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pie \
-               -mgeneral-regs-only -Iinclude
+               -mgeneral-regs-only -Iinclude -Ihyp -DPV_PLATFORM_INLINE='"plat_sysreg.h"'
 HYP_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,norelro -Wl,--no-warn-rwx-segments
-HYP_DEPS    := $(wildcard include/perfvisor/*.h) hyp/hyp.h hyp/hyp.mk
+HYP_DEPS    := $(wildcard include/perfvisor/*.h) hyp/hyp.h hyp/plat_sysreg.h hyp/hyp.mk
 
 HYP_C_SRCS  := $(sort $(wildcard hyp/*.c))
 HYP_S_SRCS  := $(sort $(wildcard hyp/*.S))
@@ -41,7 +41,7 @@ $(HYP_S_SRCS:hyp/%.S=$(HYP_BUILD)/%.o): $(HYP_BUILD)/%.o: hyp/%.S $(HYP_DEPS)
 	$(HYP_CC) $(HYP_CFLAGS) -c $< -o $@
 
 # The library core, freestanding, with the hypervisor's flags.
-$(HYP_CORE_OBJS): $(HYP_BUILD)/core/%.o: %.c $(wildcard include/perfvisor/*.h) $(wildcard vpmu/*.h)
+$(HYP_CORE_OBJS): $(HYP_BUILD)/core/%.o: %.c $(HYP_DEPS) $(wildcard vpmu/*.h)
 	@mkdir -p $(dir $@)
 	$(HYP_CC) $(HYP_CFLAGS) -c $< -o $@
 

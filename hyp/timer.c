@@ -25,19 +25,11 @@ uint64_t timer_now(void)
 	return read_sysreg(S3_3_C14_C0_1); /* CNTPCT_EL0 */
 }
 
-/* Whether QEMU needs a periodic exit to see the loaded vCPU's counter overflows. */
-static bool needs_poll(const struct vcpu *v)
-{
-	const struct pv_vpmu *p = &v->pv.pmu;
-	uint32_t irq = p->inten | ((p->chain & p->cnten) >> 1);
-	return p->active && (p->pmcr & PV_PMCR_E) && (irq & p->cnten & 0x7FFFFFFFu);
-}
-
 void timer_program(const struct vcpu *v)
 {
 	uint64_t cval = hyp.slice_deadline;
 	hyp.poll_armed = false;
-	if (hyp.pmu_poll_ticks && v && needs_poll(v)) {
+	if (hyp.pmu_poll_ticks && v && timer_needs_poll(v)) {
 		uint64_t poll = timer_now() + hyp.pmu_poll_ticks;
 		if (poll < cval) {
 			cval = poll;

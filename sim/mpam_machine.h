@@ -51,6 +51,7 @@ struct pv_trap_words;
 #define SIM_MPAM_MACHINE_VMS 16   /* SIM_MAX_VMS */
 #define SIM_MPAM_MACHINE_VCPUS 32 /* SIM_MAX_VCPUS */
 #define SIM_MPAM_MACHINE_MSCS (SIM_MPAM_MAX_NODES + 1)
+#define SIM_MPAM_NO_NODE 0xFF     /* cpu_node of a pCPU local to no memory node */
 
 struct sim_mpam_config {
 	uint8_t nodes;            /* bit n: memory node n has a memory MSC; 0: no MPAM */
@@ -66,8 +67,9 @@ struct sim_mpam_config {
 				     (MPAMCFG_MBW_WINWD); 0 means 100 us */
 	uint64_t tick_ns;         /* pv_vmpam_tick period, a multiple of the window; 0: 1 ms */
 	bool topology;            /* vmpam is told cpu_node (pv_vmpam_setup.cpu_node) */
-	uint8_t cpu_node[SIM_MPAM_MACHINE_CPUS]; /* memory node local to each pCPU (the truth of
-						    local bytes, with or without `topology`) */
+	uint8_t cpu_node[SIM_MPAM_MACHINE_CPUS]; /* memory node local to each pCPU, or
+						    SIM_MPAM_NO_NODE: the truth of local bytes,
+						    with or without `topology` */
 };
 
 /* The traffic a vCPU demands per second of its running time, per memory node. */

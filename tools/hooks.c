@@ -120,6 +120,15 @@ static void monitor(const struct run *r, const struct run_vm *v, uint64_t vcpus,
 			b->bytes_per_s = rate.bytes_per_s;
 			b->bound_per_s = rate.bound_per_s;
 		}
+		/* bytes.local: its own monitors (PMG = the node), its own status and bound. Only
+		 * written beside a total, as libvirt writes both from one monitor group. */
+		b->local_status = bw_status(run_bw_local_reading(r, v, id, &rd));
+		b->has_local = rep_bw_has_figure(b) && (b->local_status == REP_BW_MEASURED ||
+							b->local_status == REP_BW_ESTIMATED);
+		if (b->has_local) {
+			b->bytes_local = rd.bytes;
+			b->local_bound = rd.bound;
+		}
 		/* The cap in force (what pv_vmpam_vm_init programmed), 0 or 100: none. */
 		unsigned cap = vm->cfg.mbw_max[id];
 		b->limit_percent = cap < 100 ? cap : 0;
@@ -141,16 +150,20 @@ void hook_mpam(const struct run *r, const struct run_vm *v, struct rep_domain *o
 	if (!offered(v, PV_FEAT_MPAM, &out->mpam))
 		return;
 	out->mpam.state = REP_MEASURED;
-	char set[96], all[96];
+	char set[96], all[96], why[200];
+	bool local = run_local_counted(r, why, sizeof(why));
 	cpuset_format(dom->vcpus >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dom->vcpus) - 1, all,
 		      sizeof(all));
 	for (unsigned t = 0; t < dom->nmemorytune; t++)
 		for (unsigned j = 0; j < dom->memorytune[t].nmonitors; j++) {
 			uint64_t vcpus = dom->memorytune[t].monitor[j].vcpus;
 			cpuset_format(vcpus, set, sizeof(set));
-			if (run_monitor_whole(dom, vcpus))
+			if (run_monitor_whole(dom, vcpus)) {
 				monitor(r, v, vcpus, &out->monitor[out->nmonitors++]);
-			else
+				if (!local)
+					note(out, "memory-bandwidth monitor vcpus_%s bytes.local not offered: %s",
+					     set, why);
+			} else
 				note(out,
 				     "memory-bandwidth monitor vcpus_%s not offered: perfvisor counts a "
 				     "VM's bandwidth as a whole, and this monitor covers vCPUs %s of %s",

@@ -82,8 +82,10 @@ struct rep_bw_node {   /* memory bandwidth of one monitor through one memory nod
 	uint64_t bound;       /* |bytes_total - truth| <= bound: 0 when every byte was counted,
 				 a 95 % bound while monitors rotate */
 	uint64_t bytes_per_s, bound_per_s; /* over the run */
-	bool has_local;
+	enum rep_bw_status local_status; /* of bytes.local (NO_DATA when not counted) */
+	bool has_local;       /* bytes_local and local_bound hold a figure (and so does total) */
 	uint64_t bytes_local; /* through the node, from vCPUs on pCPUs local to it */
+	uint64_t local_bound; /* |bytes_local - truth| <= local_bound */
 	unsigned limit_percent; /* the cap in force on the node (MBW_MAX), 0: none */
 };
 
@@ -195,6 +197,9 @@ struct report {
 	uint8_t spe;            /* their SPE version (PMSVer), 0: none */
 	bool mpam;              /* the machine has MPAM, and perfvisor manages it */
 	unsigned partids, bw_monitors; /* MPAM: PARTIDs, bandwidth monitors per memory node */
+	unsigned pmgs;          /* MPAM: PMGs (PMG_MAX + 1) */
+	bool local_counted;     /* MPAM: bytes.local is counted (a PMG per node, the topology) */
+	char local_why[200];    /* ... if not, why */
 	unsigned nnodes;
 	struct {
 		unsigned id;
@@ -226,6 +231,7 @@ struct rep_traffic {
 	char domain[64];
 	unsigned node;
 	uint64_t asked, moved;         /* bytes per second */
+	uint64_t moved_local;          /* ... of it sent from pCPUs local to the node */
 	unsigned limit_percent;        /* 0: none */
 	uint64_t node_bandwidth;       /* bytes per second */
 };

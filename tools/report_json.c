@@ -133,8 +133,12 @@ static void bandwidth(FILE *out, const struct rep_domain *d)
 					", \"bound_bytes_per_second\": %" PRIu64,
 					b->bytes_total, b->bound, b->bytes_per_s, b->bound_per_s);
 				if (b->has_local)
-					fprintf(out, ", \"bytes_local\": %" PRIu64, b->bytes_local);
+					fprintf(out,
+						", \"bytes_local\": %" PRIu64
+						", \"local_bound_bytes\": %" PRIu64,
+						b->bytes_local, b->local_bound);
 			}
+			fprintf(out, ", \"local_status\": \"%s\"", rep_bw_status_names[b->local_status]);
 			if (b->limit_percent)
 				fprintf(out, ", \"limit_percent\": %u", b->limit_percent);
 			fputs("}", out);
@@ -226,9 +230,17 @@ void report_json(const struct report *r, FILE *out)
 	else
 		fputs("null", out);
 	fputs(", \"mpam\": ", out);
-	if (r->mpam)
-		fprintf(out, "{\"partids\": %u, \"bandwidth_monitors\": %u}", r->partids,
-			r->bw_monitors);
+	if (r->mpam) {
+		fprintf(out,
+			"{\"partids\": %u, \"pmgs\": %u, \"bandwidth_monitors\": %u, "
+			"\"local_bytes\": %s",
+			r->partids, r->pmgs, r->bw_monitors, r->local_counted ? "true" : "false");
+		if (!r->local_counted) {
+			fputs(", \"local_bytes_reason\": ", out);
+			str(out, r->local_why);
+		}
+		fputs("}", out);
+	}
 	else
 		fputs("null", out);
 	fputs(", \"memory_nodes\": [", out);

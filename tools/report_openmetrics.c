@@ -214,7 +214,7 @@ static void amu(const struct report *r, FILE *out)
 	amu_samples(r, out, true);
 }
 
-enum bw_figure { BW_TOTAL, BW_LOCAL, BW_RATE, BW_BOUND };
+enum bw_figure { BW_TOTAL, BW_LOCAL, BW_RATE, BW_BOUND, BW_LOCAL_BOUND };
 
 static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 {
@@ -228,7 +228,8 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 		[BW_LOCAL] = {"perfvisor_domain_memory_bandwidth_local_bytes",
 			      "perfvisor_domain_memory_bandwidth_local_bytes_total", "counter", "bytes",
 			      "Of those, the bytes from vCPUs running on pCPUs local to the node "
-			      "(domstats ...bytes.local)."},
+			      "(domstats ...bytes.local): counted by monitors that match the PMG "
+			      "perfvisor sets to the running pCPU's node."},
 		[BW_RATE] = {"perfvisor_domain_memory_bandwidth_bytes_per_second",
 			     "perfvisor_domain_memory_bandwidth_bytes_per_second", "gauge",
 			     "bytes_per_second",
@@ -237,6 +238,11 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 			      "perfvisor_domain_memory_bandwidth_bound_bytes", "gauge", "bytes",
 			      "Error bound of ..._bytes_total: |reported - true bytes| <= bound. 0 when "
 			      "every byte was counted; a 95 % bound while monitors rotate among VMs."},
+		[BW_LOCAL_BOUND] = {"perfvisor_domain_memory_bandwidth_local_bound_bytes",
+				    "perfvisor_domain_memory_bandwidth_local_bound_bytes", "gauge",
+				    "bytes",
+				    "Error bound of ..._local_bytes_total, as ..._bound_bytes is of "
+				    "..._bytes_total."},
 	};
 	bool header = false;
 	for (unsigned i = 0; i < r->ndomains; i++) {
@@ -247,7 +253,8 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 			cpuset_format(m->vcpus, vcpus, sizeof(vcpus));
 			for (unsigned n = 0; n < m->nnodes; n++) {
 				const struct rep_bw_node *b = &m->node[n];
-				if (!rep_bw_has_figure(b) || (fig == BW_LOCAL && !b->has_local))
+				bool local = fig == BW_LOCAL || fig == BW_LOCAL_BOUND;
+				if (!rep_bw_has_figure(b) || (local && !b->has_local))
 					continue;
 				if (!header)
 					family(out, f[fig].family, f[fig].type, f[fig].unit, f[fig].help);
@@ -259,10 +266,11 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 				label(out, false, "monitor", m->name);
 				label(out, false, "vcpus", vcpus);
 				label(out, false, "node", node);
-				uint64_t val = fig == BW_TOTAL ? b->bytes_total
-					       : fig == BW_LOCAL ? b->bytes_local
-					       : fig == BW_RATE	 ? b->bytes_per_s
-								 : b->bound;
+				uint64_t val = fig == BW_TOTAL	      ? b->bytes_total
+					       : fig == BW_LOCAL      ? b->bytes_local
+					       : fig == BW_RATE	      ? b->bytes_per_s
+					       : fig == BW_LOCAL_BOUND ? b->local_bound
+								      : b->bound;
 				fprintf(out, "} %" PRIu64 "\n", val);
 			}
 		}
@@ -330,6 +338,7 @@ void report_openmetrics(const struct report *r, FILE *out)
 	bandwidth(r, out, BW_LOCAL);
 	bandwidth(r, out, BW_RATE);
 	bandwidth(r, out, BW_BOUND);
+	bandwidth(r, out, BW_LOCAL_BOUND);
 	limits(r, out);
 	fputs("# EOF\n", out);
 }

@@ -8,7 +8,7 @@
 
 #include "report.h"
 
-#define TBL_COLS 8
+#define TBL_COLS 10
 #define TBL_CELL 300
 
 struct tbl {
@@ -213,8 +213,8 @@ static uint64_t node_bandwidth(const struct report *r, unsigned id)
 static void bandwidth(const struct report *r, FILE *out)
 {
 	struct tbl t;
-	tbl_init(&t, 0x1Cu, 8, "DOMAIN", "MONITOR", "NODE", "BYTES", "BOUND", "BYTES/S", "LIMIT",
-		 "STATUS");
+	tbl_init(&t, 0x7Cu, 10, "DOMAIN", "MONITOR", "NODE", "BYTES", "BOUND", "LOCAL",
+		 "LOCAL BOUND", "BYTES/S", "LIMIT", "STATUS");
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
 		for (unsigned k = 0; k < d->nmonitors && d->mpam.state == REP_MEASURED; k++) {
@@ -222,20 +222,32 @@ static void bandwidth(const struct report *r, FILE *out)
 			for (unsigned n = 0; n < m->nnodes; n++) {
 				const struct rep_bw_node *b = &m->node[n];
 				char node[16], tot[32] = "-", bound[32] = "-", rate[32] = "-", lim[64] = "-";
+				char loc[32] = "-", lbound[32] = "-", status[48];
 				snprintf(node, sizeof(node), "%u", b->id);
 				if (rep_bw_has_figure(b)) {
 					u64(tot, sizeof(tot), b->bytes_total);
 					u64(bound, sizeof(bound), b->bound);
 					rep_rate_text((double)b->bytes_per_s, rate, sizeof(rate));
 				}
+				if (b->has_local) {
+					u64(loc, sizeof(loc), b->bytes_local);
+					u64(lbound, sizeof(lbound), b->local_bound);
+				}
+				/* The local figure's own status when it has none beside a total (not
+				 * counted at all: NOT OFFERED says why). */
+				snprintf(status, sizeof(status), "%s", rep_bw_status_names[b->status]);
+				if (r->local_counted && rep_bw_has_figure(b) && !b->has_local)
+					snprintf(status, sizeof(status), "%s, local %s",
+						 rep_bw_status_names[b->status],
+						 rep_bw_status_names[b->local_status]);
 				if (b->limit_percent) {
 					char cap[32];
 					rep_rate_text((double)node_bandwidth(r, b->id) * b->limit_percent / 100,
 						      cap, sizeof(cap));
 					snprintf(lim, sizeof(lim), "%u%% = %s", b->limit_percent, cap);
 				}
-				tbl_row(&t, d->name, m->name, node, tot, bound, rate, lim,
-					rep_bw_status_names[b->status]);
+				tbl_row(&t, d->name, m->name, node, tot, bound, loc, lbound, rate, lim,
+					status);
 			}
 		}
 	}
@@ -319,8 +331,8 @@ void report_table(const struct report *r, FILE *out)
 	if (r->spe)
 		fprintf(out, ", %s", rep_spe_version_name(r->spe));
 	if (r->mpam)
-		fprintf(out, ", MPAM with %u PARTIDs and %u bandwidth monitors per memory node",
-			r->partids, r->bw_monitors);
+		fprintf(out, ", MPAM with %u PARTIDs, %u PMGs and %u bandwidth monitors per memory node",
+			r->partids, r->pmgs, r->bw_monitors);
 	fputc('\n', out);
 	for (unsigned k = 0; r->mpam && k < r->nnodes; k++) {
 		char cpus[96], bw[32];
@@ -346,22 +358,24 @@ void report_table(const struct report *r, FILE *out)
 void report_traffic(const struct rep_traffic *tr, unsigned n, FILE *out)
 {
 	struct tbl t;
-	tbl_init(&t, 0xEu, 5, "DOMAIN", "NODE", "ASKED", "MOVED", "LIMIT");
+	tbl_init(&t, 0x1Eu, 6, "DOMAIN", "NODE", "ASKED", "MOVED", "FROM LOCAL PCPUS", "LIMIT");
 	for (unsigned i = 0; i < n; i++) {
-		char node[16], asked[32], moved[32], lim[64] = "-", cap[32];
+		char node[16], asked[32], moved[32], local[32], lim[64] = "-", cap[32];
 		snprintf(node, sizeof(node), "%u", tr[i].node);
 		rep_rate_text((double)tr[i].asked, asked, sizeof(asked));
 		rep_rate_text((double)tr[i].moved, moved, sizeof(moved));
+		rep_rate_text((double)tr[i].moved_local, local, sizeof(local));
 		if (tr[i].limit_percent) {
 			rep_rate_text((double)tr[i].node_bandwidth * tr[i].limit_percent / 100, cap,
 				      sizeof(cap));
 			snprintf(lim, sizeof(lim), "%u%% = %s", tr[i].limit_percent, cap);
 		}
-		tbl_row(&t, tr[i].domain, node, asked, moved, lim);
+		tbl_row(&t, tr[i].domain, node, asked, moved, local, lim);
 	}
 	tbl_print(&t, out,
 		  "MEMORY TRAFFIC (the machine model's ground truth, bytes/s over the run: what each "
-		  "domain's workload asked of a memory node, what it moved)");
+		  "domain's workload asked of a memory node, what it moved, and how much of that its "
+		  "vCPUs sent while on a pCPU local to the node)");
 }
 
 unsigned report_checks(const struct rep_check *c, unsigned n, bool all, FILE *out)

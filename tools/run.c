@@ -76,6 +76,50 @@ int run_bw_reading(const struct run *r, const struct run_vm *v, unsigned node,
 	return st;
 }
 
+int run_bw_local_reading(const struct run *r, const struct run_vm *v, unsigned node,
+			 struct pv_vmpam_reading *rd)
+{
+	const struct sim_machine *m = r->m;
+	if (!m->hw.mpam_sys) {
+		*rd = (struct pv_vmpam_reading){.status = PV_VMPAM_NO_DATA};
+		return rd->status;
+	}
+	return pv_vmpam_read_local(m->hw.mpam_sys, &m->vm[v->sim_vm].pv.mpam, node, rd);
+}
+
+bool run_local_counted(const struct run *r, char *why, size_t len)
+{
+	const struct pv_vmpam *sys = r->m->hw.mpam_sys;
+	const struct scenario *sc = r->sc;
+	snprintf(why, len, "no MPAM");
+	if (!sys)
+		return false;
+	if (sys->local == PV_VMPAM_LOCAL_COUNTED)
+		return true;
+	if (sys->local == PV_VMPAM_LOCAL_PMG_RANGE) {
+		unsigned nodes = sys->nnodes;
+		snprintf(why, len,
+			 "bytes.local takes a PMG per memory node (PMG_MAX >= %u), and the machine "
+			 "has PMG_MAX %u (<mpam pmgs='%u'>)",
+			 nodes - 1, sys->pmg_max, sc->pmgs);
+		return false;
+	}
+	for (unsigned c = 0; c < sc->cpus; c++) {
+		bool local = false;
+		for (unsigned k = 0; k < sc->nnodes; k++)
+			local |= (sc->node[k].cpus >> c & 1) != 0;
+		if (!local) {
+			snprintf(why, len,
+				 "bytes.local takes every pCPU's memory node, and pCPU %u is local to "
+				 "none (<memory-node cpus>)",
+				 c);
+			return false;
+		}
+	}
+	snprintf(why, len, "the hypervisor gave no pCPU topology");
+	return false;
+}
+
 /* ---- preparing ------------------------------------------------------------------------------ */
 
 static bool machine_event(const struct sim_config *c, int event)
@@ -418,11 +462,21 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 		struct sim_mpam_config *mp = &r->cfg.mpam;
 		*mp = (struct sim_mpam_config){.mons = (uint16_t)sc->bw_monitors,
 					       .partid_max = (uint16_t)(sc->partids - 1),
-					       .pmg_max = 1, .nrdy_ns = 20000,
+					       .pmg_max = (uint8_t)(sc->pmgs - 1), .nrdy_ns = 20000,
 					       .tick_ns = sc->mpam_tick_ns};
 		for (unsigned k = 0; k < sc->nnodes; k++) {
 			mp->nodes |= (uint8_t)(1u << sc->node[k].id);
 			mp->capacity[sc->node[k].id] = sc->node[k].bandwidth;
+		}
+		/* The hypervisor knows each pCPU's memory node (<memory-node cpus>) and gives
+		 * vmpam the topology when every pCPU has one: bytes.local. */
+		mp->topology = true;
+		for (unsigned c = 0; c < sc->cpus; c++) {
+			mp->cpu_node[c] = SIM_MPAM_NO_NODE;
+			for (unsigned k = 0; k < sc->nnodes; k++)
+				if (sc->node[k].cpus >> c & 1)
+					mp->cpu_node[c] = (uint8_t)sc->node[k].id;
+			mp->topology &= mp->cpu_node[c] != SIM_MPAM_NO_NODE;
 		}
 		if (sc->ncaches) {
 			mp->cache_portions = (uint16_t)sc->cache[0].portions;
@@ -723,6 +777,8 @@ int run_report(const struct run *r, struct report *rep)
 	rep->mpam = r->m->hw.mpam_sys != NULL;
 	rep->partids = sc->partids;
 	rep->bw_monitors = sc->bw_monitors;
+	rep->pmgs = sc->pmgs;
+	rep->local_counted = run_local_counted(r, rep->local_why, sizeof(rep->local_why));
 	rep->nnodes = sc->nnodes;
 	for (unsigned k = 0; k < sc->nnodes; k++) {
 		rep->node[k].id = sc->node[k].id;
@@ -787,6 +843,9 @@ unsigned run_traffic(const struct run *r, struct rep_traffic *out, unsigned max)
 			t->moved = (uint64_t)((unsigned __int128)sim_mpam_machine_vm_bytes(
 							m, v->sim_vm, id, false) *
 					      1000000000u / ns);
+			t->moved_local = (uint64_t)((unsigned __int128)sim_mpam_machine_vm_local_bytes(
+							    m, v->sim_vm, id) *
+						    1000000000u / ns);
 			unsigned cap = m->vm[v->sim_vm].pv.mpam.cfg.mbw_max[id];
 			t->limit_percent = cap < 100 ? cap : 0;
 			t->node_bandwidth = r->sc->node[k].bandwidth;
@@ -894,7 +953,8 @@ static void verify_amu(const struct run *r, const struct run_vm *v, unsigned c,
 
 /* Each bandwidth figure against the bytes the VM's vCPUs really moved through the node
  * (the traffic model, after throttling): equal while monitors suffice, within the bound
- * while they rotate. */
+ * while they rotate. bytes.local against the bytes they moved there while running on a pCPU
+ * local to the node: the model's truth knows the sending pCPU, not the label. */
 static void verify_bandwidth(const struct run *r, const struct run_vm *v, struct checks *k)
 {
 	const struct domain *dom = &v->sv->dom;
@@ -917,6 +977,12 @@ static void verify_bandwidth(const struct run *r, const struct run_vm *v, struct
 				check(k, dom->name, rd.bytes,
 				      sim_mpam_machine_vm_bytes(r->m, v->sim_vm, id, false), rd.bound,
 				      "%s memory node %u bytes", name, id);
+				st = run_bw_local_reading(r, v, id, &rd);
+				if (st != PV_VMPAM_MEASURED && st != PV_VMPAM_ESTIMATED)
+					continue;
+				check(k, dom->name, rd.bytes,
+				      sim_mpam_machine_vm_local_bytes(r->m, v->sim_vm, id), rd.bound,
+				      "%s memory node %u local bytes", name, id);
 			}
 		}
 }

@@ -101,6 +101,11 @@ bool run_monitor_whole(const struct domain *dom, uint64_t vcpus);
  * its rate over the run; returns the status (enum pv_vmpam_status). */
 int run_bw_reading(const struct run *r, const struct run_vm *v, unsigned node,
 		   struct pv_vmpam_reading *rd, struct pv_vmpam_rate *rate);
+/* Its local bytes on `node` (pv_vmpam_read_local); returns the status. */
+int run_bw_local_reading(const struct run *r, const struct run_vm *v, unsigned node,
+			 struct pv_vmpam_reading *rd);
+/* Whether the machine counts bytes.local; if not, why, in `why`. */
+bool run_local_counted(const struct run *r, char *why, size_t len);
 
 /* SPE (run_spe.c). Each VM's RAM on an SPE machine, bytes. */
 uint64_t run_spe_vm_ram(void);

@@ -205,14 +205,16 @@ static int parse_cache(const struct xsrc *s, const xmlNode *c, struct scenario *
 
 static int parse_mpam(const struct xsrc *s, const xmlNode *c, struct scenario *sc)
 {
-	static const char *const attrs[] = {"partids", "bandwidth-monitors", "tick", NULL};
-	int r;
+	static const char *const attrs[] = {"partids", "pmgs", "bandwidth-monitors", "tick", NULL};
+	int r, g;
 	if (xml_only_attrs(s, c, attrs) || xml_no_children(s, c) ||
 	    xml_attr_uint(s, c, "partids", true, 2, 65536, &sc->partids) < 0 ||
+	    (g = xml_attr_uint(s, c, "pmgs", false, 1, 256, &sc->pmgs)) < 0 ||
 	    (r = xml_attr_uint(s, c, "bandwidth-monitors", false, 0, PV_VMPAM_MAX_MONS,
 			       &sc->bw_monitors)) < 0 ||
 	    parse_time(s, c, "tick", &sc->mpam_tick_ns))
 		return -1;
+	sc->pmgs_given = g > 0;
 	if (!r) /* one per PARTID: every VM's bytes are counted all along */
 		sc->bw_monitors = sc->partids > PV_VMPAM_MAX_MONS ? PV_VMPAM_MAX_MONS : sc->partids;
 	/* The machine's memory system steps in 100 us windows; ticks fall on them. */
@@ -305,12 +307,15 @@ static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario
 		sc->node[sc->nnodes++] = (struct scen_node){
 			.id = 0, .cpus = (UINT64_C(1) << sc->cpus) - 1,
 			.bandwidth = SCEN_NODE_BANDWIDTH, .line = xml_line(n)};
-	if (sc->mpam_line)
-		for (unsigned k = 0; k < sc->nnodes; k++)
-			if (sc->node[k].id >= PV_VMPAM_MAX_NODES)
-				return xerr_at(s->d, s->origin, sc->node[k].line, "memory-node",
-					       "id='%u': MPAM numbers memory nodes 0..%d",
-					       sc->node[k].id, PV_VMPAM_MAX_NODES - 1);
+	for (unsigned k = 0; sc->mpam_line && k < sc->nnodes; k++) {
+		if (sc->node[k].id >= PV_VMPAM_MAX_NODES)
+			return xerr_at(s->d, s->origin, sc->node[k].line, "memory-node",
+				       "id='%u': MPAM numbers memory nodes 0..%d", sc->node[k].id,
+				       PV_VMPAM_MAX_NODES - 1);
+		/* By default a PMG per memory node, as bytes.local needs (at least 2). */
+		if (!sc->pmgs_given && sc->node[k].id + 1 > sc->pmgs)
+			sc->pmgs = sc->node[k].id + 1;
+	}
 	return 0;
 }
 
@@ -665,6 +670,7 @@ int scenario_load(const char *path, const char *connect, struct scenario *sc, st
 	sc->slice_min = 2000;
 	sc->slice_max = 20000;
 	sc->mpam_tick_ns = SCEN_MPAM_TICK_NS;
+	sc->pmgs = 2;
 	struct xsrc s = {.origin = sc->path, .d = d};
 	xmlDoc *doc = xml_load_file(&s, path);
 	int r = doc ? parse_root(&s, xmlDocGetRootElement(doc), sc, connect) : -1;

@@ -7,7 +7,7 @@
  *   <scenario xmlns="http://perfvisor.invalid/xmlns/scenario/1" name="...">
  *     <machine cpus mhz pmu-version pmu-counters host-counters amu spe>
  *       <memory-node id cpus bandwidth/>...  <cache id level size unit portions/>...
- *       <mpam partids bandwidth-monitors tick/>
+ *       <mpam partids pmgs bandwidth-monitors tick/>
  *     </machine>
  *     <libvirt connect="URI"/> | <libvirt test-node="FILE"/>     (for <vm domain=...>)
  *     <schedule seed slice-min slice-max duration/>
@@ -91,6 +91,8 @@ struct scenario {
 	struct scen_cache cache[SCEN_MAX_CACHES];
 	long mpam_line;           /* 0: no <mpam> declared */
 	unsigned partids, bw_monitors;
+	unsigned pmgs;            /* PMGs 0..pmgs-1 on every pCPU and MSC (PMG_MAX + 1) */
+	bool pmgs_given;          /* else a PMG per memory node, at least 2 */
 	uint64_t mpam_tick_ns;    /* how often the bandwidth monitors are read */
 	/* libvirt source for <vm domain=...> */
 	char connect[320];

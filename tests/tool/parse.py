@@ -9,8 +9,10 @@ KEY uses libvirt's domstats names where libvirt has one (perf.<event>,
 memory.bandwidth.monitor.<N>.node.<M>.bytes.total / .bytes.local / .id, ...name, ...vcpus),
 and vcpu.<id>.<REGISTER>.<EVENT> for a guest PMU counter, vcpu.<id>.amu.<counter> for an
 AMU counter (vcpu.<id>.amu.mhz: the frequency, rounded to MHz), feature.<spe|amu|mpam> for a
-feature's state, perfvisor.spe.<figure> (our own domstats keys) for an SPE figure; a bandwidth node also has ...node.<M>.bytes_per_second, .bound (its error
-bound) and .status. OpenMetrics families are also listed as
+feature's state, perfvisor.spe.<figure> (our own domstats keys) for an SPE figure; a bandwidth
+node also has ...node.<M>.bytes_per_second, .bound (the error bound of bytes.total),
+.local_bound (that of bytes.local), .status and .local_status. OpenMetrics families are also
+listed as
 "#family <TAB> NAME <TAB> TYPE <TAB> UNIT".
 
     parse.py json|openmetrics|domstats|table < REPORT
@@ -87,14 +89,19 @@ def parse_json(text):
             for m, node in enumerate(mon["nodes"]):
                 out(name, f"{p}.node.{m}.id", node["id"])
                 out(name, f"{p}.node.{m}.status", node["status"])
+                out(name, f"{p}.node.{m}.local_status", node["local_status"])
                 if node["status"] in ("measured", "estimated"):
                     out(name, f"{p}.node.{m}.bytes.total", node["bytes_total"])
                     out(name, f"{p}.node.{m}.bytes_per_second", node["bytes_per_second"])
                     out(name, f"{p}.node.{m}.bound", node["bound_bytes"])
                 else:
                     assert "bytes_total" not in node, "a figure without a reading"
-                if "bytes_local" in node:
+                local = node["local_status"] in ("measured", "estimated") and "bytes_total" in node
+                assert ("bytes_local" in node) == local, "bytes.local without its reading"
+                assert ("local_bound_bytes" in node) == local, "a local bound without a figure"
+                if local:
                     out(name, f"{p}.node.{m}.bytes.local", node["bytes_local"])
+                    out(name, f"{p}.node.{m}.local_bound", node["local_bound_bytes"])
 
 
 def parse_openmetrics(text):
@@ -135,7 +142,8 @@ def parse_openmetrics(text):
                 suffix = {"perfvisor_domain_memory_bandwidth_bytes_total": "bytes.total",
                           "perfvisor_domain_memory_bandwidth_local_bytes_total": "bytes.local",
                           "perfvisor_domain_memory_bandwidth_bytes_per_second": "bytes_per_second",
-                          "perfvisor_domain_memory_bandwidth_bound_bytes": "bound"}
+                          "perfvisor_domain_memory_bandwidth_bound_bytes": "bound",
+                          "perfvisor_domain_memory_bandwidth_local_bound_bytes": "local_bound"}
                 out(lb["domain"], f"{p}.name", lb["monitor"])
                 out(lb["domain"], f"{p}.vcpus", lb["vcpus"])
                 out(lb["domain"], f"{p}.node.{m}.id", lb["node"])
@@ -218,12 +226,22 @@ def parse_table(text):
                 m = len(nodes) - 1
                 out(row["DOMAIN"], f"{p}.name", row["MONITOR"])
                 out(row["DOMAIN"], f"{p}.node.{m}.id", int(row["NODE"]))
-                out(row["DOMAIN"], f"{p}.node.{m}.status", row["STATUS"])
-                if row["STATUS"] in ("measured", "estimated"):
+                # "measured", or "measured, local not ready" when bytes.local has no figure
+                status, _, local_status = row["STATUS"].partition(", local ")
+                out(row["DOMAIN"], f"{p}.node.{m}.status", status)
+                if local_status:
+                    out(row["DOMAIN"], f"{p}.node.{m}.local_status", local_status)
+                if status in ("measured", "estimated"):
                     out(row["DOMAIN"], f"{p}.node.{m}.bytes.total", int(row["BYTES"]))
                     out(row["DOMAIN"], f"{p}.node.{m}.bound", int(row["BOUND"]))
                 else:
                     assert row["BYTES"] == "-", f"a figure without a reading: {row}"
+                if row["LOCAL"] != "-":
+                    assert status in ("measured", "estimated") and not local_status, row
+                    out(row["DOMAIN"], f"{p}.node.{m}.bytes.local", int(row["LOCAL"]))
+                    out(row["DOMAIN"], f"{p}.node.{m}.local_bound", int(row["LOCAL BOUND"]))
+                else:
+                    assert row["LOCAL BOUND"] == "-", f"a bound without a figure: {row}"
 
 
 def main():

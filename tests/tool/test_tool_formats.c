@@ -120,7 +120,9 @@ static void expect_amu(const struct run_vm *v)
 }
 
 /* Every <memorytune><monitor> of the whole domain: per memory node, the bytes the VM's vCPUs
- * really moved (exact: the demo has a monitor per PARTID), their rate over the run. */
+ * really moved (exact: the demo has a monitor per PARTID), their rate over the run, and the
+ * part they moved while running on a pCPU local to the node (bytes.local: the model's record
+ * of the sending pCPU, not of any label). */
 static void expect_bandwidth(const struct run_vm *v, struct figs *f, const char *fmt)
 {
 	const struct domain *d = &v->sv->dom;
@@ -148,19 +150,31 @@ static void expect_bandwidth(const struct run_vm *v, struct figs *f, const char 
 			for (unsigned k = 0; k < sc->nnodes; k++) {
 				unsigned id = sc->node[k].id;
 				uint64_t bytes = sim_mpam_machine_vm_bytes(m, v->sim_vm, id, false);
+				uint64_t local = sim_mpam_machine_vm_local_bytes(m, v->sim_vm, id);
 				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.id", n, k);
 				tt_figs_add_u64(f, d->name, key, id);
 				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.bytes.total",
 					 n, k);
 				tt_figs_add_u64(f, d->name, key, bytes);
+				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.bytes.local",
+					 n, k);
+				tt_figs_add_u64(f, d->name, key, local);
 				if (json || table) {
 					snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.status",
 						 n, k);
 					tt_figs_add(f, d->name, key, "measured");
 				}
+				if (json) {
+					snprintf(key, sizeof(key),
+						 "memory.bandwidth.monitor.%u.node.%u.local_status", n, k);
+					tt_figs_add(f, d->name, key, "measured");
+				}
 				if (!domstats) {
 					snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.bound",
 						 n, k);
+					tt_figs_add_u64(f, d->name, key, 0);
+					snprintf(key, sizeof(key),
+						 "memory.bandwidth.monitor.%u.node.%u.local_bound", n, k);
 					tt_figs_add_u64(f, d->name, key, 0);
 				}
 				if (json || om) {
@@ -187,6 +201,16 @@ static int setup(void **state)
 		return -1;
 	}
 	run_execute(run, NULL);
+	/* The demo shows bytes.local apart from bytes.total: web's vCPU 1 runs on pCPU 1 and
+	 * keeps its memory on node 0, local to pCPU 0. */
+	uint64_t web_total = sim_mpam_machine_vm_bytes(run->m, run->vm[0].sim_vm, 0, false);
+	uint64_t web_local = sim_mpam_machine_vm_local_bytes(run->m, run->vm[0].sim_vm, 0);
+	if (strcmp(run->vm[0].sv->dom.name, "web") || !web_local || web_local * 3 > web_total * 2 ||
+	    web_local * 3 < web_total) {
+		fprintf(stderr, "setup: web's local bytes on node 0 (%llu of %llu) are not about half\n",
+			(unsigned long long)web_local, (unsigned long long)web_total);
+		return -1;
+	}
 	for (unsigned i = 0; i < run->nvms; i++) {
 		expect_perf(&run->vm[i]);
 		expect_counters(&run->vm[i]);
@@ -297,21 +321,24 @@ static void test_domstats(void **state)
 				    "  memory.bandwidth.monitor.0.vcpus=0\n"
 				    "  memory.bandwidth.monitor.0.node.count=2\n"
 				    "  memory.bandwidth.monitor.0.node.0.id=0\n"
-				    "  memory.bandwidth.monitor.0.node.0.bytes.total="));
+				    "  memory.bandwidth.monitor.0.node.0.bytes.local="));
 	assert_non_null(strstr(raw, "  memory.bandwidth.monitor.0.name=vcpus_0-1\n"));
+	/* Each node with figures: bytes.local, then bytes.total. */
+	assert_non_null(strstr(raw, "  memory.bandwidth.monitor.0.node.1.id=1\n"
+				    "  memory.bandwidth.monitor.0.node.1.bytes.local=0\n"
+				    "  memory.bandwidth.monitor.0.node.1.bytes.total=0\n"));
 	/* Not measured, so not there: bus_cycles (not implemented), ref_cpu_cycles (no Arm
-	 * event), bytes.local (an MSC counts a PARTID's bytes, whichever pCPU sent them), and
-	 * nothing of branchy, which has no monitor. */
+	 * event), and nothing of branchy, which has no monitor. */
 	assert_null(strstr(raw, "perf.bus_cycles"));
 	assert_null(strstr(raw, "perf.ref_cpu_cycles"));
-	assert_null(strstr(raw, "bytes.local"));
 	assert_null(strstr(strstr(raw, "Domain: 'branchy'"), "memory."));
 	free(raw);
 	tt_figs_free(&want);
 	tt_figs_free(&got);
 }
 
-/* jq, independently of Python: the perf figures of the JSON report. */
+/* jq, independently of Python: the perf figures of the JSON report, and the bytes per node
+ * (total and local). */
 static void test_json_jq(void **state)
 {
 	(void)state;
@@ -329,6 +356,29 @@ static void test_json_jq(void **state)
 			tt_figs_add(&want, truth.f[i].domain, truth.f[i].key, truth.f[i].value);
 	static const char *const perf[] = {"perf.", NULL};
 	assert_int_equal(tt_figs_compare(&want, &got, "jq", perf), 0);
+	tt_figs_free(&got);
+	tt_figs_free(&want);
+	tt_free(&r);
+
+	r = tt_run(TOOL_BIN " stats --format json " DEMO " 2>/dev/null | jq -r '.domains[] | .name "
+		   "as $d | .memory_bandwidth // [] | to_entries[] | .key as $n | .value.nodes | "
+		   "to_entries[] | \"\\($d)\\tmemory.bandwidth.monitor.\\($n).node.\\(.key).bytes."
+		   "total\\t\\(.value.bytes_total)\\n\\($d)\\tmemory.bandwidth.monitor.\\($n).node."
+		   "\\(.key).bytes.local\\t\\(.value.bytes_local)\"'",
+		   NULL);
+	assert_int_equal(r.status, 0);
+	tt_figs_parse(&got, r.out);
+	struct figs all = {0};
+	for (unsigned i = 0; i < run->nvms; i++)
+		expect_bandwidth(&run->vm[i], &all, "domstats");
+	for (size_t i = 0; i < all.n; i++)
+		if (strstr(all.f[i].key, ".bytes."))
+			tt_figs_add(&want, all.f[i].domain, all.f[i].key, all.f[i].value);
+	tt_figs_free(&all);
+	static const char *const bytes[] = {"memory.bandwidth.monitor.0.node.0.bytes.",
+					    "memory.bandwidth.monitor.0.node.1.bytes.", NULL};
+	assert_true(got.n == 12);
+	assert_int_equal(tt_figs_compare(&want, &got, "jq", bytes), 0);
 	tt_figs_free(&got);
 	tt_figs_free(&want);
 	tt_free(&r);
@@ -352,18 +402,20 @@ static void test_openmetrics_families(void **state)
 		"#family\tperfvisor_vcpu_amu_events\tcounter\t\n",
 		"#family\tperfvisor_vcpu_amu_frequency_hertz\tgauge\thertz\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bytes\tcounter\tbytes\n",
+		"#family\tperfvisor_domain_memory_bandwidth_local_bytes\tcounter\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bytes_per_second\tgauge\tbytes_per_second\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bound_bytes\tgauge\tbytes\n",
+		"#family\tperfvisor_domain_memory_bandwidth_local_bound_bytes\tgauge\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_limit_ratio\tgauge\tratio\n",
 	};
 	assert_int_equal(tt_missing(r.out, families, sizeof(families) / sizeof(families[0])), 0);
-	/* No pCPU counts bytes.local: no family. */
-	assert_null(strstr(r.out, "local_bytes"));
 	tt_free(&r);
 	/* Labels: domain, monitor, vCPUs, node; the cap db's <memorytune> applies. */
 	r = tt_run(TOOL_BIN " stats --format openmetrics " DEMO, NULL);
 	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_bytes_total{domain=\"db\","
 				      "monitor=\"vcpus_0\",vcpus=\"0\",node=\"0\"} "));
+	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_local_bytes_total{domain="
+				      "\"web\",monitor=\"vcpus_0-1\",vcpus=\"0-1\",node=\"0\"} "));
 	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_limit_ratio{domain=\"db\","
 				      "vcpus=\"0\",node=\"0\"} 0.20\n"));
 	tt_free(&r);

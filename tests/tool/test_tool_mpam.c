@@ -4,9 +4,11 @@
  * the bytes the modelled traffic really moved):
  *   - the demo's cap bites: db moves about 20 % of node 0 while its workload asks for more,
  *     and batch, the same workload uncapped, moves all it asks for;
- *   - with fewer monitors than VMs the monitors rotate: every figure is an estimate within its
- *     reported bound, and `perfvisor run` says so;
+ *   - with fewer monitors than VMs the monitors rotate: every figure, bytes.local included, is
+ *     an estimate within its reported bound, and `perfvisor run` says so;
  *   - without monitors, or for a monitor of part of a VM's vCPUs, no number is printed;
+ *   - bytes.local without a PMG per memory node, or with a pCPU local to no node: no number,
+ *     the reason in every format, bytes.total still there;
  *   - a <memorytune> of part of a VM's vCPUs is not applied, and says why.
  */
 #include <stdarg.h>
@@ -108,7 +110,7 @@ static void test_rotation(void **state)
 						 "bandwidth-monitors=\"1\"|'");
 	struct inproc *p = run_scenario(path);
 	assert_true(p->run.m->mpam_machine->sys.node[0].rotating);
-	unsigned estimated = 0;
+	unsigned estimated = 0, local_estimated = 0;
 	for (unsigned i = 0; i < p->run.nvms; i++) {
 		const struct run_vm *v = &p->run.vm[i];
 		for (unsigned n = 0; n < 2; n++) {
@@ -123,9 +125,20 @@ static void test_rotation(void **state)
 			fprintf(stderr, "%s node %u: %" PRIu64 " +- %" PRIu64 ", truth %" PRIu64 "\n",
 				v->sv->dom.name, n, rd.bytes, rd.bound, truth);
 			assert_true(err <= rd.bound);
+			/* Local accounts rotate through the same monitor, with their own bound. */
+			st = run_bw_local_reading(&p->run, v, n, &rd);
+			if (st != PV_VMPAM_MEASURED && st != PV_VMPAM_ESTIMATED)
+				continue;
+			local_estimated += st == PV_VMPAM_ESTIMATED;
+			truth = sim_mpam_machine_vm_local_bytes(p->run.m, v->sim_vm, n);
+			err = rd.bytes > truth ? rd.bytes - truth : truth - rd.bytes;
+			fprintf(stderr, "%s node %u local: %" PRIu64 " +- %" PRIu64 ", truth %" PRIu64
+				"\n", v->sv->dom.name, n, rd.bytes, rd.bound, truth);
+			assert_true(err <= rd.bound);
 		}
 	}
 	assert_true(estimated >= 3);
+	assert_true(local_estimated >= 3);
 	inproc_free(p);
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " run %s", path);
@@ -168,9 +181,87 @@ static void test_no_data(void **state)
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " run %s", path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "db      vcpus_0       0      -      -  -        "));
+	assert_non_null(strstr(r.out, "db      vcpus_0       0      -      -      -            -  -    "));
 	assert_non_null(strstr(r.out, "no data\n"));
 	tt_free(&r);
+}
+
+/* bytes.local not counted: one PMG for two memory nodes, or a pCPU local to no node. The
+ * totals stay; the local figures are absent in every format, and each says why. */
+static void local_not_counted(const char *variant, const char *sed, const char *why)
+{
+	tt_require_parsers();
+	const char *path = tt_demo_variant(variant, sed);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " run %s", path);
+	struct cmd_result r = tt_run(cmd, NULL);
+	assert_int_equal(r.status, 0); /* the totals still equal the truth */
+	char note[400];
+	snprintf(note, sizeof(note), "  web: memory-bandwidth monitor vcpus_0-1 bytes.local not "
+		 "offered: %s\n", why);
+	if (!strstr(r.out, note))
+		fprintf(stderr, "expected:\n%sin:\n%s", note, r.out);
+	assert_non_null(strstr(r.out, note));
+	assert_null(strstr(r.out, "local bytes"));  /* nothing checked: nothing reported */
+	assert_non_null(strstr(r.out, "db      vcpus_0       0  136411156      0      -            -  "));
+	tt_free(&r);
+
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format domstats %s | " PARSE " domstats", path);
+	r = tt_run(cmd, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.bytes.total\t136411156\n"));
+	assert_null(strstr(r.out, "bytes.local"));
+	tt_free(&r);
+
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format json %s | " PARSE " json", path);
+	r = tt_run(cmd, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.local_status\tno data\n"));
+	assert_non_null(strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.status\tmeasured\n"));
+	assert_null(strstr(r.out, "bytes.local"));
+	tt_free(&r);
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format json %s | jq -r '.machine.mpam | "
+		 "\"\\(.local_bytes)|\\(.local_bytes_reason)\"'", path);
+	r = tt_run(cmd, NULL);
+	assert_int_equal(r.status, 0);
+	char want[400];
+	snprintf(want, sizeof(want), "false|%s\n", why);
+	assert_string_equal(r.out, want);
+	tt_free(&r);
+
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format openmetrics %s | " PARSE " openmetrics",
+		 path);
+	r = tt_run(cmd, NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_bytes\t"));
+	assert_null(strstr(r.out, "local"));
+	tt_free(&r);
+}
+
+static void test_local_pmg_range(void **state)
+{
+	(void)state;
+	local_not_counted("onepmg.xml", "-e 's|<mpam partids=\"16\"|<mpam partids=\"16\" pmgs=\"1\"|'",
+			  "bytes.local takes a PMG per memory node (PMG_MAX >= 1), and the machine "
+			  "has PMG_MAX 0 (<mpam pmgs='1'>)");
+	/* pmgs is 1..256 (PMG_MAX is 8 bits). */
+	const char *path = tt_demo_variant("nopmg.xml", "-e 's|<mpam partids=\"16\"|<mpam "
+							"partids=\"16\" pmgs=\"0\"|'");
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " run %s", path);
+	struct cmd_result r = tt_run(cmd, NULL);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "<mpam>: pmgs='0'"));
+	tt_free(&r);
+}
+
+static void test_local_no_topology(void **state)
+{
+	(void)state;
+	local_not_counted("nonode.xml", "-e 's|id=\"1\" cpus=\"1\"|id=\"1\"|'",
+			  "bytes.local takes every pCPU's memory node, and pCPU 1 is local to none "
+			  "(<memory-node cpus>)");
 }
 
 /* perfvisor partitions and counts a VM as a whole: a tune or a monitor of part of its vCPUs
@@ -210,6 +301,8 @@ int main(void)
 		cmocka_unit_test(test_cap_bites),
 		cmocka_unit_test(test_rotation),
 		cmocka_unit_test(test_no_data),
+		cmocka_unit_test(test_local_pmg_range),
+		cmocka_unit_test(test_local_no_topology),
 		cmocka_unit_test(test_part_of_a_vm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The report formats on a hand-made report that carries every kind of figure, including some
- * no run of the demo produces (bytes.local, an estimate with its bound, a node whose monitor
- * is not ready): exact libvirt domstats key names, OpenMetrics families with their types and
+ * no run of the demo produces (an estimate with its bound, bytes.local estimated, a node whose
+ * monitor is not ready, a local figure not ready beside a total): exact libvirt domstats key
+ * names, OpenMetrics families with their types and
  * units as the Prometheus client parses them, and the same figures in JSON and the table.
  * No run is involved: the numbers are this test's own, they are never shown to a user.
  */
@@ -62,18 +63,21 @@ static void build(void)
 		.name = "vcpus_0", .vcpus = 0x1, .nnodes = 2,
 		.node = {{.id = 0, .bytes_total = 4000, .bytes_per_s = 8000, .has_local = true,
 			  .bytes_local = 3000, .limit_percent = 30},
-			 {.id = 2, .bytes_total = 1000, .bytes_per_s = 2000, .has_local = true,
-			  .bytes_local = 0, .limit_percent = 60}}};
+			 {.id = 2, .bytes_total = 1000, .bytes_per_s = 2000,
+			  .local_status = REP_BW_NOT_READY, .limit_percent = 60}}};
 	d->monitor[1] = (struct rep_bw_monitor){
 		.name = "vcpus_1", .vcpus = 0x2, .nnodes = 2,
 		.node = {{.id = 2, .status = REP_BW_ESTIMATED, .bytes_total = 8000, .bound = 500,
-			  .bytes_per_s = 16000, .bound_per_s = 1000},
-			 {.id = 3, .status = REP_BW_NOT_READY}}};
+			  .bytes_per_s = 16000, .bound_per_s = 1000,
+			  .local_status = REP_BW_ESTIMATED, .has_local = true, .bytes_local = 5000,
+			  .local_bound = 700},
+			 {.id = 3, .status = REP_BW_NOT_READY, .local_status = REP_BW_NOT_READY}}};
 	snprintf(dom[1].name, sizeof(dom[1].name), "empty");
 	dom[1].nvcpus = 1;
 	rep = (struct report){.scenario = "synthetic", .source = "none", .cpus = 2, .mhz = 1000,
 			      .pmu_version = PV_PMUVER_V3P5, .pmu_counters = 6, .seconds = 0.5,
-			      .amu = true, .mpam = true, .partids = 8, .bw_monitors = 2, .nnodes = 3,
+			      .amu = true, .mpam = true, .partids = 8, .bw_monitors = 2, .pmgs = 4,
+			      .local_counted = true, .nnodes = 3,
 			      .node = {{0, 0x1, 10000}, {2, 0x2, 20000}, {3, 0, 30000}},
 			      .ndomains = 2, .domain = dom};
 }
@@ -116,11 +120,11 @@ static void want(struct figs *w, const char *fmt)
 	char key[96];
 	static const struct {
 		unsigned mon, idx, id;
-		const char *status, *total, *local, *rate, *bound;
-	} nodes[] = {{0, 0, 0, "measured", "4000", "3000", "8000", "0"},
-		     {0, 1, 2, "measured", "1000", "0", "2000", "0"},
-		     {1, 0, 2, "estimated", "8000", NULL, "16000", "500"},
-		     {1, 1, 3, "not ready", NULL, NULL, NULL, NULL}};
+		const char *status, *total, *local, *rate, *bound, *local_bound, *local_status;
+	} nodes[] = {{0, 0, 0, "measured", "4000", "3000", "8000", "0", "0", "measured"},
+		     {0, 1, 2, "measured", "1000", NULL, "2000", "0", NULL, "not ready"},
+		     {1, 0, 2, "estimated", "8000", "5000", "16000", "500", "700", "estimated"},
+		     {1, 1, 3, "not ready", NULL, NULL, NULL, NULL, NULL, "not ready"}};
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
 		unsigned m = nodes[i].idx;
 		if (!nodes[i].total && !json && !domstats)
@@ -132,6 +136,8 @@ static void want(struct figs *w, const char *fmt)
 		if (json) {
 			snprintf(key, sizeof(key), "%s.%u.node.%u.status", p, nodes[i].mon, m);
 			tt_figs_add(w, a, key, nodes[i].status);
+			snprintf(key, sizeof(key), "%s.%u.node.%u.local_status", p, nodes[i].mon, m);
+			tt_figs_add(w, a, key, nodes[i].local_status);
 		}
 		if (!nodes[i].total)
 			continue; /* not ready: no number in any format */
@@ -146,6 +152,10 @@ static void want(struct figs *w, const char *fmt)
 			tt_figs_add(w, a, key, nodes[i].rate);
 			snprintf(key, sizeof(key), "%s.%u.node.%u.bound", p, nodes[i].mon, m);
 			tt_figs_add(w, a, key, nodes[i].bound);
+			if (nodes[i].local_bound) {
+				snprintf(key, sizeof(key), "%s.%u.node.%u.local_bound", p, nodes[i].mon, m);
+				tt_figs_add(w, a, key, nodes[i].local_bound);
+			}
 		}
 	}
 	if (domstats || json) { /* OpenMetrics has no count */
@@ -171,12 +181,12 @@ static void test_domstats(void **state)
 		"  memory.bandwidth.monitor.0.node.0.bytes.local=3000\n"
 		"  memory.bandwidth.monitor.0.node.0.bytes.total=4000\n"
 		"  memory.bandwidth.monitor.0.node.1.id=2\n"
-		"  memory.bandwidth.monitor.0.node.1.bytes.local=0\n"
 		"  memory.bandwidth.monitor.0.node.1.bytes.total=1000\n"
 		"  memory.bandwidth.monitor.1.name=vcpus_1\n"
 		"  memory.bandwidth.monitor.1.vcpus=1\n"
 		"  memory.bandwidth.monitor.1.node.count=2\n"
 		"  memory.bandwidth.monitor.1.node.0.id=2\n"
+		"  memory.bandwidth.monitor.1.node.0.bytes.local=5000\n"
 		"  memory.bandwidth.monitor.1.node.0.bytes.total=8000\n"
 		"  memory.bandwidth.monitor.1.node.1.id=3\n"
 		"\n"
@@ -218,14 +228,18 @@ static void test_json(void **state)
 	/* the rate, the bound, the cap in force, the limits, the machine */
 	assert_non_null(strstr(text, "{\"id\": 2, \"status\": \"estimated\", \"bytes_total\": 8000, "
 				     "\"bound_bytes\": 500, \"bytes_per_second\": 16000, "
-				     "\"bound_bytes_per_second\": 1000}"));
-	assert_non_null(strstr(text, "{\"id\": 3, \"status\": \"not ready\"}"));
-	assert_non_null(strstr(text, "\"bytes_local\": 3000, \"limit_percent\": 30}"));
+				     "\"bound_bytes_per_second\": 1000, \"bytes_local\": 5000, "
+				     "\"local_bound_bytes\": 700, \"local_status\": \"estimated\"}"));
+	assert_non_null(strstr(text, "{\"id\": 3, \"status\": \"not ready\", \"local_status\": "
+				     "\"not ready\"}"));
+	assert_non_null(strstr(text, "\"bytes_local\": 3000, \"local_bound_bytes\": 0, "
+				     "\"local_status\": \"measured\", \"limit_percent\": 30}"));
 	assert_non_null(strstr(text, "\"limits\": {\"applied\": true, \"memorytune\": [{\"vcpus\": "
 				     "\"0-1\", \"applied\": true, \"nodes\": [{\"id\": 0, "
 				     "\"bandwidth_percent\": 30}"));
 	assert_non_null(strstr(text, "\"amu\": true, \"spe\": null, \"mpam\": {\"partids\": 8, "
-				     "\"bandwidth_monitors\": 2}, \"memory_nodes\": [{\"id\": 0, \"cpus\": "
+				     "\"pmgs\": 4, \"bandwidth_monitors\": 2, \"local_bytes\": true}, "
+				     "\"memory_nodes\": [{\"id\": 0, \"cpus\": "
 				     "\"0\", \"bandwidth_bytes_per_second\": 10000}"));
 	assert_non_null(strstr(text, "\"cmt\": {\"state\": \"not offered\", \"reason\": \"no Arm "
 				     "event\"}"));
@@ -254,6 +268,7 @@ static void test_openmetrics(void **state)
 		"#family\tperfvisor_domain_memory_bandwidth_local_bytes\tcounter\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bytes_per_second\tgauge\tbytes_per_second\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bound_bytes\tgauge\tbytes\n",
+		"#family\tperfvisor_domain_memory_bandwidth_local_bound_bytes\tgauge\tbytes\n",
 		"#family\tperfvisor_vcpu_amu_frequency_hertz\tgauge\thertz\n",
 		"#family\tperfvisor_domain_memory_bandwidth_limit_ratio\tgauge\tratio\n",
 		"#family\tperfvisor_vcpu_amu_events\tcounter\t\n",
@@ -269,6 +284,12 @@ static void test_openmetrics(void **state)
 	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_bound_bytes{domain="
 				     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
 				     "500\n"));
+	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_local_bound_bytes{domain="
+				     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
+				     "700\n"));
+	/* bytes.local not ready beside a total: no local sample for that node */
+	assert_null(strstr(text, "perfvisor_domain_memory_bandwidth_local_bytes_total{domain="
+				 "\"tenant \\\"a\\\"\",monitor=\"vcpus_0\",vcpus=\"0\",node=\"2\"}"));
 	assert_non_null(strstr(text, "perfvisor_vcpu_amu_frequency_hertz{domain=\"tenant \\\"a\\\"\","
 				     "vcpu=\"1\"} 1001000000\n"));
 	assert_null(strstr(text, "node=\"3\"")); /* not ready: no sample */
@@ -291,24 +312,34 @@ static void test_table(void **state)
 	char *text = render(FMT_TABLE);
 	assert_non_null(strstr(text, "\nMEMORY BANDWIDTH (per monitor and memory node, over the run; "
 				     "domstats memory.bandwidth.monitor.*)\n"));
-	assert_non_null(strstr(text, "tenant \"a\"  vcpus_0     0   4000      0  8.0 KB/s   30% = 3.0 KB/s   "
-				     "measured\n"));
-	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     2   8000    500  16.0 KB/s  -                "
-				     "estimated\n"));
-	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     3      -      -  -          -                "
-				     "not ready\n"));
+	assert_non_null(strstr(text, "DOMAIN      MONITOR  NODE  BYTES  BOUND  LOCAL  LOCAL BOUND  "
+				     "BYTES/S    LIMIT            STATUS\n"));
+	assert_non_null(strstr(text, "tenant \"a\"  vcpus_0     0   4000      0   3000            0  "
+				     "8.0 KB/s   30% = 3.0 KB/s   measured\n"));
+	assert_non_null(strstr(text, "tenant \"a\"  vcpus_0     2   1000      0      -            -  "
+				     "2.0 KB/s   60% = 12.0 KB/s  measured, local not ready\n"));
+	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     2   8000    500   5000          700  "
+				     "16.0 KB/s  -                estimated\n"));
+	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     3      -      -      -            -  "
+				     "-          -                not ready\n"));
 	assert_non_null(strstr(text, "AMU (each vCPU's activity monitors; frequency = CPU_CYCLES / "
 				     "CNT_CYCLES)\n"));
 	assert_non_null(strstr(text, "1001 MHz\n"));
 	assert_non_null(strstr(text, "memory node 2  60% of its bandwidth  yes\n"));
 	assert_non_null(strstr(text, "tenant \"a\": SPE not offered: not yet\n"));
-	assert_non_null(strstr(text, ", AMUv1p1, MPAM with 8 PARTIDs and 2 bandwidth monitors per "
-				     "memory node\nmemory node 0: 10.0 KB/s, local to pCPUs 0\n"));
+	assert_non_null(strstr(text, ", AMUv1p1, MPAM with 8 PARTIDs, 4 PMGs and 2 bandwidth monitors "
+				     "per memory node\nmemory node 0: 10.0 KB/s, local to pCPUs 0\n"));
 	tt_require_parsers();
 	struct cmd_result r = parse("table", text);
 	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.0.bound\t500\n"));
 	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.1.status\tnot ready\n"));
 	assert_null(strstr(r.out, "monitor.1.node.1.bytes"));
+	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.0.node.0.bytes.local\t3000\n"));
+	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.0.local_bound\t700\n"));
+	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.0.node.1.status\tmeasured\n"));
+	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.0.node.1.local_status\t"
+				      "not ready\n"));
+	assert_null(strstr(r.out, "monitor.0.node.1.bytes.local"));
 	tt_free(&r);
 	free(text);
 }

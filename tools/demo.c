@@ -4,10 +4,10 @@
  * libvirt domain XML, with different workloads, PMU versions, counter counts and event
  * filters, time-sliced on two simulated pCPUs whose top counters the host keeps to account
  * each VM's perf events; two of them have a virtual AMU, one profiles itself with the
- * virtual SPE, and MPAM gives every VM a PARTID,
- * caps db's memory bandwidth and counts bytes per memory node. It prints the per-VM report,
- * the memory traffic the model saw, then every figure next to the ground truth the machine
- * model kept (exit status 1 on any difference).
+ * virtual SPE, and MPAM gives every VM a PARTID, caps db's memory bandwidth and counts bytes
+ * per memory node, total and from local pCPUs. It prints the per-VM report, the memory
+ * traffic the model saw, then every figure next to the ground truth the machine model kept
+ * (exit status 1 on any difference).
  */
 #include <getopt.h>
 #include <limits.h>
@@ -132,8 +132,10 @@ int tool_demo(int argc, char **argv)
 			   "runs; guest PMU counters are what each vCPU's virtual PMU holds; AMU counters\n"
 			   "are each vCPU's own activity. MPAM gives every VM a PARTID of its own: db and\n"
 			   "batch run the same memory-bound workload, db under a 20% bandwidth cap, and\n"
-			   "the bandwidth monitors count each VM's bytes per memory node. branchy's guest\n"
-			   "profiles itself with SPE: its records, decoded from its own buffer, are\n"
-			   "checked one by one against the samples the machine's SPE units took.\n\n";
+			   "the bandwidth monitors count each VM's bytes per memory node, and the part\n"
+			   "sent from pCPUs local to the node (web's vCPU 1 sends from pCPU 1 to node 0).\n"
+			   "branchy's guest profiles itself with SPE: its records, decoded from its own\n"
+			   "buffer, are checked one by one against the samples the machine's SPE units\n"
+			   "took.\n\n";
 	return tool_run_scenario(&a);
 }

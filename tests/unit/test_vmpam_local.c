@@ -14,13 +14,6 @@
 
 #include "test_vmpam_rig.h"
 
-/* MPAMn_ELx label fields (Arm ARM): PARTID_I 15:0, PARTID_D 31:16, PMG_I 39:32, PMG_D 47:40 */
-#define MPAMN(pi, pd, gi, gd)                                                                    \
-	((uint64_t)(pi) | (uint64_t)(pd) << 16 | (uint64_t)(gi) << 32 | (uint64_t)(gd) << 40)
-#define F_PI(v) ((unsigned)((v) & 0xFFFF))
-#define F_PD(v) ((unsigned)((v) >> 16 & 0xFFFF))
-#define F_GI(v) ((unsigned)((v) >> 32 & 0xFF))
-#define F_GD(v) ((unsigned)((v) >> 40 & 0xFF))
 #define MPAMEN (UINT64_C(1) << 63)
 
 /* MSMON_CFG_MBWU_CTL: MATCH_PARTID 16, MATCH_PMG 17, EN 31; FLT: PARTID 15:0, PMG 23:16 */

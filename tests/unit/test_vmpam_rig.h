@@ -36,6 +36,13 @@ enum {
 #define MBW_IDR(wd, min, max) ((uint32_t)(wd) | (uint32_t)(min) << 10 | (uint32_t)(max) << 11)
 #define MBWUMON_IDR(n, scale, lng, lwd) \
 	((uint32_t)(n) | (uint32_t)(scale) << 16 | (uint32_t)(lwd) << 29 | (uint32_t)(lng) << 30)
+/* MPAMn_ELx label fields (Arm ARM): PARTID_I 15:0, PARTID_D 31:16, PMG_I 39:32, PMG_D 47:40 */
+#define MPAMN(pi, pd, gi, gd)                                                                    \
+	((uint64_t)(pi) | (uint64_t)(pd) << 16 | (uint64_t)(gi) << 32 | (uint64_t)(gd) << 40)
+#define F_PI(v) ((unsigned)((v) & 0xFFFF))
+#define F_PD(v) ((unsigned)((v) >> 16 & 0xFFFF))
+#define F_GI(v) ((unsigned)((v) >> 32 & 0xFF))
+#define F_GD(v) ((unsigned)((v) >> 40 & 0xFF))
 #define CPU_IDR(partid_max, pmg_max, hcr, vpmr)                                                  \
 	((uint64_t)(partid_max) | (uint64_t)(pmg_max) << 32 | (uint64_t)(hcr) << 17 |            \
 	 (uint64_t)(vpmr) << 18)

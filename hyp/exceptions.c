@@ -81,7 +81,7 @@ static inline void sysreg(struct vcpu *v, uint64_t esr)
 	v->f.elr += 4;
 	/* A write may have started an overflow poll (timer.c); one that stops it leaves the
 	 * armed poll to fire once and re-arm for the slice. */
-	if (!IS_READ(esr) && !hyp.poll_armed && hyp.pmu_poll_ticks && timer_needs_poll(v))
+	if (!IS_READ(esr) && timer_needs_poll(v) && !hyp.poll_armed && hyp.pmu_poll_ticks)
 		timer_program(v);
 	if (PV_SYSREG_CRN(PV_ESR_ISS(esr)) == 0)
 		selfcount_account(v, EXIT_SYSREG_ID);

@@ -100,97 +100,66 @@ extern struct plat_feat plat_feat;
 
 #define PLAT_INLINE static inline __attribute__((always_inline))
 
-/* The switch over every key, inline: folded to one instruction for a constant key. */
+/* The switch over every key, for reads (RW = RO = PLAT_RD, WO = nothing) and for writes
+ * (RW = WO = PLAT_WR, RO = nothing); `d` is PLAT_DENSE(reg). */
+#define PLAT_NONE(a, b, c, d, e)
+#define PLAT_SWITCH(reg, d, RW, RO, WO)                                                          \
+	switch ((reg) & PLAT_GROUP_MASK) {                                                       \
+	case PLAT_GROUP(3, 3, 14):                                                               \
+		switch (d) { PLAT_G3314_RW(RW) }                                                 \
+		break;                                                                           \
+	case PLAT_GROUP(3, 3, 9):                                                                \
+		switch (d) { PLAT_G339_RW(RW) PLAT_G339_RO(RO) PLAT_G339_WO(WO) }                \
+		break;                                                                           \
+	case PLAT_GROUP(3, 0, 9):                                                                \
+		switch (d) { PLAT_G309_RW(RW) }                                                  \
+		if (plat_feat.pmmir)                                                             \
+			switch (d) { PLAT_G309_PMMIR(RO) }                                       \
+		if (plat_feat.spe)                                                               \
+			switch (d) { PLAT_G309_SPE_RW(RW) PLAT_G309_SPE_RO(RO) }                 \
+		break;                                                                           \
+	case PLAT_GROUP(3, 0, 0):                                                                \
+		switch (d) { PLAT_G300_RO(RO) }                                                  \
+		break;                                                                           \
+	case PLAT_GROUP(3, 4, 1):                                                                \
+		switch (d) { PLAT_G341_RW(RW) }                                                  \
+		break;                                                                           \
+	case PLAT_GROUP(3, 4, 9):                                                                \
+		if (plat_feat.spe)                                                               \
+			switch (d) { PLAT_G349_SPE_RW(RW) }                                      \
+		break;                                                                           \
+	case PLAT_GROUP(3, 3, 13):                                                               \
+		if (plat_feat.amu)                                                               \
+			switch (d) { PLAT_G3313_AMU_RW(RW) PLAT_G3313_AMU_RO(RO) }               \
+		break;                                                                           \
+	case PLAT_GROUP(3, 4, 13):                                                               \
+		if (plat_feat.amu)                                                               \
+			switch (d) { PLAT_G3413_AMU_RW(RW) }                                     \
+		break;                                                                           \
+	case PLAT_GROUP(3, 0, 10):                                                               \
+		if (plat_feat.mpam)                                                              \
+			switch (d) { PLAT_G3010_MPAM_RW(RW) PLAT_G3010_MPAM_RO(RO) }             \
+		break;                                                                           \
+	case PLAT_GROUP(3, 4, 10):                                                               \
+		if (plat_feat.mpam)                                                              \
+			switch (d) { PLAT_G3410_MPAM_RW(RW) }                                    \
+		break;                                                                           \
+	default:                                                                                 \
+		break;                                                                           \
+	}
+
+/* Inline: folded to one instruction for a constant key. */
 PLAT_INLINE uint64_t plat_sysreg_read_any(uint32_t reg)
 {
 	unsigned d = PLAT_DENSE(reg);
-	switch (reg & PLAT_GROUP_MASK) {
-	case PLAT_GROUP(3, 3, 14):
-		switch (d) { PLAT_G3314_RW(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 3, 9):
-		switch (d) { PLAT_G339_RW(PLAT_RD) PLAT_G339_RO(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 0, 9):
-		switch (d) { PLAT_G309_RW(PLAT_RD) }
-		if (plat_feat.pmmir)
-			switch (d) { PLAT_G309_PMMIR(PLAT_RD) }
-		if (plat_feat.spe)
-			switch (d) { PLAT_G309_SPE_RW(PLAT_RD) PLAT_G309_SPE_RO(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 0, 0):
-		switch (d) { PLAT_G300_RO(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 4, 1):
-		switch (d) { PLAT_G341_RW(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 4, 9):
-		if (plat_feat.spe)
-			switch (d) { PLAT_G349_SPE_RW(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 3, 13):
-		if (plat_feat.amu)
-			switch (d) { PLAT_G3313_AMU_RW(PLAT_RD) PLAT_G3313_AMU_RO(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 4, 13):
-		if (plat_feat.amu)
-			switch (d) { PLAT_G3413_AMU_RW(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 0, 10):
-		if (plat_feat.mpam)
-			switch (d) { PLAT_G3010_MPAM_RW(PLAT_RD) PLAT_G3010_MPAM_RO(PLAT_RD) }
-		break;
-	case PLAT_GROUP(3, 4, 10):
-		if (plat_feat.mpam)
-			switch (d) { PLAT_G3410_MPAM_RW(PLAT_RD) }
-		break;
-	default:
-		break;
-	}
+	PLAT_SWITCH(reg, d, PLAT_RD, PLAT_RD, PLAT_NONE)
 	return 0;
 }
 
 PLAT_INLINE void plat_sysreg_write_any(uint32_t reg, uint64_t val)
 {
 	unsigned d = PLAT_DENSE(reg);
-	switch (reg & PLAT_GROUP_MASK) {
-	case PLAT_GROUP(3, 3, 14):
-		switch (d) { PLAT_G3314_RW(PLAT_WR) }
-		break;
-	case PLAT_GROUP(3, 3, 9):
-		switch (d) { PLAT_G339_RW(PLAT_WR) PLAT_G339_WO(PLAT_WR) }
-		break;
-	case PLAT_GROUP(3, 0, 9):
-		switch (d) { PLAT_G309_RW(PLAT_WR) }
-		if (plat_feat.spe)
-			switch (d) { PLAT_G309_SPE_RW(PLAT_WR) }
-		break;
-	case PLAT_GROUP(3, 4, 1):
-		switch (d) { PLAT_G341_RW(PLAT_WR) }
-		break;
-	case PLAT_GROUP(3, 4, 9):
-		if (plat_feat.spe)
-			switch (d) { PLAT_G349_SPE_RW(PLAT_WR) }
-		break;
-	case PLAT_GROUP(3, 3, 13):
-		if (plat_feat.amu)
-			switch (d) { PLAT_G3313_AMU_RW(PLAT_WR) }
-		break;
-	case PLAT_GROUP(3, 4, 13):
-		if (plat_feat.amu)
-			switch (d) { PLAT_G3413_AMU_RW(PLAT_WR) }
-		break;
-	case PLAT_GROUP(3, 0, 10):
-		if (plat_feat.mpam)
-			switch (d) { PLAT_G3010_MPAM_RW(PLAT_WR) }
-		break;
-	case PLAT_GROUP(3, 4, 10):
-		if (plat_feat.mpam)
-			switch (d) { PLAT_G3410_MPAM_RW(PLAT_WR) }
-		break;
-	default:
-		break;
-	}
+	PLAT_SWITCH(reg, d, PLAT_WR, PLAT_NONE, PLAT_WR)
 }
 
 /* The same switch, out of line (platform.c), for keys known only at run time. */

@@ -5,15 +5,16 @@
  * bench/bench_vpmu.c measures on the host (what a guest kernel's perf does between context
  * switches: counter reads far more often than reprogramming). The hypervisor measures its own
  * EL2 instructions per exit kind (its report); switches come from a busy VM time-sliced
- * beside this one.
+ * beside this one. `bench.rounds=N` (after "--" in the bootargs) sets the rounds, 2000 by
+ * default; scripts/exit-profile.sh runs a few under an instruction trace.
  */
 #include "pmu.h"
 
-#define ROUNDS 2000
 #define MIX 10 /* trapped accesses per round */
 
 void test_main(void)
 {
+	const unsigned ROUNDS = (unsigned)arg_num("bench.rounds", 2000);
 	for (unsigned i = 0; i < ROUNDS * MIX; i++) {
 		register uint64_t x0 __asm__("x0") = HYP_CALL_NULL;
 		__asm__ volatile("hvc #0" : "+r"(x0) : : "x1", "x2", "x3", "memory");

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Where the hypervisor's EL2 instructions go, exit by exit: runs the benchmark guest
+# (tests/guest/bench.c) for a few rounds under QEMU with an instruction trace
+# (-singlestep -d exec,nochain, -icount shift=0), then prints, for each trapped access of its
+# last round of the PMU mix, the EL2 instructions from the exception vector to the ERET and
+# the functions they ran in. Needs `make hyp` first. Usage: scripts/exit-profile.sh [ROUNDS]
+set -eu
+rounds=${1:-5}
+hyp=build/hyp/perfvisor.elf
+guest=build/guest/bench.bin
+[ -f "$hyp" ] && [ -f "$guest" ] || { echo "exit-profile: run 'make hyp' first" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 -m 1G \
+	-display none -serial stdio -monitor none -icount shift=0 -singlestep -d exec,nochain \
+	-D "$tmp/trace" -kernel "$hyp" -append "vm0=bench -- bench.rounds=$rounds" \
+	-device loader,file="$guest",addr=0x48200000,force-raw=on </dev/null >"$tmp/log"
+grep -q '^hyp: all VMs ended' "$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
+aarch64-linux-gnu-nm -n "$hyp" >"$tmp/syms"
+python3 - "$tmp/trace" "$tmp/syms" <<'PY'
+import bisect, sys
+trace, symfile = sys.argv[1], sys.argv[2]
+syms = []
+for line in open(symfile):
+    f = line.split()
+    if len(f) == 3 and f[1] in "tTwW":
+        syms.append((int(f[0], 16), f[2]))
+syms.sort()
+addrs = [a for a, _ in syms]
+sync_vector = dict((n, a) for a, n in syms)["hyp_vectors"] + 0x400  # lower EL, AArch64, sync
+# "Trace 0: host [ctx/pc/flags/...]": the flags tell EL2 from the guest.
+exits, cur, el2_flags = [], None, None
+for line in open(trace):
+    if not line.startswith("Trace"):
+        continue
+    f = line.split("[", 1)[1].split("/")
+    pc, flags = int(f[1], 16), f[2]
+    if pc == sync_vector:
+        cur, el2_flags = [], flags
+        exits.append(cur)
+    elif cur is not None and flags != el2_flags:
+        cur = None
+        continue
+    if cur is not None:
+        cur.append(pc)
+def where(pc):
+    return syms[bisect.bisect_right(addrs, pc) - 1][1]
+def through(seq):
+    return set(where(pc) for pc in seq)
+# The mix is the last ten exits whose path went through the PMU dispatch, before the report.
+pmu = [e for e in exits if "pv_trap_sys64" in through(e)]
+print("EL2 instructions per trapped access, the last round of the mix (vector to ERET):")
+for e in pmu[-10:]:
+    parts, order = {}, []
+    for pc in e:
+        n = where(pc)
+        if n not in parts:
+            order.append(n)
+        parts[n] = parts.get(n, 0) + 1
+    print("%5d  %s" % (len(e), "  ".join("%s %d" % (n, parts[n]) for n in order)))
+hvc = [len(e) for e in exits if through(e) == {"hyp_vectors", "exc_lower_sync", "guest_enter"}]
+if hvc:
+    print("%5d  null HVC (the floor)" % min(hvc))
+PY

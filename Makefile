@@ -153,7 +153,7 @@ check-sanitize:
 # error or definite leak fails the binary's tests.
 VALGRIND ?= valgrind
 MEMCHECK := $(VALGRIND) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	--trace-children=yes --trace-children-skip='*python3*,*/jq'
+	--trace-children=yes --trace-children-skip=*python3*,*/jq,*/sed
 memcheck: tests $(TOOL)
 	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" sh tests/run.sh $(TEST_BINS)
 

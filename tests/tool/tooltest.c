@@ -62,8 +62,10 @@ const char *tt_demo_variant(const char *name, const char *sed)
 		 "examples/demo/scenario.xml",
 		 sed);
 	struct cmd_result s = tt_run(cmd, NULL);
-	if (s.status != 0)
+	if (s.status != 0) {
+		fprintf(stderr, "tt_demo_variant: status %d: %s\n", s.status, s.err);
 		abort();
+	}
 	snprintf(path, sizeof(path), "%s", tt_write_tmp(name, s.out));
 	tt_free(&s);
 	return path;

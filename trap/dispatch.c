@@ -13,6 +13,10 @@
  * Each generated function counts the trap, checks the register against the VM (one load of
  * pv_vm.reg_limit), picks the guest's register (Rt = 31 is XZR: reads are discarded, writes
  * are zero) and tail-calls the module's handler; a direction the register lacks is UNDEF.
+ *
+ * Single registers come straight from the lists; the rows of the indexed families restate
+ * their key and mask (regs.h) as CRm ranges, and tests/unit/test_trap_dispatch.c checks every
+ * key of the EC 0x18 space, both directions, against the table (pv_reg_lookup).
  */
 #include "regs.h"
 

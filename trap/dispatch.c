@@ -4,11 +4,11 @@
  * one direction, generated from the register lists (regs.h), so every trap costs the same few
  * instructions whatever the register.
  *
- * ISS of EC 0x18 (Arm ARM D24.2.X, ISS encoding for an exception from MSR, MRS or System
- * instruction execution): Op0 [21:20], Op2 [19:17], Op1 [16:14], CRn [13:10], Rt [9:5],
- * CRm [4:1], Direction [0]. The first level is indexed by ISS[21:10] (Op0:Op2:Op1:CRn) and
- * names a row; the row is indexed by ISS[4:0] (CRm:Direction). Rt plays no part in the lookup,
- * and ISS[24:22] are RES0 for this EC.
+ * ISS of EC 0x18 (Arm ARM D24.2, ESR_EL2, ISS encoding for an exception from MSR, MRS, or
+ * System instruction execution in AArch64 state): Op0 [21:20], Op2 [19:17], Op1 [16:14],
+ * CRn [13:10], Rt [9:5], CRm [4:1], Direction [0]. The first level is indexed by ISS[21:10]
+ * (Op0:Op2:Op1:CRn) and names a row; the row is indexed by ISS[4:0] (CRm:Direction). Rt plays
+ * no part in the lookup, and ISS[24:22] are RES0 for this EC.
  *
  * Each generated function counts the trap, checks the register against the VM (one load of
  * pv_vm.reg_limit), picks the guest's register (Rt = 31 is XZR: reads are discarded, writes
@@ -130,9 +130,10 @@ TRAP_FNS(ID_GROUP, ID, ID, pv_id_read, NULL)
 	L1_ENTRY(o0, o1, n, 3) L1_ENTRY(o0, o1, n, 4) L1_ENTRY(o0, o1, n, 5)                     \
 	L1_ENTRY(o0, o1, n, 6) L1_ENTRY(o0, o1, n, 7)
 
-/* Second level: row, ISS[4:0] -> function; NULL where no register is. */
+/* Second level: row * 32 + ISS[4:0] -> function; NULL where no register is. */
 #define L2_ENTRY(nm, o0, o1, n, m, o2)                                                           \
-	[ROW(o0, o1, n, o2)][L2_AT(m, 1)] = rd_##nm, [ROW(o0, o1, n, o2)][L2_AT(m, 0)] = wr_##nm,
+	[ROW(o0, o1, n, o2) * 32 + L2_AT(m, 1)] = rd_##nm,                                       \
+	[ROW(o0, o1, n, o2) * 32 + L2_AT(m, 0)] = wr_##nm,
 #define L2_REG(nm, o0, o1, n, m, o2, v, acc, h, txt) L2_ENTRY(nm, o0, o1, n, m, o2)
 #define L2_OFF(k, f, nm, o0, o1, n, m, o2, v, acc) L2_ENTRY(nm, o0, o1, n, m, o2)
 /* A family over CRm = m with Op2 0..7 (SEQ8) or 0..6 (SEQ7). */
@@ -142,40 +143,35 @@ TRAP_FNS(ID_GROUP, ID, ID, pv_id_read, NULL)
 	L2_ENTRY(nm, o0, o1, n, m, 6)
 #define SEQ8(nm, o0, o1, n, m) SEQ7(nm, o0, o1, n, m) L2_ENTRY(nm, o0, o1, n, m, 7)
 
-/* Both levels in one object, so that the trap path forms one base address. */
-static const struct {
-	trap_fn *rows[ROWS][32];
-	uint16_t row_of[4096];
-} trap_table = {
-	.row_of = {PV_TRAP_SPACES(L1_SPACE)},
-	.rows = {
-		PV_PMU_REGS(L2_REG) PV_AMU_REGS(L2_REG) PV_MPAM_REGS(L2_REG) PV_SPE_REGS(L2_REG)
-		PV_OFF_REGS(L2_OFF)
-		/* PMEVCNTR<n>_EL0: CRm 0b10:n[4:3], Op2 n[2:0] (Arm ARM D24.5). */
-		SEQ8(PMEVCNTR, 3, 3, 14, 8) SEQ8(PMEVCNTR, 3, 3, 14, 9)
-		SEQ8(PMEVCNTR, 3, 3, 14, 10) SEQ8(PMEVCNTR, 3, 3, 14, 11)
-		/* PMEVTYPER<n>_EL0: CRm 0b11:n[4:3]; n = 31 is PMCCFILTR_EL0, listed above. */
-		SEQ8(PMEVTYPER, 3, 3, 14, 12) SEQ8(PMEVTYPER, 3, 3, 14, 13)
-		SEQ8(PMEVTYPER, 3, 3, 14, 14) SEQ7(PMEVTYPER, 3, 3, 14, 15)
-		/* AMEVCNTR0<n>, AMEVTYPER0<n>, AMEVCNTR1<n>, AMEVTYPER1<n>: CRm = 0b<g>1<t><n[3]>
-		 * (Arm ARM D24.6). */
-		SEQ8(AMEVCNTR0, 3, 3, 13, 4) SEQ8(AMEVCNTR0, 3, 3, 13, 5)
-		SEQ8(AMEVTYPER0, 3, 3, 13, 6) SEQ8(AMEVTYPER0, 3, 3, 13, 7)
-		SEQ8(AMEVCNTR1, 3, 3, 13, 12) SEQ8(AMEVCNTR1, 3, 3, 13, 13)
-		SEQ8(AMEVTYPER1, 3, 3, 13, 14) SEQ8(AMEVTYPER1, 3, 3, 13, 15)
-		/* The TID3 ID group: Op0=3 Op1=0 CRn=0 CRm=1..7 (CRm = 0, MIDR_EL1 and the
-		 * like, is not in it). */
-		SEQ8(ID_GROUP, 3, 0, 0, 1) SEQ8(ID_GROUP, 3, 0, 0, 2) SEQ8(ID_GROUP, 3, 0, 0, 3)
-		SEQ8(ID_GROUP, 3, 0, 0, 4) SEQ8(ID_GROUP, 3, 0, 0, 5) SEQ8(ID_GROUP, 3, 0, 0, 6)
-		SEQ8(ID_GROUP, 3, 0, 0, 7)
-	},
+static const uint16_t trap_row_of[4096] = {PV_TRAP_SPACES(L1_SPACE)};
+
+static trap_fn *const trap_rows[ROWS * 32] = {
+	PV_PMU_REGS(L2_REG) PV_AMU_REGS(L2_REG) PV_MPAM_REGS(L2_REG) PV_SPE_REGS(L2_REG)
+	PV_OFF_REGS(L2_OFF)
+	/* PMEVCNTR<n>_EL0: CRm 0b10:n[4:3], Op2 n[2:0] (Arm ARM D24.5). */
+	SEQ8(PMEVCNTR, 3, 3, 14, 8) SEQ8(PMEVCNTR, 3, 3, 14, 9)
+	SEQ8(PMEVCNTR, 3, 3, 14, 10) SEQ8(PMEVCNTR, 3, 3, 14, 11)
+	/* PMEVTYPER<n>_EL0: CRm 0b11:n[4:3]; n = 31 is PMCCFILTR_EL0, listed above. */
+	SEQ8(PMEVTYPER, 3, 3, 14, 12) SEQ8(PMEVTYPER, 3, 3, 14, 13)
+	SEQ8(PMEVTYPER, 3, 3, 14, 14) SEQ7(PMEVTYPER, 3, 3, 14, 15)
+	/* AMEVCNTR0<n>, AMEVTYPER0<n>, AMEVCNTR1<n>, AMEVTYPER1<n>: CRm = 0b<g>1<t><n[3]>
+	 * (Arm ARM D24.6). */
+	SEQ8(AMEVCNTR0, 3, 3, 13, 4) SEQ8(AMEVCNTR0, 3, 3, 13, 5)
+	SEQ8(AMEVTYPER0, 3, 3, 13, 6) SEQ8(AMEVTYPER0, 3, 3, 13, 7)
+	SEQ8(AMEVCNTR1, 3, 3, 13, 12) SEQ8(AMEVCNTR1, 3, 3, 13, 13)
+	SEQ8(AMEVTYPER1, 3, 3, 13, 14) SEQ8(AMEVTYPER1, 3, 3, 13, 15)
+	/* The TID3 ID group: Op0=3 Op1=0 CRn=0 CRm=1..7 (CRm = 0, MIDR_EL1 and the
+	 * like, is not in it). */
+	SEQ8(ID_GROUP, 3, 0, 0, 1) SEQ8(ID_GROUP, 3, 0, 0, 2) SEQ8(ID_GROUP, 3, 0, 0, 3)
+	SEQ8(ID_GROUP, 3, 0, 0, 4) SEQ8(ID_GROUP, 3, 0, 0, 5) SEQ8(ID_GROUP, 3, 0, 0, 6)
+	SEQ8(ID_GROUP, 3, 0, 0, 7)
 };
 
 /* Bits of `iss` above ISS[21] are never looked at: the syndrome can be passed whole. */
 ALWAYS_INLINE enum pv_trap_result trap_sys64(struct pv_vcpu *v, uint32_t iss, uint64_t *x,
 					     unsigned el)
 {
-	trap_fn *fn = (&trap_table.rows[0][0])[trap_table.row_of[L1_INDEX(iss)] + L2_INDEX(iss)];
+	trap_fn *fn = trap_rows[trap_row_of[L1_INDEX(iss)] + L2_INDEX(iss)];
 	if (!fn)
 		return PV_TRAP_UNKNOWN;
 	return fn(v, iss, x, el);

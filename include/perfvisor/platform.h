@@ -17,17 +17,11 @@ struct pv_pcpu;
 struct pv_vcpu;
 
 /*
- * Read / write a physical system register of the pCPU the call is made on. `reg` is the
- * register's ISS key (PV_SYSREG(...) in sysreg.h); indexed registers are named by their own
- * key (PV_PMEVCNTR_EL0(n)). The core uses: the PMU registers, the ID group (Op0=3 Op1=0 CRn=0
- * CRm=1..7, reserved encodings read as zero) and, in later modules, SPE, AMU and MPAM.
- */
-/*
  * Inline platforms. An integration that builds the core itself may define PV_PLATFORM_INLINE
  * as the name of a header of its own (-DPV_PLATFORM_INLINE='"plat_sysreg.h"'), included here.
- * That header defines PV_PLATFORM_HAS_SYSREG and the two functions above as static inline,
- * so that a register known at compile time costs the core a single MRS or MSR; it may also
- * define PV_PLATFORM_HAS_PMEV and, for n < 31,
+ * That header defines PV_PLATFORM_HAS_SYSREG and the two register functions below as static
+ * inline, so that a register known at compile time costs the core a single MRS or MSR; it may
+ * also define PV_PLATFORM_HAS_PMEV and, for n < 31,
  *   uint64_t pv_plat_pmevcntr_read(struct pv_pcpu *cpu, unsigned n);
  *   void pv_plat_pmevcntr_write(struct pv_pcpu *cpu, unsigned n, uint64_t val);
  *   void pv_plat_pmevtyper_write(struct pv_pcpu *cpu, unsigned n, uint64_t val);
@@ -37,6 +31,12 @@ struct pv_vcpu;
 #include PV_PLATFORM_INLINE
 #endif
 
+/*
+ * Read / write a physical system register of the pCPU the call is made on. `reg` is the
+ * register's ISS key (PV_SYSREG(...) in sysreg.h); indexed registers are named by their own
+ * key (PV_PMEVCNTR_EL0(n)). The core uses: the PMU registers, the ID group (Op0=3 Op1=0 CRn=0
+ * CRm=1..7, reserved encodings read as zero) and, in later modules, SPE, AMU and MPAM.
+ */
 #ifndef PV_PLATFORM_HAS_SYSREG
 uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg);
 void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val);

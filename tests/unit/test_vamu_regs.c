@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "esr.h"
+#include "guest_trap.h"
 #include "perfvisor/trap.h"
 #include "test_vamu_rig.h"
 
@@ -28,31 +28,6 @@ static struct amu_rig *rig_new(const struct amu_hw_desc *d)
 /* AMUv1p1, FEAT_FGT, four auxiliary counters of which counter 2 has no offset register. */
 static const struct amu_hw_desc V1P1 = {.version = 2, .aux = 4, .voff = 0xB, .fgt = true};
 static const struct amu_hw_desc V1 = {.version = 1, .aux = 3};
-
-static enum pv_trap_result rd(struct pv_vcpu *v, uint32_t key, unsigned el, uint64_t *out)
-{
-	uint64_t x[31];
-	for (unsigned i = 0; i < 31; i++)
-		x[i] = 0xBAD0 + i;
-	enum pv_trap_result res = pv_trap(v, esr_sys(key, 3, true), x, el);
-	if (out)
-		*out = x[3];
-	return res;
-}
-
-static uint64_t rd_ok(struct pv_vcpu *v, uint32_t key)
-{
-	uint64_t val;
-	assert_int_equal(rd(v, key, 1, &val), PV_TRAP_HANDLED);
-	return val;
-}
-
-static enum pv_trap_result wr(struct pv_vcpu *v, uint32_t key, unsigned el, uint64_t val)
-{
-	uint64_t x[31] = {0};
-	x[5] = val;
-	return pv_trap(v, esr_sys(key, 5, false), x, el);
-}
 
 /* Every AMU register encoding a guest can name (not the EL2 offsets). */
 static size_t all_keys(uint32_t *k)
@@ -111,8 +86,8 @@ static void test_config_errors(void **state)
 	assert_int_equal(rig_vm(r, PV_FEAT_AMU, 2, 4), PV_OK);
 	pv_vcpu_load(&r->v[0], &r->cpu[0]);
 	*rig_cntr(r, 0, 4) = 12345;
-	assert_int_equal(rd_ok(&r->v[0], PV_AMEVCNTR1_EL0(0)), 0);
-	assert_true(rd_ok(&r->v[0], PV_AMCR_EL0) & PV_AMCR_CG1RZ);
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_AMEVCNTR1_EL0(0)), 0);
+	assert_true(guest_mrs_ok(&r->v[0], PV_AMCR_EL0) & PV_AMCR_CG1RZ);
 	free(r);
 
 	/* No AMU in hardware. */
@@ -184,7 +159,7 @@ static void test_id_view(void **state)
 	struct amu_rig *r = rig_new(&V1P1);
 	for (unsigned ver = 0; ver <= 2; ver++) {
 		assert_int_equal(rig_vm(r, ver ? PV_FEAT_AMU : 0, ver, 0), PV_OK);
-		uint64_t pfr0 = rd_ok(&r->v[0], PV_ID_AA64PFR0_EL1);
+		uint64_t pfr0 = guest_mrs_ok(&r->v[0], PV_ID_AA64PFR0_EL1);
 		assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_AMU_SHIFT), ver);
 		assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_EL1_SHIFT), 2); /* untouched field */
 	}
@@ -199,47 +174,47 @@ static void test_views(void **state)
 	assert_int_equal(rig_vm(r, PV_FEAT_AMU, 2, 3), PV_OK);
 	struct pv_vcpu *v = &r->v[0];
 	pv_vcpu_load(v, &r->cpu[0]);
-	assert_int_equal(rd_ok(v, PV_AMCFGR_EL0), PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
+	assert_int_equal(guest_mrs_ok(v, PV_AMCFGR_EL0), PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
 							 UINT64_C(1) << PV_AMCFGR_NCG_SHIFT | 6);
-	assert_int_equal(rd_ok(v, PV_AMCGCR_EL0), 3u << 8 | 4);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCGCR_EL0), 3u << 8 | 4);
 	/* Counters 0..2 visible; 0 and 1 have offset registers in hardware, 2 has not. */
-	assert_int_equal(rd_ok(v, PV_AMCG1IDR_EL0), 0x7u | 0x3u << 16);
-	assert_int_equal(rd_ok(v, PV_AMCR_EL0), 0);
-	assert_int_equal(rd_ok(v, PV_AMCNTENSET0_EL0), 0xF);
-	assert_int_equal(rd_ok(v, PV_AMCNTENCLR0_EL0), 0xF);
-	assert_int_equal(rd_ok(v, PV_AMCNTENSET1_EL0), 0x7); /* counter 3 is not the VM's */
+	assert_int_equal(guest_mrs_ok(v, PV_AMCG1IDR_EL0), 0x7u | 0x3u << 16);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCR_EL0), 0);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENSET0_EL0), 0xF);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENCLR0_EL0), 0xF);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENSET1_EL0), 0x7); /* counter 3 is not the VM's */
 	*memplat_reg(&r->mc[0], PV_AMCNTENSET0_EL0) = 0x5;    /* firmware changed them */
-	assert_int_equal(rd_ok(v, PV_AMCNTENCLR0_EL0), 0x5);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENCLR0_EL0), 0x5);
 	static const uint64_t ev0[4] = {0x0011, 0x4004, 0x0008, 0x4005};
 	for (unsigned n = 0; n < 4; n++)
-		assert_int_equal(rd_ok(v, PV_AMEVTYPER0_EL0(n)), ev0[n]);
+		assert_int_equal(guest_mrs_ok(v, PV_AMEVTYPER0_EL0(n)), ev0[n]);
 	for (unsigned n = 0; n < 3; n++)
-		assert_int_equal(rd_ok(v, PV_AMEVTYPER1_EL0(n)), 0x0100 + n);
+		assert_int_equal(guest_mrs_ok(v, PV_AMEVTYPER1_EL0(n)), 0x0100 + n);
 	/* Past the counters: UNDEFINED. */
 	for (unsigned n = 4; n < 16; n++) {
-		assert_int_equal(rd(v, PV_AMEVCNTR0_EL0(n), 1, NULL), PV_TRAP_UNDEF);
-		assert_int_equal(rd(v, PV_AMEVTYPER0_EL0(n), 1, NULL), PV_TRAP_UNDEF);
+		assert_int_equal(guest_mrs(v, PV_AMEVCNTR0_EL0(n), 1, NULL), PV_TRAP_UNDEF);
+		assert_int_equal(guest_mrs(v, PV_AMEVTYPER0_EL0(n), 1, NULL), PV_TRAP_UNDEF);
 	}
 	for (unsigned n = 3; n < 16; n++) {
-		assert_int_equal(rd(v, PV_AMEVCNTR1_EL0(n), 1, NULL), PV_TRAP_UNDEF);
-		assert_int_equal(rd(v, PV_AMEVTYPER1_EL0(n), 1, NULL), PV_TRAP_UNDEF);
+		assert_int_equal(guest_mrs(v, PV_AMEVCNTR1_EL0(n), 1, NULL), PV_TRAP_UNDEF);
+		assert_int_equal(guest_mrs(v, PV_AMEVTYPER1_EL0(n), 1, NULL), PV_TRAP_UNDEF);
 	}
 
 	/* No auxiliary counter: one counter group, the group 1 registers UNDEFINED. */
 	assert_int_equal(rig_vm(r, PV_FEAT_AMU, 2, 0), PV_OK);
 	v = &r->v[1];
 	pv_vcpu_load(v, &r->cpu[1]);
-	assert_int_equal(rd_ok(v, PV_AMCFGR_EL0), PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 | 3);
-	assert_int_equal(rd_ok(v, PV_AMCGCR_EL0), 4);
-	assert_int_equal(rd_ok(v, PV_AMCG1IDR_EL0), 0);
-	assert_int_equal(rd(v, PV_AMCNTENSET1_EL0, 1, NULL), PV_TRAP_UNDEF);
-	assert_int_equal(rd(v, PV_AMCNTENCLR1_EL0, 1, NULL), PV_TRAP_UNDEF);
-	assert_int_equal(rd(v, PV_AMEVCNTR1_EL0(0), 1, NULL), PV_TRAP_UNDEF);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCFGR_EL0), PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 | 3);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCGCR_EL0), 4);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCG1IDR_EL0), 0);
+	assert_int_equal(guest_mrs(v, PV_AMCNTENSET1_EL0, 1, NULL), PV_TRAP_UNDEF);
+	assert_int_equal(guest_mrs(v, PV_AMCNTENCLR1_EL0, 1, NULL), PV_TRAP_UNDEF);
+	assert_int_equal(guest_mrs(v, PV_AMEVCNTR1_EL0(0), 1, NULL), PV_TRAP_UNDEF);
 
 	/* AMUv1: no AMCG1IDR_EL0. */
 	assert_int_equal(rig_vm(r, PV_FEAT_AMU, 1, 2), PV_OK);
-	assert_int_equal(rd(&r->v[2], PV_AMCG1IDR_EL0, 1, NULL), PV_TRAP_UNDEF);
-	assert_int_equal(rd(&r->v[2], PV_AMCGCR_EL0, 1, NULL), PV_TRAP_HANDLED);
+	assert_int_equal(guest_mrs(&r->v[2], PV_AMCG1IDR_EL0, 1, NULL), PV_TRAP_UNDEF);
+	assert_int_equal(guest_mrs(&r->v[2], PV_AMCGCR_EL0, 1, NULL), PV_TRAP_HANDLED);
 	free(r);
 }
 
@@ -251,7 +226,7 @@ static void test_writes_undef(void **state)
 	struct amu_rig *r = rig_new(&V1P1);
 	assert_int_equal(rig_vm(r, PV_FEAT_AMU, 2, 4), PV_OK);
 	pv_vcpu_load(&r->v[0], &r->cpu[0]);
-	assert_int_equal(wr(&r->v[0], PV_AMUSERENR_EL0, 1, 1), PV_TRAP_HANDLED);
+	guest_msr_ok(&r->v[0], PV_AMUSERENR_EL0, 1);
 	uint64_t *before = malloc(sizeof(r->mc[0].reg));
 	memcpy(before, r->mc[0].reg, sizeof(r->mc[0].reg));
 	uint32_t keys[9 + 64];
@@ -259,8 +234,8 @@ static void test_writes_undef(void **state)
 	for (size_t i = 0; i < n; i++) {
 		if (keys[i] == PV_AMUSERENR_EL0)
 			continue;
-		assert_int_equal(wr(&r->v[0], keys[i], 1, ~UINT64_C(0)), PV_TRAP_UNDEF);
-		assert_int_equal(wr(&r->v[0], keys[i], 0, 0), PV_TRAP_UNDEF);
+		assert_int_equal(guest_msr(&r->v[0], keys[i], 1, ~UINT64_C(0)), PV_TRAP_UNDEF);
+		assert_int_equal(guest_msr(&r->v[0], keys[i], 0, 0), PV_TRAP_UNDEF);
 	}
 	assert_memory_equal(before, r->mc[0].reg, sizeof(r->mc[0].reg));
 	free(before);
@@ -278,30 +253,30 @@ static void test_userenr_gate(void **state)
 		pv_vcpu_load(v, &r->cpu[0]);
 		uint64_t val;
 		/* Reset: EN = 0. EL0 may read AMUSERENR_EL0 but nothing else, and never write it. */
-		assert_int_equal(rd(v, PV_AMUSERENR_EL0, 0, &val), PV_TRAP_HANDLED);
+		assert_int_equal(guest_mrs(v, PV_AMUSERENR_EL0, 0, &val), PV_TRAP_HANDLED);
 		assert_int_equal(val, 0);
-		assert_int_equal(wr(v, PV_AMUSERENR_EL0, 0, 1), PV_TRAP_UNDEF);
+		assert_int_equal(guest_msr(v, PV_AMUSERENR_EL0, 0, 1), PV_TRAP_UNDEF);
 		const uint32_t gated[] = {PV_AMCR_EL0,         PV_AMCFGR_EL0,       PV_AMCGCR_EL0,
 					  PV_AMCNTENSET0_EL0,  PV_AMCNTENCLR1_EL0,  PV_AMCG1IDR_EL0,
 					  PV_AMEVCNTR0_EL0(0), PV_AMEVCNTR0_EL0(1), PV_AMEVTYPER0_EL0(3),
 					  PV_AMEVCNTR1_EL0(1), PV_AMEVTYPER1_EL0(0)};
 		for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++)
-			assert_int_equal(rd(v, gated[i], 0, NULL), PV_TRAP_EL1_SYSREG);
+			assert_int_equal(guest_mrs(v, gated[i], 0, NULL), PV_TRAP_EL1_SYSREG);
 		/* EL1 sets EN; bits [63:1] are RES0 and never reach hardware. */
-		assert_int_equal(wr(v, PV_AMUSERENR_EL0, 1, ~UINT64_C(0)), PV_TRAP_HANDLED);
-		assert_int_equal(rd_ok(v, PV_AMUSERENR_EL0), PV_AMUSERENR_EN);
+		guest_msr_ok(v, PV_AMUSERENR_EL0, ~UINT64_C(0));
+		assert_int_equal(guest_mrs_ok(v, PV_AMUSERENR_EL0), PV_AMUSERENR_EN);
 		assert_int_equal(*memplat_reg(&r->mc[0], PV_AMUSERENR_EL0), PV_AMUSERENR_EN);
 		for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++)
-			assert_int_equal(rd(v, gated[i], 0, NULL), PV_TRAP_HANDLED);
+			assert_int_equal(guest_mrs(v, gated[i], 0, NULL), PV_TRAP_HANDLED);
 		/* EN back to 0. On the trap path the hardware keeps EN = 1, so that EL0 accesses
 		 * of registers the VM lacks reach EL2 and UNDEF; on the virtual-offset path the
 		 * hardware holds the guest's value. */
-		assert_int_equal(wr(v, PV_AMUSERENR_EL0, 1, 0), PV_TRAP_HANDLED);
+		guest_msr_ok(v, PV_AMUSERENR_EL0, 0);
 		assert_int_equal(*memplat_reg(&r->mc[0], PV_AMUSERENR_EL0),
 				 voff ? 0 : PV_AMUSERENR_EN);
-		assert_int_equal(rd(v, PV_AMEVCNTR0_EL0(2), 0, NULL), PV_TRAP_EL1_SYSREG);
+		assert_int_equal(guest_mrs(v, PV_AMEVCNTR0_EL0(2), 0, NULL), PV_TRAP_EL1_SYSREG);
 		if (!voff)
-			assert_int_equal(rd(v, PV_AMEVCNTR1_EL0(3), 0, NULL), PV_TRAP_UNDEF);
+			assert_int_equal(guest_mrs(v, PV_AMEVCNTR1_EL0(3), 0, NULL), PV_TRAP_UNDEF);
 		free(r);
 	}
 }
@@ -318,8 +293,8 @@ static void test_hidden_undef(void **state)
 	size_t n = all_keys(keys);
 	for (size_t i = 0; i < n; i++)
 		for (unsigned el = 0; el < 2; el++) {
-			assert_int_equal(rd(v, keys[i], el, NULL), PV_TRAP_UNDEF);
-			assert_int_equal(wr(v, keys[i], el, 0), PV_TRAP_UNDEF);
+			assert_int_equal(guest_mrs(v, keys[i], el, NULL), PV_TRAP_UNDEF);
+			assert_int_equal(guest_msr(v, keys[i], el, 0), PV_TRAP_UNDEF);
 		}
 	assert_true(v->stats.traps[PV_KIND_AMU] >= 4 * n);
 	/* AMUSERENR_EL0.EN stays 1 in hardware: EL0 accesses of this VM reach CPTR_EL2.TAM. */

@@ -13,7 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "esr.h"
+#include "guest_trap.h"
 #include "perfvisor/trap.h"
 #include "test_vspe_rig.h"
 
@@ -21,20 +21,6 @@ static const struct spe_hw_desc HW = {.version = 3, .align = 6, .max_size = 7, .
 #define KVA UINT64_C(0xFFFF800080000000) /* a kernel buffer (TTBR1) */
 #define UVA UINT64_C(0x0000007000000000) /* a user one (TTBR0) */
 #define S (PV_PMBSR_S)
-
-static enum pv_trap_result wr(struct pv_vcpu *v, uint32_t key, uint64_t val)
-{
-	uint64_t x[31] = {0};
-	x[2] = val;
-	return pv_trap(v, esr_sys(key, 2, false), x, 1);
-}
-
-static uint64_t rd(struct pv_vcpu *v, uint32_t key)
-{
-	uint64_t x[31] = {0};
-	assert_int_equal(pv_trap(v, esr_sys(key, 2, true), x, 1), PV_TRAP_HANDLED);
-	return x[2];
-}
 
 struct mm {
 	uint64_t root[2];
@@ -62,8 +48,8 @@ static void map(struct spe_rig *r, const struct mm *mm, uint64_t va, uint64_t ip
 
 static void enable(struct spe_rig *r, uint64_t ptr, uint64_t limit)
 {
-	assert_int_equal(wr(&r->v[0], PV_PMBPTR_EL1, ptr), PV_TRAP_HANDLED);
-	assert_int_equal(wr(&r->v[0], PV_PMBLIMITR_EL1, limit | PV_PMBLIMITR_E), PV_TRAP_HANDLED);
+	guest_msr_ok(&r->v[0], PV_PMBPTR_EL1, ptr);
+	guest_msr_ok(&r->v[0], PV_PMBLIMITR_EL1, limit | PV_PMBLIMITR_E);
 }
 
 static uint64_t hw(struct spe_rig *r, uint32_t key)
@@ -99,28 +85,28 @@ static void test_validation_events(void **state)
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		enable(r, t[i].ptr, t[i].limit);
-		assert_int_equal(rd(v, PV_PMBSR_EL1), t[i].bsr);
-		assert_int_equal(rd(v, PV_PMBPTR_EL1), t[i].ptr); /* unchanged */
+		assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), t[i].bsr);
+		assert_int_equal(guest_mrs_ok(v, PV_PMBPTR_EL1), t[i].ptr); /* unchanged */
 		assert_true(r->mv[0].line[PV_INTID_SPE]);           /* S drives INTID 21 */
 		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);       /* the hardware stays off */
 		assert_int_equal(rig_pinned(r), 0);
-		assert_int_equal(wr(v, PV_PMBLIMITR_EL1, 0), PV_TRAP_HANDLED);
-		assert_int_equal(wr(v, PV_PMBSR_EL1, 0), PV_TRAP_HANDLED);
+		guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
+		guest_msr_ok(v, PV_PMBSR_EL1, 0);
 		assert_false(r->mv[0].line[PV_INTID_SPE]);
 	}
 	/* The edges that are fine: PTR = LIMIT - 2^MaxSize, and exactly MaxBuffSize. */
 	enable(r, KVA + 8192 - 128, KVA + 8192);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), 0);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
 	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 8192) | PV_PMBLIMITR_E);
-	wr(v, PV_PMBLIMITR_EL1, 0);
+	guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
 	enable(r, KVA, KVA + (UINT64_C(64) << 10));
-	assert_int_equal(rd(v, PV_PMBSR_EL1), 0);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
 	assert_int_equal(v->spe.stats.rejected, 5);
 	/* No pin store: refused as too large. */
-	wr(v, PV_PMBLIMITR_EL1, 0);
+	guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
 	pv_vspe_vcpu_pins(v, NULL, 0);
 	enable(r, KVA, KVA + 8192);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), S | PV_PMBSR_BSC_SIZE);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), S | PV_PMBSR_BSC_SIZE);
 	spe_rig_free(r);
 }
 
@@ -144,7 +130,7 @@ static void test_walk_and_pin_4k(void **state)
 	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 40 * 4096) | PV_PMBLIMITR_E);
 	assert_int_equal(hw(r, PV_PMBPTR_EL1), KVA + 64);
 	assert_int_equal(r->v[0].spe.stats.pages_walked, 40);
-	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
 	assert_int_equal(rig_pinned(r), 0);
 	assert_int_equal(r->mem.bad_unpins, 0);
 	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);
@@ -164,7 +150,7 @@ static void test_granules_blocks_halves(void **state)
 		uint64_t g = UINT64_C(1) << gs[i];
 		map(r, &mm, UVA, RIG_RAM + (UINT64_C(8) << 20), 8 * g, 0);
 		enable(r, UVA, UVA + 8 * g);
-		assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+		assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), 0);
 		/* Buffer pages, plus the tables of the levels walked: a granule each, but the
 		 * start-level table, which holds only the leftover VA bits (16 bytes with 16 KiB,
 		 * 512 with 64 KiB): one 4 KiB page. */
@@ -172,7 +158,7 @@ static void test_granules_blocks_halves(void **state)
 		assert_int_equal(rig_pinned(r), 8 * g / 4096 + (levels - 1) * g / 4096 + 1);
 		/* One run of leaves; table runs coalesce where the tables are contiguous. */
 		assert_true(r->v[0].spe.npins >= 2 && r->v[0].spe.npins <= 1 + levels);
-		wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+		guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
 		assert_int_equal(rig_pinned(r), 0);
 		spe_rig_free(r);
 	}
@@ -184,10 +170,10 @@ static void test_granules_blocks_halves(void **state)
 	assert_int_equal(rig_pinned(r), 16 + 3);
 	assert_int_equal(rig_pin_count(r, RIG_RAM + (UINT64_C(3) << 20)), 1);
 	/* A tagged pointer under TBI: translated without its top byte, LIMIT with the same tag. */
-	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
 	uint64_t tag = UINT64_C(0x3C) << 56, kva = KVA & PV_GENMASK(55, 0);
 	enable(r, kva | tag, (kva + 8192) | tag);
-	assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), 0);
 	assert_int_equal(rig_pinned(r), 2 + 3);
 	assert_int_equal(rig_pin_count(r, RIG_RAM + (UINT64_C(2) << 20) + 4096), 1);
 	spe_rig_free(r);
@@ -195,7 +181,7 @@ static void test_granules_blocks_halves(void **state)
 	r = setup(UINT64_C(1) << 20, 12, true, &mm);
 	map(r, &mm, UVA, RIG_RAM, 2 * 4096, 0);
 	enable(r, UVA | tag, (UVA + 8192) | tag);
-	assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), 0);
 	assert_int_equal(rig_pinned(r), 2 + 4);
 	spe_rig_free(r);
 }
@@ -231,7 +217,7 @@ static void test_stage1_fault_stops_pinning(void **state)
 			map(r, &mm, KVA + 4 * 4096, RIG_RAM + 4 * 4096, 4096, kinds[k].extra);
 		map(r, &mm, KVA + 5 * 4096, RIG_RAM + 5 * 4096, 3 * 4096, 0);
 		enable(r, KVA, KVA + 8 * 4096);
-		assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+		assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), 0);
 		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 8 * 4096) | PV_PMBLIMITR_E);
 		assert_int_equal(rig_pinned(r), 4 + 4);
 		assert_int_equal(rig_pin_count(r, RIG_RAM + 5 * 4096), 0);
@@ -247,11 +233,11 @@ static void test_stage1_fault_stops_pinning(void **state)
 	map(r, &mm, KVA + 4096, RIG_RAM + 4096, 4096, PV_BIT(7) | PV_BIT(51));
 	enable(r, KVA, KVA + 2 * 4096);
 	assert_int_equal(r->v[0].spe.pin_hi, KVA); /* AF = 0 */
-	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
 	*memplat_reg(&r->mc[0], PV_TCR_EL1) |= PV_BIT(39); /* HA */
 	enable(r, KVA, KVA + 2 * 4096);
 	assert_int_equal(r->v[0].spe.pin_hi, KVA + 4096); /* read-only, DBM but no HD */
-	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
 	*memplat_reg(&r->mc[0], PV_TCR_EL1) |= PV_BIT(40); /* HD */
 	enable(r, KVA, KVA + 2 * 4096);
 	assert_int_equal(r->v[0].spe.pin_hi, KVA + 2 * 4096);
@@ -270,13 +256,13 @@ static void test_out_of_range(void **state)
 	enable(r, bad, bad + 8192);
 	assert_int_equal(rig_pinned(r), 0);
 	assert_int_equal(r->v[0].spe.pin_hi, bad);
-	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
 	map(r, &mm, KVA, RIG_RAM, 4096, 0);
 	map(r, &mm, KVA + 4096, UINT64_C(0x9000000000), 4096, 0); /* not RAM */
 	enable(r, KVA, KVA + 2 * 4096);
 	assert_int_equal(r->v[0].spe.pin_hi, KVA + 4096);
 	assert_int_equal(rig_pinned(r), 1 + 4);
-	wr(&r->v[0], PV_PMBLIMITR_EL1, 0);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
 	*memplat_reg(&r->mc[0], PV_TCR_EL1) |= PV_BIT(23); /* EPD1 */
 	enable(r, KVA, KVA + 4096);
 	assert_int_equal(rig_pinned(r), 0);
@@ -300,29 +286,29 @@ static void test_pins_reused_and_replaced(void **state)
 	*memplat_reg(&r->mc[0], PV_PMBSR_EL1) = S | PV_PMBSR_BSC_FULL;
 	*memplat_reg(&r->mc[0], PV_PMBPTR_EL1) = KVA + 16 * 4096 - 64;
 	assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
-	wr(v, PV_PMBPTR_EL1, KVA + 4 * 4096);
-	wr(v, PV_PMBSR_EL1, 0);
+	guest_msr(v, PV_PMBPTR_EL1, 1, KVA + 4 * 4096);
+	guest_msr(v, PV_PMBSR_EL1, 1, 0);
 	assert_int_equal(v->spe.stats.enables, 1);
 	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 16 * 4096) | PV_PMBLIMITR_E);
 	/* Another buffer: the first one's pages are released. */
-	wr(v, PV_PMBPTR_EL1, KVA + 64 * 4096);
-	wr(v, PV_PMBLIMITR_EL1, (KVA + 80 * 4096) | PV_PMBLIMITR_E);
+	guest_msr(v, PV_PMBPTR_EL1, 1, KVA + 64 * 4096);
+	guest_msr(v, PV_PMBLIMITR_EL1, 1, (KVA + 80 * 4096) | PV_PMBLIMITR_E);
 	assert_int_equal(v->spe.stats.enables, 2);
 	assert_int_equal(rig_pin_count(r, RIG_RAM), 0);
 	assert_int_equal(rig_pin_count(r, RIG_RAM + (UINT64_C(1) << 20)), 1);
 	assert_int_equal(rig_pinned(r), 16 + 4);
 	/* The guest switches its kernel tables (TTBR1_EL1): walked again at the next enable. */
 	*memplat_reg(&r->mc[0], PV_TTBR1_EL1) |= UINT64_C(1) << 48; /* another ASID */
-	wr(v, PV_PMBPTR_EL1, KVA + 64 * 4096);
+	guest_msr(v, PV_PMBPTR_EL1, 1, KVA + 64 * 4096);
 	assert_int_equal(v->spe.stats.enables, 3);
 	/* TTBR0_EL1 is another process's: no walk for a TTBR1 buffer. */
 	*memplat_reg(&r->mc[0], PV_TTBR0_EL1) += 4096;
-	wr(v, PV_PMBPTR_EL1, KVA + 65 * 4096);
+	guest_msr(v, PV_PMBPTR_EL1, 1, KVA + 65 * 4096);
 	assert_int_equal(v->spe.stats.enables, 3);
 	/* Released as if the guest disabled it. */
 	pv_vspe_release(v);
 	assert_int_equal(rig_pinned(r), 0);
-	assert_int_equal(rd(v, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_E, 0);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_E, 0);
 	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);
 	assert_int_equal(r->mem.bad_unpins, 0);
 	spe_rig_free(r);
@@ -336,9 +322,9 @@ static void test_discard_mode(void **state)
 	struct mm mm;
 	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
 	uint64_t fm = PV_FIELD_PREP(PV_PMBLIMITR_FM_DISCARD, 2, 1);
-	wr(&r->v[0], PV_PMBPTR_EL1, 0x123); /* misaligned: irrelevant when discarding */
-	wr(&r->v[0], PV_PMBLIMITR_EL1, fm | PV_PMBLIMITR_E);
-	assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), 0);
+	guest_msr(&r->v[0], PV_PMBPTR_EL1, 1, 0x123); /* misaligned: irrelevant when discarding */
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, fm | PV_PMBLIMITR_E);
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), 0);
 	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), fm | PV_PMBLIMITR_E);
 	assert_int_equal(rig_pinned(r), 0);
 	spe_rig_free(r);
@@ -346,9 +332,9 @@ static void test_discard_mode(void **state)
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 2, UINT64_C(1) << 20), PV_OK);
 	rig_regime(r, 0, 0, 0, 12, 48, true);
 	pv_vcpu_load(&r->v[0], &r->cpu[0]);
-	wr(&r->v[0], PV_PMBPTR_EL1, 0x123);
-	wr(&r->v[0], PV_PMBLIMITR_EL1, fm | PV_PMBLIMITR_E);
-	assert_int_equal(rd(&r->v[0], PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_BSC_NOT_STOPPED);
+	guest_msr(&r->v[0], PV_PMBPTR_EL1, 1, 0x123);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, fm | PV_PMBLIMITR_E);
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_BSC_NOT_STOPPED);
 	spe_rig_free(r);
 }
 

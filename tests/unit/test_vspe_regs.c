@@ -12,36 +12,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "esr.h"
+#include "guest_trap.h"
 #include "perfvisor/trap.h"
 #include "test_vspe_rig.h"
 
 static const struct spe_hw_desc V1P2 = {.version = 3, .align = 6, .max_size = 7, .fgt = true};
-
-static enum pv_trap_result rd(struct pv_vcpu *v, uint32_t key, unsigned el, uint64_t *out)
-{
-	uint64_t x[31];
-	for (unsigned i = 0; i < 31; i++)
-		x[i] = 0xBAD0 + i;
-	enum pv_trap_result res = pv_trap(v, esr_sys(key, 4, true), x, el);
-	if (out)
-		*out = x[4];
-	return res;
-}
-
-static uint64_t rd_ok(struct pv_vcpu *v, uint32_t key)
-{
-	uint64_t val;
-	assert_int_equal(rd(v, key, 1, &val), PV_TRAP_HANDLED);
-	return val;
-}
-
-static enum pv_trap_result wr(struct pv_vcpu *v, uint32_t key, unsigned el, uint64_t val)
-{
-	uint64_t x[31] = {0};
-	x[7] = val;
-	return pv_trap(v, esr_sys(key, 7, false), x, el);
-}
 
 static const uint32_t all_keys[] = {
 	PV_PMSCR_EL1,  PV_PMSNEVFR_EL1,  PV_PMSICR_EL1, PV_PMSIRR_EL1, PV_PMSFCR_EL1, PV_PMSEVFR_EL1,
@@ -98,7 +73,7 @@ static void test_id_view_and_trap_words(void **state)
 	struct spe_rig *r = spe_rig_new(&V1P2);
 	for (unsigned version = 0; version <= 3; version++) {
 		assert_int_equal(spe_rig_vm(r, version ? PV_FEAT_SPE : 0, version, 1 << 20), PV_OK);
-		uint64_t dfr0 = rd_ok(&r->v[0], PV_ID_AA64DFR0_EL1);
+		uint64_t dfr0 = guest_mrs_ok(&r->v[0], PV_ID_AA64DFR0_EL1);
 		assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_PMSVER_SHIFT), version);
 		const struct pv_trap_words *w = &r->v[0].traps;
 		assert_int_equal(PV_FIELD_GET(w->mdcr_el2, 13, 12),
@@ -133,8 +108,8 @@ static void test_hidden_undef(void **state)
 	assert_int_equal(spe_rig_vm(r, 0, 0, 0), PV_OK);
 	for (size_t i = 0; i < NKEYS; i++)
 		for (unsigned el = 0; el < 2; el++) {
-			assert_int_equal(rd(&r->v[0], all_keys[i], el, NULL), PV_TRAP_UNDEF);
-			assert_int_equal(wr(&r->v[0], all_keys[i], el, 1), PV_TRAP_UNDEF);
+			assert_int_equal(guest_mrs(&r->v[0], all_keys[i], el, NULL), PV_TRAP_UNDEF);
+			assert_int_equal(guest_msr(&r->v[0], all_keys[i], el, 1), PV_TRAP_UNDEF);
 		}
 	assert_true(r->v[0].stats.traps[PV_KIND_SPE] > 0);
 	/* With SPE: every register UNDEF at EL0; the read-only ones on MSR; PMSNEVFR_EL1 needs
@@ -142,13 +117,13 @@ static void test_hidden_undef(void **state)
 	for (unsigned version = 1; version <= 3; version++) {
 		assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, version, 1 << 20), PV_OK);
 		for (size_t i = 0; i < NKEYS; i++) {
-			assert_int_equal(rd(&r->v[0], all_keys[i], 0, NULL), PV_TRAP_UNDEF);
-			assert_int_equal(wr(&r->v[0], all_keys[i], 0, 0), PV_TRAP_UNDEF);
+			assert_int_equal(guest_mrs(&r->v[0], all_keys[i], 0, NULL), PV_TRAP_UNDEF);
+			assert_int_equal(guest_msr(&r->v[0], all_keys[i], 0, 0), PV_TRAP_UNDEF);
 			bool fne = all_keys[i] == PV_PMSNEVFR_EL1;
 			bool ro = all_keys[i] == PV_PMSIDR_EL1 || all_keys[i] == PV_PMBIDR_EL1;
 			enum pv_trap_result want = fne && version < 3 ? PV_TRAP_UNDEF : PV_TRAP_HANDLED;
-			assert_int_equal(rd(&r->v[0], all_keys[i], 1, NULL), want);
-			assert_int_equal(wr(&r->v[0], all_keys[i], 1, 0), ro ? PV_TRAP_UNDEF : want);
+			assert_int_equal(guest_mrs(&r->v[0], all_keys[i], 1, NULL), want);
+			assert_int_equal(guest_msr(&r->v[0], all_keys[i], 1, 0), ro ? PV_TRAP_UNDEF : want);
 		}
 	}
 	spe_rig_free(r);
@@ -183,25 +158,25 @@ static void test_fields_per_version(void **state)
 										    : want[i].v1p2;
 			if (want[i].key == PV_PMSCR_EL1)
 				expect = 0x7B; /* E0SPE, E1SPE, CX, PA, TS, PCT[0]; no ECV here */
-			assert_int_equal(wr(v, want[i].key, 1, ~UINT64_C(0)), PV_TRAP_HANDLED);
-			assert_int_equal(rd_ok(v, want[i].key), expect);
+			guest_msr_ok(v, want[i].key, ~UINT64_C(0));
+			assert_int_equal(guest_mrs_ok(v, want[i].key), expect);
 		}
-		assert_int_equal(wr(v, PV_PMSEVFR_EL1, 1, ~UINT64_C(0)), PV_TRAP_HANDLED);
+		guest_msr_ok(v, PV_PMSEVFR_EL1, ~UINT64_C(0));
 		uint64_t evfr = evfr_v1 | (version >= 2 ? PV_BIT(11) : 0) | (v1p2 ? PV_BIT(6) : 0);
-		assert_int_equal(rd_ok(v, PV_PMSEVFR_EL1), evfr);
+		assert_int_equal(guest_mrs_ok(v, PV_PMSEVFR_EL1), evfr);
 		if (v1p2) {
-			assert_int_equal(wr(v, PV_PMSNEVFR_EL1, 1, ~UINT64_C(0)), PV_TRAP_HANDLED);
-			assert_int_equal(rd_ok(v, PV_PMSNEVFR_EL1), evfr);
+			guest_msr_ok(v, PV_PMSNEVFR_EL1, ~UINT64_C(0));
+			assert_int_equal(guest_mrs_ok(v, PV_PMSNEVFR_EL1), evfr);
 		}
 		/* PMBLIMITR_EL1: LIMIT, FM, E; PMFZ from SPEv1p2. Written with E = 0 so nothing is
 		 * enabled here. */
-		assert_int_equal(wr(v, PV_PMBLIMITR_EL1, 1, ~UINT64_C(1)), PV_TRAP_HANDLED);
-		assert_int_equal(rd_ok(v, PV_PMBLIMITR_EL1),
+		guest_msr_ok(v, PV_PMBLIMITR_EL1, ~UINT64_C(1));
+		assert_int_equal(guest_mrs_ok(v, PV_PMBLIMITR_EL1),
 				 PV_GENMASK(63, 12) | 6 | (v1p2 ? PV_PMBLIMITR_PMFZ : 0));
-		wr(v, PV_PMBSR_EL1, 1, 0);
+		guest_msr(v, PV_PMBSR_EL1, 1, 0);
 		/* PMSIDR_EL1: the hardware's without EFT and FDS; FnE only from SPEv1p2. */
 		uint64_t hw = *memplat_reg(&r->mc[0], PV_PMSIDR_EL1);
-		uint64_t sidr = rd_ok(v, PV_PMSIDR_EL1);
+		uint64_t sidr = guest_mrs_ok(v, PV_PMSIDR_EL1);
 		assert_int_equal(sidr, hw & ~(PV_PMSIDR_EFT | PV_PMSIDR_FDS |
 					      (v1p2 ? 0 : PV_PMSIDR_FNE)));
 	}
@@ -211,10 +186,10 @@ static void test_fields_per_version(void **state)
 	c16.count16 = c16.ernd = true;
 	r = spe_rig_new(&c16);
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, 1 << 20), PV_OK);
-	wr(&r->v[0], PV_PMSLATFR_EL1, 1, ~UINT64_C(0));
-	assert_int_equal(rd_ok(&r->v[0], PV_PMSLATFR_EL1), 0xFFFF);
-	wr(&r->v[0], PV_PMSICR_EL1, 1, ~UINT64_C(0));
-	assert_int_equal(rd_ok(&r->v[0], PV_PMSICR_EL1), PV_GENMASK(63, 56) | 0xFFFFFFFF);
+	guest_msr(&r->v[0], PV_PMSLATFR_EL1, 1, ~UINT64_C(0));
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMSLATFR_EL1), 0xFFFF);
+	guest_msr(&r->v[0], PV_PMSICR_EL1, 1, ~UINT64_C(0));
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMSICR_EL1), PV_GENMASK(63, 56) | 0xFFFFFFFF);
 	spe_rig_free(r);
 }
 
@@ -238,7 +213,7 @@ static void test_pmbidr_maxbuffsize(void **state)
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, t[i].max), PV_OK);
-		uint64_t idr = rd_ok(&r->v[0], PV_PMBIDR_EL1);
+		uint64_t idr = guest_mrs_ok(&r->v[0], PV_PMBIDR_EL1);
 		assert_int_equal(PV_FIELD_GET(idr, 47, 32), t[i].code);
 		assert_int_equal(r->vm.spe.max_buffer, t[i].bytes);
 		assert_int_equal(idr & 0xFFF, 6 | PV_PMBIDR_F | 0x100); /* Align, F, EA; P = 0 */
@@ -257,14 +232,14 @@ static void test_pmscr_sanitised(void **state)
 	pv_vcpu_load(v, &r->cpu[0]);
 	uint64_t all = PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA | PV_PMSCR_TS |
 		       PV_BIT(6);
-	assert_int_equal(wr(v, PV_PMSCR_EL1, 1, ~UINT64_C(0)), PV_TRAP_HANDLED);
-	assert_int_equal(rd_ok(v, PV_PMSCR_EL1), all);
+	guest_msr_ok(v, PV_PMSCR_EL1, ~UINT64_C(0));
+	assert_int_equal(guest_mrs_ok(v, PV_PMSCR_EL1), all);
 	assert_int_equal(*memplat_reg(&r->mc[0], PV_PMSCR_EL1),
 			 PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_TS);
 	pv_vcpu_put(v);
 	assert_int_equal(*memplat_reg(&r->mc[0], PV_PMSCR_EL1), 0); /* sampling stopped */
 	*memplat_reg(&r->mc[1], PV_PMSCR_EL1) = 0;
-	assert_int_equal(wr(v, PV_PMSCR_EL1, 1, PV_PMSCR_PA | PV_PMSCR_E1SPE), PV_TRAP_HANDLED);
+	guest_msr_ok(v, PV_PMSCR_EL1, PV_PMSCR_PA | PV_PMSCR_E1SPE);
 	assert_int_equal(*memplat_reg(&r->mc[1], PV_PMSCR_EL1), 0); /* not loaded: not written */
 	pv_vcpu_load(v, &r->cpu[1]);
 	assert_int_equal(*memplat_reg(&r->mc[1], PV_PMSCR_EL1), PV_PMSCR_E1SPE);
@@ -281,22 +256,22 @@ static void test_controls_to_hardware(void **state)
 	struct pv_vcpu *v = &r->v[0];
 	struct memplat_cpu *c = &r->mc[0];
 	pv_vcpu_load(v, &r->cpu[0]);
-	wr(v, PV_PMSIRR_EL1, 1, 0x1001);
-	wr(v, PV_PMSFCR_EL1, 1, PV_PMSFCR_FT | PV_PMSFCR_LD);
-	wr(v, PV_PMSEVFR_EL1, 1, 0x8A);
-	wr(v, PV_PMSNEVFR_EL1, 1, 0x20);
-	wr(v, PV_PMSLATFR_EL1, 1, 40);
-	wr(v, PV_PMSICR_EL1, 1, 0x500);
+	guest_msr(v, PV_PMSIRR_EL1, 1, 0x1001);
+	guest_msr(v, PV_PMSFCR_EL1, 1, PV_PMSFCR_FT | PV_PMSFCR_LD);
+	guest_msr(v, PV_PMSEVFR_EL1, 1, 0x8A);
+	guest_msr(v, PV_PMSNEVFR_EL1, 1, 0x20);
+	guest_msr(v, PV_PMSLATFR_EL1, 1, 40);
+	guest_msr(v, PV_PMSICR_EL1, 1, 0x500);
 	assert_int_equal(*memplat_reg(c, PV_PMSIRR_EL1), 0x1001);
 	assert_int_equal(*memplat_reg(c, PV_PMSFCR_EL1), PV_PMSFCR_FT | PV_PMSFCR_LD);
 	assert_int_equal(*memplat_reg(c, PV_PMSEVFR_EL1), 0x8A);
 	assert_int_equal(*memplat_reg(c, PV_PMSNEVFR_EL1), 0x20);
 	assert_int_equal(*memplat_reg(c, PV_PMSLATFR_EL1), 40);
 	*memplat_reg(c, PV_PMSICR_EL1) = 0x3F; /* the hardware counted down */
-	assert_int_equal(rd_ok(v, PV_PMSICR_EL1), 0x3F);
+	assert_int_equal(guest_mrs_ok(v, PV_PMSICR_EL1), 0x3F);
 	pv_vcpu_put(v);
 	*memplat_reg(c, PV_PMSICR_EL1) = 0x999;
-	assert_int_equal(rd_ok(v, PV_PMSICR_EL1), 0x3F); /* saved at put */
+	assert_int_equal(guest_mrs_ok(v, PV_PMSICR_EL1), 0x3F); /* saved at put */
 	spe_rig_free(r);
 }
 

@@ -14,26 +14,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "esr.h"
+#include "guest_trap.h"
 #include "perfvisor/trap.h"
 #include "test_vspe_rig.h"
 
 static const struct spe_hw_desc HW = {.version = 3, .align = 6, .max_size = 7, .fgt = true};
 #define KVA UINT64_C(0xFFFF800080000000)
-
-static void wr(struct pv_vcpu *v, uint32_t key, uint64_t val)
-{
-	uint64_t x[31] = {0};
-	x[9] = val;
-	assert_int_equal(pv_trap(v, esr_sys(key, 9, false), x, 1), PV_TRAP_HANDLED);
-}
-
-static uint64_t rd(struct pv_vcpu *v, uint32_t key)
-{
-	uint64_t x[31] = {0};
-	assert_int_equal(pv_trap(v, esr_sys(key, 9, true), x, 1), PV_TRAP_HANDLED);
-	return x[9];
-}
 
 static uint64_t *cell(struct spe_rig *r, unsigned c, uint32_t key)
 {
@@ -51,12 +37,12 @@ static struct spe_rig *running(void)
 		rig_regime(r, c, root0, root1, 12, 48, true);
 	struct pv_vcpu *v = &r->v[0];
 	pv_vcpu_load(v, &r->cpu[0]);
-	wr(v, PV_PMSIRR_EL1, 0x400);
-	wr(v, PV_PMSFCR_EL1, PV_PMSFCR_FE);
-	wr(v, PV_PMSEVFR_EL1, 0x2);
-	wr(v, PV_PMBPTR_EL1, KVA);
-	wr(v, PV_PMBLIMITR_EL1, (KVA + 16 * 4096) | PV_PMBLIMITR_E);
-	wr(v, PV_PMSCR_EL1, PV_PMSCR_E1SPE | PV_PMSCR_TS);
+	guest_msr_ok(v, PV_PMSIRR_EL1, 0x400);
+	guest_msr_ok(v, PV_PMSFCR_EL1, PV_PMSFCR_FE);
+	guest_msr_ok(v, PV_PMSEVFR_EL1, 0x2);
+	guest_msr_ok(v, PV_PMBPTR_EL1, KVA);
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, (KVA + 16 * 4096) | PV_PMBLIMITR_E);
+	guest_msr_ok(v, PV_PMSCR_EL1, PV_PMSCR_E1SPE | PV_PMSCR_TS);
 	return r;
 }
 
@@ -73,7 +59,7 @@ static void test_lazy(void **state)
 	assert_int_equal(r->mc[0].psb, 0);
 	/* Reading identification does not make it "used" either. */
 	pv_vcpu_load(&r->v[0], &r->cpu[0]);
-	rd(&r->v[0], PV_PMSIDR_EL1);
+	guest_mrs_ok(&r->v[0], PV_PMSIDR_EL1);
 	pv_vcpu_put(&r->v[0]);
 	assert_int_equal(*cell(r, 0, PV_PMSCR_EL1), 0x5A);
 	spe_rig_free(r);
@@ -110,7 +96,7 @@ static void test_put_drains_load_restores(void **state)
 	/* The guest reads the live pointer (after a PSB CSYNC). */
 	*cell(r, 1, PV_PMBPTR_EL1) = KVA + 0x400;
 	psb = r->mc[1].psb;
-	assert_int_equal(rd(v, PV_PMBPTR_EL1), KVA + 0x400);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBPTR_EL1), KVA + 0x400);
 	assert_int_equal(r->mc[1].psb, psb + 1);
 	spe_rig_free(r);
 }
@@ -125,7 +111,7 @@ static void test_irq_buffer_full(void **state)
 	struct pv_vcpu *v = &r->v[0];
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_COLL; /* a collision, still running */
 	*cell(r, 0, PV_PMBPTR_EL1) = KVA + 64;
-	rd(v, PV_PMBPTR_EL1);
+	guest_mrs_ok(v, PV_PMBPTR_EL1);
 	assert_int_equal(*cell(r, 0, PV_PMBSR_EL1), 0);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), (KVA + 16 * 4096) | PV_PMBLIMITR_E);
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | PV_PMBSR_BSC_FULL;
@@ -134,17 +120,17 @@ static void test_irq_buffer_full(void **state)
 	assert_true(r->mv[0].line[PV_INTID_SPE]);
 	assert_int_equal(*cell(r, 0, PV_PMBSR_EL1), 0);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), 0);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_COLL | PV_PMBSR_BSC_FULL);
-	assert_int_equal(rd(v, PV_PMBPTR_EL1), KVA + 16 * 4096 - 64);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_COLL | PV_PMBSR_BSC_FULL);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBPTR_EL1), KVA + 16 * 4096 - 64);
 	/* Linux: PMBPTR back to the start, PMBSR = 0. */
-	wr(v, PV_PMBPTR_EL1, KVA);
-	wr(v, PV_PMBSR_EL1, 0);
+	guest_msr_ok(v, PV_PMBPTR_EL1, KVA);
+	guest_msr_ok(v, PV_PMBSR_EL1, 0);
 	assert_false(r->mv[0].line[PV_INTID_SPE]);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), (KVA + 16 * 4096) | PV_PMBLIMITR_E);
 	assert_int_equal(*cell(r, 0, PV_PMBPTR_EL1), KVA);
 	/* A guest that reads PMBSR_EL1 before the interrupt came sees the event all the same. */
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | PV_PMBSR_BSC_FULL;
-	assert_int_equal(rd(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_BSC_FULL);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_BSC_FULL);
 	assert_true(r->mv[0].line[PV_INTID_SPE]);
 	spe_rig_free(r);
 }
@@ -159,8 +145,8 @@ static void test_irq_stage1_fault(void **state)
 	*cell(r, 0, PV_PMBSR_EL1) = bsr;
 	*cell(r, 0, PV_PMBPTR_EL1) = KVA + 3 * 4096;
 	assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), bsr);
-	assert_int_equal(rd(v, PV_PMBPTR_EL1), KVA + 3 * 4096);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), bsr);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBPTR_EL1), KVA + 3 * 4096);
 	assert_true(r->mv[0].line[PV_INTID_SPE]);
 	spe_rig_free(r);
 }
@@ -181,7 +167,7 @@ static void test_irq_stage2_repair(void **state)
 	assert_false(r->mv[0].line[PV_INTID_SPE]);
 	assert_int_equal(*cell(r, 0, PV_PMBSR_EL1), 0);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), (KVA + 16 * 4096) | PV_PMBLIMITR_E);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), 0);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
 	assert_int_equal(v->spe.npins, npins);             /* no new store entry */
 	assert_true(r->mem.pin_calls > calls);             /* but mapped again */
 	assert_int_equal(rig_pin_count(r, RIG_RAM + 5 * 4096), 1);
@@ -191,7 +177,7 @@ static void test_irq_stage2_repair(void **state)
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | PV_PMBSR_DL |
 				    (uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 | PV_FSC_TRANSLATION(3);
 	assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_DL |
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_DL |
 						  (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
 						  PV_PMBSR_IMPDEF_S2_REPAIR_DL);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), 0);
@@ -203,7 +189,7 @@ static void test_irq_stage2_repair(void **state)
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 | 7;
 	*cell(r, 0, PV_PMBPTR_EL1) = KVA + 7 * 4096;
 	pv_irq(&r->cpu[0], PV_INTID_SPE);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_FAULT_S1 << 26 |
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_FAULT_S1 << 26 |
 						  PV_FSC_TRANSLATION(3));
 	spe_rig_free(r);
 	/* Memory the VM no longer has. */
@@ -214,10 +200,10 @@ static void test_irq_stage2_repair(void **state)
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 | 7;
 	*cell(r, 0, PV_PMBPTR_EL1) = KVA + 2 * 4096;
 	pv_irq(&r->cpu[0], PV_INTID_SPE);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
 						  PV_PMBSR_IMPDEF_NO_MEMORY);
 	/* Whatever happened, disabling releases every pin. */
-	wr(v, PV_PMBLIMITR_EL1, 0);
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
 	assert_int_equal(rig_pinned(r), 0);
 	assert_int_equal(r->mem.bad_unpins, 0);
 	spe_rig_free(r);
@@ -230,10 +216,10 @@ static void test_irq_stage2_repair(void **state)
 	*cell(r, 0, PV_PMBPTR_EL1) = KVA + 3 * 4096;
 	assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
 	assert_true(r->mv[0].line[PV_INTID_SPE]);
-	assert_int_equal(rd(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_EA | PV_PMBSR_DL);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_EA | PV_PMBSR_DL);
 	assert_int_equal(v->spe.stats.s2_repaired, 0);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), 0);
-	wr(v, PV_PMBLIMITR_EL1, 0);
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
 	assert_int_equal(rig_pinned(r), 0);
 	spe_rig_free(r);
 }

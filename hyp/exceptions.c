@@ -81,8 +81,8 @@ static inline void sysreg(struct vcpu *v, uint64_t esr)
 	v->f.elr += 4;
 	/* A write may have started an overflow poll (timer.c); one that stops it leaves the
 	 * armed poll to fire once and re-arm for the slice. */
-	if (!IS_READ(esr) && timer_needs_poll(v) && !hyp.poll_armed && hyp.pmu_poll_ticks)
-		timer_program(v);
+	if (!IS_READ(esr) && plat_pmu.event_irq && !hyp.poll_armed && hyp.pmu_poll_ticks)
+		timer_program();
 	if (PV_SYSREG_CRN(PV_ESR_ISS(esr)) == 0)
 		selfcount_account(v, EXIT_SYSREG_ID);
 	else
@@ -206,7 +206,7 @@ struct frame *exc_lower_irq(struct frame *f)
 		gic_eoi(intid);
 		if (!timer_slice_over()) { /* an overflow poll (timer.c) */
 			kind = EXIT_IRQ_POLL;
-			timer_program(v);
+			timer_program();
 			break;
 		}
 		kind = EXIT_IRQ_TICK;

@@ -205,16 +205,7 @@ void uart_flush(struct vm *vm);
 /* timer.c */
 void timer_init(uint64_t slice_ticks, uint64_t poll_ticks);
 void timer_rearm(void);
-void timer_program(const struct vcpu *v);
-/* Whether QEMU needs a periodic exit to see the loaded vCPU's counter overflows (timer.c):
- * an enabled event counter whose overflow interrupts, or whose CHAIN partner's does. */
-static inline bool timer_needs_poll(const struct vcpu *v)
-{
-	const struct pv_vpmu *p = &v->pv.pmu;
-	uint32_t irq = p->inten | ((p->chain & p->cnten) >> 1);
-	/* Cheapest refusal first: no enabled counter that interrupts. */
-	return (irq & p->cnten & 0x7FFFFFFFu) && p->active && (p->pmcr & PV_PMCR_E);
-}
+void timer_program(void);
 bool timer_slice_over(void);
 uint64_t timer_now(void);
 void vtimer_sync(struct vcpu *v);

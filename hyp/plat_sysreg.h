@@ -148,6 +148,43 @@ extern struct plat_feat plat_feat;
 		break;                                                                           \
 	}
 
+/* What the hardware's PMU can interrupt for, tracked from the writes that decide it, so the
+ * overflow poll (timer.c) needs no look into the vPMU: an event counter (not the cycle
+ * counter, bit 31) enabled in PMCNTENSET_EL0 and PMINTENSET_EL1 with PMCR_EL0.E set (Arm ARM
+ * D13.x, the PMU overflow interrupt request; the host's counter above HPMN never
+ * interrupts). Every write goes through here: the vPMU's, and the hypervisor's own. */
+struct plat_pmu_enables {
+	uint32_t cnten, inten;
+	bool e;
+	bool event_irq; /* cnten & inten & event counters, and E */
+};
+extern struct plat_pmu_enables plat_pmu;
+
+PLAT_INLINE void plat_pmu_track(uint32_t reg, uint64_t val)
+{
+	uint32_t bits = (uint32_t)val;
+	switch (reg) {
+	case PV_PMCNTENSET_EL0:
+		plat_pmu.cnten |= bits;
+		break;
+	case PV_PMCNTENCLR_EL0:
+		plat_pmu.cnten &= ~bits;
+		break;
+	case PV_PMINTENSET_EL1:
+		plat_pmu.inten |= bits;
+		break;
+	case PV_PMINTENCLR_EL1:
+		plat_pmu.inten &= ~bits;
+		break;
+	case PV_PMCR_EL0:
+		plat_pmu.e = (val & PV_PMCR_E) != 0;
+		break;
+	default:
+		return;
+	}
+	plat_pmu.event_irq = plat_pmu.e && (plat_pmu.cnten & plat_pmu.inten & 0x7FFFFFFFu);
+}
+
 /* Inline: folded to one instruction for a constant key. */
 PLAT_INLINE uint64_t plat_sysreg_read_any(uint32_t reg)
 {
@@ -159,6 +196,7 @@ PLAT_INLINE uint64_t plat_sysreg_read_any(uint32_t reg)
 PLAT_INLINE void plat_sysreg_write_any(uint32_t reg, uint64_t val)
 {
 	unsigned d = PLAT_DENSE(reg);
+	plat_pmu_track(reg, val);
 	PLAT_SWITCH(reg, d, PLAT_WR, PLAT_NONE, PLAT_WR)
 }
 

@@ -5,16 +5,18 @@
  * The scheduler tick is the EL2 physical timer (CNTHP_*_EL2, INTID 26): it fires at the end
  * of the current slice. QEMU 7.2 notices an event counter's overflow only at a PMU operation
  * or an exception-level change (its overflow timer is armed one count early and never
- * re-armed), so while the loaded vCPU has an event counter whose overflow interrupts, the
- * timer also fires every `pmu_poll` ticks: that exit lets QEMU see the overflow, and the guest
- * gets its interrupt within one poll period. Neither exit is visible to guest counters. Guests get the physical counter (CNTHCTL_EL2.EL1PCTEN) and their own
- * virtual timer (CNTV_*_EL0, INTID 27), switched with the vCPU; the EL1 physical timer traps
+ * re-armed), so while the hardware has an event counter whose overflow interrupts
+ * (plat_pmu.event_irq, tracked from the PMU enables it is given: plat_sysreg.h), the timer
+ * also fires every `pmu_poll` ticks: that exit lets QEMU see the overflow, and the guest gets
+ * its interrupt within one poll period. Neither exit is visible to guest counters. Guests get
+ * the physical counter (CNTHCTL_EL2.EL1PCTEN) and their own virtual timer (CNTV_*_EL0, INTID 27), switched with the vCPU; the EL1 physical timer traps
  * (EL1PCEN = 0) and is RAZ/WI. The CNTV interrupt is taken at EL2 (HCR_EL2.IMO): its level
  * (ENABLE && ISTATUS && !IMASK) is copied to the vCPU's virtual line 27 and the physical PPI
  * is disabled until the guest's timer condition clears, so a level that stays high does not
  * storm the hypervisor.
  */
 #include "hyp.h"
+#include "perfvisor/platform.h"
 
 #define CNT_ENABLE 1ul
 #define CNT_IMASK 2ul
@@ -25,11 +27,11 @@ uint64_t timer_now(void)
 	return read_sysreg(S3_3_C14_C0_1); /* CNTPCT_EL0 */
 }
 
-void timer_program(const struct vcpu *v)
+void timer_program(void)
 {
 	uint64_t cval = hyp.slice_deadline;
 	hyp.poll_armed = false;
-	if (hyp.pmu_poll_ticks && v && timer_needs_poll(v)) {
+	if (hyp.pmu_poll_ticks && plat_pmu.event_irq) {
 		uint64_t poll = timer_now() + hyp.pmu_poll_ticks;
 		if (poll < cval) {
 			cval = poll;
@@ -50,7 +52,7 @@ void timer_rearm(void)
 {
 	isb();
 	hyp.slice_deadline = timer_now() + hyp.slice_ticks;
-	timer_program(hyp.current);
+	timer_program();
 }
 
 void timer_init(uint64_t slice_ticks, uint64_t poll_ticks)

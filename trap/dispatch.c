@@ -143,9 +143,13 @@ TRAP_FNS(ID_GROUP, ID, ID, pv_id_read, NULL)
 	L2_ENTRY(nm, o0, o1, n, m, 6)
 #define SEQ8(nm, o0, o1, n, m) SEQ7(nm, o0, o1, n, m) L2_ENTRY(nm, o0, o1, n, m, 7)
 
-static const uint16_t trap_row_of[4096] = {PV_TRAP_SPACES(L1_SPACE)};
-
-static trap_fn *const trap_rows[ROWS * 32] = {
+/* Both levels in one object, so that a lookup needs one base address. */
+static const struct {
+	uint16_t row_of[4096];           /* ISS[21:10] -> row * 32 */
+	trap_fn *fn[ROWS * 32];          /* row * 32 + ISS[4:0] -> function, or NULL */
+} trap_table = {
+	.row_of = {PV_TRAP_SPACES(L1_SPACE)},
+	.fn = {
 	PV_PMU_REGS(L2_REG) PV_AMU_REGS(L2_REG) PV_MPAM_REGS(L2_REG) PV_SPE_REGS(L2_REG)
 	PV_OFF_REGS(L2_OFF)
 	/* PMEVCNTR<n>_EL0: CRm 0b10:n[4:3], Op2 n[2:0] (Arm ARM D24.5). */
@@ -165,13 +169,14 @@ static trap_fn *const trap_rows[ROWS * 32] = {
 	SEQ8(ID_GROUP, 3, 0, 0, 1) SEQ8(ID_GROUP, 3, 0, 0, 2) SEQ8(ID_GROUP, 3, 0, 0, 3)
 	SEQ8(ID_GROUP, 3, 0, 0, 4) SEQ8(ID_GROUP, 3, 0, 0, 5) SEQ8(ID_GROUP, 3, 0, 0, 6)
 	SEQ8(ID_GROUP, 3, 0, 0, 7)
+	},
 };
 
 /* Bits of `iss` above ISS[21] are never looked at: the syndrome can be passed whole. */
 ALWAYS_INLINE enum pv_trap_result trap_sys64(struct pv_vcpu *v, uint32_t iss, uint64_t *x,
 					     unsigned el)
 {
-	trap_fn *fn = trap_rows[trap_row_of[L1_INDEX(iss)] + L2_INDEX(iss)];
+	trap_fn *fn = trap_table.fn[trap_table.row_of[L1_INDEX(iss)] + L2_INDEX(iss)];
 	if (!fn)
 		return PV_TRAP_UNKNOWN;
 	return fn(v, iss, x, el);

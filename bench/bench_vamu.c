@@ -87,8 +87,8 @@ static int run_read_v1p1(unsigned cnt_cycles)
 	return 0;
 }
 
-BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x,
-						 unsigned el)
+BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, unsigned el,
+						 uint64_t *x)
 {
 	(void)v, (void)esr, (void)x, (void)el;
 	return PV_TRAP_HANDLED;
@@ -111,7 +111,7 @@ BENCH_MEASURED void baseline_put(struct pv_vcpu *v)
 		unsigned handled = 0;                                                            \
 		for (unsigned r = 0; r < rounds; r++)                                            \
 			for (unsigned i = 0; i < len; i++)                                       \
-				handled += trap(v, esr[i], x, 1) == PV_TRAP_HANDLED;              \
+				handled += trap(v, esr[i], 1, x) == PV_TRAP_HANDLED;              \
 		return handled;                                                                  \
 	}
 READ_LOOP(measure_read_v1, pv_trap)

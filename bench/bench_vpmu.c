@@ -79,7 +79,7 @@ static void die(const char *what)
 static void guest_write(struct bench_machine *m, uint32_t key, uint64_t value)
 {
 	m->x[0] = value;
-	if (pv_trap(&m->vcpu, esr_sys(key, 0, false), m->x, 1) != PV_TRAP_HANDLED)
+	if (pv_trap(&m->vcpu, esr_sys(key, 0, false), 1, m->x) != PV_TRAP_HANDLED)
 		die("setup: a guest register write was not handled");
 }
 
@@ -125,8 +125,8 @@ static void guest_uses_all_counters(struct bench_machine *m)
 
 /* Empty stand-ins with the library's signatures, for the baselines (bench/run.sh excludes
  * their own instructions with --toggle-collect='baseline_*'). */
-BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x,
-						 unsigned el)
+BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, unsigned el,
+						 uint64_t *x)
 {
 	(void)v, (void)esr, (void)x, (void)el;
 	return PV_TRAP_HANDLED;
@@ -150,7 +150,7 @@ BENCH_MEASURED void baseline_put(struct pv_vcpu *v)
 		unsigned handled = 0;                                                            \
 		for (unsigned r = 0; r < rounds; r++)                                            \
 			for (unsigned i = 0; i < len; i++)                                       \
-				handled += trap(&m->vcpu, esr[i], m->x, 1) == PV_TRAP_HANDLED;    \
+				handled += trap(&m->vcpu, esr[i], 1, m->x) == PV_TRAP_HANDLED;    \
 		return handled;                                                                  \
 	}
 TRAP_LOOP(measure_trap_mix, pv_trap)

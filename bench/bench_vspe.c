@@ -55,14 +55,14 @@ static void wr(struct pv_vcpu *v, uint32_t key, uint64_t val)
 {
 	uint64_t x[31] = {0};
 	x[3] = val;
-	if (pv_trap(v, esr_sys(key, 3, false), x, 1) != PV_TRAP_HANDLED)
+	if (pv_trap(v, esr_sys(key, 3, false), 1, x) != PV_TRAP_HANDLED)
 		die("a guest SPE write was not handled");
 }
 
 static uint64_t rd(struct pv_vcpu *v, uint32_t key)
 {
 	uint64_t x[31] = {0};
-	if (pv_trap(v, esr_sys(key, 3, true), x, 1) != PV_TRAP_HANDLED)
+	if (pv_trap(v, esr_sys(key, 3, true), 1, x) != PV_TRAP_HANDLED)
 		die("a guest SPE read was not handled");
 	return x[3];
 }
@@ -101,8 +101,8 @@ static struct spe_rig *machine_new(uint64_t max, uint64_t size, unsigned vcpus)
 
 /* ---- enable ------------------------------------------------------------------------------- */
 
-BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x,
-						 unsigned el)
+BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, unsigned el,
+						 uint64_t *x)
 {
 	(void)v, (void)esr, (void)x, (void)el;
 	return PV_TRAP_HANDLED;
@@ -111,7 +111,7 @@ BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr
 #define ENABLE_ONE(function, trap)                                                               \
 	BENCH_MEASURED enum pv_trap_result function(struct pv_vcpu *v, uint64_t esr, uint64_t *x) \
 	{                                                                                        \
-		return trap(v, esr, x, 1);                                                       \
+		return trap(v, esr, 1, x);                                                       \
 	}
 ENABLE_ONE(measure_enable_1mib, pv_trap)
 ENABLE_ONE(measure_enable_1mib_baseline, baseline_trap)

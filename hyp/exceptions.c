@@ -73,7 +73,7 @@ static __attribute__((noinline)) enum exit_kind sysreg_refused(struct vcpu *v, u
 static inline void sysreg(struct vcpu *v, uint64_t esr)
 {
 	unsigned el = (v->f.spsr & 0xC) ? 1 : 0;
-	enum pv_trap_result r = pv_trap_sys64(&v->pv, (uint32_t)esr, v->f.x, el);
+	enum pv_trap_result r = pv_trap_sys64(&v->pv, (uint32_t)esr, el, v->f.x);
 	if (r != PV_TRAP_HANDLED) {
 		selfcount_account(v, sysreg_refused(v, esr, r));
 		return;

@@ -196,7 +196,7 @@ static void trap(struct sim_vcpu *v, struct sim_op *op, bool rd)
 	memcpy(regs, v->x, sizeof(v->x));
 	regs[31] = XZR_GUARD;
 	c->stats.traps++;
-	enum pv_trap_result r = pv_trap(&v->pv, esr, regs, op->el);
+	enum pv_trap_result r = pv_trap(&v->pv, esr, op->el, regs);
 	if (regs[31] != XZR_GUARD)
 		v->xzr_clobbered++;
 	memcpy(v->x, regs, sizeof(v->x));

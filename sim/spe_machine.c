@@ -538,7 +538,7 @@ static bool guest_sysreg(struct sim_vcpu *v, uint32_t key, bool rd, uint64_t *va
 		       (rd ? PV_ISS_SYS_DIR_READ : 0); /* Rt = x0 */
 	uint64_t x[31] = {*val};
 	c->stats.traps++;
-	bool ok = pv_trap(&v->pv, esr, x, 1) == PV_TRAP_HANDLED;
+	bool ok = pv_trap(&v->pv, esr, 1, x) == PV_TRAP_HANDLED;
 	sim_cpu_el2_work(c, c->m->cfg.trap_insts, true);
 	c->el = el;
 	*val = x[0];

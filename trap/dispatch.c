@@ -20,7 +20,7 @@
  */
 #include "regs.h"
 
-typedef enum pv_trap_result trap_fn(struct pv_vcpu *v, uint32_t iss, uint64_t *x, unsigned el);
+typedef enum pv_trap_result trap_fn(struct pv_vcpu *v, uint32_t iss, unsigned el, uint64_t *x);
 
 /* The (Op0, Op1, CRn) spaces that hold a register perfvisor owns; a register in any other
  * space fails to compile (SPACE_<op0>_<op1>_<crn> undefined). */
@@ -58,7 +58,7 @@ _Static_assert((PV_ISS_SYS_KEY_MASK | PV_ISS_SYS_DIR_READ) ==
  * each folds to its own straight line. */
 ALWAYS_INLINE enum pv_trap_result trap_read(struct pv_vcpu *v, unsigned kind, unsigned id,
 					    unsigned idx, pv_reg_read_fn *fn, uint32_t iss,
-					    uint64_t *x, unsigned el)
+					    unsigned el, uint64_t *x)
 {
 	v->stats.traps[kind]++;
 	/* A register the VM lacks (hidden feature, later version) or an index past the VM's
@@ -73,7 +73,7 @@ ALWAYS_INLINE enum pv_trap_result trap_read(struct pv_vcpu *v, unsigned kind, un
 
 ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, unsigned id,
 					     unsigned idx, pv_reg_write_fn *fn, uint32_t iss,
-					     const uint64_t *x, unsigned el)
+					     unsigned el, const uint64_t *x)
 {
 	v->stats.traps[kind]++;
 	if (idx >= v->vm->reg_limit[id] || !fn)
@@ -92,15 +92,15 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 
 /* rd_<name> and wr_<name> for one register or family. */
 #define TRAP_FNS(nm, kind, ix, rd, wr)                                                           \
-	static enum pv_trap_result rd_##nm(struct pv_vcpu *v, uint32_t iss, uint64_t *x,        \
-					   unsigned el)                                          \
+	static enum pv_trap_result rd_##nm(struct pv_vcpu *v, uint32_t iss, unsigned el,       \
+					   uint64_t *x)                                          \
 	{                                                                                        \
-		return trap_read(v, PV_KIND_##kind, RIDX_##nm, INDEX_##ix(iss), rd, iss, x, el); \
+		return trap_read(v, PV_KIND_##kind, RIDX_##nm, INDEX_##ix(iss), rd, iss, el, x); \
 	}                                                                                        \
-	static enum pv_trap_result wr_##nm(struct pv_vcpu *v, uint32_t iss, uint64_t *x,        \
-					   unsigned el)                                          \
+	static enum pv_trap_result wr_##nm(struct pv_vcpu *v, uint32_t iss, unsigned el,       \
+					   uint64_t *x)                                          \
 	{                                                                                        \
-		return trap_write(v, PV_KIND_##kind, RIDX_##nm, INDEX_##ix(iss), wr, iss, x, el); \
+		return trap_write(v, PV_KIND_##kind, RIDX_##nm, INDEX_##ix(iss), wr, iss, el, x); \
 	}
 
 #define PMU_FNS(nm, o0, o1, n, m, o2, v, acc, h, txt)                                            \
@@ -173,25 +173,25 @@ static const struct {
 };
 
 /* Bits of `iss` above ISS[21] are never looked at: the syndrome can be passed whole. */
-ALWAYS_INLINE enum pv_trap_result trap_sys64(struct pv_vcpu *v, uint32_t iss, uint64_t *x,
-					     unsigned el)
+ALWAYS_INLINE enum pv_trap_result trap_sys64(struct pv_vcpu *v, uint32_t iss, unsigned el,
+					     uint64_t *x)
 {
 	trap_fn *fn = trap_table.fn[trap_table.row_of[L1_INDEX(iss)] + L2_INDEX(iss)];
 	if (!fn)
 		return PV_TRAP_UNKNOWN;
-	return fn(v, iss, x, el);
+	return fn(v, iss, el, x);
 }
 
-enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint32_t iss, uint64_t *x, unsigned el)
+enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint32_t iss, unsigned el, uint64_t *x)
 {
-	return trap_sys64(v, iss, x, el);
+	return trap_sys64(v, iss, el, x);
 }
 
-enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x, unsigned el)
+enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x)
 {
 	/* EC is ESR_EL2[31:26]; ISS2 above bit 31 plays no part for EC 0x18. */
 	uint32_t syndrome = (uint32_t)esr;
 	if (syndrome >> PV_ESR_EC_SHIFT != PV_EC_SYS64)
 		return PV_TRAP_UNKNOWN;
-	return trap_sys64(v, syndrome, x, el);
+	return trap_sys64(v, syndrome, el, x);
 }

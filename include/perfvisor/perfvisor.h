@@ -178,12 +178,14 @@ void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
 int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg);
 void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat);
 
-/* EC 0x18 trap from the guest. `x` holds the guest's x0..x30 (31 entries; Rt = 31 is XZR);
- * `el` is the exception level the access came from (0 or 1). */
-enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, uint64_t *x, unsigned el);
+/* EC 0x18 trap from the guest. `el` is the exception level the access came from (0 or 1);
+ * `x` holds the guest's x0..x30 (31 entries; Rt = 31 is XZR). The arguments come in the
+ * order the register handlers take theirs (el, then the operand), so that no register
+ * moves on the way. */
+enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x);
 /* The same for a hypervisor that has already read EC = 0x18: `iss` is ESR_EL2[24:0] (bits
  * above the ISS are ignored, so ESR_EL2[31:0] may be passed as it is). */
-enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint32_t iss, uint64_t *x, unsigned el);
+enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint32_t iss, unsigned el, uint64_t *x);
 
 void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
 void pv_vcpu_put(struct pv_vcpu *v);

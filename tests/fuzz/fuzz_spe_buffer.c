@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint32_t key = spe_regs[fz_u8(&f) % NREGS];
 			if (key == PV_PMBPTR_EL1 || key == PV_PMBLIMITR_EL1) /* bias into a region */
 				x[1] = (x[1] & 0xFF0000000000FFFFu) | UINT64_C(0xFFFF000000000000);
-			pv_trap(v, esr_sys(key, 1, false), x, 1);
+			pv_trap(v, esr_sys(key, 1, false), 1, x);
 			break;
 		}
 		case 3: /* the hardware raises a buffer event */
@@ -89,14 +89,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pv_vcpu_load(v, &r->cpu[0]);
 			break;
 		default: /* a read */
-			pv_trap(v, esr_sys(spe_regs[fz_u8(&f) % NREGS], 2, true), x, fz_u8(&f) & 1);
+			pv_trap(v, esr_sys(spe_regs[fz_u8(&f) % NREGS], 2, true), fz_u8(&f) & 1, x);
 			break;
 		}
 		check(r);
 	}
 	/* The guest turns its buffer off: nothing stays pinned. */
 	x[1] = 0;
-	pv_trap(v, esr_sys(PV_PMBLIMITR_EL1, 1, false), x, 1);
+	pv_trap(v, esr_sys(PV_PMBLIMITR_EL1, 1, false), 1, x);
 	pv_vcpu_put(v);
 	check(r);
 	FZ_CHECK(rig_pinned(r) == 0, "%llu pages still pinned after the buffer was disabled",

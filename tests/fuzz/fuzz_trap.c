@@ -423,7 +423,7 @@ static void step_trap(struct fz *f)
 
 	step_name = "pv_trap";
 	allow(v->cpu, NULL, v, NULL);
-	enum pv_trap_result r = pv_trap(v, esr, x, el);
+	enum pv_trap_result r = pv_trap(v, esr, el, x);
 	allow(NULL, NULL, NULL, NULL);
 
 	FZ_CHECK(r == PV_TRAP_HANDLED || r == PV_TRAP_UNDEF || r == PV_TRAP_EL1_SYSREG ||

@@ -21,7 +21,7 @@ static inline enum pv_trap_result guest_mrs(struct pv_vcpu *v, uint32_t key, uns
 	uint64_t x[31];
 	for (unsigned i = 0; i < 31; i++)
 		x[i] = 0xBAD0 + i;
-	enum pv_trap_result res = pv_trap(v, esr_sys(key, GUEST_READ_RT, true), x, el);
+	enum pv_trap_result res = pv_trap(v, esr_sys(key, GUEST_READ_RT, true), el, x);
 	if (out)
 		*out = x[GUEST_READ_RT];
 	return res;
@@ -39,7 +39,7 @@ static inline enum pv_trap_result guest_msr(struct pv_vcpu *v, uint32_t key, uns
 {
 	uint64_t x[31] = {0};
 	x[GUEST_WRITE_RT] = val;
-	return pv_trap(v, esr_sys(key, GUEST_WRITE_RT, false), x, el);
+	return pv_trap(v, esr_sys(key, GUEST_WRITE_RT, false), el, x);
 }
 
 static inline void guest_msr_ok(struct pv_vcpu *v, uint32_t key, uint64_t val)

@@ -43,12 +43,12 @@ static struct rig *rig_new(uint32_t features, uint8_t version, uint8_t counters)
 
 static enum pv_trap_result rd(struct rig *r, uint32_t key, unsigned rt)
 {
-	return pv_trap(&r->v, esr_sys(key, rt, true), r->x, 1);
+	return pv_trap(&r->v, esr_sys(key, rt, true), 1, r->x);
 }
 
 static enum pv_trap_result wr(struct rig *r, uint32_t key, unsigned rt)
 {
-	return pv_trap(&r->v, esr_sys(key, rt, false), r->x, 1);
+	return pv_trap(&r->v, esr_sys(key, rt, false), 1, r->x);
 }
 
 static void test_rt_and_direction(void **state)
@@ -159,7 +159,7 @@ static void test_not_ours(void **state)
 	(void)state;
 	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
 	assert_int_equal(rd(r, PV_SYSREG(3, 0, 1, 0, 0), 0), PV_TRAP_UNKNOWN);
-	assert_int_equal(pv_trap(&r->v, (uint64_t)PV_EC_HVC64 << 26, r->x, 1), PV_TRAP_UNKNOWN);
+	assert_int_equal(pv_trap(&r->v, (uint64_t)PV_EC_HVC64 << 26, 1, r->x), PV_TRAP_UNKNOWN);
 	free(r);
 }
 
@@ -179,7 +179,7 @@ static void test_every_key_dispatches_as_the_table_says(void **state)
 		for (unsigned dir = 0; dir < 2; dir++) {
 			uint64_t before[PV_KIND_COUNT];
 			memcpy(before, r->v.stats.traps, sizeof(before));
-			enum pv_trap_result res = pv_trap(&r->v, esr_sys(key, 7, dir), r->x, 1);
+			enum pv_trap_result res = pv_trap(&r->v, esr_sys(key, 7, dir), 1, r->x);
 			if (!d) {
 				assert_int_equal(res, PV_TRAP_UNKNOWN);
 				assert_memory_equal(before, r->v.stats.traps, sizeof(before));
@@ -205,9 +205,9 @@ static void test_sys64_entry_takes_the_whole_syndrome(void **state)
 					PV_SYSREG(3, 0, 1, 0, 0)};
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		uint64_t esr = esr_sys(keys[i], 3, true);
-		enum pv_trap_result want = pv_trap(&r->v, esr, r->x, 1);
-		assert_int_equal(pv_trap_sys64(&r->v, PV_ESR_ISS(esr), r->x, 1), want);
-		assert_int_equal(pv_trap_sys64(&r->v, (uint32_t)esr, r->x, 1), want);
+		enum pv_trap_result want = pv_trap(&r->v, esr, 1, r->x);
+		assert_int_equal(pv_trap_sys64(&r->v, PV_ESR_ISS(esr), 1, r->x), want);
+		assert_int_equal(pv_trap_sys64(&r->v, (uint32_t)esr, 1, r->x), want);
 	}
 	free(r);
 }
@@ -230,7 +230,7 @@ static void test_random_syndromes(void **state)
 		r->x[31] = 0x5E17;
 		uint64_t before[32];
 		memcpy(before, r->x, sizeof(before));
-		enum pv_trap_result res = pv_trap(&r->v, esr, r->x, (unsigned)rand() & 1);
+		enum pv_trap_result res = pv_trap(&r->v, esr, (unsigned)rand() & 1, r->x);
 		assert_true(res <= PV_TRAP_UNKNOWN);
 		unsigned rt = (esr >> 5) & 31;
 		bool may_write = res == PV_TRAP_HANDLED && (esr & 1) && rt != 31;

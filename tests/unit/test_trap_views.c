@@ -48,7 +48,7 @@ static int vm_with(struct rig *r, uint32_t features, uint8_t version, uint8_t co
 static uint64_t guest_read(struct rig *r, uint32_t key)
 {
 	uint64_t x[31] = {0};
-	assert_int_equal(pv_trap(&r->v, esr_sys(key, 0, true), x, 1), PV_TRAP_HANDLED);
+	assert_int_equal(pv_trap(&r->v, esr_sys(key, 0, true), 1, x), PV_TRAP_HANDLED);
 	return x[0];
 }
 
@@ -211,12 +211,12 @@ static void test_id_el0_and_reserved(void **state)
 	assert_int_equal(vm_with(r, PV_FEAT_PMU, PV_PMUVER_V3P5, 2), PV_OK);
 	uint64_t x[31] = {0};
 	/* Without FEAT_IDST an EL0 read of the ID space is UNDEFINED... */
-	assert_int_equal(pv_trap(&r->v, esr_sys(PV_ID_AA64DFR0_EL1, 0, true), x, 0), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(&r->v, esr_sys(PV_ID_AA64DFR0_EL1, 0, true), 0, x), PV_TRAP_UNDEF);
 	/* ...with it, it traps to EL1 as EC 0x18. */
 	set_field(r, PV_ID_AA64MMFR2_EL1, PV_MMFR2_IDS_SHIFT, 1);
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
 	assert_int_equal(vm_with(r, PV_FEAT_PMU, PV_PMUVER_V3P5, 2), PV_OK);
-	assert_int_equal(pv_trap(&r->v, esr_sys(PV_ID_AA64DFR0_EL1, 0, true), x, 0),
+	assert_int_equal(pv_trap(&r->v, esr_sys(PV_ID_AA64DFR0_EL1, 0, true), 0, x),
 			 PV_TRAP_EL1_SYSREG);
 	/* Reserved encodings in the group read as the hardware's (zero). */
 	x[0] = 77;

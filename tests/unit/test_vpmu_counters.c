@@ -76,11 +76,11 @@ static void test_selection_and_undef(void **state)
 
 	/* PMEVCNTR<n>/PMEVTYPER<n>, n >= N (the trap layer checks n against the VM) */
 	uint64_t regs[31] = {0};
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 0, true), regs, 1), PV_TRAP_UNDEF);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(30), 0, false), regs, 1),
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 0, true), 1, regs), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(30), 0, false), 1, regs),
 			 PV_TRAP_UNDEF);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, true), regs, 1), PV_TRAP_UNDEF);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, false), regs, 1),
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, true), 1, regs), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, false), 1, regs),
 			 PV_TRAP_UNDEF);
 
 	/* PMXEVCNTR_EL0 is PMEVCNTR<SEL> */

@@ -347,22 +347,22 @@ static void test_through_trap(void **state)
 	assert_int_equal(ACCESSES(f), before);
 
 	x[1] = 42;
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 1, false), x, 1),
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 1, false), 1, x),
 			 PV_TRAP_HANDLED);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 2, true), x, 1),
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 2, true), 1, x),
 			 PV_TRAP_HANDLED);
 	assert_int_equal(x[2], 42);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(4), 2, true), x, 1), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(4), 2, true), 1, x), PV_TRAP_UNDEF);
 	x[3] = PV_PMCR_E | PV_PMCR_P | PV_PMCR_C;
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMCR_EL0, 3, false), x, 1), PV_TRAP_HANDLED);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 2, true), x, 1),
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMCR_EL0, 3, false), 1, x), PV_TRAP_HANDLED);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 2, true), 1, x),
 			 PV_TRAP_HANDLED);
 	assert_int_equal(x[2], 0);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMCR_EL0, 4, true), x, 1), PV_TRAP_HANDLED);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMCR_EL0, 4, true), 1, x), PV_TRAP_HANDLED);
 	assert_int_equal(x[4] & (PV_PMCR_N_MASK | PV_PMCR_E | PV_PMCR_P),
 			 (4u << PV_PMCR_N_SHIFT) | PV_PMCR_E);
 	/* EL0 with PMUSERENR = 0: sent back to the guest's EL1 */
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMCCNTR_EL0, 2, true), x, 0), PV_TRAP_EL1_SYSREG);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMCCNTR_EL0, 2, true), 0, x), PV_TRAP_EL1_SYSREG);
 	check_host_untouched(f);
 
 	CELL(f, PV_PMOVSSET_EL0) = 0x80;

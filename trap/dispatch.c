@@ -15,8 +15,9 @@
  * are zero) and tail-calls the module's handler; a direction the register lacks is UNDEF.
  *
  * Single registers come straight from the lists; the rows of the indexed families restate
- * their key and mask (regs.h) as CRm ranges, and tests/unit/test_trap_dispatch.c checks every
- * key of the EC 0x18 space, both directions, against the table (pv_reg_lookup).
+ * their key and mask (regs.h) as CRm ranges (PMEVCNTR<n> and PMEVTYPER<n> with a function per
+ * n), and tests/unit/test_trap_dispatch.c checks every key of the EC 0x18 space, both
+ * directions, against the table (pv_reg_lookup).
  */
 #include "regs.h"
 
@@ -86,22 +87,23 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 
 /* The index within a family, from the raw ISS (key bits sit where they sit in the ISS). */
 #define INDEX_NONE(iss) 0u
-#define INDEX_PMEV(iss) PV_PMEV_INDEX(iss)           /* n = CRm[1:0]:Op2 */
 #define INDEX_AMEV(iss) (((iss) & 2u) << 2 | PV_SYSREG_OP2(iss)) /* n = CRm[0]:Op2 */
 #define INDEX_ID(iss) PV_ID_SLOT(iss)                /* CRm * 8 + Op2 */
 
-/* rd_<name> and wr_<name> for one register or family. */
-#define TRAP_FNS(nm, kind, ix, rd, wr)                                                           \
-	static enum pv_trap_result rd_##nm(struct pv_vcpu *v, uint32_t iss, unsigned el,       \
+/* rd_<fn> and wr_<fn>: register `id`, its index `index` (an expression of `iss`). */
+#define TRAP_FNS_OF(fn, id, kind, index, rd, wr)                                                 \
+	static enum pv_trap_result rd_##fn(struct pv_vcpu *v, uint32_t iss, unsigned el,       \
 					   uint64_t *x)                                          \
 	{                                                                                        \
-		return trap_read(v, PV_KIND_##kind, RIDX_##nm, INDEX_##ix(iss), rd, iss, el, x); \
+		return trap_read(v, PV_KIND_##kind, id, index, rd, iss, el, x);                  \
 	}                                                                                        \
-	static enum pv_trap_result wr_##nm(struct pv_vcpu *v, uint32_t iss, unsigned el,       \
+	static enum pv_trap_result wr_##fn(struct pv_vcpu *v, uint32_t iss, unsigned el,       \
 					   uint64_t *x)                                          \
 	{                                                                                        \
-		return trap_write(v, PV_KIND_##kind, RIDX_##nm, INDEX_##ix(iss), wr, iss, el, x); \
+		return trap_write(v, PV_KIND_##kind, id, index, wr, iss, el, x);                 \
 	}
+/* ... for one register or a whole family. */
+#define TRAP_FNS(nm, kind, ix, rd, wr) TRAP_FNS_OF(nm, RIDX_##nm, kind, INDEX_##ix(iss), rd, wr)
 
 #define PMU_FNS(nm, o0, o1, n, m, o2, v, acc, h, txt)                                            \
 	TRAP_FNS(nm, PMU, NONE, RD_##acc(vpmu, h), WR_##acc(vpmu, h))
@@ -113,7 +115,22 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 	TRAP_FNS(nm, SPE, NONE, RD_##acc(vspe, h), WR_##acc(vspe, h))
 #define OFF_FNS(k, f, nm, o0, o1, n, m, o2, v, acc) TRAP_FNS(nm, k, NONE, NULL, NULL)
 #define FAM_FNS(nm, str, k, msk, f, ver, acc, ix, mod, h, txt)                                   \
-	TRAP_FNS(nm, f, ix, RD_##acc(mod, h), WR_##acc(mod, h))
+	FAM_FNS_##ix(nm, f, ix, RD_##acc(mod, h), WR_##acc(mod, h))
+#define FAM_FNS_AMEV TRAP_FNS
+#define FAM_FNS_ID TRAP_FNS
+/* PMEVCNTR<n> and PMEVTYPER<n>, the families a guest's perf reaches on every counter read,
+ * get a pair of functions per index: n is a constant there, not decoded from the ISS. */
+#define FAM_FNS_PMEV(nm, f, ix, rd, wr) PMEV_EACH(TRAP_FNS_AT, nm, f, rd, wr)
+#define TRAP_FNS_AT(n, nm, f, rd, wr) TRAP_FNS_OF(nm##_##n, RIDX_##nm, f, n##u, rd, wr)
+#define PMEV_EACH(X, ...)                                                                        \
+	X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)                  \
+	X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)                  \
+	X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__)                \
+	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)              \
+	X(16, __VA_ARGS__) X(17, __VA_ARGS__) X(18, __VA_ARGS__) X(19, __VA_ARGS__)              \
+	X(20, __VA_ARGS__) X(21, __VA_ARGS__) X(22, __VA_ARGS__) X(23, __VA_ARGS__)              \
+	X(24, __VA_ARGS__) X(25, __VA_ARGS__) X(26, __VA_ARGS__) X(27, __VA_ARGS__)              \
+	X(28, __VA_ARGS__) X(29, __VA_ARGS__) X(30, __VA_ARGS__)
 
 PV_PMU_REGS(PMU_FNS)
 PV_AMU_REGS(AMU_FNS)
@@ -122,6 +139,8 @@ PV_SPE_REGS(SPE_FNS)
 PV_OFF_REGS(OFF_FNS)
 PV_FAMILY_REGS(FAM_FNS)
 TRAP_FNS(ID_GROUP, ID, ID, pv_id_read, NULL)
+/* The family's encoding for n = 31 names no counter: the gate on n answers UNDEF. */
+TRAP_FNS_OF(PMEVCNTR_31, RIDX_PMEVCNTR, PMU, 31u, pv_vpmu_pmevcntr_read, pv_vpmu_pmevcntr_write)
 
 /* First level: ISS[21:10] -> the offset of a row of the second (row * 32). */
 #define L1_ENTRY(o0, o1, n, o2) [L1_AT(o0, o1, n, o2)] = ROW(o0, o1, n, o2) * 32,
@@ -142,6 +161,8 @@ TRAP_FNS(ID_GROUP, ID, ID, pv_id_read, NULL)
 	L2_ENTRY(nm, o0, o1, n, m, 3) L2_ENTRY(nm, o0, o1, n, m, 4) L2_ENTRY(nm, o0, o1, n, m, 5) \
 	L2_ENTRY(nm, o0, o1, n, m, 6)
 #define SEQ8(nm, o0, o1, n, m) SEQ7(nm, o0, o1, n, m) L2_ENTRY(nm, o0, o1, n, m, 7)
+/* Entry i of a PMU event family whose CRm starts at crm0, to its own function. */
+#define L2_PMEV(i, nm, crm0) L2_ENTRY(nm##_##i, 3, 3, 14, (crm0) + (i) / 8, (i) % 8)
 
 /* Both levels in one object, so that a lookup needs one base address. */
 static const struct {
@@ -153,11 +174,9 @@ static const struct {
 	PV_PMU_REGS(L2_REG) PV_AMU_REGS(L2_REG) PV_MPAM_REGS(L2_REG) PV_SPE_REGS(L2_REG)
 	PV_OFF_REGS(L2_OFF)
 	/* PMEVCNTR<n>_EL0: CRm 0b10:n[4:3], Op2 n[2:0] (Arm ARM D24.5). */
-	SEQ8(PMEVCNTR, 3, 3, 14, 8) SEQ8(PMEVCNTR, 3, 3, 14, 9)
-	SEQ8(PMEVCNTR, 3, 3, 14, 10) SEQ8(PMEVCNTR, 3, 3, 14, 11)
+	PMEV_EACH(L2_PMEV, PMEVCNTR, 8) L2_PMEV(31, PMEVCNTR, 8)
 	/* PMEVTYPER<n>_EL0: CRm 0b11:n[4:3]; n = 31 is PMCCFILTR_EL0, listed above. */
-	SEQ8(PMEVTYPER, 3, 3, 14, 12) SEQ8(PMEVTYPER, 3, 3, 14, 13)
-	SEQ8(PMEVTYPER, 3, 3, 14, 14) SEQ7(PMEVTYPER, 3, 3, 14, 15)
+	PMEV_EACH(L2_PMEV, PMEVTYPER, 12)
 	/* AMEVCNTR0<n>, AMEVTYPER0<n>, AMEVCNTR1<n>, AMEVTYPER1<n>: CRm = 0b<g>1<t><n[3]>
 	 * (Arm ARM D24.6). */
 	SEQ8(AMEVCNTR0, 3, 3, 13, 4) SEQ8(AMEVCNTR0, 3, 3, 13, 5)

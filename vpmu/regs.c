@@ -11,10 +11,11 @@
 
 /* ---- PMCR_EL0 ---------------------------------------------------------------------------- */
 
-/* General case, tail-called: first access, not loaded, or P/C set. P and C reset the VM's
- * counters only (never the host's, never through PMCR in hardware). When counting is being
- * enabled the resets go first; when disabled, last. */
-VPMU_COLD static enum pv_trap_result pmcr_write_slow(struct pv_vcpu *v, uint64_t val)
+/* Every write that changes something, tail-called: a new value, the first access, not
+ * loaded, or P/C set. P and C reset the VM's counters only (never the host's, never through
+ * PMCR in hardware). When counting is being enabled the resets go first; when disabled,
+ * last. */
+VPMU_NOINLINE static enum pv_trap_result pmcr_write_change(struct pv_vcpu *v, uint64_t val)
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
@@ -46,26 +47,19 @@ VPMU_COLD static enum pv_trap_result pmcr_write_slow(struct pv_vcpu *v, uint64_t
 	return PV_TRAP_HANDLED;
 }
 
-/* PMCR_EL0: E, D, DP, LC, LP stored; hardware gets them, never P, C or X. */
+/* PMCR_EL0: E, D, DP, LC, LP stored; hardware gets them, never P, C or X. A guest's perf
+ * writes back the value PMCR already has more often than not: that costs a compare. */
 enum pv_trap_result pv_vpmu_pmcr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 				       uint64_t val)
 {
 	(void)idx;
 	const struct pv_vm_pmu *p = &v->vm->pmu;
-	struct pv_pcpu *cpu = v->cpu;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
-	if ((v->pmu.slow & (1u << PV_PMU_CYCLE_IDX)) || (val & (PV_PMCR_P | PV_PMCR_C)))
-		return pmcr_write_slow(v, val); /* not active or not loaded, or a reset */
-	uint64_t old = v->pmu.pmcr;
 	uint64_t pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
-	if (pmcr != old) {
-		vpmu_settle_chain(v, cpu);
-		v->pmu.pmcr = pmcr;
-		pv_plat_sysreg_write(cpu, PV_PMCR_EL0, pmcr);
-		if ((old ^ pmcr) & PV_PMCR_E)
-			vpmu_update_level(v);
-	}
+	if ((v->pmu.slow & (1u << PV_PMU_CYCLE_IDX)) || (val & (PV_PMCR_P | PV_PMCR_C)) ||
+	    pmcr != v->pmu.pmcr)
+		return pmcr_write_change(v, val);
 	return PV_TRAP_HANDLED;
 }
 

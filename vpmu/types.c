@@ -32,26 +32,33 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 		hw_evtyper_write(cpu, n, hw);
 }
 
-/* The guest reads back its visible bits; the hardware gets the sanitised copy. */
-static inline void set_evtyper(struct pv_vcpu *v, unsigned n, uint64_t val)
+/* The guest reads back its visible bits; the hardware gets the sanitised copy. A guest's
+ * perf writes a counter's type each time it schedules the event in, mostly the type the
+ * counter already has: with the vCPU active and loaded the hardware already holds its
+ * sanitised copy (hwtype), so that write costs a compare. */
+static inline enum pv_trap_result set_evtyper(struct pv_vcpu *v, unsigned n, uint64_t val)
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
 	uint64_t t = val & p->evtyper_mask;
+	/* `slow` has every bit until the first access and while not loaded. */
+	if (t == v->pmu.evtyper[n] && !(v->pmu.slow & (1u << n)))
+		return PV_TRAP_HANDLED;
 	uint32_t event = (uint32_t)(t & p->event_mask);
 	bool in_hw = vpmu_event_in_hw(p, event);
 	uint64_t hw = in_hw ? event | vpmu_hw_filter(p, t) : p->hw_nothing;
 
 	v->pmu.evtyper[n] = t;
 	v->pmu.hwtype[n] = hw;
-	/* `slow` has every bit until the first access; `emulated` covers CHAIN. */
+	/* `emulated` covers SW_INCR and CHAIN. */
 	if (!in_hw || ((v->pmu.emulated | v->pmu.slow) & (1u << n)))
 		evtyper_changed(v, n, t, hw);
 	else if (cpu)
 		hw_evtyper_write(cpu, n, hw);
+	return PV_TRAP_HANDLED;
 }
 
-VPMU_NOINLINE static void set_ccfiltr(struct pv_vcpu *v, uint64_t val)
+VPMU_NOINLINE static enum pv_trap_result set_ccfiltr(struct pv_vcpu *v, uint64_t val)
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
@@ -59,6 +66,7 @@ VPMU_NOINLINE static void set_ccfiltr(struct pv_vcpu *v, uint64_t val)
 	v->pmu.hwtype[PV_PMU_CYCLE_IDX] = vpmu_hw_ccfiltr(p, v->pmu.ccfiltr);
 	if (cpu)
 		pv_plat_sysreg_write(cpu, PV_PMCCFILTR_EL0, v->pmu.hwtype[PV_PMU_CYCLE_IDX]);
+	return PV_TRAP_HANDLED;
 }
 
 enum pv_trap_result pv_vpmu_pmevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
@@ -72,8 +80,7 @@ enum pv_trap_result pv_vpmu_pmevtyper_write(struct pv_vcpu *v, unsigned idx, uns
 {
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
-	set_evtyper(v, idx, val);
-	return PV_TRAP_HANDLED;
+	return set_evtyper(v, idx, val);
 }
 
 enum pv_trap_result pv_vpmu_pmccfiltr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
@@ -89,8 +96,7 @@ enum pv_trap_result pv_vpmu_pmccfiltr_write(struct pv_vcpu *v, unsigned idx, uns
 	(void)idx;
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
-	set_ccfiltr(v, val);
-	return PV_TRAP_HANDLED;
+	return set_ccfiltr(v, val);
 }
 
 /* PMXEVTYPER_EL0: PMEVTYPER<SEL>, PMCCFILTR when SEL = 31, UNDEFINED for N <= SEL < 31. */
@@ -115,10 +121,8 @@ enum pv_trap_result pv_vpmu_pmxevtyper_write(struct pv_vcpu *v, unsigned idx, un
 	if (vpmu_el0_denied(v, el, EN))
 		return PV_TRAP_EL1_SYSREG;
 	if (sel == PV_PMU_CYCLE_IDX)
-		set_ccfiltr(v, val);
-	else if (sel < v->vm->pmu.nr_counters)
-		set_evtyper(v, sel, val);
-	else
-		return PV_TRAP_UNDEF;
-	return PV_TRAP_HANDLED;
+		return set_ccfiltr(v, val);
+	if (sel < v->vm->pmu.nr_counters)
+		return set_evtyper(v, sel, val);
+	return PV_TRAP_UNDEF;
 }

@@ -234,6 +234,51 @@ static void test_sanitise_matrix(void **state)
 	free(f);
 }
 
+/* Writing a counter the type it already has (a guest's perf does, each time it schedules the
+ * event in) changes nothing and touches no hardware while the vCPU is loaded and active; the
+ * same value as a first access still activates the vCPU and programs the hardware, and one
+ * written while not loaded reaches the hardware at the next load. */
+static void test_evtyper_rewrite(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	struct pv_vcpu *v = &f->v[0];
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
+	fx_load(f, 0);
+	/* Type 0 (SW_INCR, counted in software) is what an untouched counter holds. */
+	assert_false(v->pmu.active);
+	wr(pv_vpmu_pmevtyper_write, v, 2, 0);
+	assert_true(v->pmu.active);
+	assert_int_equal(CELL(f, PV_PMEVTYPER_EL0(2)), f->vm.pmu.hw_nothing);
+
+	wr(pv_vpmu_pmevtyper_write, v, 2, P | PV_EVT_INST_RETIRED);
+	uint64_t hw = CELL(f, PV_PMEVTYPER_EL0(2));
+	assert_int_equal(hw & 0xFFFF, PV_EVT_INST_RETIRED);
+	wr(pv_vpmu_pmselr_write, v, 0, 2);
+	uint64_t before = ACCESSES(f);
+	wr(pv_vpmu_pmevtyper_write, v, 2, P | PV_EVT_INST_RETIRED);
+	/* RES0 bits differ, the visible ones do not: the same type. */
+	wr(pv_vpmu_pmevtyper_write, v, 2, UINT64_C(0xF0000) | P | PV_EVT_INST_RETIRED);
+	wr(pv_vpmu_pmxevtyper_write, v, 0, P | PV_EVT_INST_RETIRED);
+	assert_int_equal(ACCESSES(f), before);
+	assert_int_equal(CELL(f, PV_PMEVTYPER_EL0(2)), hw);
+	assert_int_equal(rd(pv_vpmu_pmevtyper_read, v, 2), P | PV_EVT_INST_RETIRED);
+
+	/* A different type does reach the hardware. */
+	wr(pv_vpmu_pmxevtyper_write, v, 0, U | PV_EVT_INST_RETIRED);
+	assert_int_not_equal(CELL(f, PV_PMEVTYPER_EL0(2)), hw);
+	/* Not loaded: stored; the hardware gets it at the next load, even where the rewrite
+	 * gives back the type the hardware had. */
+	fx_put(f, 0);
+	CELL(f, PV_PMEVTYPER_EL0(2)) = 0;
+	wr(pv_vpmu_pmevtyper_write, v, 2, P | PV_EVT_INST_RETIRED);
+	wr(pv_vpmu_pmevtyper_write, v, 2, P | PV_EVT_INST_RETIRED);
+	assert_int_equal(CELL(f, PV_PMEVTYPER_EL0(2)), 0);
+	fx_load(f, 0);
+	assert_int_equal(CELL(f, PV_PMEVTYPER_EL0(2)), hw);
+	free(f);
+}
+
 /* SW_INCR, CHAIN and denied events count nothing in hardware; the guest still reads back
  * what it wrote. A denied CPU_CYCLES stops the cycle counter. */
 static void test_count_nothing(void **state)
@@ -496,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_selection_and_undef),
 		cmocka_unit_test(test_evtyper_visible_bits),
 		cmocka_unit_test(test_sanitise_matrix),
+		cmocka_unit_test(test_evtyper_rewrite),
 		cmocka_unit_test(test_count_nothing),
 		cmocka_unit_test(test_swinc_basic),
 		cmocka_unit_test(test_swinc_overflow),

@@ -236,10 +236,10 @@ PLAT_INLINE uint64_t pv_plat_pmevcntr_read(struct pv_pcpu *cpu, unsigned n)
 {
 	(void)cpu;
 	uint64_t v, at;
-	__asm__ volatile("adr %1, 1f\n\tadd %1, %1, %2, lsl #3\n\tbr %1\n1:\n\t"
+	__asm__ volatile("adr %1, 1f\n\tadd %1, %1, %w2, uxtw #3\n\tbr %1\n1:\n\t"
 			 PLAT_PMEV_TABLE(PLAT_PMEV_MRS, 8, 9, 10, 11) "2:"
 			 : "=r"(v), "=&r"(at)
-			 : "r"((uint64_t)n));
+			 : "r"(n));
 	return v;
 }
 
@@ -247,15 +247,15 @@ PLAT_INLINE void pmev_write(unsigned n, uint64_t val, bool typer)
 {
 	uint64_t at;
 	if (typer)
-		__asm__ volatile("adr %0, 1f\n\tadd %0, %0, %1, lsl #3\n\tbr %0\n1:\n\t"
+		__asm__ volatile("adr %0, 1f\n\tadd %0, %0, %w1, uxtw #3\n\tbr %0\n1:\n\t"
 				 PLAT_PMEV_TABLE(PLAT_PMEV_MSR, 12, 13, 14, 15) "2:"
 				 : "=&r"(at)
-				 : "r"((uint64_t)n), "r"(val));
+				 : "r"(n), "r"(val));
 	else
-		__asm__ volatile("adr %0, 1f\n\tadd %0, %0, %1, lsl #3\n\tbr %0\n1:\n\t"
+		__asm__ volatile("adr %0, 1f\n\tadd %0, %0, %w1, uxtw #3\n\tbr %0\n1:\n\t"
 				 PLAT_PMEV_TABLE(PLAT_PMEV_MSR, 8, 9, 10, 11) "2:"
 				 : "=&r"(at)
-				 : "r"((uint64_t)n), "r"(val));
+				 : "r"(n), "r"(val));
 }
 
 PLAT_INLINE void pv_plat_pmevcntr_write(struct pv_pcpu *cpu, unsigned n, uint64_t val)

@@ -21,7 +21,8 @@
  */
 #include "regs.h"
 
-typedef enum pv_trap_result trap_fn(struct pv_vcpu *v, uint32_t iss, unsigned el, uint64_t *x);
+typedef enum pv_trap_result (*trap_fn)(struct pv_vcpu *v, uint32_t iss, unsigned el,
+					uint64_t *x);
 
 /* The (Op0, Op1, CRn) spaces that hold a register perfvisor owns; a register in any other
  * space fails to compile (SPACE_<op0>_<op1>_<crn> undefined). */
@@ -116,8 +117,8 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 #define OFF_FNS(k, f, nm, o0, o1, n, m, o2, v, acc) TRAP_FNS(nm, k, NONE, NULL, NULL)
 #define FAM_FNS(nm, str, k, msk, f, ver, acc, ix, mod, h, txt)                                   \
 	FAM_FNS_##ix(nm, f, ix, RD_##acc(mod, h), WR_##acc(mod, h))
-#define FAM_FNS_AMEV TRAP_FNS
-#define FAM_FNS_ID TRAP_FNS
+#define FAM_FNS_AMEV(nm, f, ix, rd, wr) TRAP_FNS(nm, f, ix, rd, wr)
+#define FAM_FNS_ID(nm, f, ix, rd, wr) TRAP_FNS(nm, f, ix, rd, wr)
 /* PMEVCNTR<n> and PMEVTYPER<n>, the families a guest's perf reaches on every counter read,
  * get a pair of functions per index: n is a constant there, not decoded from the ISS. */
 #define FAM_FNS_PMEV(nm, f, ix, rd, wr) PMEV_EACH(TRAP_FNS_AT, nm, f, rd, wr)
@@ -165,10 +166,12 @@ TRAP_FNS_OF(PMEVCNTR_31, RIDX_PMEVCNTR, PMU, 31u, pv_vpmu_pmevcntr_read, pv_vpmu
 #define L2_PMEV(i, nm, crm0) L2_ENTRY(nm##_##i, 3, 3, 14, (crm0) + (i) / 8, (i) % 8)
 
 /* Both levels in one object, so that a lookup needs one base address. */
-static const struct {
+struct trap_table {
 	uint16_t row_of[4096];           /* ISS[21:10] -> row * 32 */
-	trap_fn *fn[ROWS * 32];          /* row * 32 + ISS[4:0] -> function, or NULL */
-} trap_table = {
+	trap_fn fn[ROWS * 32];          /* row * 32 + ISS[4:0] -> function, or NULL */
+};
+
+static const struct trap_table trap_table = {
 	.row_of = {PV_TRAP_SPACES(L1_SPACE)},
 	.fn = {
 	PV_PMU_REGS(L2_REG) PV_AMU_REGS(L2_REG) PV_MPAM_REGS(L2_REG) PV_SPE_REGS(L2_REG)
@@ -195,7 +198,7 @@ static const struct {
 ALWAYS_INLINE enum pv_trap_result trap_sys64(struct pv_vcpu *v, uint32_t iss, unsigned el,
 					     uint64_t *x)
 {
-	trap_fn *fn = trap_table.fn[trap_table.row_of[L1_INDEX(iss)] + L2_INDEX(iss)];
+	trap_fn fn = trap_table.fn[trap_table.row_of[L1_INDEX(iss)] + L2_INDEX(iss)];
 	if (!fn)
 		return PV_TRAP_UNKNOWN;
 	return fn(v, iss, el, x);

@@ -176,8 +176,10 @@ static int run_trap_mix(bool baseline)
 	guest_uses_all_counters(m);
 	for (unsigned r = 1; r <= 5; r++)
 		m->x[r] = 0x1000u * r;
-	m->x[2] = PV_EVT_INST_RETIRED; /* PMXEVTYPER_EL0 value */
-	m->x[4] = PV_PMCR_E | PV_PMCR_LC | PV_PMCR_LP; /* PMCR_EL0 value: stays enabled */
+	/* The control writes give back what the registers hold, as perf does when it schedules
+	 * its events in: counter 2's type (PMSELR_EL0.SEL = 2), and PMCR_EL0 enabled. */
+	m->x[2] = PV_EVT_L1D_CACHE;
+	m->x[4] = PV_PMCR_E | PV_PMCR_LC | PV_PMCR_LP;
 
 	uint64_t esr[TRAP_MIX_LEN];
 	for (unsigned i = 0; i < TRAP_MIX_LEN; i++)

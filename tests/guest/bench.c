@@ -19,10 +19,13 @@ void test_main(void)
 		register uint64_t x0 __asm__("x0") = HYP_CALL_NULL;
 		__asm__ volatile("hvc #0" : "+r"(x0) : : "x1", "x2", "x3", "memory");
 	}
-	/* Counters 0..4 (every VM here has 5) and the cycle counter counting, PMSELR = 2. */
+	/* Counters 0..4 (every VM here has 5) and the cycle counter counting, PMSELR = 2 with
+	 * counter 2 on INST_RETIRED. The mix's control writes give back what the registers
+	 * hold, as perf does each time it schedules its events in. */
 	uint64_t pmcr = PMCR_E | PMCR_LC;
 	wr(pmcntenset_el0, CYCLE_BIT | 0x1F);
 	wr(pmselr_el0, 2);
+	wr(pmxevtyper_el0, EV_INST_RETIRED);
 	wr(pmcr_el0, pmcr);
 	uint64_t sum = 0;
 	for (unsigned i = 0; i < ROUNDS; i++) {

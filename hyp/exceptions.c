@@ -12,7 +12,6 @@
 #define EC_WFX 0x01
 #define EC_IABT_LOW 0x20
 #define EC_DABT_LOW 0x24
-#define IS_READ(esr) (((esr) & PV_ISS_SYS_DIR_READ) != 0)
 #define HYP_CALL_NULL 0xC6000000ul /* vendor hypervisor service 0: returns at once */
 
 static struct frame *finish(struct vcpu *v, enum exit_kind kind, struct vcpu *next)
@@ -73,16 +72,12 @@ static __attribute__((noinline)) enum exit_kind sysreg_refused(struct vcpu *v, u
 static inline void sysreg(struct vcpu *v, uint64_t esr)
 {
 	unsigned el = (v->f.spsr & 0xC) ? 1 : 0;
-	enum pv_trap_result r = pv_trap_sys64(&v->pv, (uint32_t)esr, el, v->f.x);
+	enum pv_trap_result r = pv_trap_sys64(&v->pv, esr, el, v->f.x);
 	if (r != PV_TRAP_HANDLED) {
 		selfcount_account(v, sysreg_refused(v, esr, r));
 		return;
 	}
 	v->f.elr += 4;
-	/* A write may have started an overflow poll (timer.c); one that stops it leaves the
-	 * armed poll to fire once and re-arm for the slice. */
-	if (!IS_READ(esr) && plat_pmu.event_irq && !hyp.poll_armed && hyp.pmu_poll_ticks)
-		timer_program();
 	if (PV_SYSREG_CRN(PV_ESR_ISS(esr)) == 0)
 		selfcount_account(v, EXIT_SYSREG_ID);
 	else

@@ -159,6 +159,8 @@ struct plat_pmu_enables {
 	bool event_irq; /* cnten & inten & event counters, and E */
 };
 extern struct plat_pmu_enables plat_pmu;
+/* event_irq has just become true (timer.c: the overflow poll starts). */
+void plat_pmu_event_irq_started(void);
 
 PLAT_INLINE void plat_pmu_track(uint32_t reg, uint64_t val)
 {
@@ -182,7 +184,10 @@ PLAT_INLINE void plat_pmu_track(uint32_t reg, uint64_t val)
 	default:
 		return;
 	}
+	bool was = plat_pmu.event_irq;
 	plat_pmu.event_irq = plat_pmu.e && (plat_pmu.cnten & plat_pmu.inten & 0x7FFFFFFFu);
+	if (plat_pmu.event_irq && !was)
+		plat_pmu_event_irq_started();
 }
 
 /* Inline: folded to one instruction for a constant key. */

@@ -43,6 +43,15 @@ void timer_program(void)
 	isb();
 }
 
+/* The PMU can now interrupt for an event counter (plat_sysreg.h, a write the vPMU or a load
+ * just made): the poll starts at once. When they stop, an armed poll fires once and re-arms
+ * for the slice. Before the first slice, timer_rearm decides. */
+void plat_pmu_event_irq_started(void)
+{
+	if (hyp.pmu_poll_ticks && hyp.current && !hyp.poll_armed)
+		timer_program();
+}
+
 bool timer_slice_over(void)
 {
 	return timer_now() >= hyp.slice_deadline;

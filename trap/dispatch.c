@@ -194,26 +194,26 @@ static const struct trap_table trap_table = {
 	},
 };
 
-/* Bits of `iss` above ISS[21] are never looked at: the syndrome can be passed whole. */
-ALWAYS_INLINE enum pv_trap_result trap_sys64(struct pv_vcpu *v, uint32_t iss, unsigned el,
+/* Bits of `esr` above ISS[21] are never looked at: the syndrome can be passed whole, and is
+ * taken as 64 bits so that nothing needs widening on the way to the table loads. */
+ALWAYS_INLINE enum pv_trap_result trap_sys64(struct pv_vcpu *v, uint64_t esr, unsigned el,
 					     uint64_t *x)
 {
-	trap_fn fn = trap_table.fn[trap_table.row_of[L1_INDEX(iss)] + L2_INDEX(iss)];
+	trap_fn fn = trap_table.fn[trap_table.row_of[L1_INDEX(esr)] + L2_INDEX(esr)];
 	if (!fn)
 		return PV_TRAP_UNKNOWN;
-	return fn(v, iss, el, x);
+	return fn(v, (uint32_t)esr, el, x);
 }
 
-enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint32_t iss, unsigned el, uint64_t *x)
+enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x)
 {
-	return trap_sys64(v, iss, el, x);
+	return trap_sys64(v, esr, el, x);
 }
 
 enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x)
 {
 	/* EC is ESR_EL2[31:26]; ISS2 above bit 31 plays no part for EC 0x18. */
-	uint32_t syndrome = (uint32_t)esr;
-	if (syndrome >> PV_ESR_EC_SHIFT != PV_EC_SYS64)
+	if (((uint32_t)esr >> PV_ESR_EC_SHIFT) != PV_EC_SYS64)
 		return PV_TRAP_UNKNOWN;
-	return trap_sys64(v, syndrome, el, x);
+	return trap_sys64(v, esr, el, x);
 }

@@ -183,9 +183,9 @@ void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat);
  * order the register handlers take theirs (el, then the operand), so that no register
  * moves on the way. */
 enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x);
-/* The same for a hypervisor that has already read EC = 0x18: `iss` is ESR_EL2[24:0] (bits
- * above the ISS are ignored, so ESR_EL2[31:0] may be passed as it is). */
-enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint32_t iss, unsigned el, uint64_t *x);
+/* The same for a hypervisor that has already read EC = 0x18: `esr` is ESR_EL2 as read, or
+ * its ISS alone (only ISS[21:0] is looked at). */
+enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x);
 
 void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
 void pv_vcpu_put(struct pv_vcpu *v);

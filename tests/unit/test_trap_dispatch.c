@@ -208,6 +208,9 @@ static void test_sys64_entry_takes_the_whole_syndrome(void **state)
 		enum pv_trap_result want = pv_trap(&r->v, esr, 1, r->x);
 		assert_int_equal(pv_trap_sys64(&r->v, PV_ESR_ISS(esr), 1, r->x), want);
 		assert_int_equal(pv_trap_sys64(&r->v, (uint32_t)esr, 1, r->x), want);
+		/* ISS2 (ESR_EL2[55:32]) set as well. */
+		assert_int_equal(pv_trap_sys64(&r->v, esr | UINT64_C(0xABCDEF) << 32, 1, r->x),
+				 want);
 	}
 	free(r);
 }

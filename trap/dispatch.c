@@ -11,8 +11,9 @@
  * no part in the lookup, and ISS[24:22] are RES0 for this EC.
  *
  * Each generated function counts the trap, checks the register against the VM (one load of
- * pv_vm.reg_limit), picks the guest's register (Rt = 31 is XZR: reads are discarded, writes
- * are zero) and tail-calls the module's handler; a direction the register lacks is UNDEF.
+ * the vCPU's copy of pv_vm.reg_limit), picks the guest's register (Rt = 31 is XZR: reads are
+ * discarded, writes are zero) and tail-calls the module's handler; a direction the register
+ * lacks is UNDEF.
  *
  * Single registers come straight from the lists; the rows of the indexed families restate
  * their key and mask (regs.h) as CRm ranges (PMEVCNTR<n> and PMEVTYPER<n> with a function per
@@ -65,7 +66,7 @@ ALWAYS_INLINE enum pv_trap_result trap_read(struct pv_vcpu *v, unsigned kind, un
 	v->stats.traps[kind]++;
 	/* A register the VM lacks (hidden feature, later version) or an index past the VM's
 	 * family (PMEVCNTR<n> with n >= N): UNDEF. */
-	if (idx >= v->vm->reg_limit[id] || !fn)
+	if (idx >= v->reg_limit[id] || !fn)
 		return PV_TRAP_UNDEF; /* or MRS of a write-only register */
 	unsigned rt = (iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT;
 	if (rt == 31)
@@ -78,7 +79,7 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 					     unsigned el, const uint64_t *x)
 {
 	v->stats.traps[kind]++;
-	if (idx >= v->vm->reg_limit[id] || !fn)
+	if (idx >= v->reg_limit[id] || !fn)
 		return PV_TRAP_UNDEF; /* or MSR to a read-only register */
 	unsigned rt = (iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT;
 	if (rt == 31)

@@ -159,6 +159,8 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
 void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat)
 {
 	*v = (struct pv_vcpu){.vm = vm, .plat = plat, .id = id, .traps = vm->traps};
+	for (unsigned i = 0; i < PV_REGS_MAX; i++)
+		v->reg_limit[i] = vm->reg_limit[i];
 	pv_vpmu_vcpu_init(v);
 	pv_vamu_vcpu_init(v);
 	pv_vspe_vcpu_init(v);

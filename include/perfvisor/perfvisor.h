@@ -146,6 +146,9 @@ struct pv_vcpu {
 	struct pv_pcpu *cpu;        /* where it is loaded, NULL when not loaded */
 	void *plat;                 /* the platform's per-vCPU context */
 	uint32_t id;
+	/* The VM's reg_limit, copied by pv_vcpu_init: every trap reads its gate here, one load
+	 * from the vCPU instead of two through vm. */
+	uint8_t reg_limit[PV_REGS_MAX];
 	struct pv_trap_words traps;
 	struct pv_vpmu pmu;
 	struct pv_vamu amu;

@@ -14,13 +14,16 @@
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
 
-/* Keeps a rarely taken path out of line, so that the hot one stays short. */
+/* Keeps a rarely taken path out of line, so that the hot one stays short; or a hot one in
+ * line where the compiler would not. */
 #if defined(__GNUC__)
 #define VPMU_COLD __attribute__((noinline, cold))
 #define VPMU_NOINLINE __attribute__((noinline))
+#define VPMU_INLINE inline __attribute__((always_inline))
 #else
 #define VPMU_COLD
 #define VPMU_NOINLINE
+#define VPMU_INLINE inline
 #endif
 
 /* The hardware's PMEVCNTR<n>_EL0 and PMEVTYPER<n>_EL0: by index where the platform offers

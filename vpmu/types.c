@@ -36,7 +36,7 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
  * perf writes a counter's type each time it schedules the event in, mostly the type the
  * counter already has: with the vCPU active and loaded the hardware already holds its
  * sanitised copy (hwtype), so that write costs a compare. */
-static inline enum pv_trap_result set_evtyper(struct pv_vcpu *v, unsigned n, uint64_t val)
+static VPMU_INLINE enum pv_trap_result set_evtyper(struct pv_vcpu *v, unsigned n, uint64_t val)
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;

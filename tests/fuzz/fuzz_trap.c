@@ -733,6 +733,9 @@ static void vms(struct fz *f)
 			pv_vcpu_init(&vc[i][j], &vm[i], j, &mv[i][j]);
 			FZ_CHECK(unchanged(&vc[i][j].traps, &vm[i].traps, sizeof(vm[i].traps)),
 				 "pv_vcpu_init: trap words differ from the VM's");
+			FZ_CHECK(unchanged(vc[i][j].reg_limit, vm[i].reg_limit,
+					   sizeof(vm[i].reg_limit)),
+				 "pv_vcpu_init: register gates differ from the VM's");
 		}
 		memcpy(&vm_snap[i], &vm[i], sizeof(vm[i]));
 	}

@@ -6,7 +6,9 @@
  * switches: counter reads far more often than reprogramming). The hypervisor measures its own
  * EL2 instructions per exit kind (its report); switches come from a busy VM time-sliced
  * beside this one. `bench.rounds=N` (after "--" in the bootargs) sets the rounds, 2000 by
- * default; scripts/exit-profile.sh runs a few under an instruction trace.
+ * default; scripts/exit-profile.sh runs a few under an instruction trace. With `bench.pmu=0`
+ * it never touches the PMU (only the null hypercalls): two such VMs give the cost of a
+ * switch between vCPUs that do not use it.
  */
 #include "pmu.h"
 
@@ -18,6 +20,10 @@ void test_main(void)
 	for (unsigned i = 0; i < ROUNDS * MIX; i++) {
 		register uint64_t x0 __asm__("x0") = HYP_CALL_NULL;
 		__asm__ volatile("hvc #0" : "+r"(x0) : : "x1", "x2", "x3", "memory");
+	}
+	if (!arg_num("bench.pmu", 1)) {
+		gprintf("bench: %u null hypercalls, no PMU access\n", ROUNDS * MIX);
+		return;
 	}
 	/* Counters 0..4 (every VM here has 5) and the cycle counter counting, PMSELR = 2 with
 	 * counter 2 on INST_RETIRED. The mix's control writes give back what the registers

@@ -409,9 +409,22 @@ bench)
 	floor=$(mine hvc-null)
 	pmu=$(mine sysreg-pmu)
 	switch=$(each switch)
+	# Switches between two vCPUs that never touch the PMU (vpmu load and put do nothing).
+	log=$logdir/bench_no_pmu.log
+	qemu_run "$log" "vm0=bench vm1=bench2 slice_us=20 -- bench.pmu=0" bench bench
+	if ! grep -q '^hyp: all VMs ended' "$log"; then
+		echo "bench: the run without the PMU did not finish (see $log)" >&2
+		exit 1
+	fi
+	if grep -q '^hyp:   traps to perfvisor: pmu [1-9]' "$log"; then
+		echo "bench: a VM of the run without the PMU used it (see $log)" >&2
+		exit 1
+	fi
+	switch_no_pmu=$(each switch)
 	echo "bench: hyp.trap_floor: ${floor:-n/a} el2-instructions/trap"
 	echo "bench: hyp.trap_pmu: ${pmu:-n/a} el2-instructions/trap"
 	echo "bench: hyp.switch: ${switch:-n/a} el2-instructions/switch"
+	echo "bench: hyp.switch_no_pmu: ${switch_no_pmu:-n/a} el2-instructions/switch"
 	;;
 *)
 	echo "usage: run.sh check|demo|bench HYP_ELF GUEST_DIR" >&2

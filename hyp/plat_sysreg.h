@@ -227,8 +227,8 @@ PLAT_INLINE void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_
 }
 
 /* PMEVCNTR<n>_EL0 / PMEVTYPER<n>_EL0, n = 0..30 (CRm = 8 + n / 8 or 12 + n / 8, Op2 = n % 8):
- * a branch to entry n of a table of two-instruction entries (an MRS or MSR, then a branch
- * out). */
+ * one MRS or MSR when n is known at compile time, else a branch to entry n of a table of
+ * two-instruction entries (an MRS or MSR, then a branch out). */
 #define PLAT_PMEV_N(X, crm)                                                                           \
 	X(crm, 0) X(crm, 1) X(crm, 2) X(crm, 3) X(crm, 4) X(crm, 5) X(crm, 6) X(crm, 7)
 #define PLAT_PMEV_TABLE(X, c0, c1, c2, c3)                                                            \
@@ -240,6 +240,8 @@ PLAT_INLINE void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_
 PLAT_INLINE uint64_t pv_plat_pmevcntr_read(struct pv_pcpu *cpu, unsigned n)
 {
 	(void)cpu;
+	if (__builtin_constant_p(n))
+		return plat_sysreg_read_any(PV_PMEVCNTR_EL0(n));
 	uint64_t v, at;
 	__asm__ volatile("adr %1, 1f\n\tadd %1, %1, %w2, uxtw #3\n\tbr %1\n1:\n\t"
 			 PLAT_PMEV_TABLE(PLAT_PMEV_MRS, 8, 9, 10, 11) "2:"
@@ -266,13 +268,19 @@ PLAT_INLINE void pmev_write(unsigned n, uint64_t val, bool typer)
 PLAT_INLINE void pv_plat_pmevcntr_write(struct pv_pcpu *cpu, unsigned n, uint64_t val)
 {
 	(void)cpu;
-	pmev_write(n, val, false);
+	if (__builtin_constant_p(n))
+		plat_sysreg_write_any(PV_PMEVCNTR_EL0(n), val);
+	else
+		pmev_write(n, val, false);
 }
 
 PLAT_INLINE void pv_plat_pmevtyper_write(struct pv_pcpu *cpu, unsigned n, uint64_t val)
 {
 	(void)cpu;
-	pmev_write(n, val, true);
+	if (__builtin_constant_p(n))
+		plat_sysreg_write_any(PV_PMEVTYPER_EL0(n), val);
+	else
+		pmev_write(n, val, true);
 }
 
 #endif

@@ -121,18 +121,16 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 #define FAM_FNS_AMEV(nm, f, ix, rd, wr) TRAP_FNS(nm, f, ix, rd, wr)
 #define FAM_FNS_ID(nm, f, ix, rd, wr) TRAP_FNS(nm, f, ix, rd, wr)
 /* PMEVCNTR<n> and PMEVTYPER<n>, the families a guest's perf reaches on every counter read,
- * get a pair of functions per index: n is a constant there, not decoded from the ISS. */
-#define FAM_FNS_PMEV(nm, f, ix, rd, wr) PMEV_EACH(TRAP_FNS_AT, nm, f, rd, wr)
-#define TRAP_FNS_AT(n, nm, f, rd, wr) TRAP_FNS_OF(nm##_##n, RIDX_##nm, f, n##u, rd, wr)
-#define PMEV_EACH(X, ...)                                                                        \
-	X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)                  \
-	X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)                  \
-	X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__)                \
-	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)              \
-	X(16, __VA_ARGS__) X(17, __VA_ARGS__) X(18, __VA_ARGS__) X(19, __VA_ARGS__)              \
-	X(20, __VA_ARGS__) X(21, __VA_ARGS__) X(22, __VA_ARGS__) X(23, __VA_ARGS__)              \
-	X(24, __VA_ARGS__) X(25, __VA_ARGS__) X(26, __VA_ARGS__) X(27, __VA_ARGS__)              \
-	X(28, __VA_ARGS__) X(29, __VA_ARGS__) X(30, __VA_ARGS__)
+ * get a pair of functions per index, each calling the vPMU's entry for that n (vpmu.h): n
+ * is a constant all the way to the MRS or MSR, never decoded from the ISS. */
+#define FAM_FNS_PMEV(nm, f, ix, rd, wr) PV_PMEV_EACH(TRAP_FNS_AT, nm, f)
+#define TRAP_FNS_AT(n, nm, f) TRAP_FNS_OF(nm##_##n, RIDX_##nm, f, n##u, PMEV_RD(nm, n), PMEV_WR(nm, n))
+#define PMEV_RD(nm, n) PMEV_RD_##nm(n)
+#define PMEV_WR(nm, n) PMEV_WR_##nm(n)
+#define PMEV_RD_PMEVCNTR(n) pv_vpmu_pmevcntr##n##_read
+#define PMEV_WR_PMEVCNTR(n) pv_vpmu_pmevcntr##n##_write
+#define PMEV_RD_PMEVTYPER(n) pv_vpmu_pmevtyper##n##_read
+#define PMEV_WR_PMEVTYPER(n) pv_vpmu_pmevtyper##n##_write
 
 PV_PMU_REGS(PMU_FNS)
 PV_AMU_REGS(AMU_FNS)
@@ -178,9 +176,9 @@ static const struct trap_table trap_table = {
 	PV_PMU_REGS(L2_REG) PV_AMU_REGS(L2_REG) PV_MPAM_REGS(L2_REG) PV_SPE_REGS(L2_REG)
 	PV_OFF_REGS(L2_OFF)
 	/* PMEVCNTR<n>_EL0: CRm 0b10:n[4:3], Op2 n[2:0] (Arm ARM D24.5). */
-	PMEV_EACH(L2_PMEV, PMEVCNTR, 8) L2_PMEV(31, PMEVCNTR, 8)
+	PV_PMEV_EACH(L2_PMEV, PMEVCNTR, 8) L2_PMEV(31, PMEVCNTR, 8)
 	/* PMEVTYPER<n>_EL0: CRm 0b11:n[4:3]; n = 31 is PMCCFILTR_EL0, listed above. */
-	PMEV_EACH(L2_PMEV, PMEVTYPER, 12)
+	PV_PMEV_EACH(L2_PMEV, PMEVTYPER, 12)
 	/* AMEVCNTR0<n>, AMEVTYPER0<n>, AMEVCNTR1<n>, AMEVTYPER1<n>: CRm = 0b<g>1<t><n[3]>
 	 * (Arm ARM D24.6). */
 	SEQ8(AMEVCNTR0, 3, 3, 13, 4) SEQ8(AMEVCNTR0, 3, 3, 13, 5)

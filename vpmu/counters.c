@@ -47,8 +47,8 @@ VPMU_COLD static enum pv_trap_result evcntr_write_slow(struct pv_vcpu *v, unsign
 	return PV_TRAP_HANDLED;
 }
 
-enum pv_trap_result pv_vpmu_pmevcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					  uint64_t *val)
+static VPMU_INLINE enum pv_trap_result evcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+						   uint64_t *val)
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
@@ -60,8 +60,8 @@ enum pv_trap_result pv_vpmu_pmevcntr_read(struct pv_vcpu *v, unsigned idx, unsig
 	return PV_TRAP_HANDLED;
 }
 
-enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					   uint64_t val)
+static VPMU_INLINE enum pv_trap_result evcntr_write(struct pv_vcpu *v, unsigned idx,
+						    unsigned el, uint64_t val)
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
@@ -72,6 +72,34 @@ enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsi
 	hw_evcntr_write(cpu, idx, val & p->evcntr_mask);
 	return PV_TRAP_HANDLED;
 }
+
+enum pv_trap_result pv_vpmu_pmevcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+					  uint64_t *val)
+{
+	return evcntr_read(v, idx, el, val);
+}
+
+enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
+					   uint64_t val)
+{
+	return evcntr_write(v, idx, el, val);
+}
+
+/* PMEVCNTR<n>_EL0's own entries (vpmu.h): the same with n a constant. */
+#define EVCNTR_AT(n, r)                                                                          \
+	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
+						  uint64_t *val)                                  \
+	{                                                                                        \
+		(void)idx;                                                                       \
+		return evcntr_read(v, n, el, val);                                               \
+	}                                                                                        \
+	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
+						   uint64_t val)                                  \
+	{                                                                                        \
+		(void)idx;                                                                       \
+		return evcntr_write(v, n, el, val);                                              \
+	}
+PV_PMEV_EACH(EVCNTR_AT, pmevcntr)
 
 /* PMXEVCNTR_EL0: PMEVCNTR<SEL>; SEL >= N, 31 included, is UNDEFINED. */
 enum pv_trap_result pv_vpmu_pmxevcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,

@@ -83,6 +83,24 @@ enum pv_trap_result pv_vpmu_pmevtyper_write(struct pv_vcpu *v, unsigned idx, uns
 	return set_evtyper(v, idx, val);
 }
 
+/* PMEVTYPER<n>_EL0's own entries (vpmu.h): the same with n a constant. */
+#define EVTYPER_AT(n, r)                                                                         \
+	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
+						  uint64_t *val)                                  \
+	{                                                                                        \
+		(void)idx;                                                                       \
+		return vpmu_read_kept(v, el, EN, v->pmu.evtyper[n], val);                        \
+	}                                                                                        \
+	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
+						   uint64_t val)                                  \
+	{                                                                                        \
+		(void)idx;                                                                       \
+		if (vpmu_el0_denied(v, el, EN))                                                  \
+			return PV_TRAP_EL1_SYSREG;                                               \
+		return set_evtyper(v, n, val);                                                   \
+	}
+PV_PMEV_EACH(EVTYPER_AT, pmevtyper)
+
 enum pv_trap_result pv_vpmu_pmccfiltr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val)
 {

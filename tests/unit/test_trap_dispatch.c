@@ -154,6 +154,33 @@ static void test_counter_index_checked(void **state)
 	free(r);
 }
 
+/* PMEVCNTR<n> and PMEVTYPER<n> reach counter n, each n through its own entry: a value
+ * written through the trap for each n reads back through the vPMU's indexed handlers, and
+ * from no other n. */
+static void test_counter_index_reaches_its_counter(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
+	for (unsigned n = 0; n < 5; n++) {
+		r->x[3] = 0x1000u + n;
+		r->x[4] = 0x100u + n; /* event 0x100 + n: stored as written */
+		assert_int_equal(wr(r, PV_PMEVCNTR_EL0(n), 3), PV_TRAP_HANDLED);
+		assert_int_equal(wr(r, PV_PMEVTYPER_EL0(n), 4), PV_TRAP_HANDLED);
+	}
+	for (unsigned n = 0; n < 5; n++) {
+		uint64_t val = 0;
+		assert_int_equal(pv_vpmu_pmevcntr_read(&r->v, n, 1, &val), PV_TRAP_HANDLED);
+		assert_int_equal(val, 0x1000u + n);
+		assert_int_equal(pv_vpmu_pmevtyper_read(&r->v, n, 1, &val), PV_TRAP_HANDLED);
+		assert_int_equal(val, 0x100u + n);
+		assert_int_equal(rd(r, PV_PMEVCNTR_EL0(n), 7), PV_TRAP_HANDLED);
+		assert_int_equal(r->x[7], 0x1000u + n);
+		assert_int_equal(rd(r, PV_PMEVTYPER_EL0(n), 8), PV_TRAP_HANDLED);
+		assert_int_equal(r->x[8], 0x100u + n);
+	}
+	free(r);
+}
+
 static void test_not_ours(void **state)
 {
 	(void)state;
@@ -254,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_version_gating),
 		cmocka_unit_test(test_access_direction_rules),
 		cmocka_unit_test(test_counter_index_checked),
+		cmocka_unit_test(test_counter_index_reaches_its_counter),
 		cmocka_unit_test(test_not_ours),
 		cmocka_unit_test(test_every_key_dispatches_as_the_table_says),
 		cmocka_unit_test(test_sys64_entry_takes_the_whole_syndrome),

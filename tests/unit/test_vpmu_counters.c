@@ -74,8 +74,13 @@ static void test_selection_and_undef(void **state)
 	uint64_t x = 0;
 	fx_load(f, 0);
 
-	/* PMEVCNTR<n>/PMEVTYPER<n>, n >= N (the trap layer checks n against the VM) */
+	/* PMEVCNTR<n>/PMEVTYPER<n>, n >= N (the trap layer checks n against the VM); n < N is
+	 * handled */
 	uint64_t regs[31] = {0};
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(2), 0, true), 1, regs),
+			 PV_TRAP_HANDLED);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(2), 0, false), 1, regs),
+			 PV_TRAP_HANDLED);
 	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 0, true), 1, regs), PV_TRAP_UNDEF);
 	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(30), 0, false), 1, regs),
 			 PV_TRAP_UNDEF);

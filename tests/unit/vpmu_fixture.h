@@ -9,9 +9,11 @@
 #define PERFVISOR_TEST_VPMU_FIXTURE_H
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "memplat.h"
 #include "perfvisor/perfvisor.h"
+#include "perfvisor/trap.h"
 
 #ifndef FX_PMCEID0
 #define FX_PMCEID0 0
@@ -68,9 +70,11 @@ static inline int fx_vm(struct fx *f, uint8_t version, uint8_t n, const struct p
 	int err = pv_vpmu_vm_init(&f->vm);
 	if (err)
 		return err;
+	pv_trap_gates_init(&f->vm); /* so that pv_trap gates the VM's registers as it would */
 	for (unsigned i = 0; i < 2; i++) {
 		f->mv[i] = (struct memplat_vcpu){0};
 		f->v[i] = (struct pv_vcpu){.vm = &f->vm, .plat = &f->mv[i], .id = i};
+		memcpy(f->v[i].reg_limit, f->vm.reg_limit, sizeof(f->vm.reg_limit));
 		pv_vpmu_vcpu_init(&f->v[i]);
 	}
 	return PV_OK;

@@ -404,7 +404,8 @@ bench)
 	# that set it up), to one decimal: the busy VM's few PMU traps are not the mix.
 	mine() {
 		report_of "$log" bench |
-			awk -v k="$1" '$2 == "exits" && $3 == k && $4 > 0 { printf "%.1f", $6 / $4 }'
+			awk -v k="$1" '$2 == "exits" && $3 == k && $4 > 0 && $5 == "el2-instructions" {
+				printf "%.1f", $6 / $4 }'
 	}
 	floor=$(mine hvc-null)
 	pmu=$(mine sysreg-pmu)

@@ -379,6 +379,14 @@ check)
 		exact_alone exact exact_busy exact
 	finished_first "exact_busy: the busy VMs ran during all of exact's windows" exact_busy exact \
 		busy1 busy2 busy3
+	# The report's exit counts, end to end: the bench guest's 10 rounds are 100 null HVCs and
+	# 104 PMU traps (the mix and the four writes that set it up), counted by the library.
+	log=$logdir/bench_counts.log
+	qemu_run "$log" "vm0=bench -- bench.rounds=10" bench
+	report_of "$log" bench | grep -q '^hyp:   exits sysreg-pmu  *104 ' &&
+		report_of "$log" bench | grep -q '^hyp:   exits hvc-null  *100 ' &&
+		report_of "$log" bench | grep -q 'traps to perfvisor: pmu 104, '
+	result "bench_counts: the report counts the bench VM's 100 null HVCs and 104 PMU traps"
 	attack_suite
 	linux_suite
 	summary

@@ -8,12 +8,14 @@
  * re-armed), so while the hardware has an event counter whose overflow interrupts
  * (plat_pmu.event_irq, tracked from the PMU enables it is given: plat_sysreg.h), the timer
  * also fires every `pmu_poll` ticks: that exit lets QEMU see the overflow, and the guest gets
- * its interrupt within one poll period. Neither exit is visible to guest counters. Guests get
- * the physical counter (CNTHCTL_EL2.EL1PCTEN) and their own virtual timer (CNTV_*_EL0, INTID 27), switched with the vCPU; the EL1 physical timer traps
- * (EL1PCEN = 0) and is RAZ/WI. The CNTV interrupt is taken at EL2 (HCR_EL2.IMO): its level
- * (ENABLE && ISTATUS && !IMASK) is copied to the vCPU's virtual line 27 and the physical PPI
- * is disabled until the guest's timer condition clears, so a level that stays high does not
- * storm the hypervisor.
+ * its interrupt within one poll period. Neither exit is visible to guest counters.
+ *
+ * Guests get the physical counter (CNTHCTL_EL2.EL1PCTEN) and their own virtual timer
+ * (CNTV_*_EL0, INTID 27), switched with the vCPU; the EL1 physical timer traps (EL1PCEN = 0)
+ * and is RAZ/WI. The CNTV interrupt is taken at EL2 (HCR_EL2.IMO): its level (ENABLE &&
+ * ISTATUS && !IMASK) is copied to the vCPU's virtual line 27 and the physical PPI is disabled
+ * until the guest's timer condition clears, so a level that stays high does not storm the
+ * hypervisor.
  */
 #include "hyp.h"
 #include "perfvisor/platform.h"

@@ -124,7 +124,8 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
  * get a pair of functions per index, each calling the vPMU's entry for that n (vpmu.h): n
  * is a constant all the way to the MRS or MSR, never decoded from the ISS. */
 #define FAM_FNS_PMEV(nm, f, ix, rd, wr) PV_PMEV_EACH(TRAP_FNS_AT, nm, f)
-#define TRAP_FNS_AT(n, nm, f) TRAP_FNS_OF(nm##_##n, RIDX_##nm, f, n##u, PMEV_RD(nm, n), PMEV_WR(nm, n))
+#define TRAP_FNS_AT(n, nm, f)                                                                    \
+	TRAP_FNS_OF(nm##_##n, RIDX_##nm, f, n##u, PMEV_RD(nm, n), PMEV_WR(nm, n))
 #define PMEV_RD(nm, n) PMEV_RD_##nm(n)
 #define PMEV_WR(nm, n) PMEV_WR_##nm(n)
 #define PMEV_RD_PMEVCNTR(n) pv_vpmu_pmevcntr##n##_read

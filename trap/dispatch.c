@@ -168,7 +168,7 @@ TRAP_FNS_OF(PMEVCNTR_31, RIDX_PMEVCNTR, PMU, 31u, pv_vpmu_pmevcntr_read, pv_vpmu
 /* Both levels in one object, so that a lookup needs one base address. */
 struct trap_table {
 	uint16_t row_of[4096];           /* ISS[21:10] -> row * 32 */
-	trap_fn fn[ROWS * 32];          /* row * 32 + ISS[4:0] -> function, or NULL */
+	trap_fn fn[ROWS * 32];           /* row * 32 + ISS[4:0] -> function, or NULL */
 };
 
 static const struct trap_table trap_table = {

@@ -176,8 +176,8 @@ static int run_trap_mix(bool baseline)
 	guest_uses_all_counters(m);
 	for (unsigned r = 1; r <= 5; r++)
 		m->x[r] = 0x1000u * r;
-	/* The control writes give back what the registers hold, as perf does when it schedules
-	 * its events in: counter 2's type (PMSELR_EL0.SEL = 2), and PMCR_EL0 enabled. */
+	/* The control writes give back what the registers hold: counter 2's type
+	 * (PMSELR_EL0.SEL = 2), and PMCR_EL0 enabled. */
 	m->x[2] = PV_EVT_L1D_CACHE;
 	m->x[4] = PV_PMCR_E | PV_PMCR_LC | PV_PMCR_LP;
 

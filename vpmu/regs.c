@@ -47,8 +47,8 @@ VPMU_NOINLINE static enum pv_trap_result pmcr_write_change(struct pv_vcpu *v, ui
 	return PV_TRAP_HANDLED;
 }
 
-/* PMCR_EL0: E, D, DP, LC, LP stored; hardware gets them, never P, C or X. A guest's perf
- * writes back the value PMCR already has more often than not: that costs a compare. */
+/* PMCR_EL0: E, D, DP, LC, LP stored; hardware gets them, never P, C or X. A write that
+ * leaves PMCR as it is costs a compare; any change takes the general path. */
 enum pv_trap_result pv_vpmu_pmcr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 				       uint64_t val)
 {

@@ -33,7 +33,7 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 }
 
 /* The guest reads back its visible bits; the hardware gets the sanitised copy. A guest's
- * perf writes a counter's type each time it schedules the event in, mostly the type the
+ * perf writes a counter's type each time it schedules the event in, often the type the
  * counter already has: with the vCPU active and loaded the hardware already holds its
  * sanitised copy (hwtype), so that write costs a compare. */
 static VPMU_INLINE enum pv_trap_result set_evtyper(struct pv_vcpu *v, unsigned n, uint64_t val)

@@ -27,7 +27,7 @@ void test_main(void)
 	}
 	/* Counters 0..4 (every VM here has 5) and the cycle counter counting, PMSELR = 2 with
 	 * counter 2 on INST_RETIRED. The mix's control writes give back what the registers
-	 * hold, as perf does each time it schedules its events in. */
+	 * hold. */
 	uint64_t pmcr = PMCR_E | PMCR_LC;
 	wr(pmcntenset_el0, CYCLE_BIT | 0x1F);
 	wr(pmselr_el0, 2);

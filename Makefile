@@ -113,14 +113,14 @@ $(BUILD)/tests/tool/%: tests/tool/%.c $(TOOL) $(TOOL_LIB_OBJS) $(TOOLTEST_SUPPOR
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) $(TOOL_CFLAGS) -I. -Itools -o $@ $< $(TOOL_LIB_OBJS) $(TOOLTEST_SUPPORT) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(LDFLAGS_HOST) $(TOOL_LIBS) $(CMOCKA_LIBS) -lm
 
-$(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h)
+$(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h bench/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST)
 
 # bench_vmpam measures its accuracy figures against the MSC model: it links the model's
 # objects (they call no platform function) beside the plain-memory platform.
 BENCH_VMPAM_SIM := $(BUILD)/sim/msc.o $(BUILD)/sim/traffic.o
-$(BUILD)/bench/bench_vmpam: bench/bench_vmpam.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h sim/*.h)
+$(BUILD)/bench/bench_vmpam: bench/bench_vmpam.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h sim/*.h bench/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(LIB) $(LDFLAGS_HOST) -lm
 

@@ -20,14 +20,9 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/measured.h"
 #include "esr.h"
 #include "tests/unit/test_vamu_rig.h"
-
-#if defined(__GNUC__) && !defined(__clang__)
-#define BENCH_MEASURED __attribute__((noipa))
-#else
-#define BENCH_MEASURED __attribute__((noinline))
-#endif
 
 #define ROUNDS 2000
 #define AUX 4
@@ -87,23 +82,6 @@ static int run_read_v1p1(unsigned cnt_cycles)
 	return 0;
 }
 
-BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, unsigned el,
-						 uint64_t *x)
-{
-	(void)v, (void)esr, (void)x, (void)el;
-	return PV_TRAP_HANDLED;
-}
-
-BENCH_MEASURED void baseline_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
-{
-	(void)v, (void)cpu;
-}
-
-BENCH_MEASURED void baseline_put(struct pv_vcpu *v)
-{
-	(void)v;
-}
-
 #define READ_LOOP(function, trap)                                                                \
 	BENCH_MEASURED unsigned function(struct pv_vcpu *v, const uint64_t *esr, unsigned len,   \
 					 uint64_t *x, unsigned rounds)                           \
@@ -138,18 +116,10 @@ static int run_read_v1(unsigned baseline)
 	return 0;
 }
 
-#define SWITCH_LOOP(function, load, put)                                                         \
-	BENCH_MEASURED void function(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned rounds)    \
-	{                                                                                        \
-		for (unsigned r = 0; r < rounds; r++) {                                          \
-			load(v, cpu);                                                            \
-			put(v);                                                                  \
-		}                                                                                \
-	}
-SWITCH_LOOP(measure_switch, pv_vcpu_load, pv_vcpu_put)
-SWITCH_LOOP(measure_switch_baseline, baseline_load, baseline_put)
-SWITCH_LOOP(measure_switch_v1, pv_vcpu_load, pv_vcpu_put)
-SWITCH_LOOP(measure_switch_v1_baseline, baseline_load, baseline_put)
+BENCH_SWITCH_LOOP(measure_switch, pv_vcpu_load, pv_vcpu_put)
+BENCH_SWITCH_LOOP(measure_switch_baseline, baseline_load, baseline_put)
+BENCH_SWITCH_LOOP(measure_switch_v1, pv_vcpu_load, pv_vcpu_put)
+BENCH_SWITCH_LOOP(measure_switch_v1_baseline, baseline_load, baseline_put)
 
 #define BASELINE 0x100u
 

@@ -21,18 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/measured.h"
 #include "memplat.h"
 #include "perfvisor/mpam_regs.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/vmpam.h"
 #include "sim/msc.h"
 #include "sim/traffic.h"
-
-#if defined(__GNUC__) && !defined(__clang__)
-#define BENCH_MEASURED __attribute__((noipa))
-#else
-#define BENCH_MEASURED __attribute__((noinline))
-#endif
 
 #define NODES 4
 #define MS 1000000ull

@@ -19,15 +19,8 @@
 
 #include "esr.h"
 #include "memplat.h"
+#include "bench/measured.h"
 #include "perfvisor/perfvisor.h"
-
-/* Measured loops keep their names and are never specialised or inlined, so that callgrind's
- * --toggle-collect finds them. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define BENCH_MEASURED __attribute__((noipa))
-#else
-#define BENCH_MEASURED __attribute__((noinline))
-#endif
 
 #define VM_COUNTERS 6    /* the VM's PMCR_EL0.N, all the hardware has (memplat_init) */
 #define TRAP_ROUNDS 2000 /* rounds of the access mix */
@@ -123,25 +116,6 @@ static void guest_uses_all_counters(struct bench_machine *m)
 	guest_write(m, PV_PMCR_EL0, PV_PMCR_E | PV_PMCR_LC | PV_PMCR_LP);
 }
 
-/* Empty stand-ins with the library's signatures, for the baselines (bench/run.sh excludes
- * their own instructions with --toggle-collect='baseline_*'). */
-BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, unsigned el,
-						 uint64_t *x)
-{
-	(void)v, (void)esr, (void)x, (void)el;
-	return PV_TRAP_HANDLED;
-}
-
-BENCH_MEASURED void baseline_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
-{
-	(void)v, (void)cpu;
-}
-
-BENCH_MEASURED void baseline_put(struct pv_vcpu *v)
-{
-	(void)v;
-}
-
 /* The measured loop and its baseline are one body, so they compile alike. */
 #define TRAP_LOOP(function, trap)                                                                \
 	BENCH_MEASURED unsigned function(struct bench_machine *m, const uint64_t *esr,           \
@@ -156,18 +130,9 @@ BENCH_MEASURED void baseline_put(struct pv_vcpu *v)
 TRAP_LOOP(measure_trap_mix, pv_trap)
 TRAP_LOOP(measure_trap_mix_baseline, baseline_trap)
 
-/* One switch = load + put, the pair a scheduler performs for each time slice. */
-#define SWITCH_LOOP(function, load, put)                                                         \
-	BENCH_MEASURED void function(struct bench_machine *m, unsigned rounds)                   \
-	{                                                                                        \
-		for (unsigned r = 0; r < rounds; r++) {                                          \
-			load(&m->vcpu, &m->cpu);                                                 \
-			put(&m->vcpu);                                                           \
-		}                                                                                \
-	}
-SWITCH_LOOP(measure_switch_busy, pv_vcpu_load, pv_vcpu_put)
-SWITCH_LOOP(measure_switch_busy_baseline, baseline_load, baseline_put)
-SWITCH_LOOP(measure_switch_idle, pv_vcpu_load, pv_vcpu_put)
+BENCH_SWITCH_LOOP(measure_switch_busy, pv_vcpu_load, pv_vcpu_put)
+BENCH_SWITCH_LOOP(measure_switch_busy_baseline, baseline_load, baseline_put)
+BENCH_SWITCH_LOOP(measure_switch_idle, pv_vcpu_load, pv_vcpu_put)
 
 static int run_trap_mix(bool baseline)
 {
@@ -203,9 +168,9 @@ static int run_switch_busy(bool baseline)
 	if (!m->vcpu.pmu.active)
 		die("switch_busy: the vCPU's PMU is not active after it programmed every counter");
 	if (baseline)
-		measure_switch_busy_baseline(m, SWITCH_ROUNDS);
+		measure_switch_busy_baseline(&m->vcpu, &m->cpu, SWITCH_ROUNDS);
 	else
-		measure_switch_busy(m, SWITCH_ROUNDS);
+		measure_switch_busy(&m->vcpu, &m->cpu, SWITCH_ROUNDS);
 	printf("operations %u\n", SWITCH_ROUNDS);
 	free(m);
 	return 0;
@@ -216,7 +181,7 @@ static int run_switch_idle(void)
 {
 	struct bench_machine *m = machine_new();
 	m->hw_cpu.reads = m->hw_cpu.writes = 0;
-	measure_switch_idle(m, SWITCH_ROUNDS);
+	measure_switch_idle(&m->vcpu, &m->cpu, SWITCH_ROUNDS);
 	uint64_t accesses = m->hw_cpu.reads + m->hw_cpu.writes;
 	double per_switch = (double)accesses / SWITCH_ROUNDS;
 	if (accesses % SWITCH_ROUNDS == 0)

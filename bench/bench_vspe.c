@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/measured.h"
 #include "esr.h"
 #include "perfvisor/spe_packet.h"
 #include "tests/unit/test_vspe_rig.h"
@@ -32,12 +33,6 @@
 #include "sim/events.c"
 #include "sim/mem.c"
 #include "sim/spe.c"
-
-#if defined(__GNUC__) && !defined(__clang__)
-#define BENCH_MEASURED __attribute__((noipa))
-#else
-#define BENCH_MEASURED __attribute__((noinline))
-#endif
 
 #define KVA UINT64_C(0xFFFF800080000000)
 #define SCR_ON (PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_TS)
@@ -101,13 +96,6 @@ static struct spe_rig *machine_new(uint64_t max, uint64_t size, unsigned vcpus)
 
 /* ---- enable ------------------------------------------------------------------------------- */
 
-BENCH_MEASURED enum pv_trap_result baseline_trap(struct pv_vcpu *v, uint64_t esr, unsigned el,
-						 uint64_t *x)
-{
-	(void)v, (void)esr, (void)x, (void)el;
-	return PV_TRAP_HANDLED;
-}
-
 #define ENABLE_ONE(function, trap)                                                               \
 	BENCH_MEASURED enum pv_trap_result function(struct pv_vcpu *v, uint64_t esr, uint64_t *x) \
 	{                                                                                        \
@@ -158,26 +146,8 @@ static int run_enable(unsigned arg)
 
 /* ---- switch -------------------------------------------------------------------------------- */
 
-BENCH_MEASURED void baseline_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
-{
-	(void)v, (void)cpu;
-}
-
-BENCH_MEASURED void baseline_put(struct pv_vcpu *v)
-{
-	(void)v;
-}
-
-#define SWITCH_LOOP(function, load, put)                                                         \
-	BENCH_MEASURED void function(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned rounds)    \
-	{                                                                                        \
-		for (unsigned r = 0; r < rounds; r++) {                                          \
-			load(v, cpu);                                                            \
-			put(v);                                                                  \
-		}                                                                                \
-	}
-SWITCH_LOOP(measure_switch, pv_vcpu_load, pv_vcpu_put)
-SWITCH_LOOP(measure_switch_baseline, baseline_load, baseline_put)
+BENCH_SWITCH_LOOP(measure_switch, pv_vcpu_load, pv_vcpu_put)
+BENCH_SWITCH_LOOP(measure_switch_baseline, baseline_load, baseline_put)
 
 static int run_switch(unsigned baseline)
 {

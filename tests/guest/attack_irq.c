@@ -10,25 +10,13 @@
  * hypervisor must stay up and the other VMs' exact counts must not move: the runner checks
  * those (tests/guest/run.sh, scenario attack). Ends with "attacks: <tried>, escapes: <n>".
  */
+#include "attack.h"
 #include "pmu.h"
 
 #define REARM (0xFFFFFFFFul - 500)
 
-static unsigned N, tried, escapes;
+static unsigned N;
 static volatile unsigned irqs, bogus, others;
-
-static bool attempt(bool held, const char *name, const char *fmt, uint64_t a, uint64_t b)
-{
-	tried++;
-	if (!held)
-		escapes++;
-	return check(held, name, fmt, a, b);
-}
-
-static void spin(uint64_t n)
-{
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n));
-}
 
 static void on_irq(uint32_t intid)
 {
@@ -122,6 +110,6 @@ void test_main(void)
 	attack_swinc_flood();
 	attack_irq_storm();
 	attack_masked();
-	gprintf("attacks: %u, escapes: %u\n", tried, escapes);
+	attack_report();
 	done();
 }

@@ -11,24 +11,11 @@
  * ends with "attacks: <tried>, escapes: <n>". What it cannot see from inside (the host
  * counter, the neighbours' counts) the runner checks (tests/guest/run.sh, scenario attack).
  */
+#include "attack.h"
 #include "pmu.h"
 
-static unsigned N, tried, escapes;
+static unsigned N;
 static uint32_t implemented;
-
-/* One attempt: `held` is true when the guest got the architected answer. */
-static bool attempt(bool held, const char *name, const char *fmt, uint64_t a, uint64_t b)
-{
-	tried++;
-	if (!held)
-		escapes++;
-	return check(held, name, fmt, a, b);
-}
-
-static void spin(uint64_t n)
-{
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n));
-}
 
 /* Work at EL2 on the guest's behalf: hypercalls, trapped PMU reads, MMIO exits. */
 static void make_el2_work(void)
@@ -278,6 +265,6 @@ void test_main(void)
 	attack_access();
 	attack_el0();
 	attack_random((unsigned)arg_num("attack.random", 3000));
-	gprintf("attacks: %u, escapes: %u\n", tried, escapes);
+	attack_report();
 	done();
 }

@@ -43,11 +43,6 @@ static void reset_log(void)
 		order[i] = 0;
 }
 
-static void spin(uint64_t n)
-{
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n));
-}
-
 static void test_registers(void)
 {
 	CHECK_EQ((rd32(GICD + 0xFFE8) >> 4) & 0xF, 3, "gicd: PIDR2.ArchRev = 3");

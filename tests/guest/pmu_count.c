@@ -19,11 +19,6 @@ static volatile unsigned irqs, irq_other;
 static volatile uint64_t irq_ovs;
 static volatile bool irq_leave_set; /* handler does not clear PMOVS once */
 
-static void spin(uint64_t n)
-{
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n));
-}
-
 static void settle(void)
 {
 	(void)rd(pmcr_el0);

@@ -20,6 +20,12 @@ void gputc(char c);
 void gputs(const char *s);
 void gprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Busy-waits n (> 0) rounds of a two-instruction loop. */
+static inline void spin(uint64_t n)
+{
+	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n));
+}
+
 /* ---- checks ---- */
 bool check(bool ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define CHECK(cond, name) check((cond), (name), "%s", #cond)

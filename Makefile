@@ -6,11 +6,24 @@
 #   make bench      benchmark figures, one "bench: <name>: <value> <unit>" per line
 #   make aarch64    the core, freestanding, for aarch64
 #   make docs       regenerate docs/registers.md from the register table
-#   make deps       install the Debian packages the build needs (as root)
+#   make deps       install the Debian packages of every goal (as root)
+#   make fresh-check  make demo and make check on a new minimal Debian 12 root file system
 #   make check-sanitize  the host tests again, built with AddressSanitizer + UBSan
 #   make memcheck   the host tests under valgrind memcheck
 #   make lint       cppcheck and clang-tidy (.clang-tidy, .cppcheck-suppressions)
 #   make fuzz       every libFuzzer target of tests/fuzz/ for FUZZ_SECONDS (60) each
+
+# Every goal first has the Debian packages it needs installed (scripts/deps.sh: as root or
+# through sudo -n, or it stops with the exact apt-get line). This runs before any variable
+# below asks pkg-config or looks for QEMU, so those see what was just installed. Sub-makes
+# (PV_DEPS_CHECKED is exported) and dry runs (-n) leave it out.
+ifeq ($(PV_DEPS_CHECKED)$(findstring n,$(firstword -$(MAKEFLAGS))),)
+PV_DEPS_STATUS := $(shell sh scripts/deps.sh ensure $(or $(MAKECMDGOALS),all) >&2; echo $$?)
+ifneq ($(PV_DEPS_STATUS),0)
+$(error the packages above are needed first)
+endif
+export PV_DEPS_CHECKED := 1
+endif
 
 CC      ?= cc
 BUILD   := build
@@ -36,7 +49,7 @@ MEMPLAT_OBJ := $(BUILD)/tests/support/memplat.o
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
 TOOL      := $(BUILD)/perfvisor
-# The tool reads libvirt domain XML with libxml2 and libvirt (scripts/deps.sh requires both).
+# The tool reads libvirt domain XML with libxml2 and libvirt (scripts/deps.sh installs both).
 TOOL_PKGS    := libxml-2.0 libvirt
 TOOL_CFLAGS  := $(shell pkg-config --cflags $(TOOL_PKGS) 2>/dev/null)
 TOOL_LIBS    := $(shell pkg-config --libs $(TOOL_PKGS) 2>/dev/null)
@@ -66,14 +79,14 @@ AARCH64_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -ffreestanding -fno-builtin
                   -mgeneral-regs-only -Iinclude
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
-.PHONY: all check demo bench aarch64 aarch64-cc docs clean deps check-deps tests check-host \
-	check-sanitize memcheck lint fuzz fuzz-build
+.PHONY: all check demo bench aarch64 aarch64-cc docs clean deps tests check-host \
+	check-sanitize memcheck lint fuzz fuzz-build fresh-check
 .SECONDARY:
 all: $(LIB) $(SIMLIB) $(TOOL) tests
 
 tests: $(TEST_BINS)
 
-$(BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h) | check-deps
+$(BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -c $< -o $@
 
@@ -220,7 +233,7 @@ $(BUILD)/aarch64/%.o: %.c $(wildcard include/perfvisor/*.h) | aarch64-cc
 
 # Checked before the first compile, so a missing cross compiler says how to install it.
 aarch64-cc:
-	@command -v $(AARCH64_CC) >/dev/null 2>&1 || { echo "missing $(AARCH64_CC): sudo apt-get install -y gcc-aarch64-linux-gnu   (or: sudo make deps)" >&2; exit 1; }
+	@command -v $(AARCH64_CC) >/dev/null 2>&1 || { echo "missing $(AARCH64_CC): apt-get install -y gcc-aarch64-linux-gnu (as root)" >&2; exit 1; }
 
 aarch64: $(AARCH64_OBJS) | aarch64-cc
 	rm -f $(BUILD)/aarch64/libperfvisor.a
@@ -242,14 +255,17 @@ docs: $(TOOL)
 	@mv docs/registers.md.tmp docs/registers.md
 	@echo "docs: docs/registers.md regenerated"
 
-check-deps:
-	@sh scripts/deps.sh check
-
+# The packages were installed before this recipe runs (the deps.sh call at the top).
 deps:
-	@sh scripts/deps.sh install
+	@echo "deps: every package of every goal is installed: $$(sh scripts/deps.sh list | tr '\n' ' ')"
+
+# The README's two commands, exactly as written, on a new minimal Debian 12 root file system
+# (debootstrap, cached under $(BUILD)/fresh/): both must pass with 0 failed (as root).
+fresh-check:
+	@sh scripts/fresh-check.sh $(BUILD)/fresh
 
 clean:
 	rm -rf $(BUILD)
 
-# Header dependencies recorded by -MMD.
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Header dependencies recorded by -MMD (not in make fresh-check's root file system).
+-include $(shell find $(BUILD) -path $(BUILD)/fresh -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -1,60 +1,138 @@
 #!/bin/sh
-# Checks (or installs, as root) the Debian packages perfvisor builds and tests with.
-#   deps.sh check    exit 1 with the exact apt-get line if something required is missing
-#   deps.sh install  apt-get install what is missing
-#   deps.sh list     every package, required and optional, one a line (.ci/run installs them)
+# The Debian 12 packages each make goal needs, and their installation. The Makefile calls
+# `deps.sh ensure GOAL...` before it reads anything else, so a goal's first run on a fresh
+# machine installs exactly what that goal uses and nothing more.
+#
+#   deps.sh ensure GOAL...   install the packages GOAL... need that are not installed, with
+#                            apt-get, as root or through `sudo -n`, printing the list first;
+#                            where neither works, exit 1 with the exact apt-get line to run
+#   deps.sh missing GOAL...  the packages GOAL... need that are not installed, one a line
+#   deps.sh list [GOAL...]   the packages GOAL... need (no goal: every goal's), one a line
+#
+# PERFVISOR_INSTALL=no: ensure only reports what is missing and exits 0 (the goal then runs
+# what it can: a suite that cannot run says why it was skipped).
+# APT_GET, DPKG_QUERY and SUDO name the commands used (the tests of this script set them).
 set -eu
 
-# package  : how to tell it is present
-required="build-essential:cc libcmocka-dev:/usr/include/cmocka.h pkg-config:pkg-config libxml2-dev:/usr/include/libxml2/libxml/parser.h libvirt-dev:/usr/include/libvirt/libvirt.h"
-optional="valgrind:valgrind gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-arm:qemu-system-aarch64 python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client jq:jq clang:clang libclang-rt-dev:/usr/share/doc/libclang-rt-dev clang-tidy:clang-tidy cppcheck:cppcheck"
+APT_GET=${APT_GET:-apt-get}
+DPKG_QUERY=${DPKG_QUERY:-dpkg-query}
+SUDO=${SUDO:-sudo}
 
-present() {
+# The demo: the tool (libxml2 and libvirt) on the simulated machine.
+demo="make gcc libc6-dev pkg-config libxml2-dev libvirt-dev"
+# The host test binaries (cmocka) beside the tool.
+build="$demo libcmocka-dev"
+# The tool tests parse every report format with real parsers.
+parsers="python3 python3-prometheus-client jq"
+# The reference hypervisor, its guests and QEMU (the guest suite, make run, the hyp.* figures).
+guests="make gcc-aarch64-linux-gnu qemu-system-arm"
+
+# packages GOAL: the packages one make goal needs. A goal not named here (a file under build/,
+# `all`, `tests`) is built with the host compiler and cmocka.
+packages() {
 	case "$1" in
-	/*) [ -e "$1" ] ;;
-	*) command -v "$1" >/dev/null 2>&1 ;;
+	clean | deps-list | help) ;;
+	demo | docs) echo "$demo" ;;
+	check) echo "$build $parsers $guests" ;;
+	check-host | check-sanitize) echo "$build $parsers" ;;
+	memcheck) echo "$build $parsers valgrind" ;;
+	bench) echo "$build valgrind $guests" ;;
+	lint) echo "$build cppcheck clang-tidy" ;;
+	fuzz | fuzz-build) echo "$build clang libclang-rt-dev" ;;
+	aarch64) echo "make gcc-aarch64-linux-gnu" ;;
+	hyp | guests | qemu-check | qemu-linux | qemu-bench | run) echo "$guests" ;;
+	# Everything happens inside the root file system it builds (scripts/fresh-check.sh).
+	fresh-check) echo "make debootstrap" ;;
+	deps) packages all-goals ;;
+	all-goals)
+		for g in check memcheck bench lint fuzz fresh-check; do
+			packages "$g"
+		done
+		;;
+	*) echo "$build" ;;
 	esac
 }
 
-missing() {
-	out=""
-	for entry in $1; do
-		pkg=${entry%%:*}
-		probe=${entry#*:}
-		present "$probe" || out="$out $pkg"
-	done
-	echo "$out"
+# needed GOAL...: the union of the goals' packages, one a line, in first-named order.
+needed() {
+	for g in "$@"; do
+		packages "$g"
+	done | tr ' ' '\n' | awk 'NF && !seen[$0]++'
 }
 
-case "${1:-check}" in
-check)
-	m=$(missing "$required")
-	if [ -n "$m" ]; then
-		echo "perfvisor: missing packages:$m" >&2
-		echo "install them with:  sudo apt-get install -y$m   (or: sudo make deps)" >&2
-		exit 1
+# missing PACKAGE...: those of them dpkg does not have installed.
+missing() {
+	[ $# -gt 0 ] || return 0
+	# shellcheck disable=SC2016 # dpkg-query expands ${Package}, not the shell
+	installed=$("$DPKG_QUERY" -W -f='${Package} ${db:Status-Abbrev}\n' "$@" 2>/dev/null |
+		awk '$2 == "ii" { print $1 }') || true
+	for p in "$@"; do
+		printf '%s\n' "$installed" | grep -qx "$p" || echo "$p"
+	done
+}
+
+# ensure GOAL...
+ensure() {
+	if ! command -v "$DPKG_QUERY" >/dev/null 2>&1; then
+		echo "perfvisor: no $DPKG_QUERY here, so installed packages cannot be checked;" \
+			"make $* uses these Debian packages: $(needed "$@" | tr '\n' ' ')" >&2
+		return 0
 	fi
+	# shellcheck disable=SC2046
+	m=$(missing $(needed "$@") | tr '\n' ' ' | sed 's/ $//')
+	[ -n "$m" ] || return 0
+	line="apt-get install -y --no-install-recommends $m"
+	echo "perfvisor: make $* needs these packages, not installed here: $m" >&2
+	if [ "${PERFVISOR_INSTALL:-yes}" = no ]; then
+		echo "perfvisor: PERFVISOR_INSTALL=no: not installing them (as root: apt-get update && $line)" >&2
+		return 0
+	fi
+	if [ "$(id -u)" = 0 ]; then
+		as=""
+	elif command -v "$SUDO" >/dev/null 2>&1 && "$SUDO" -n true >/dev/null 2>&1; then
+		as="$SUDO -n"
+	else
+		echo "perfvisor: cannot install them (not root, and sudo -n is not allowed); as root, run:" >&2
+		echo "    apt-get update && $line" >&2
+		return 1
+	fi
+	echo "perfvisor: installing them: ${as:+$as }$line" >&2
+	# A fresh machine has no package lists yet: update first. Every apt line goes to stderr,
+	# so a Makefile that calls this in $(shell) shows it as it happens.
+	# shellcheck disable=SC2086
+	if ! $as env DEBIAN_FRONTEND=noninteractive "$APT_GET" update -q </dev/null >&2 ||
+		! $as env DEBIAN_FRONTEND=noninteractive "$APT_GET" install -y -q \
+			--no-install-recommends $m </dev/null >&2; then
+		echo "perfvisor: apt-get failed; to retry as root: apt-get update && $line" >&2
+		return 1
+	fi
+	# shellcheck disable=SC2046
+	still=$(missing $(needed "$@") | tr '\n' ' ' | sed 's/ $//')
+	if [ -n "$still" ]; then
+		echo "perfvisor: still not installed after apt-get: $still" >&2
+		return 1
+	fi
+	echo "perfvisor: installed: $m" >&2
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+ensure)
+	[ $# -gt 0 ] || set -- all
+	ensure "$@"
 	;;
-install)
-	m=$(missing "$required $optional")
-	if [ -z "$m" ]; then
-		echo "deps: everything is installed"
-		exit 0
-	fi
-	if [ "$(id -u)" != 0 ]; then
-		echo "deps: run as root: apt-get install -y$m" >&2
-		exit 1
-	fi
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$m
+missing)
+	[ $# -gt 0 ] || set -- all
+	# shellcheck disable=SC2046
+	missing $(needed "$@")
 	;;
 list)
-	for entry in $required $optional; do
-		echo "${entry%%:*}"
-	done
+	[ $# -gt 0 ] || set -- all-goals
+	needed "$@"
 	;;
 *)
-	echo "usage: deps.sh check|install|list" >&2
+	echo "usage: deps.sh ensure|missing|list [GOAL...]" >&2
 	exit 2
 	;;
 esac

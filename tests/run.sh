@@ -3,11 +3,15 @@
 # A binary that dies without a cmocka summary counts as one failure. Output of each binary is
 # kept in build/test-logs/ (TEST_LOGDIR) and shown in full when it failed. TEST_WRAPPER, if
 # set, is the command each binary runs under (make memcheck: valgrind).
+# Every skip is explained on the lines just above the summary, one "skipped: WHO: WHY" each:
+# a test that skips prints "skipped: WHY" first (a skip without one is named as such).
 passed=0
 failed=0
 skipped=0
 logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
+reasons="$logdir/skip-reasons"
+: >"$reasons"
 for bin in "$@"; do
 	name=$(basename "$bin")
 	log="$logdir/$name.log"
@@ -25,6 +29,11 @@ for bin in "$@"; do
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
+	if [ "$s" -ne 0 ]; then
+		grep '^skipped: ' "$log" | sort -u | sed "s|^skipped: |skipped: $name: |" >>"$reasons"
+		grep -q '^skipped: ' "$log" ||
+			echo "skipped: $name: $s test(s), without a reason (log: $log)" >>"$reasons"
+	fi
 	if [ "$f" -ne 0 ]; then
 		echo "FAIL $name ($p passed, $f failed)"
 		sed 's/^/    /' "$log"
@@ -51,23 +60,26 @@ if [ -n "${QEMU_SUITE:-}" ]; then
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
+	if [ "$s" -ne 0 ]; then
+		sed -n 's/^\(.*\): skipped: /skipped: qemu guest suite: \1: /p' "$log" >>"$reasons"
+		grep -q ': skipped: ' "$log" ||
+			echo "skipped: qemu guest suite: $s test(s), without a reason (log: $log)" >>"$reasons"
+	fi
 	if [ "$f" -ne 0 ]; then
 		echo "FAIL qemu guest suite ($p passed, $f failed)"
 		sed 's/^/    /' "$log"
 	elif [ "$s" -ne 0 ]; then
 		echo "ok   qemu guest suite ($p passed, $s skipped)"
-		grep ': skipped: ' "$log" | sed 's/^/    /'
 	else
 		echo "ok   qemu guest suite ($p passed)"
 	fi
 fi
 # Suites that are skipped as a whole say why through SKIP_REASONS (one reason per line).
 if [ -n "${SKIP_REASONS:-}" ]; then
-	printf '%s\n' "$SKIP_REASONS" | while IFS= read -r reason; do
-		[ -n "$reason" ] && echo "skipped: $reason"
-	done
+	printf '%s\n' "$SKIP_REASONS" | grep . | sed 's/^/skipped: /' >>"$reasons"
 	skipped=$((skipped + $(printf '%s\n' "$SKIP_REASONS" | grep -c .)))
 fi
+cat "$reasons"
 if [ "$skipped" -ne 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 else

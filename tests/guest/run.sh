@@ -37,7 +37,7 @@ qemu_run() {
 	done
 	# shellcheck disable=SC2086
 	timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
-		-m 1G -display none -serial stdio -monitor none -icount shift=0 \
+		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
 		-kernel "$hyp" -append "$args" $loaders </dev/null >"$log" 2>&1
 	return $?
 }
@@ -146,7 +146,7 @@ linux_run() {
 	start=$(date +%s)
 	# shellcheck disable=SC2086
 	timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
-		-m 1G -display none -serial stdio -monitor none -icount shift=0 \
+		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
 		-kernel "$hyp" $loaders \
 		-append "vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
 		</dev/null >"$log" 2>&1

@@ -155,12 +155,14 @@ size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 	prop_str(w, "model", tmp);
 	prop_u32(w, "interrupt-parent", 1);
 
+	/* bootargs are the user's words after "--" and nothing else (a guest may take each word
+	 * as an argument); like QEMU, no property when there are none. The hypervisor's facts
+	 * about the VM have properties of their own, with the vendor prefix (DT spec 2.2.4). */
 	begin(w, "chosen");
-	static char args[GUEST_ARGS_MAX + 64];
-	const char *extra = vm->guest_args ? vm->guest_args : "";
-	hyp_snprintf(args, sizeof(args), "perfvisor.vm=%s pmu.n=%u%s%s", vm->name,
-		     (unsigned)vm->pv.pmu.nr_counters, *extra ? " " : "", extra);
-	prop_str(w, "bootargs", args);
+	if (vm->guest_args && *vm->guest_args)
+		prop_str(w, "bootargs", vm->guest_args);
+	prop_str(w, "perfvisor,vm-name", vm->name);
+	prop_u32(w, "perfvisor,pmu-counters", (uint32_t)vm->pv.pmu.nr_counters);
 	prop_str(w, "stdout-path", "/pl011@9000000");
 	if (vm->initrd_end) { /* Linux: Documentation/devicetree/bindings/chosen.txt */
 		uint32_t start[2] = {(uint32_t)(vm->initrd_start >> 32), (uint32_t)vm->initrd_start};

@@ -21,14 +21,15 @@
 
 /* Each VM k owns VM_RAM_SIZE bytes of physical RAM at VM_SLOT(k), seen by the guest at IPA
  * RAM_BASE. Its image is loaded (by QEMU's -device loader) at VM_SLOT(k) + VM_IMAGE_OFF and
- * the hypervisor writes the VM's device tree at IPA RAM_BASE + VM_DTB_OFF. */
+ * the hypervisor writes the VM's device tree in a 2 MiB block of its own above the image and
+ * initrd, as QEMU and kvmtool place it (main.c, place_dtb). */
 #define MAX_VMS 8
 #define VM_RAM_SIZE 0x04000000ul
 #define VM_SLOT(k) (0x48000000ul + (uint64_t)(k) * VM_RAM_SIZE)
 #define VM_IMAGE_OFF 0x200000ul
-#define VM_DTB_OFF 0x0ul
+#define VM_DTB_BLOCK 0x200000ul /* Linux booting.rst: at most 2 MiB, alone in its 2 MiB block */
 #define VM_DTB_MAX 0x10000ul
-#define GUEST_ARGS_MAX 512 /* bootargs after "--", appended to every VM's /chosen/bootargs */
+#define GUEST_ARGS_MAX 512 /* bootargs after "--": every VM's /chosen/bootargs, as they are */
 
 /* Interrupts (GIC INTIDs): PPIs of the virt board. */
 #define INTID_MAINT 25  /* GIC virtual CPU interface maintenance */
@@ -119,7 +120,8 @@ struct vm {
 	uint64_t pa_base, ram_size;
 	uint64_t image_size;              /* from its arm64 Image header, else 0 */
 	uint64_t initrd_start, initrd_end; /* IPAs; both 0 without an initrd */
-	const char *guest_args;           /* appended to its bootargs */
+	uint64_t dtb_ipa;                 /* its device tree, handed over in x0 */
+	const char *guest_args;           /* its /chosen/bootargs */
 	uint64_t vttbr;
 	uint64_t *s2_l1, *s2_l2;
 	struct pv_vm pv;

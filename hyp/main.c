@@ -15,7 +15,7 @@
  *   vm<k>_initrd=O,S  the VM's initrd (initramfs) is at RAM offset O (IPA 0x40000000 + O), S
  *                     bytes long; its device tree says so (linux,initrd-start/-end)
  *   limit_ms=N        end every VM after N ms of virtual time, with the report (default: none)
- *   -- ARGS           everything after "--" is appended to every VM's /chosen/bootargs
+ *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
  */
 #include "hyp.h"
 #include "perfvisor/platform.h"
@@ -183,24 +183,46 @@ static void describe_image(struct vm *vm)
 	vm->image_size = size;
 }
 
-/* The VM's initrd, if configured: it must lie in the VM's RAM, clear of its device tree and
- * of its image (image_size from the Image header, when there is one). */
+/* The VM's initrd, if configured: it must lie in the VM's RAM, clear of its image
+ * (image_size from the Image header, when there is one). */
 static void place_initrd(struct vm *vm, unsigned k)
 {
 	uint64_t off = cfg.initrd_off[k], size = cfg.initrd_size[k];
 	if (!size)
 		return;
 	uint64_t image_end = VM_IMAGE_OFF + vm->image_size;
-	if (off < VM_DTB_OFF + VM_DTB_MAX || off > vm->ram_size || size > vm->ram_size - off ||
+	if (off > vm->ram_size || size > vm->ram_size - off ||
 	    (off < image_end && off + size > VM_IMAGE_OFF)) {
 		hyp_printf("hyp: vm %s: initrd at RAM offset %lx, %lu bytes, does not fit beside "
-			   "its image and device tree in its RAM: ignored\n",
+			   "its image in its RAM: ignored\n",
 			   vm->name, off, size);
 		return;
 	}
 	vm->initrd_start = RAM_BASE + off;
 	vm->initrd_end = RAM_BASE + off + size;
 	hyp_printf("hyp: vm %s: initrd at IPA %lx, %lu bytes\n", vm->name, vm->initrd_start, size);
+}
+
+/* Where the VM's device tree goes, as QEMU places it for -kernel: the first 2 MiB block after
+ * the image and the initrd; at the top of RAM when the image's size is unknown (no arm64
+ * Image header) or nothing fits after them. A block of its own meets Linux booting.rst (8-byte
+ * aligned, at most 2 MiB, in no 2 MiB block that needs other attributes), and a guest that
+ * checks its tree lies above its own image finds it there. false: no free block. */
+static bool place_dtb(struct vm *vm)
+{
+	uint64_t image_end = VM_IMAGE_OFF + vm->image_size; /* RAM offsets */
+	uint64_t initrd_start = vm->initrd_end ? vm->initrd_start - RAM_BASE : 0;
+	uint64_t initrd_end = vm->initrd_end ? vm->initrd_end - RAM_BASE : 0;
+	uint64_t end = !vm->image_size ? vm->ram_size : initrd_end > image_end ? initrd_end : image_end;
+	uint64_t off = (end + VM_DTB_BLOCK - 1) & ~(VM_DTB_BLOCK - 1);
+	if (off > vm->ram_size - VM_DTB_BLOCK)
+		off = vm->ram_size - VM_DTB_BLOCK;
+	if (vm->image_size && off < image_end && off + VM_DTB_BLOCK > VM_IMAGE_OFF)
+		return false;
+	if (initrd_end && off < initrd_end && off + VM_DTB_BLOCK > initrd_start)
+		return false;
+	vm->dtb_ipa = RAM_BASE + off;
+	return true;
 }
 
 /* Slots a VM configured with vm<k>_mem=N MiB spans (at least 1). */
@@ -238,25 +260,29 @@ static void vm_create(unsigned k)
 		hyp_panic("VM %s: pv_vm_init: %s", vm->name, pv_strerror(err));
 	hide_unswitched(&vm->pv);
 	stage2_init(vm);
-	size_t dtb = fdt_build_vm((void *)(vm->pa_base + VM_DTB_OFF), VM_DTB_MAX, vm);
+	if (!place_dtb(vm))
+		hyp_panic("VM %s: no 2 MiB block of its RAM is free for its device tree after its "
+			  "image and initrd", vm->name);
+	uint64_t dtb_pa = vm->pa_base + (vm->dtb_ipa - RAM_BASE);
+	size_t dtb = fdt_build_vm((void *)dtb_pa, VM_DTB_MAX, vm);
 	if (!dtb)
 		hyp_panic("VM %s: device tree does not fit", vm->name);
-	dcache_clean(vm->pa_base + VM_DTB_OFF, dtb); /* the guest reads it with its MMU off */
+	dcache_clean(dtb_pa, dtb); /* the guest reads it with its MMU off */
 
 	pv_vcpu_init(&v->pv, &vm->pv, 0, v);
 	v->vm = vm;
 	v->vmpidr = 0x80000000ul; /* MPIDR_EL1: RES1 bit 31, affinity 0.0.0.0 */
-	v->f.x[0] = RAM_BASE + VM_DTB_OFF; /* Linux arm64 boot protocol: x0 = DTB, x1..x3 = 0 */
+	v->f.x[0] = vm->dtb_ipa; /* Linux arm64 boot protocol: x0 = DTB, x1..x3 = 0 */
 	v->f.elr = RAM_BASE + VM_IMAGE_OFF;
 	v->f.spsr = 0x3C5; /* EL1h, D A I F masked */
 	v->el1.sctlr = 0x30D00800ul; /* RES1 bits, MMU and caches off */
 	vgic_init(v);
 	vm->state = VM_RUNNABLE;
 	hyp.nr_vms++;
-	hyp_printf("hyp: vm %s: slot %u, RAM %lu MiB at PA %lx (IPA %lx), entry %lx, VMID %u, "
-		   "%u PMU counters\n",
-		   vm->name, k, vm->ram_size >> 20, vm->pa_base, RAM_BASE, v->f.elr, k + 1,
-		   (unsigned)vm->pv.pmu.nr_counters);
+	hyp_printf("hyp: vm %s: slot %u, RAM %lu MiB at PA %lx (IPA %lx), entry %lx, device tree "
+		   "%lx, VMID %u, %u PMU counters\n",
+		   vm->name, k, vm->ram_size >> 20, vm->pa_base, RAM_BASE, v->f.elr, vm->dtb_ipa,
+		   k + 1, (unsigned)vm->pv.pmu.nr_counters);
 }
 
 void hyp_main(void)

@@ -21,7 +21,7 @@ static uint64_t window(uint64_t mask, uint64_t n)
 
 void test_main(void)
 {
-	unsigned n = (unsigned)arg_num("pmu.n", 0);
+	unsigned n = (unsigned)dt_pmu_counters(0);
 	uint64_t mult = arg_num("busy.mult", 1);
 	uint64_t mask = CYCLE_BIT | ((1ul << n) - 1);
 	for (unsigned round = 0; round < 10; round++) {

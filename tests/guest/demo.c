@@ -3,7 +3,7 @@
  * The `make run` demo: a workload measured from inside the VM with its own virtual PMU,
  * the way `perf stat` and `perf record` would: INST_RETIRED and CPU_CYCLES counted at EL1, and
  * an overflow interrupt every 100000 instructions taken as a sample. The workload depends on
- * the VM's name (bootargs "perfvisor.vm="): "sieve..." counts primes, anything else sorts.
+ * the VM's name (/chosen/perfvisor,vm-name): "sieve..." counts primes, anything else sorts.
  */
 #include "pmu.h"
 
@@ -62,8 +62,8 @@ static unsigned run_sort(void)
 
 void test_main(void)
 {
-	const char *args = dt_bootargs();
-	bool sieve_vm = args && !strncmp(args, "perfvisor.vm=sieve", 18);
+	const char *name = dt_vm_name();
+	bool sieve_vm = name && !strncmp(name, "sieve", 5);
 	gic_setup(on_irq);
 	gic_ppi_enable(INTID_PMU, 0x80, true);
 	pmu_reset();

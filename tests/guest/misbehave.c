@@ -100,7 +100,7 @@ static void test_calls(void)
 	CHECK_EQ(hvc_call(PSCI_AFFINITY_INFO, 0, 0, 0), 0, "psci: AFFINITY_INFO(0) = ON");
 	CHECK_EQ(hvc_call(PSCI_MIGRATE_INFO_TYPE, 0, 0, 0), 2, "psci: MIGRATE_INFO_TYPE = 2");
 	CHECK_EQ(hvc_call(0x12345678ul, 1, 2, 3), NOT_SUPPORTED, "hvc: unknown function NOT_SUPPORTED");
-	CHECK_EQ(hvc_call(0x80000000ul, 0, 0, 0), NOT_SUPPORTED, "hvc: SMCCC_VERSION NOT_SUPPORTED");
+	CHECK_EQ(smc_call(0x80000000ul, 0, 0, 0), 0x10001, "smc: SMCCC_VERSION = 1.1 (boot.c: over HVC)");
 	CHECK_EQ(smc_call(0xC2001234ul, 0, 0, 0), NOT_SUPPORTED, "smc: unknown function NOT_SUPPORTED");
 	CHECK_EQ(hvc_call(HYP_CALL_NULL, 0, 0, 0), 0, "hvc: perfvisor null call returns 0");
 }

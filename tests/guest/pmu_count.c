@@ -242,7 +242,7 @@ static void test_irq(void)
 
 void test_main(void)
 {
-	N = (unsigned)arg_num("pmu.n", 0);
+	N = (unsigned)dt_pmu_counters(0);
 	test_swincr();
 	test_overflow();
 	test_chain();

@@ -120,7 +120,7 @@ static void run(const char *name, uint64_t (*w)(uint64_t), uint64_t n)
 
 void test_main(void)
 {
-	N = (unsigned)arg_num("pmu.n", 0);
+	N = (unsigned)dt_pmu_counters(0);
 	if (N < 4) {
 		check(false, "exact: needs 4 counters", "N = %u", N);
 		return;

@@ -296,7 +296,7 @@ static void test_pmuserenr(void)
 
 void test_main(void)
 {
-	N = (unsigned)arg_num("pmu.n", 0);
+	N = (unsigned)dt_pmu_counters(0);
 	implemented = (uint32_t)((1ul << N) - 1) | (uint32_t)CYCLE_BIT;
 	pmu_reset();
 	test_pmcr();

@@ -46,7 +46,7 @@ static unsigned sweep(char *base)
 
 void test_main(void)
 {
-	unsigned n = (unsigned)arg_num("pmu.n", 0);
+	unsigned n = (unsigned)dt_pmu_counters(0);
 	pmu_reset();
 	unsigned r = sweep(sweep_rd);
 	unsigned w = sweep(sweep_wr);

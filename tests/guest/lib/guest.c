@@ -345,6 +345,24 @@ const char *dt_bootargs(void)
 	return dt_prop("chosen", "bootargs", &len);
 }
 
+const void *dt_chosen(const char *prop, uint32_t *len)
+{
+	return dt_prop("chosen", prop, len);
+}
+
+const char *dt_vm_name(void)
+{
+	uint32_t len;
+	return dt_prop("chosen", "perfvisor,vm-name", &len);
+}
+
+uint32_t dt_pmu_counters(uint32_t def)
+{
+	uint32_t len;
+	const uint8_t *c = dt_prop("chosen", "perfvisor,pmu-counters", &len);
+	return c && len == 4 ? be(c) : def;
+}
+
 bool dt_memory(uint64_t *base, uint64_t *size)
 {
 	uint32_t len;

@@ -85,8 +85,15 @@ uint64_t run_el0(uint64_t (*fn)(uint64_t), uint64_t arg);
 
 /* ---- device tree handed over in x0 ---- */
 extern const void *g_dtb;
+/* /chosen/bootargs: the words the user passed after "--", or NULL when there are none. */
 const char *dt_bootargs(void);
 bool dt_memory(uint64_t *base, uint64_t *size);
+/* The hypervisor's facts about the VM: /chosen/perfvisor,vm-name (NULL without one) and
+ * /chosen/perfvisor,pmu-counters (`def` without one). */
+const char *dt_vm_name(void);
+/* Any /chosen property, and its length in bytes; NULL without it. */
+const void *dt_chosen(const char *prop, uint32_t *len);
+uint32_t dt_pmu_counters(uint32_t def);
 /* Value of "key=<number>" in the bootargs, or `def`. */
 uint64_t arg_num(const char *key, uint64_t def);
 

@@ -97,7 +97,7 @@ static void attack_masked(void)
 	}
 	tried += woke - 1;
 	attempt(woke == 2000 && (gic_ppi_pending() & (1u << INTID_PMU)),
-		"masked: WFI returns while the PMU interrupt is pending", "%lu of %lu WFIs, pending %lx",
+		"masked: WFI returns while the PMU interrupt is pending", "%lu of 2000 WFIs returned, pending PPIs %lx",
 		woke, gic_ppi_pending());
 	/* And the guest leaves with all of it still pending. */
 }

@@ -74,7 +74,10 @@ static void check_arguments(void)
 				want = want * 10 + (uint64_t)(a[i] - '0');
 		} else if (n && !word_is(a, n, "alpha") && !word_is(a, n, "beta") &&
 			   !word_is(a, n, "boot.initrd=1")) {
-			gprintf("boot: unknown argument '%.*s'\n", (int)n, a);
+			gputs("boot: unknown argument '");
+			for (size_t i = 0; i < n; i++)
+				gputc(a[i]);
+			gputs("'\n");
 			unknown++;
 		}
 		argc += n != 0;

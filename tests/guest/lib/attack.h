@@ -11,14 +11,22 @@
 
 static unsigned tried, escapes;
 
-/* One attempt: `held` is true when the guest got the architected answer. */
-static bool attempt(bool held, const char *name, const char *fmt, uint64_t a, uint64_t b)
+static bool attempt_count(bool held)
 {
 	tried++;
 	if (!held)
 		escapes++;
-	return check(held, name, fmt, a, b);
+	return held;
 }
+
+/* One attempt: `held` is true when the guest got the architected answer. The failure message
+ * is a printf format for the two values a and b (as uint64_t), checked by the compiler as
+ * check()'s. */
+#define attempt(held, name, fmt, a, b)                                                           \
+	({                                                                                       \
+		bool held_ = attempt_count(held);                                                \
+		check(held_, (name), fmt, (uint64_t)(a), (uint64_t)(b));                         \
+	})
 
 static void attack_report(void)
 {

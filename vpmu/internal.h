@@ -107,6 +107,18 @@ static inline void vpmu_settle_chain(struct pv_vcpu *v, struct pv_pcpu *cpu)
 		pv_vpmu__fold(v, cpu);
 }
 
+/* Counting just stopped (PMCNTENCLR, PMCR.E = 0, a type change; the hardware already has the
+ * write): the overflow flags the hardware holds are folded now, so an overflow that happened
+ * while the counter counted raises the virtual interrupt as the architecture says (at once,
+ * or when PMCR.E is set again) without waiting for a physical PMU interrupt, which a host may
+ * not take for counters that no longer count (QEMU 7.2 flags an event counter's overflow
+ * late, and hyp/ polls for it only while interrupting counters run). */
+static inline void vpmu_fold_on_stop(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	if (cpu && v->pmu.active)
+		pv_vpmu__fold(v, cpu);
+}
+
 /* The virtual PMU interrupt is a level: PMCR.E && (PMINTEN & PMOVS) != 0. */
 static inline void vpmu_update_level(struct pv_vcpu *v)
 {

@@ -25,8 +25,11 @@ VPMU_NOINLINE static enum pv_trap_result pmcr_write_change(struct pv_vcpu *v, ui
 
 	vpmu_settle_chain(v, cpu);
 	v->pmu.pmcr = pmcr;
-	if (write && !(pmcr & PV_PMCR_E))
+	if (write && !(pmcr & PV_PMCR_E)) {
 		pv_plat_sysreg_write(cpu, PV_PMCR_EL0, pmcr);
+		if (old & PV_PMCR_E)
+			vpmu_fold_on_stop(v, cpu);
+	}
 	if (val & PV_PMCR_P)
 		for (unsigned n = 0; n < p->nr_counters; n++) {
 			if (cpu)
@@ -114,6 +117,8 @@ static enum pv_trap_result write_cnten(struct pv_vcpu *v, unsigned el, uint64_t 
 		pv_plat_sysreg_write(cpu, set ? PV_PMCNTENSET_EL0 : PV_PMCNTENCLR_EL0, changed);
 		if (v->pmu.chain & changed)
 			pv_vpmu__sync_inten(v, cpu);
+		if (!set)
+			vpmu_fold_on_stop(v, cpu);
 	}
 	return PV_TRAP_HANDLED;
 }

@@ -28,8 +28,10 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 		if (cpu)
 			pv_vpmu__sync_inten(v, cpu);
 	}
-	if (cpu)
+	if (cpu) {
 		hw_evtyper_write(cpu, n, hw);
+		vpmu_fold_on_stop(v, cpu);
+	}
 }
 
 /* The guest reads back its visible bits; the hardware gets the sanitised copy. A guest's
@@ -51,10 +53,12 @@ static VPMU_INLINE enum pv_trap_result set_evtyper(struct pv_vcpu *v, unsigned n
 	v->pmu.evtyper[n] = t;
 	v->pmu.hwtype[n] = hw;
 	/* `emulated` covers SW_INCR and CHAIN. */
-	if (!in_hw || ((v->pmu.emulated | v->pmu.slow) & (1u << n)))
+	if (!in_hw || ((v->pmu.emulated | v->pmu.slow) & (1u << n))) {
 		evtyper_changed(v, n, t, hw);
-	else if (cpu)
+	} else if (cpu) {
 		hw_evtyper_write(cpu, n, hw);
+		vpmu_fold_on_stop(v, cpu); /* the old event stopped counting */
+	}
 	return PV_TRAP_HANDLED;
 }
 

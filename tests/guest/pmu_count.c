@@ -240,6 +240,41 @@ static void test_irq(void)
 	pmu_reset();
 }
 
+/* Count, stop, then wait for the interrupt: an overflow that happened while the counter
+ * counted interrupts after counting stopped, however it stopped: PMCNTENCLR, a type change,
+ * or PMCR.E = 0 (then it waits for E, which gates the interrupt). The interrupt is masked
+ * while the counter counts, so nothing is taken before the stop. */
+enum stop_by { STOP_CNTENCLR, STOP_TYPE, STOP_PMCR_E };
+
+static void test_irq_after_stop(enum stop_by how, const char *name)
+{
+	pmu_reset();
+	irqs = 0;
+	irq_ovs = 0;
+	arm_overflow(2000);
+	wr(pmintenset_el1, 1);
+	wr(pmcr_el0, PMCR_E);
+	spin(5000); /* the overflow: about 10000 instructions */
+	if (how == STOP_CNTENCLR)
+		wr(pmcntenclr_el0, 1);
+	else if (how == STOP_TYPE)
+		pmevtyper_write(0, EV_SW_INCR);
+	else
+		wr(pmcr_el0, 0);
+	irq_unmask();
+	spin(1000);
+	if (how == STOP_PMCR_E) {
+		check(irqs == 0, name, "%u interrupts with PMCR_EL0.E = 0", irqs);
+		check(rd(pmovsset_el0) == 1, name, "PMOVSSET %lx after the stop", rd(pmovsset_el0));
+		wr(pmcr_el0, PMCR_E);
+		spin(100);
+	}
+	irq_mask();
+	check(irqs == 1 && irq_ovs == 1, name, "%u interrupts, overflow bits seen %lx", irqs,
+	      irq_ovs);
+	pmu_reset();
+}
+
 void test_main(void)
 {
 	N = (unsigned)dt_pmu_counters(0);
@@ -247,4 +282,7 @@ void test_main(void)
 	test_overflow();
 	test_chain();
 	test_irq();
+	test_irq_after_stop(STOP_CNTENCLR, "irq: overflow then PMCNTENCLR: the interrupt comes");
+	test_irq_after_stop(STOP_TYPE, "irq: overflow then a type change: the interrupt comes");
+	test_irq_after_stop(STOP_PMCR_E, "irq: overflow then PMCR.E = 0: the interrupt comes with E");
 }

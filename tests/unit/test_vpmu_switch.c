@@ -374,6 +374,49 @@ static void test_through_trap(void **state)
 	free(f);
 }
 
+/* An overflow the hardware flagged before counting stopped, with no physical interrupt taken:
+ * the write that stops counting (PMCNTENCLR, a type change, PMCR.E = 0) folds it, so the
+ * virtual interrupt is raised at once, or with PMCR.E again (PMCR.E gates it). The host's
+ * flags stay where they are. */
+static void test_fold_on_stop(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
+	struct pv_vcpu *v = &f->v[0];
+	bool *line = &f->mv[0].line[PV_INTID_PMU];
+	fx_load(f, 0);
+	wr(pv_vpmu_pmevtyper_write, v, 0, PV_EVT_CPU_CYCLES);
+	wr(pv_vpmu_pmintenset_write, v, 0, 0x1);
+	wr(pv_vpmu_pmcntenset_write, v, 0, 0x1);
+	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E);
+
+	CELL(f, PV_PMOVSSET_EL0) = 0x1 | 0x40; /* guest counter 0 and host counter 6 */
+	assert_false(*line);
+	wr(pv_vpmu_pmcntenclr_write, v, 0, 0x1);
+	assert_true(*line);
+	assert_int_equal(v->pmu.ovs, 0x1);
+	assert_int_equal(CELL(f, PV_PMOVSSET_EL0) & 0x40, 0x40); /* the host's, untouched */
+	wr(pv_vpmu_pmovsclr_write, v, 0, 0x1);
+	assert_false(*line);
+
+	wr(pv_vpmu_pmcntenset_write, v, 0, 0x1);
+	CELL(f, PV_PMOVSSET_EL0) = 0x1;
+	wr(pv_vpmu_pmevtyper_write, v, 0, PV_EVT_INST_RETIRED);
+	assert_true(*line);
+	wr(pv_vpmu_pmovsclr_write, v, 0, 0x1);
+	assert_false(*line);
+
+	CELL(f, PV_PMOVSSET_EL0) = 0x1;
+	wr(pv_vpmu_pmcr_write, v, 0, 0);
+	assert_false(*line); /* PMCR.E = 0: the overflow is recorded, the interrupt waits */
+	assert_int_equal(v->pmu.ovs, 0x1);
+	CELL(f, PV_PMOVSSET_EL0) = 0;
+	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E);
+	assert_true(*line);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_irq_fold),
 		cmocka_unit_test(test_irq_chain),
 		cmocka_unit_test(test_ovsclr_pending),
+		cmocka_unit_test(test_fold_on_stop),
 		cmocka_unit_test(test_through_trap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

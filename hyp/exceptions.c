@@ -30,6 +30,10 @@ static __attribute__((noinline)) void hyp_sysreg(struct vcpu *v, uint64_t esr)
 	struct pv_sys_access a = {0};
 	pv_decode_sys(esr, &a);
 	uint64_t *rt = a.rt == 31 ? NULL : &v->f.x[a.rt];
+	/* A debug register (Op0 = 2, Op1 = 0 or 3), trapped until the vCPU's first access. */
+	if (PV_SYSREG_OP0(a.key) == 2 && (PV_SYSREG_OP1(a.key) == 0 || PV_SYSREG_OP1(a.key) == 3) &&
+	    vcpu_regs_debug_trap(v))
+		return;
 	if (!a.is_read && vgic_sgi_sysreg(v, a.key, rt ? *rt : 0)) {
 		v->f.elr += 4;
 		return;

@@ -64,6 +64,12 @@ struct el1_regs {
 #undef EL1_FIELD
 };
 
+/* The self-hosted debug registers (vcpu_regs.c). */
+struct dbg_regs {
+	uint64_t bvr[16], bcr[16], wvr[16], wcr[16];
+	uint64_t oslsr, osdlr, mdccint;
+};
+
 struct fpsimd {
 	uint64_t q[64]; /* V0..V31, 128 bits each */
 	uint64_t fpsr, fpcr;
@@ -97,6 +103,9 @@ struct vm;
 struct vcpu {
 	struct frame f;           /* first: vectors.S saves into it */
 	struct el1_regs el1;
+	struct dbg_regs dbg;
+	uint64_t tpidr2, vdisr;   /* where the CPU has them (vcpu_regs.c) */
+	bool dbg_live;            /* its debug registers are switched (after its first access) */
 	struct fpsimd fp;
 	struct vgic_cpu vgic;
 	struct pv_vcpu pv;
@@ -212,6 +221,16 @@ void timer_program(void);
 bool timer_slice_over(void);
 uint64_t timer_now(void);
 void vtimer_sync(struct vcpu *v);
+
+/* vcpu_regs.c */
+void vcpu_regs_probe(void);
+void vcpu_regs_init(struct vcpu *v);
+void vcpu_regs_save(struct vcpu *v);
+void vcpu_regs_restore(const struct vcpu *v);
+uint64_t vcpu_regs_mdcr(const struct vcpu *v);
+bool vcpu_regs_debug_trap(struct vcpu *v);
+#define MDCR_EL2_TDA (1ul << 9)   /* debug register accesses trap (Arm ARM D24.2, MDCR_EL2) */
+#define MDCR_EL2_TDOSA (1ul << 10) /* OS lock, OS double lock, DBGPRCR accesses trap */
 
 /* sched.c */
 void sched_start(void) __attribute__((noreturn));

@@ -270,6 +270,7 @@ static void vm_create(unsigned k)
 	dcache_clean(dtb_pa, dtb); /* the guest reads it with its MMU off */
 
 	pv_vcpu_init(&v->pv, &vm->pv, 0, v);
+	vcpu_regs_init(v);
 	v->vm = vm;
 	v->vmpidr = 0x80000000ul; /* MPIDR_EL1: RES1 bit 31, affinity 0.0.0.0 */
 	v->f.x[0] = vm->dtb_ipa; /* Linux arm64 boot protocol: x0 = DTB, x1..x3 = 0 */
@@ -333,6 +334,7 @@ void hyp_main(void)
 		hyp.limit_deadline = timer_now() + cfg.limit_ms * (freq / 1000);
 	}
 
+	vcpu_regs_probe();
 	for (unsigned k = 0; k < MAX_VMS; k++)
 		if (slot_has_image(k)) {
 			vm_create(k);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Round-robin scheduling of the VMs' vCPUs on the one physical CPU, driven by the EL2
- * physical timer (timer.c). A switch saves the outgoing vCPU's EL1 state, FP/SIMD registers,
- * virtual CPU interface and virtual timer, and restores the incoming one's; the PMU goes
+ * physical timer (timer.c). A switch saves the outgoing vCPU's EL1 state, debug registers and
+ * the other registers of vcpu_regs.c, FP/SIMD registers, virtual CPU interface and virtual
+ * timer, and restores the incoming one's; the PMU goes
  * through the library's pv_vcpu_put / pv_vcpu_load.
  */
 #include "hyp.h"
@@ -17,9 +18,10 @@ void vcpu_load(struct vcpu *v)
 	write_sysreg(vttbr_el2, v->vm->vttbr);
 	write_sysreg(S3_4_C0_C0_5, v->vmpidr); /* VMPIDR_EL2 */
 	write_sysreg(hcr_el2, (hyp.hcr_hyp & ~t->hcr_el2_owned) | t->hcr_el2);
-	write_sysreg(mdcr_el2, (hyp.mdcr_hyp & ~t->mdcr_el2_owned) | t->mdcr_el2);
+	write_sysreg(mdcr_el2, (hyp.mdcr_hyp & ~t->mdcr_el2_owned) | t->mdcr_el2 | vcpu_regs_mdcr(v));
 	write_sysreg(cptr_el2, (hyp.cptr_hyp & ~t->cptr_el2_owned) | t->cptr_el2);
 	EL1_REGS(EL1_RESTORE)
+	vcpu_regs_restore(v);
 	fpsimd_restore(&v->fp);
 	isb();
 	pv_vcpu_load(&v->pv, &hyp.pcpu);
@@ -33,6 +35,7 @@ void vcpu_put(struct vcpu *v)
 	pv_vcpu_put(&v->pv);
 	vgic_save(v);
 	EL1_REGS(EL1_SAVE)
+	vcpu_regs_save(v);
 	write_sysreg(S3_3_C14_C3_1, 0ul); /* its virtual timer stops firing while it is out */
 	fpsimd_save(&v->fp);
 	isb();

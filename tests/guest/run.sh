@@ -359,6 +359,8 @@ linux)
 check)
 	scenario hello "vm0=hello" hello
 	scenario boot "vm0=boot -- boot.argc=3 alpha beta" boot
+	scenario isolate "vm0=isoA vm1=isoB slice_us=50" isolate isolate
+	scenario isolate_read "vm0=isoA vm1=isoR slice_us=50" isolate isolate
 	scenario boot_initrd "vm0=boot vm0_initrd=0x800000,0x1000 -- boot.argc=4 alpha boot.initrd=1 beta" boot
 	scenario pmu_regs "vm0=regs" pmu_regs
 	scenario pmu_regs_n3 "vm0=regs3 counters=3" pmu_regs

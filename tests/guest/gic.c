@@ -80,6 +80,17 @@ static void test_delivery(void)
 	wr(S3_0_C12_C11_5, (3ul << 24) | 2); /* to PE 1: there is none */
 	spin(100);
 	CHECK_EQ(got, 1, "sgi: an SGI to a PE that does not exist goes nowhere");
+	/* INTID is ICC_SGI1R_EL1[27:24]; bits [31:28] are RES0 and name no interrupt: an SGI with
+	 * them set is SGI 3 still, never PPI 19 (GICv3 12.11.x). */
+	reset_log();
+	irq_mask();
+	wr(S3_0_C12_C11_5, (0xFul << 28) | (3ul << 24) | 1);
+	isb();
+	CHECK_EQ(gic_ppi_pending() & ~(1u << 23), 1u << 3, /* 23: the PMU */
+		 "sgi: INTID from bits [27:24] only: SGI 3 pending, no PPI");
+	irq_unmask();
+	spin(100);
+	CHECK_EQ(got, 1, "sgi: delivered once, as SGI 3");
 
 	reset_log();
 	gic_ppi_enable(20, 0xA0, true);

@@ -48,6 +48,15 @@ static void test_memory(void)
 	check((g_last_esr >> 26) == 0x25 && (g_last_esr & 0x3F) == 0x10 && !(g_last_esr & (1u << 6)),
 	      "stage2: abort syndrome: EC 0x25, DFSC sync external, read", "ESR 0x%lx", g_last_esr);
 	CHECK_EQ(g_last_far, 0x80000000ul, "stage2: FAR_EL1 holds the address");
+	/* The PL011 is 4 KiB: the first word after it is no device (the board's next one is at
+	 * 0x09010000), so both a read and a write there abort, while its last word answers. */
+	expect_begin(EC_DABT_CUR);
+	(void)rd32(0x09000FFCul);
+	CHECK_EQ(expect_end(), 0, "uart: its last word (UARTPCellID3) answers");
+	expect_begin(EC_DABT_CUR);
+	(void)rd32(0x09001000ul);
+	wr32(0x09001000ul, 0);
+	CHECK_EQ(expect_end(), 2, "uart: the word after its 4 KiB is a data abort");
 	expect_begin(EC_DABT_CUR);
 	wr32(0x0A000000ul, 1);
 	*(volatile uint64_t *)(base + size + 0x1000) = 5;

@@ -172,10 +172,11 @@ static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v, uint64_
 		kind = EXIT_OTHER;
 		next = fetch_abort(v);
 		break;
-	case EC_WFX: /* WFI (HCR_EL2.TWI): give the CPU to the next VM */
+	case EC_WFX: /* WFI (HCR_EL2.TWI): the vCPU waits for a wake-up event (sched.c) */
 		f->elr += 4;
 		kind = EXIT_WFI;
-		next = sched_next(v);
+		/* ISS.TI = 0: WFI. WFIT (TI = 2) has a timeout of its own: it returns at once. */
+		next = (esr & 3) == 0 ? sched_wfi(v) : sched_next(v);
 		break;
 	default: /* SVE/SME (CPTR_EL2), and whatever else reaches EL2: UNDEF */
 		inject_undef(v);
@@ -207,29 +208,13 @@ struct frame *exc_lower_sync(struct frame *f)
 	return sync_slow(v, esr);
 }
 
-struct frame *exc_lower_irq(struct frame *f)
+/* A physical interrupt other than the scheduler tick, acknowledged (INTID `intid`): the PMU,
+ * the GIC maintenance interrupt, the loaded vCPU's virtual timer (v may be NULL when none is
+ * loaded: the pCPU idles, sched.c). Returns the exit kind it is counted as. */
+enum exit_kind irq_device(struct vcpu *v, uint32_t intid)
 {
-	struct vcpu *v = (struct vcpu *)f, *next = v;
 	enum exit_kind kind = EXIT_IRQ_OTHER;
-	uint32_t intid = gic_ack();
 	switch (intid) {
-	case INTID_HYPTIMER:
-		write_sysreg(S3_4_C14_C2_1, 0ul); /* CNTHP_CTL_EL2: drop the level */
-		gic_eoi(intid);
-		if (!timer_slice_over()) { /* an overflow poll (timer.c) */
-			kind = EXIT_IRQ_POLL;
-			timer_program();
-			break;
-		}
-		kind = EXIT_IRQ_TICK;
-		if (hyp.limit_deadline && timer_now() >= hyp.limit_deadline) {
-			hyp_printf("hyp: time limit of %lu ms reached\n", hyp.limit_ms);
-			sched_end_all("ended: time limit (limit_ms) reached");
-		}
-		next = sched_next(v);
-		if (next == v)
-			timer_rearm();
-		break;
 	case PV_INTID_PMU:
 		kind = EXIT_IRQ_PMU;
 		if (pv_irq(&hyp.pcpu, intid) == PV_IRQ_HOST_PENDING)
@@ -238,12 +223,15 @@ struct frame *exc_lower_irq(struct frame *f)
 		break;
 	case INTID_MAINT:
 		kind = EXIT_IRQ_MAINT;
-		vgic_maintenance(v);
-		vtimer_sync(v);
+		if (v) {
+			vgic_maintenance(v);
+			vtimer_sync(v);
+		}
 		gic_eoi(intid);
 		break;
 	case INTID_VTIMER:
-		vtimer_sync(v);
+		if (v)
+			vtimer_sync(v);
 		gic_eoi(intid);
 		break;
 	case INTID_SPURIOUS:
@@ -252,6 +240,31 @@ struct frame *exc_lower_irq(struct frame *f)
 		gic_eoi(intid);
 		break;
 	}
+	return kind;
+}
+
+struct frame *exc_lower_irq(struct frame *f)
+{
+	struct vcpu *v = (struct vcpu *)f, *next = v;
+	enum exit_kind kind;
+	uint32_t intid = gic_ack();
+	if (intid != INTID_HYPTIMER)
+		return finish(v, irq_device(v, intid), next);
+	write_sysreg(S3_4_C14_C2_1, 0ul); /* CNTHP_CTL_EL2: drop the level */
+	gic_eoi(intid);
+	if (!timer_slice_over()) { /* an overflow poll (timer.c) */
+		kind = EXIT_IRQ_POLL;
+		timer_program();
+		return finish(v, kind, next);
+	}
+	kind = EXIT_IRQ_TICK;
+	if (hyp.limit_deadline && timer_now() >= hyp.limit_deadline) {
+		hyp_printf("hyp: time limit of %lu ms reached\n", hyp.limit_ms);
+		sched_end_all("ended: time limit (limit_ms) reached");
+	}
+	next = sched_next(v);
+	if (next == v)
+		timer_rearm();
 	return finish(v, kind, next);
 }
 

@@ -115,6 +115,7 @@ struct vcpu {
 					   sysreg-id are the library's count (exits_of) */
 	uint64_t el2_instr[EXIT_KINDS]; /* EL2 instructions spent on them (self-measurement) */
 	uint64_t switches_in;
+	bool waiting;                   /* in WFI until a wake-up event (sched.c) */
 	uint64_t injected_undef, injected_abort;
 	uint64_t pv_undef, pv_el1;      /* library answers: UNDEF, re-sent to guest EL1 */
 };
@@ -156,6 +157,7 @@ struct hyp {
 	uint64_t slice_ticks, slice_deadline;
 	uint64_t mdcr_hyp, hcr_hyp, cptr_hyp;
 	uint64_t switches;
+	uint64_t idle_waits;      /* times the pCPU waited at EL2 with no vCPU to run */
 	uint64_t limit_ms, limit_deadline; /* limit_ms=N: every VM ends at this counter value */
 	struct pv_hw hw;
 	struct pv_pcpu pcpu;
@@ -209,6 +211,7 @@ void vgic_restore(struct vcpu *v);
 void vgic_maintenance(struct vcpu *v);
 bool vgic_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
 bool vgic_sgi_sysreg(struct vcpu *v, uint32_t key, uint64_t val);
+bool vgic_pending(const struct vcpu *v);
 
 /* uart.c */
 bool uart_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
@@ -221,6 +224,8 @@ void timer_program(void);
 bool timer_slice_over(void);
 uint64_t timer_now(void);
 void vtimer_sync(struct vcpu *v);
+uint64_t vtimer_deadline(uint64_t ctl, uint64_t cval);
+void timer_wake_at(uint64_t deadline);
 
 /* vcpu_regs.c */
 void vcpu_regs_probe(void);
@@ -235,6 +240,7 @@ bool vcpu_regs_debug_trap(struct vcpu *v);
 /* sched.c */
 void sched_start(void) __attribute__((noreturn));
 struct vcpu *sched_next(struct vcpu *cur);
+struct vcpu *sched_wfi(struct vcpu *cur);
 struct vcpu *vm_end(struct vcpu *v, const char *reason);
 __attribute__((noreturn)) void sched_end_all(const char *reason);
 void vcpu_load(struct vcpu *v);
@@ -244,6 +250,7 @@ void vcpu_put(struct vcpu *v);
 struct frame *exc_lower_sync(struct frame *f);
 struct frame *exc_lower_irq(struct frame *f);
 struct frame *exc_lower_serror(struct frame *f);
+enum exit_kind irq_device(struct vcpu *v, uint32_t intid);
 void exc_current(uint64_t kind, uint64_t esr, uint64_t elr, uint64_t far);
 
 /* inject.c */

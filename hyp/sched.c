@@ -43,16 +43,100 @@ void vcpu_put(struct vcpu *v)
 		hyp.current = NULL;
 }
 
-/* The next runnable vCPU after `cur` in round-robin order (possibly `cur`), or NULL. */
-static struct vcpu *pick(struct vcpu *cur)
+/* Whether a vCPU may run: not waiting in WFI, or waiting with a wake-up event now: an
+ * interrupt pending for it, or its virtual timer due. The loaded vCPU's timer is live in
+ * hardware (its line is recomputed); another's is its saved CNTV_CTL/CVAL. */
+static bool ready(struct vcpu *v)
 {
-	unsigned start = cur ? cur->vm->index + 1 : 0;
+	if (!v->waiting)
+		return true;
+	bool due;
+	if (v == hyp.current) {
+		vtimer_sync(v);
+		due = false;
+	} else {
+		due = timer_now() >= vtimer_deadline(v->el1.cntv_ctl, v->el1.cntv_cval);
+	}
+	if (due || vgic_pending(v))
+		v->waiting = false;
+	return !v->waiting;
+}
+
+/* The first runnable, ready vCPU from slot `start` on in round-robin order, or NULL. */
+static struct vcpu *pick_from(unsigned start)
+{
 	for (unsigned i = 0; i < MAX_VMS; i++) {
 		struct vm *vm = &hyp.vms[(start + i) % MAX_VMS];
-		if (vm->state == VM_RUNNABLE)
+		if (vm->state == VM_RUNNABLE && ready(&vm->vcpu))
 			return &vm->vcpu;
 	}
 	return NULL;
+}
+
+static struct vcpu *pick(struct vcpu *cur)
+{
+	return pick_from(cur ? cur->vm->index + 1 : 0);
+}
+
+/* No vCPU can run: the pCPU waits at EL2 (WFI) for the next physical interrupt, with the EL2
+ * timer set for the earliest virtual timer of a waiting vCPU that is not loaded (the loaded
+ * one's timer is live and interrupts by itself) or the time limit, and takes it. A wait
+ * nothing can end (no timer armed anywhere, no time limit) ends the waiting VMs: on this
+ * machine no other interrupt could reach them. */
+static void idle(void)
+{
+	uint64_t deadline = hyp.limit_deadline ? hyp.limit_deadline : UINT64_MAX;
+	uint64_t now = timer_now();
+	bool loaded_timer = false;
+	for (unsigned i = 0; i < MAX_VMS; i++) {
+		struct vcpu *v = &hyp.vms[i].vcpu;
+		if (hyp.vms[i].state != VM_RUNNABLE)
+			continue;
+		/* A timer that has already fired without waking its vCPU (its interrupt disabled
+		 * in the vGIC) raises nothing more. */
+		if (v == hyp.current) {
+			loaded_timer = (read_sysreg(S3_3_C14_C3_1) & 7ul) == 1ul; /* ENABLE alone */
+			continue;
+		}
+		uint64_t t = vtimer_deadline(v->el1.cntv_ctl, v->el1.cntv_cval);
+		if (t > now && t < deadline)
+			deadline = t;
+	}
+	if (deadline == UINT64_MAX && !loaded_timer)
+		sched_end_all("ended: waits in WFI with no timer armed: no interrupt can wake it");
+	hyp.idle_waits++;
+	timer_wake_at(deadline);
+	dsb(sy);
+	__asm__ volatile("wfi" ::: "memory");
+	uint32_t intid = gic_ack();
+	if (intid == INTID_HYPTIMER) {
+		write_sysreg(S3_4_C14_C2_1, 0ul);
+		gic_eoi(intid);
+		if (hyp.limit_deadline && timer_now() >= hyp.limit_deadline) {
+			hyp_printf("hyp: time limit of %lu ms reached\n", hyp.limit_ms);
+			sched_end_all("ended: time limit (limit_ms) reached");
+		}
+	} else {
+		(void)irq_device(hyp.current, intid);
+	}
+}
+
+/* Switch from `cur` (loaded, or NULL when it has ended) to the next vCPU that can run,
+ * idling until there is one; a new slice begins. */
+static struct vcpu *run_next(struct vcpu *cur, unsigned start)
+{
+	struct vcpu *next;
+	while (!(next = pick_from(start)))
+		idle();
+	if (next != cur) {
+		if (cur)
+			vcpu_put(cur);
+		vcpu_load(next);
+		hyp.switches++;
+		hyp.switched = true;
+	}
+	timer_rearm();
+	return next;
 }
 
 /* Called with `cur` loaded and runnable: switch to the next runnable vCPU, if another. */
@@ -69,21 +153,33 @@ struct vcpu *sched_next(struct vcpu *cur)
 	return next;
 }
 
+/* A trapped WFI: the vCPU waits until a wake-up event (Arm ARM D1.6.x: an interrupt pending
+ * for it); meanwhile the others run, and with none to run the pCPU waits at EL2. A vCPU with
+ * an interrupt already pending goes on at once. */
+struct vcpu *sched_wfi(struct vcpu *cur)
+{
+	cur->waiting = true;
+	if (ready(cur))
+		return cur;
+	return run_next(cur, cur->vm->index + 1);
+}
+
 struct vcpu *vm_end(struct vcpu *v, const char *reason)
 {
 	struct vm *vm = v->vm;
 	vm->state = VM_ENDED;
 	vm->end_reason = reason;
 	uart_flush(vm);
-	struct vcpu *next = pick(v);
 	vcpu_put(v);
-	if (!next) {
+	bool any = false;
+	for (unsigned i = 0; i < MAX_VMS; i++)
+		any |= hyp.vms[i].state == VM_RUNNABLE;
+	if (!any) {
 		report_all();
 		psci_system_off();
 	}
-	vcpu_load(next);
-	hyp.switches++;
-	timer_rearm();
+	struct vcpu *next = run_next(NULL, vm->index + 1);
+	hyp.switched = false; /* counted as the ending VM's exit, not as a switch */
 	return next;
 }
 

@@ -76,6 +76,26 @@ void timer_init(uint64_t slice_ticks, uint64_t poll_ticks)
 	isb();
 }
 
+/* When a virtual timer with these CNTV_CTL/CVAL raises its interrupt (CNTVOFF_EL2 = 0:
+ * virtual time is physical time), or UINT64_MAX if it cannot (disabled or masked). */
+uint64_t vtimer_deadline(uint64_t ctl, uint64_t cval)
+{
+	return (ctl & (CNT_ENABLE | CNT_IMASK)) == CNT_ENABLE ? cval : UINT64_MAX;
+}
+
+/* The pCPU is idle (sched.c): the EL2 timer wakes it at `deadline`, or not at all. */
+void timer_wake_at(uint64_t deadline)
+{
+	hyp.poll_armed = false;
+	if (deadline == UINT64_MAX) {
+		write_sysreg(S3_4_C14_C2_1, 0ul);
+	} else {
+		write_sysreg(S3_4_C14_C2_2, deadline);
+		write_sysreg(S3_4_C14_C2_1, CNT_ENABLE);
+	}
+	isb();
+}
+
 /* Recompute the loaded vCPU's virtual timer line from CNTV_CTL_EL0. */
 void vtimer_sync(struct vcpu *v)
 {

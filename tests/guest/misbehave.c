@@ -4,7 +4,8 @@
  * RAM (other VMs' and the hypervisor's physical memory included) are synchronous external
  * aborts with the right syndrome; MMIO the syndrome cannot describe is an abort; unknown
  * device registers are RAZ/WI; unknown hypercalls return NOT_SUPPORTED; PSCI answers as a
- * one-CPU PSCI 1.0; the EL1 physical timer is RAZ/WI; WFI returns; the guest's own
+ * one-CPU PSCI 1.0; the EL1 physical timer is RAZ/WI; WFI waits for its wake-up event, its
+ * virtual timer here, with interrupts masked (an interrupt pending wakes it); the guest's own
  * exceptions (SVC, BRK, UDF) stay inside the guest.
  */
 #include "guest.h"
@@ -119,9 +120,23 @@ static void test_misc(void)
 	CHECK_EQ(UNDEFS((void)rd(cntp_ctl_el0); wr(cntp_ctl_el0, 1); wr(cntp_cval_el0, 5)), 0,
 		 "timer: EL1 physical timer accesses do not fault");
 	CHECK_EQ(rd(cntp_ctl_el0), 0, "timer: EL1 physical timer RAZ/WI");
-	uint64_t t0 = rd(cntpct_el0);
-	__asm__ volatile("wfi");
-	CHECK(rd(cntpct_el0) >= t0, "wfi: returns (traps and yields)");
+	/* WFI waits until its timer's interrupt is pending (PSTATE.I masked: not taken), and
+	 * returns then, not before (a spurious early return is allowed once: WFI is a hint). */
+	gic_setup(NULL);
+	gic_ppi_enable(27, 0x80, true);
+	uint64_t t0 = rd(cntvct_el0);
+	wr(cntv_cval_el0, t0 + 62500); /* 1 ms */
+	wr(cntv_ctl_el0, 1);
+	isb();
+	unsigned wfis = 0;
+	while (!(rd(cntv_ctl_el0) & 4) && wfis < 1000) {
+		__asm__ volatile("wfi");
+		wfis++;
+	}
+	check(wfis <= 2 && rd(cntvct_el0) >= t0 + 62500, "wfi: waits for its virtual timer",
+	      "%u WFIs, %lu ticks", wfis, rd(cntvct_el0) - t0);
+	wr(cntv_ctl_el0, 0);
+	isb();
 	expect_begin(EC_SVC64);
 	__asm__ volatile("svc #7");
 	CHECK_EQ(expect_end(), 1, "svc: taken by the guest's own EL1 vectors");

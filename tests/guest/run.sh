@@ -129,6 +129,9 @@ LINUX_ARGS="console=ttyAMA0 earlycon=pl011,0x09000000 panic=-1"
 COUNT_ITERS=1000000
 SAMPLE_ITERS=2500000
 SAMPLE_PERIOD=50000
+# An idle Linux sleeping 0.2 s: bare QEMU counts about 1.4 M instructions on its CPU; a
+# hypervisor whose WFI returns at once made it 152 M (docs/qemu.md).
+LINUX_IDLE_MAX=10000000
 
 # linux_run LOG BOOTARGS KERNEL INITRD [NEIGHBOUR [ARGS]]: the kernel in slot 0 with INITRD
 # ("-": none) at RAM offset LINUX_INITRD_OFF, the guest program NEIGHBOUR (if any) in slot 2.
@@ -216,6 +219,9 @@ linux_checks() {
 	want=$((ks / SAMPLE_PERIOD))
 	[ -n "$irqs" ] && [ "$irqs" -ge $((want - 1)) ] && [ "$irqs" -le "$want" ]
 	result "$name: perf sampling: ${irqs:-no} PMU overflow interrupts for $want periods"
+	idle=$(pvinit "$log" idle-instructions)
+	[ -n "$idle" ] && [ "$idle" -lt "$LINUX_IDLE_MAX" ]
+	result "$name: idle: the CPU executed ${idle:-no} instructions while Linux slept 0.2 s (under $LINUX_IDLE_MAX: it waits in WFI)"
 	grep '^\[linux\] .* pvinit: ' "$log" | sed 's/^/    /'
 	grep -q '^hyp: vm linux: PSCI SYSTEM_OFF$' "$log"
 	result "$name: the kernel powered its VM off (PSCI SYSTEM_OFF)"
@@ -280,8 +286,12 @@ linux_suite() {
 
 # The init program's counts must not depend on a neighbour, a smaller PMU or time-slicing.
 compare_counts_pvinit() {
-	a=$(grep '^\[linux\] .* pvinit: ' "$logdir/linux.log" | sed 's/^\[linux\] \[ *[0-9.]*\] //')
-	b=$(grep '^\[linux\] .* pvinit: ' "$logdir/linux_busy.log" | sed 's/^\[linux\] \[ *[0-9.]*\] //')
+	# The counts of init's own windows; the idle figure is the whole CPU's and depends on
+	# what else ran, so it is not compared.
+	a=$(grep '^\[linux\] .* pvinit: ' "$logdir/linux.log" | grep -v ' pvinit: idle-' |
+		sed 's/^\[linux\] \[ *[0-9.]*\] //')
+	b=$(grep '^\[linux\] .* pvinit: ' "$logdir/linux_busy.log" | grep -v ' pvinit: idle-' |
+		sed 's/^\[linux\] \[ *[0-9.]*\] //')
 	if [ -n "$a" ] && [ "$a" = "$b" ]; then
 		echo "linux: alone and beside a busy VM, init reports identical counts: yes"
 		pass
@@ -376,6 +386,17 @@ check)
 	else
 		fail "misbehave: the crashing VM was not ended"
 	fi
+	# A VM stuck in WFI beside one that works: the other finishes with exact counts, the
+	# stuck one is ended with the reason, and the run ends at once (under a second of QEMU
+	# time, where spinning through its WFIs took the whole limit).
+	scenario idle "vm0=idle vm1=exact -- idle.waits=20" idle pmu_exact
+	scenario waitforever "vm0=exact vm1=stuck" pmu_exact waitforever
+	if grep -q '^hyp: vm stuck: ended: waits in WFI with no timer armed' "$logdir/waitforever.log"; then
+		echo "waitforever: the VM waiting for nothing was ended, with the reason"
+		pass
+	else
+		fail "waitforever: the VM waiting for nothing was not ended with its reason"
+	fi
 	scenario exact_alone "vm0=exact slice_us=50" pmu_exact
 	scenario exact_busy "vm0=exact vm1=busy1 vm2=busy2 vm3=busy3 slice_us=50" \
 		pmu_exact busy busy busy
@@ -434,10 +455,22 @@ bench)
 		exit 1
 	fi
 	switch_no_pmu=$(each switch)
+	# An idle VM: 100 waits of 1 ms in WFI for its virtual timer. hyp.idle_ms is the EL2
+	# instructions of its WFI exits and of the interrupts that end them, per idle ms.
+	log=$logdir/bench_idle.log
+	qemu_run "$log" "vm0=idle -- idle.waits=100" idle
+	if ! grep -q '^\[idle\] done: [0-9]* passed, 0 failed' "$log"; then
+		echo "bench: the idle run did not pass (see $log)" >&2
+		exit 1
+	fi
+	idle_ms=$(report_of "$log" idle |
+		awk '$2 == "exits" && ($3 == "wfi" || $3 ~ /^irq-/) && $5 == "el2-instructions" {
+			t += $6 } END { if (t) printf "%.0f", t / 100 }')
 	echo "bench: hyp.trap_floor: ${floor:-n/a} el2-instructions/trap"
 	echo "bench: hyp.trap_pmu: ${pmu:-n/a} el2-instructions/trap"
 	echo "bench: hyp.switch: ${switch:-n/a} el2-instructions/switch"
 	echo "bench: hyp.switch_no_pmu: ${switch_no_pmu:-n/a} el2-instructions/switch"
+	echo "bench: hyp.idle_ms: ${idle_ms:-n/a} el2-instructions/idle-ms"
 	;;
 *)
 	echo "usage: run.sh check|demo|bench HYP_ELF GUEST_DIR" >&2

@@ -26,6 +26,7 @@
 #define SYS_read 63
 #define SYS_write 64
 #define SYS_exit 93
+#define SYS_nanosleep 101
 #define SYS_reboot 142
 #define SYS_perf_event_open 241
 #define AT_FDCWD (-100)
@@ -120,6 +121,18 @@ static long perf_open(uint64_t config, uint64_t period)
 	a.sample_period = period;
 	a.flags = PERF_FLAG_DISABLED | PERF_FLAG_EXCLUDE_KERNEL; /* exclude_hv = 0, as perf(1) */
 	return sys6(SYS_perf_event_open, (long)&a, 0 /* this task */, -1 /* any CPU */,
+		    -1 /* no group */, 0, 0);
+}
+
+/* A system-wide counter on CPU 0, kernel and user, as `perf stat -a` opens it. */
+static long perf_open_cpu(uint64_t config)
+{
+	struct perf_attr a = {0};
+	a.type = PERF_TYPE_HARDWARE;
+	a.size = sizeof(a);
+	a.config = config;
+	a.flags = PERF_FLAG_DISABLED;
+	return sys6(SYS_perf_event_open, (long)&a, -1 /* every task */, 0 /* CPU 0 */,
 		    -1 /* no group */, 0, 0);
 }
 
@@ -237,6 +250,22 @@ static void run(void)
 	report("sampling-period", (long)SAMPLE_PERIOD);
 	report("sampling-instructions", total);
 	report("sampling-interrupts", before < 0 ? before : after < 0 ? after : after - before);
+
+	/* Idle: what the whole CPU executes while this, the only task, sleeps 0.2 s, as
+	 * `perf stat -a -e instructions -- sleep 0.2` counts it. The kernel idles in WFI. */
+	fd = perf_open_cpu(PERF_COUNT_HW_INSTRUCTIONS);
+	if (fd < 0) {
+		report("perf_event_open-cpu", fd);
+		return;
+	}
+	struct {
+		long sec, nsec;
+	} nap = {0, 200000000};
+	sys3(SYS_ioctl, fd, 0x2400, 0); /* PERF_EVENT_IOC_ENABLE */
+	sys3(SYS_nanosleep, (long)&nap, 0, 0);
+	sys3(SYS_ioctl, fd, 0x2401, 0); /* PERF_EVENT_IOC_DISABLE */
+	report("idle-instructions", read_count(fd));
+	sys3(SYS_close, fd, 0, 0);
 }
 
 void init_main(void);

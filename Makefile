@@ -16,8 +16,9 @@
 # Every goal first has the Debian packages it needs installed (scripts/deps.sh: as root or
 # through sudo -n, or it stops with the exact apt-get line). This runs before any variable
 # below asks pkg-config or looks for QEMU, so those see what was just installed. Sub-makes
-# (PV_DEPS_CHECKED is exported) and dry runs (-n) leave it out.
-ifeq ($(PV_DEPS_CHECKED)$(findstring n,$(firstword -$(MAKEFLAGS))),)
+# (PV_DEPS_CHECKED is exported), dry runs (-n), questions (-q) and touches (-t) leave it out.
+PV_FLAGS := $(firstword -$(MAKEFLAGS))
+ifeq ($(PV_DEPS_CHECKED)$(findstring n,$(PV_FLAGS))$(findstring q,$(PV_FLAGS))$(findstring t,$(PV_FLAGS)),)
 PV_DEPS_STATUS := $(shell sh scripts/deps.sh ensure $(or $(MAKECMDGOALS),all) >&2; echo $$?)
 ifneq ($(PV_DEPS_STATUS),0)
 $(error the packages above are needed first)

@@ -30,8 +30,11 @@ static __attribute__((noinline)) void hyp_sysreg(struct vcpu *v, uint64_t esr)
 	struct pv_sys_access a = {0};
 	pv_decode_sys(esr, &a);
 	uint64_t *rt = a.rt == 31 ? NULL : &v->f.x[a.rt];
-	/* A debug register (Op0 = 2, Op1 = 0 or 3), trapped until the vCPU's first access. */
-	if (PV_SYSREG_OP0(a.key) == 2 && (PV_SYSREG_OP1(a.key) == 0 || PV_SYSREG_OP1(a.key) == 3) &&
+	/* A debug register, trapped until the vCPU's first access: what MDCR_EL2.TDA and TDOSA
+	 * trap, Op0 = 2 with Op1 = 0 and CRn 0, 1 or 7, or Op1 = 3 and CRn 0 (the EL0 DCC). */
+	unsigned op1 = PV_SYSREG_OP1(a.key), crn = PV_SYSREG_CRN(a.key);
+	if (PV_SYSREG_OP0(a.key) == 2 &&
+	    ((op1 == 0 && (crn == 0 || crn == 1 || crn == 7)) || (op1 == 3 && crn == 0)) &&
 	    vcpu_regs_debug_trap(v))
 		return;
 	if (!a.is_read && vgic_sgi_sysreg(v, a.key, rt ? *rt : 0)) {

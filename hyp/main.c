@@ -178,8 +178,10 @@ static void describe_image(struct vm *vm)
 	hyp_printf("hyp: vm %s: arm64 Image, text_offset %lx, image_size %lu%s\n", vm->name,
 		   text_offset, size,
 		   text_offset ? " (nonzero text_offset: entered at the load address anyway)" : "");
-	if (size > vm->ram_size - VM_IMAGE_OFF)
-		hyp_printf("hyp: vm %s: image_size exceeds its RAM\n", vm->name);
+	if (size > vm->ram_size - VM_IMAGE_OFF) { /* a size no placement may trust */
+		hyp_printf("hyp: vm %s: image_size exceeds its RAM: taken as unknown\n", vm->name);
+		size = 0;
+	}
 	vm->image_size = size;
 }
 
@@ -205,22 +207,35 @@ static void place_initrd(struct vm *vm, unsigned k)
 
 /* Where the VM's device tree goes, as QEMU places it for -kernel: the first 2 MiB block after
  * the image and the initrd; at the top of RAM when the image's size is unknown (no arm64
- * Image header) or nothing fits after them. A block of its own meets Linux booting.rst (8-byte
- * aligned, at most 2 MiB, in no 2 MiB block that needs other attributes), and a guest that
- * checks its tree lies above its own image finds it there. false: no free block. */
+ * Image header) or nothing fits after them; failing that, the highest block clear of both. A
+ * block of its own meets Linux booting.rst (8-byte aligned, at most 2 MiB, in no 2 MiB block
+ * that needs other attributes), and a guest that checks its tree lies above its own image
+ * finds it there. false: no free block. */
+static bool dtb_block_free(const struct vm *vm, uint64_t off)
+{
+	/* An image of unknown size holds at least its first block. */
+	uint64_t image_end = VM_IMAGE_OFF + (vm->image_size ? vm->image_size : VM_DTB_BLOCK);
+	if (off < image_end && off + VM_DTB_BLOCK > VM_IMAGE_OFF)
+		return false;
+	return !vm->initrd_end ||
+	       !(off < vm->initrd_end - RAM_BASE && off + VM_DTB_BLOCK > vm->initrd_start - RAM_BASE);
+}
+
 static bool place_dtb(struct vm *vm)
 {
-	uint64_t image_end = VM_IMAGE_OFF + vm->image_size; /* RAM offsets */
-	uint64_t initrd_start = vm->initrd_end ? vm->initrd_start - RAM_BASE : 0;
-	uint64_t initrd_end = vm->initrd_end ? vm->initrd_end - RAM_BASE : 0;
-	uint64_t end = !vm->image_size ? vm->ram_size : initrd_end > image_end ? initrd_end : image_end;
+	uint64_t end = VM_IMAGE_OFF + vm->image_size; /* RAM offsets */
+	if (vm->initrd_end && vm->initrd_end - RAM_BASE > end)
+		end = vm->initrd_end - RAM_BASE;
 	uint64_t off = (end + VM_DTB_BLOCK - 1) & ~(VM_DTB_BLOCK - 1);
-	if (off > vm->ram_size - VM_DTB_BLOCK)
-		off = vm->ram_size - VM_DTB_BLOCK;
-	if (vm->image_size && off < image_end && off + VM_DTB_BLOCK > VM_IMAGE_OFF)
-		return false;
-	if (initrd_end && off < initrd_end && off + VM_DTB_BLOCK > initrd_start)
-		return false;
+	if (!vm->image_size || off > vm->ram_size - VM_DTB_BLOCK || !dtb_block_free(vm, off)) {
+		/* The top block, else the highest free one (block 0 is below every image). */
+		for (off = vm->ram_size - VM_DTB_BLOCK;; off -= VM_DTB_BLOCK) {
+			if (dtb_block_free(vm, off))
+				break;
+			if (!off)
+				return false;
+		}
+	}
 	vm->dtb_ipa = RAM_BASE + off;
 	return true;
 }
@@ -250,6 +265,11 @@ static void vm_create(unsigned k)
 	vm->guest_args = cfg.guest_args;
 	describe_image(vm);
 	place_initrd(vm, k);
+	if (!place_dtb(vm)) {
+		hyp_printf("hyp: vm %s: no 2 MiB block of its RAM is free for its device tree beside "
+			   "its image and initrd: not started\n", vm->name);
+		return;
+	}
 
 	struct pv_vm_config vc = {.features = PV_FEAT_PMU};
 	vc.pmu.version = hyp.hw.pmu_version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5 : hyp.hw.pmu_version;
@@ -260,9 +280,6 @@ static void vm_create(unsigned k)
 		hyp_panic("VM %s: pv_vm_init: %s", vm->name, pv_strerror(err));
 	hide_unswitched(&vm->pv);
 	stage2_init(vm);
-	if (!place_dtb(vm))
-		hyp_panic("VM %s: no 2 MiB block of its RAM is free for its device tree after its "
-			  "image and initrd", vm->name);
 	uint64_t dtb_pa = vm->pa_base + (vm->dtb_ipa - RAM_BASE);
 	size_t dtb = fdt_build_vm((void *)dtb_pa, VM_DTB_MAX, vm);
 	if (!dtb)
@@ -341,7 +358,7 @@ void hyp_main(void)
 			k += vm_slots(k) - 1; /* the slots it spans hold its RAM, not VMs */
 		}
 	if (!hyp.nr_vms) {
-		hyp_puts("hyp: no guest image found (load one with -device loader,file=IMG,"
+		hyp_puts("hyp: no VM to run (load a guest image with -device loader,file=IMG,"
 			 "addr=0x48200000,force-raw=on)\n");
 		psci_system_off();
 	}

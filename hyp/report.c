@@ -102,5 +102,7 @@ void report_all(void)
 		if (hyp.vms[i].state != VM_EMPTY)
 			report_vm(&hyp.vms[i]);
 	report_overhead();
+	hyp_printf("hyp: idle: the CPU waited at EL2 %lu times with no vCPU to run\n",
+		   hyp.idle_waits);
 	hyp_puts("hyp: all VMs ended: system off\n");
 }

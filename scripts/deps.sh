@@ -31,7 +31,7 @@ guests="make gcc-aarch64-linux-gnu qemu-system-arm"
 # `all`, `tests`) is built with the host compiler and cmocka.
 packages() {
 	case "$1" in
-	clean | deps-list | help) ;;
+	clean) ;;
 	demo | docs) echo "$demo" ;;
 	check) echo "$build $parsers $guests" ;;
 	check-host | check-sanitize) echo "$build $parsers" ;;
@@ -39,8 +39,9 @@ packages() {
 	bench) echo "$build valgrind $guests" ;;
 	lint) echo "$build cppcheck clang-tidy" ;;
 	fuzz | fuzz-build) echo "$build clang libclang-rt-dev" ;;
-	aarch64) echo "make gcc-aarch64-linux-gnu" ;;
+	aarch64 | aarch64-cc | build/aarch64/*) echo "make gcc-aarch64-linux-gnu" ;;
 	hyp | guests | qemu-check | qemu-linux | qemu-bench | run) echo "$guests" ;;
+	build/hyp/* | build/guest/* | build/linux/*) echo "make gcc-aarch64-linux-gnu" ;;
 	# Everything happens inside the root file system it builds (scripts/fresh-check.sh).
 	fresh-check) echo "make debootstrap" ;;
 	deps) packages all-goals ;;

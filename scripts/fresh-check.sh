@@ -3,7 +3,7 @@
 #
 # Builds a minimal Debian 12 root file system in DIR/root (debootstrap --variant=minbase, from
 # the Debian mirror this machine's apt uses), copies the tree into it as a clean clone has it
-# (the files git tracks, as they are in the work tree), and there, as root, runs the README's
+# (`git archive HEAD`: what is committed, not the work tree's edits), and there, as root, runs the README's
 # set-up line and its two commands exactly as the README writes them:
 #     apt-get update && apt-get install -y make
 #     make demo
@@ -19,7 +19,10 @@
 # /dev) exist only in a private mount namespace (unshare), so none outlives the check, however
 # it ends. Needs root and debootstrap. Logs: DIR/logs/. Ends with "N passed, M failed".
 set -u
-[ $# -eq 1 ] || { echo "usage: fresh-check.sh DIR" >&2; exit 2; }
+if [ $# -ne 1 ] || [ -z "$1" ] || [ "$1" = / ]; then
+	echo "usage: fresh-check.sh DIR (not /)" >&2
+	exit 2
+fi
 suite=bookworm
 src=$(pwd)
 mkdir -p "$1" || exit 1
@@ -60,16 +63,18 @@ sources_uri() {
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
 		awk -v suite="$1" 'BEGIN { RS = "" } {
-			n = split($0, l, "\n"); uri = ""; ok = 0; deb = 0
+			n = split($0, l, "\n"); uri = ""; ok = 0; deb = 0; on = 1
 			for (i = 1; i <= n; i++) {
-				if (l[i] ~ /^URIs:/) { split(l[i], w, /[ \t]+/); uri = w[2] }
-				if (l[i] ~ /^Types:/ && l[i] ~ /[ \t]deb([ \t]|$)/) deb = 1
-				if (l[i] ~ /^Suites:/) {
+				k = tolower(l[i])
+				if (k ~ /^uris:/) { split(l[i], w, /[ \t]+/); uri = w[2] }
+				if (k ~ /^types:/ && k ~ /[ \t]deb([ \t]|$)/) deb = 1
+				if (k ~ /^enabled:[ \t]*no/) on = 0
+				if (k ~ /^suites:/) {
 					m = split(l[i], w, /[ \t]+/)
 					for (j = 2; j <= m; j++) if (w[j] == suite) ok = 1
 				}
 			}
-			if (ok && deb && uri != "") { print uri; exit }
+			if (ok && deb && on && uri != "") { print uri; exit }
 		}' "$f"
 	done
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
@@ -82,6 +87,10 @@ mirror=${FRESH_MIRROR:-$(sources_uri "$suite" | head -n1)}
 security=$(sources_uri "$suite-security" | head -n1)
 
 mkdir -p "$logs" "$dir/debootstrap" "$dir/archives/partial" || die "cannot create $dir"
+# Only a root file system this script made is removed (its marker says so).
+if [ -e "$root" ] && [ ! -e "$root/.perfvisor-fresh-check" ]; then
+	die "$root exists and is not a root file system of fresh-check's: not removing it"
+fi
 rm -rf --one-file-system "$root" || die "cannot remove the last run's $root"
 if [ -d /var/cache/apt/archives ]; then
 	find /var/cache/apt/archives -maxdepth 1 -name '*.deb' -exec ln -f {} "$dir/archives/" \; \
@@ -97,6 +106,7 @@ if ! timeout 1200 debootstrap --variant=minbase --cache-dir="$dir/debootstrap" "
 	tail -n 20 "$logs/debootstrap.log" | sed 's/^/    /'
 	die "debootstrap failed"
 fi
+: >"$root/.perfvisor-fresh-check"
 say "root file system ready in $(($(date +%s) - start)) s"
 
 # The machine's network settings, and apt's sources as a Debian 12 install has them.
@@ -114,9 +124,8 @@ if ! { mount -t proc proc "$root/proc" && mount -t sysfs sysfs "$root/sys" &&
 fi
 
 mkdir -p "$root/root/perfvisor"
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	git -C "$src" ls-files -z | (cd "$src" && tar --null -T - --ignore-failed-read -cf -) |
-		tar -xf - -C "$root/root/perfvisor" || die "cannot copy the tree"
+if git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+	git -C "$src" archive HEAD | tar -xf - -C "$root/root/perfvisor" || die "cannot copy the tree"
 else
 	(cd "$src" && tar --exclude=./build --exclude=./.git -cf - .) |
 		tar -xf - -C "$root/root/perfvisor" || die "cannot copy the tree"
@@ -151,9 +160,9 @@ summary() {
 }
 
 run setup "$setup_line" || die "the set-up line failed"
-# shellcheck disable=SC2016 # dpkg-query expands ${db:Status-Abbrev}, not the shell
-if in_root /dev/null 'dpkg-query -W -f="${db:Status-Abbrev}" ipxe-qemu | grep -q "^ii"'; then
-	die "ipxe-qemu is installed in the root file system, so it cannot catch a missing -nic none"
+# QEMU looks for its default network card's ROM here; ipxe-qemu is what makes it resolve.
+if [ -e "$root/usr/share/qemu/efi-virtio.rom" ]; then
+	die "efi-virtio.rom (ipxe-qemu) is in the root file system, so it cannot catch a missing -nic none"
 fi
 
 if run demo "$demo_line"; then

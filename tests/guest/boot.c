@@ -3,8 +3,8 @@
  * The boot hand-off, checked as a bare-metal test harness checks it before its first test:
  * the device tree in x0 lies above the harness's own image, inside RAM, 8-byte aligned and
  * alone in its 2 MiB block (Linux booting.rst, as QEMU and kvmtool place it); every bootargs
- * word is an argument the harness knows ("boot.argc=N", "alpha", "beta", "boot.initrd=1": the
- * VM has an initrd, and the tree lies above it too), and there are
+ * word is an argument the harness knows ("boot.argc=N", "alpha", "beta", "boot.initrd=1" or
+ * "=2": the VM has an initrd, and the tree lies above it, or at least clear of it), and there are
  * exactly N of them, so a hypervisor word among them fails it; the hypervisor's facts come in
  * properties of their own; and the firmware probe a guest makes first (SMC Calling Convention
  * 1.1, DEN 0028: SMCCC_VERSION, SMCCC_ARCH_FEATURES, PSCI_FEATURES) is answered as the
@@ -45,15 +45,24 @@ static void check_tree_placement(void)
 	CHECK((dtb & 7) == 0, "boot: the device tree is 8-byte aligned");
 	CHECK(size <= (2ul << 20) && dtb >> 21 == (dtb + size - 1) >> 21,
 	      "boot: the device tree is at most 2 MiB, within one 2 MiB block");
+	CHECK(dtb >> 21 > ((uint64_t)__image_end - 1) >> 21,
+	      "boot: the device tree's 2 MiB block holds nothing of the image");
 	CHECK(dt_memory(&base, &ram) && dtb >= base && dtb + size <= base + ram,
 	      "boot: the device tree lies in the VM's RAM");
-	/* With an initrd (boot.initrd=1), the tree lies above it too, as QEMU places it. */
-	uint32_t len = 0;
-	const uint8_t *end = dt_chosen("linux,initrd-end", &len);
-	if (arg_num("boot.initrd", 0)) {
-		uint64_t initrd_end = end && len == 8 ? (uint64_t)be32(end) << 32 | be32(end + 4) : 0;
-		CHECK(initrd_end != 0, "boot: /chosen/linux,initrd-end present");
-		CHECK(dtb >= initrd_end, "boot: the device tree lies above the initrd");
+	/* With an initrd (boot.initrd=1: where QEMU would put the tree above it; 2: at the top of
+	 * RAM, so the tree goes below it), the tree shares no 2 MiB block with it. */
+	uint32_t len = 0, len2 = 0;
+	const uint8_t *start = dt_chosen("linux,initrd-start", &len);
+	const uint8_t *end = dt_chosen("linux,initrd-end", &len2);
+	uint64_t where = arg_num("boot.initrd", 0);
+	if (where) {
+		uint64_t s0 = start && len == 8 ? (uint64_t)be32(start) << 32 | be32(start + 4) : 0;
+		uint64_t e0 = end && len2 == 8 ? (uint64_t)be32(end) << 32 | be32(end + 4) : 0;
+		CHECK(s0 && e0 > s0, "boot: /chosen/linux,initrd-start and -end present");
+		CHECK(dtb >> 21 > (e0 - 1) >> 21 || (dtb + size - 1) >> 21 < s0 >> 21,
+		      "boot: the device tree's 2 MiB block holds nothing of the initrd");
+		if (where == 1)
+			CHECK(dtb >= e0, "boot: the device tree lies above the initrd");
 	}
 }
 
@@ -73,7 +82,7 @@ static void check_arguments(void)
 			for (size_t i = 10; i < n && a[i] >= '0' && a[i] <= '9'; i++)
 				want = want * 10 + (uint64_t)(a[i] - '0');
 		} else if (n && !word_is(a, n, "alpha") && !word_is(a, n, "beta") &&
-			   !word_is(a, n, "boot.initrd=1")) {
+			   !word_is(a, n, "boot.initrd=1") && !word_is(a, n, "boot.initrd=2")) {
 			gputs("boot: unknown argument '");
 			for (size_t i = 0; i < n; i++)
 				gputc(a[i]);

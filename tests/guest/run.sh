@@ -371,7 +371,18 @@ check)
 	scenario boot "vm0=boot -- boot.argc=3 alpha beta" boot
 	scenario isolate "vm0=isoA vm1=isoB slice_us=50" isolate isolate
 	scenario isolate_read "vm0=isoA vm1=isoR slice_us=50" isolate isolate
+	# The isolation checks mean something only if the VMs took turns between a write and
+	# its read-back: four rounds, each spanning several slices.
+	turns=$(report_field "$logdir/isolate.log" isoA "scheduled in")
+	[ "${turns:-0}" -ge 8 ]
+	result "isolate: isoA was scheduled in ${turns:-no} times over its four rounds (at least 8)"
 	scenario boot_initrd "vm0=boot vm0_initrd=0x800000,0x1000 -- boot.argc=4 alpha boot.initrd=1 beta" boot
+	scenario boot_initrd_top "vm0=boot vm0_initrd=0x3FFF000,0x1000 -- boot.argc=4 alpha boot.initrd=2 beta" boot
+	# An Image header whose image_size exceeds the VM's RAM: taken as unknown, the tree at the
+	# top of RAM, the guest still runs (boot_huge.bin: boot.bin with image_size all ones).
+	cp "$gdir/boot.bin" "$gdir/boot_huge.bin"
+	printf '\377\377\377\377\377\377\377\377' | dd of="$gdir/boot_huge.bin" bs=1 seek=16 conv=notrunc 2>/dev/null
+	scenario boot_huge "vm0=boot -- boot.argc=3 alpha beta" boot_huge
 	scenario pmu_regs "vm0=regs" pmu_regs
 	scenario pmu_regs_n3 "vm0=regs3 counters=3" pmu_regs
 	scenario pmu_count "vm0=count" pmu_count

@@ -119,6 +119,7 @@ void tt_require_parsers(void)
 {
 	const char *why = tt_parsers_missing();
 	if (why) {
+		fflush(stdout); /* cmocka's buffered lines first: the reason starts a line */
 		fprintf(stderr, "skipped: %s\n", why);
 		skip();
 	}

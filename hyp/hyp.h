@@ -76,15 +76,20 @@ struct fpsimd {
 };
 
 #define NR_LR_MAX 16
+#define VGIC_NR_IRQS 64  /* SGIs, PPIs and SPIs 32..63 (GICD_TYPER.ITLinesNumber = 1) */
+#define INTID_UART 33    /* the PL011's SPI, as on QEMU virt (SPI 1) */
 struct vgic_cpu {
-	/* Virtual distributor / redistributor state (emulated MMIO). */
+	/* Virtual distributor / redistributor state (emulated MMIO), one bit per INTID:
+	 * SGIs and PPIs from the redistributor, SPIs from the distributor. */
 	uint32_t gicd_ctlr;      /* EnableGrp0 (bit 0), EnableGrp1 (bit 1) */
 	uint32_t waker;          /* GICR_WAKER.ProcessorSleep */
-	uint32_t group;          /* GICR_IGROUPR0 */
-	uint32_t enabled;        /* GICR_ISENABLER0 */
-	uint32_t line;           /* level of each PPI's input (driven by devices) */
-	uint32_t latch;          /* software pending (ISPENDR0, SGIs) */
-	uint8_t prio[32];        /* GICR_IPRIORITYR<n> bytes */
+	uint64_t group;          /* GICR_IGROUPR0, GICD_IGROUPR1 */
+	uint64_t enabled;        /* GICR_ISENABLER0, GICD_ISENABLER1 */
+	uint64_t line;           /* level of each PPI's and SPI's input (driven by devices) */
+	uint64_t latch;          /* software pending (ISPENDR, SGIs) */
+	uint32_t spi_cfg[2];     /* GICD_ICFGR2/3: edge (1) or level (0) per SPI, as written */
+	uint32_t spi_route[VGIC_NR_IRQS - 32]; /* GICD_IROUTER<n>: Aff0..Aff2, IRM */
+	uint8_t prio[VGIC_NR_IRQS]; /* GICR_IPRIORITYR<n>, GICD_IPRIORITYR<n> bytes */
 	/* Virtual CPU interface state, in hardware while the vCPU is loaded. */
 	uint64_t lr[NR_LR_MAX];
 	uint64_t vmcr, ap0r0, ap1r0;

@@ -6,10 +6,11 @@
  * virtual CPU interface (ICV_*), backed by the list registers ICH_LR<n>_EL2 (spec 11.2.5).
  * The distributor and redistributor the guest touches are emulated from stage-2 faults:
  * GICD_CTLR/TYPER/IIDR/PIDR2, GICR_CTLR/TYPER/WAKER, and the SGI/PPI registers of the SGI
- * frame (IGROUPR0, I[SC]ENABLER0, I[SC]PENDR0, I[SC]ACTIVER0, IPRIORITYR, ICFGR). Everything
- * else in the two frames is RAZ/WI.
+ * frame (IGROUPR0, I[SC]ENABLER0, I[SC]PENDR0, I[SC]ACTIVER0, IPRIORITYR, ICFGR), and the
+ * distributor's SPI registers for INTIDs 32..63 (the PL011's is 33). Everything else in the
+ * two frames is RAZ/WI.
  *
- * Interrupts are level lines (PMU, CNTV) or software latches (ISPENDR0, SGIs). A deliverable
+ * Interrupts are level lines (PMU, CNTV, the UART) or software latches (ISPENDR, SGIs). A deliverable
  * interrupt (pending, enabled, its group enabled) is put in a free list register with
  * LR.EOI = 1, so its deactivation raises a maintenance interrupt (spec 6.3, ICH_EISR_EL2),
  * at which point a line still asserted is made pending again: level semantics, and exactly one
@@ -73,10 +74,13 @@ static void lr_set(struct vcpu *v, unsigned n, uint64_t val)
 		v->vgic.lr[n] = val;
 }
 
+#define BIT(intid) (1ul << (intid))
+#define LR_INTID(lr) ((unsigned)((lr) & 0xFFFFFFFFul))
+
 /* Pending (line or latch), enabled, and its group enabled in the virtual GICD_CTLR. */
-static uint32_t deliverable(const struct vgic_cpu *g)
+static uint64_t deliverable(const struct vgic_cpu *g)
 {
-	uint32_t groups = 0;
+	uint64_t groups = 0;
 	if (g->gicd_ctlr & 2u)
 		groups |= g->group;
 	if (g->gicd_ctlr & 1u)
@@ -90,11 +94,12 @@ static uint32_t deliverable(const struct vgic_cpu *g)
 static void vgic_update(struct vcpu *v)
 {
 	struct vgic_cpu *g = &v->vgic;
-	uint32_t want = deliverable(g);
-	uint32_t held = 0, free_lrs = 0;
+	uint64_t want = deliverable(g);
+	uint64_t held = 0;
+	uint32_t free_lrs = 0;
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		uint64_t lr = lr_get(v, n);
-		uint32_t bit = 1u << (lr & 31);
+		uint64_t bit = LR_INTID(lr) < VGIC_NR_IRQS ? BIT(LR_INTID(lr)) : 0;
 		if (!(lr & LR_STATE)) {
 			if (lr & LR_EOI) { /* deactivated by the guest: its latch is consumed */
 				g->latch &= ~bit;
@@ -116,15 +121,17 @@ static void vgic_update(struct vcpu *v)
 		}
 		held |= bit;
 	}
-	uint32_t todo = want & ~held;
+	/* What is deliverable now: the loop may have consumed latches it found acknowledged or
+	 * deactivated, which must not be injected again. */
+	uint64_t todo = deliverable(g) & ~held;
 	while (todo && free_lrs) {
-		unsigned intid = (unsigned)__builtin_ctz(todo);
+		unsigned intid = (unsigned)__builtin_ctzl(todo);
 		unsigned n = (unsigned)__builtin_ctz(free_lrs);
 		todo &= todo - 1;
 		free_lrs &= free_lrs - 1;
 		uint64_t lr = LR_PENDING | LR_EOI | ((uint64_t)g->prio[intid] << LR_PRIO_SHIFT) |
 			      intid;
-		if (g->group & (1u << intid))
+		if (g->group & BIT(intid))
 			lr |= LR_GROUP1;
 		lr_set(v, n, lr);
 	}
@@ -147,12 +154,12 @@ bool vgic_pending(const struct vcpu *v)
 
 void vgic_set_line(struct vcpu *v, uint32_t intid, bool level)
 {
-	if (intid >= 32)
+	if (intid >= VGIC_NR_IRQS)
 		return;
-	if (level)
-		v->vgic.line |= 1u << intid;
-	else
-		v->vgic.line &= ~(1u << intid);
+	uint64_t line = level ? v->vgic.line | BIT(intid) : v->vgic.line & ~BIT(intid);
+	if (line == v->vgic.line)
+		return;
+	v->vgic.line = line;
 	vgic_update(v);
 }
 
@@ -192,22 +199,22 @@ void vgic_maintenance(struct vcpu *v)
 }
 
 /* Bits of INTIDs whose list register is in `state`. */
-static uint32_t lr_bits(struct vcpu *v, uint64_t state)
+static uint64_t lr_bits(struct vcpu *v, uint64_t state)
 {
-	uint32_t bits = 0;
+	uint64_t bits = 0;
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		uint64_t lr = lr_get(v, n);
-		if (lr & state)
-			bits |= 1u << (lr & 31);
+		if ((lr & state) && LR_INTID(lr) < VGIC_NR_IRQS)
+			bits |= BIT(LR_INTID(lr));
 	}
 	return bits;
 }
 
-static void clear_active(struct vcpu *v, uint32_t bits)
+static void clear_active(struct vcpu *v, uint64_t bits)
 {
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		uint64_t lr = lr_get(v, n);
-		if ((lr & LR_ACTIVE) && (bits & (1u << (lr & 31)))) {
+		if ((lr & LR_ACTIVE) && LR_INTID(lr) < VGIC_NR_IRQS && (bits & BIT(LR_INTID(lr)))) {
 			lr &= ~LR_ACTIVE;
 			lr_set(v, n, (lr & LR_STATE) ? lr : 0);
 		}
@@ -217,15 +224,52 @@ static void clear_active(struct vcpu *v, uint32_t bits)
 #define PIDR2_GICV3 0x3Bu /* ArchRev = 3, JEP106 Arm */
 #define IIDR_ARM 0x43Bu
 
-static uint64_t gicd_read(struct vcpu *v, uint64_t off)
+/* The distributor (GIC spec 12.9): with affinity routing (ARE = 1) it holds the SPIs, INTIDs
+ * 32..63 here, in the second word of each bitmap register and in IPRIORITYR<8..15>,
+ * ICFGR<2..3> and IROUTER<32..63>; the SGI/PPI words are the redistributor's and RAZ/WI. */
+#define SPI_WORD(reg) ((reg) + 4u)   /* the second 32-bit word: INTIDs 32..63 */
+#define GICD_IROUTER(n) (0x6000u + 8u * (n))
+#define IROUTER_MASK 0x80FFFFFFu     /* IRM, Aff2..Aff0; Aff3 is RES0 (one PE) */
+
+static uint64_t hi(uint64_t bits)
 {
+	return bits >> 32;
+}
+
+static uint64_t gicd_read(struct vcpu *v, uint64_t off, unsigned size)
+{
+	struct vgic_cpu *g = &v->vgic;
+	if (off >= 0x0420 && off < 0x0440) { /* GICD_IPRIORITYR<8..15>, byte accessible */
+		uint64_t val = 0;
+		for (unsigned i = 0; i < size && off - 0x0400 + i < VGIC_NR_IRQS; i++)
+			val |= (uint64_t)g->prio[off - 0x0400 + i] << (8 * i);
+		return val;
+	}
+	if (off >= GICD_IROUTER(32) && off < GICD_IROUTER(VGIC_NR_IRQS)) {
+		unsigned n = (unsigned)(off - GICD_IROUTER(32)) / 8;
+		return (off & 4) ? 0 : g->spi_route[n]; /* the upper word is Aff3: 0 */
+	}
 	switch (off) {
 	case 0x0000: /* GICD_CTLR: ARE and DS read as one (single security state) */
-		return (v->vgic.gicd_ctlr & 3u) | (1u << 4) | (1u << 6);
-	case 0x0004: /* GICD_TYPER: 32 INTIDs, IDbits = 9, no LPIs, no security */
-		return 9u << 19;
+		return (g->gicd_ctlr & 3u) | (1u << 4) | (1u << 6);
+	case 0x0004: /* GICD_TYPER: ITLinesNumber 1 (64 INTIDs), IDbits = 9, no LPIs */
+		return (9u << 19) | 1u;
 	case 0x0008:
 		return IIDR_ARM;
+	case SPI_WORD(0x0080):
+		return hi(g->group);
+	case SPI_WORD(0x0100):
+	case SPI_WORD(0x0180):
+		return hi(g->enabled);
+	case SPI_WORD(0x0200):
+	case SPI_WORD(0x0280):
+		return hi(g->line | g->latch | lr_bits(v, LR_PENDING));
+	case SPI_WORD(0x0300):
+	case SPI_WORD(0x0380):
+		return hi(lr_bits(v, LR_ACTIVE));
+	case 0x0C08:
+	case 0x0C0C:
+		return g->spi_cfg[(off - 0x0C08) / 4];
 	case 0xFFE8:
 		return PIDR2_GICV3;
 	default:
@@ -233,12 +277,50 @@ static uint64_t gicd_read(struct vcpu *v, uint64_t off)
 	}
 }
 
-static void gicd_write(struct vcpu *v, uint64_t off, uint64_t val)
+static void gicd_write(struct vcpu *v, uint64_t off, unsigned size, uint64_t val)
 {
-	if (off == 0x0000) {
-		v->vgic.gicd_ctlr = (uint32_t)val & 3u;
-		vgic_update(v);
+	struct vgic_cpu *g = &v->vgic;
+	uint64_t w = (uint32_t)val, spis = w << 32;
+	if (off >= 0x0420 && off < 0x0440) {
+		for (unsigned i = 0; i < size && off - 0x0400 + i < VGIC_NR_IRQS; i++)
+			g->prio[off - 0x0400 + i] = (uint8_t)(val >> (8 * i)) & PRIO_MASK;
+		return;
 	}
+	if (off >= GICD_IROUTER(32) && off < GICD_IROUTER(VGIC_NR_IRQS)) {
+		if (!(off & 4))
+			g->spi_route[(off - GICD_IROUTER(32)) / 8] = (uint32_t)w & IROUTER_MASK;
+		return;
+	}
+	switch (off) {
+	case 0x0000:
+		g->gicd_ctlr = (uint32_t)w & 3u;
+		break;
+	case SPI_WORD(0x0080):
+		g->group = (g->group & 0xFFFFFFFFul) | spis;
+		break;
+	case SPI_WORD(0x0100):
+		g->enabled |= spis;
+		break;
+	case SPI_WORD(0x0180):
+		g->enabled &= ~spis;
+		break;
+	case SPI_WORD(0x0200):
+		g->latch |= spis;
+		break;
+	case SPI_WORD(0x0280):
+		g->latch &= ~spis;
+		break;
+	case SPI_WORD(0x0380):
+		clear_active(v, spis);
+		break;
+	case 0x0C08:
+	case 0x0C0C: /* Int_config: the odd bits; the lines are levels either way */
+		g->spi_cfg[(off - 0x0C08) / 4] = (uint32_t)w & 0xAAAAAAAAu;
+		return;
+	default: /* WI */
+		return;
+	}
+	vgic_update(v);
 }
 
 static uint64_t gicr_read(struct vcpu *v, uint64_t off, unsigned size)
@@ -260,16 +342,16 @@ static uint64_t gicr_read(struct vcpu *v, uint64_t off, unsigned size)
 	case 0xFFE8:
 		return PIDR2_GICV3;
 	case 0x10080:
-		return g->group;
+		return (uint32_t)g->group;
 	case 0x10100:
 	case 0x10180:
-		return g->enabled;
+		return (uint32_t)g->enabled;
 	case 0x10200:
 	case 0x10280:
-		return g->line | g->latch | lr_bits(v, LR_PENDING);
+		return (uint32_t)(g->line | g->latch | lr_bits(v, LR_PENDING));
 	case 0x10300:
 	case 0x10380:
-		return lr_bits(v, LR_ACTIVE);
+		return (uint32_t)lr_bits(v, LR_ACTIVE);
 	case 0x10C00: /* GICR_ICFGR0: SGIs are edge-triggered */
 		return 0xAAAAAAAAu;
 	default: /* GICR_CTLR, ICFGR1 (PPIs level), IGRPMODR0, NSACR, ...: RAZ */
@@ -280,7 +362,7 @@ static uint64_t gicr_read(struct vcpu *v, uint64_t off, unsigned size)
 static void gicr_write(struct vcpu *v, uint64_t off, unsigned size, uint64_t val)
 {
 	struct vgic_cpu *g = &v->vgic;
-	uint32_t w = (uint32_t)val;
+	uint64_t w = (uint32_t)val; /* INTIDs 0..31: the low word of each bitmap */
 	if (off >= 0x10400 && off < 0x10420) {
 		for (unsigned i = 0; i < size && off - 0x10400 + i < 32; i++)
 			g->prio[off - 0x10400 + i] = (uint8_t)(val >> (8 * i)) & PRIO_MASK;
@@ -288,10 +370,10 @@ static void gicr_write(struct vcpu *v, uint64_t off, unsigned size, uint64_t val
 	}
 	switch (off) {
 	case 0x0014:
-		g->waker = w & 2u;
+		g->waker = (uint32_t)w & 2u;
 		break;
 	case 0x10080:
-		g->group = w;
+		g->group = (g->group & ~0xFFFFFFFFul) | w;
 		break;
 	case 0x10100:
 		g->enabled |= w;
@@ -318,9 +400,9 @@ bool vgic_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t
 {
 	if (ipa >= GICD_BASE && ipa < GICD_BASE + 0x10000) {
 		if (write)
-			gicd_write(v, ipa - GICD_BASE, *val);
+			gicd_write(v, ipa - GICD_BASE, size, *val);
 		else
-			*val = gicd_read(v, ipa - GICD_BASE);
+			*val = gicd_read(v, ipa - GICD_BASE, size);
 		return true;
 	}
 	if (ipa >= GICR_BASE && ipa < GICR_BASE + 0x20000) {

@@ -90,9 +90,9 @@ static void test_mmio(void)
 	expect_begin(EC_DABT_CUR);
 	__asm__ volatile("str wzr, [%0], #4" : "+r"(p) : : "memory");
 	CHECK_EQ(expect_end(), 1, "mmio: writeback store to the UART is an abort");
-	CHECK_EQ(rd32(0x08000000ul + 0x6100), 0, "gic: unknown distributor register RAZ");
-	wr32(0x08000000ul + 0x6100, 0xFFFFFFFFu);
-	CHECK_EQ(rd32(0x08000000ul + 0x6100), 0, "gic: unknown distributor register WI");
+	CHECK_EQ(rd32(0x08000000ul + 0x6320), 0, "gic: IROUTER of an SPI it lacks (100) RAZ");
+	wr32(0x08000000ul + 0x6320, 0xFFFFFFFFu);
+	CHECK_EQ(rd32(0x08000000ul + 0x6320), 0, "gic: IROUTER of an SPI it lacks (100) WI");
 	CHECK_EQ(*(volatile uint8_t *)(0x080A0000ul + 0xFFE8), 0x3B, "gic: byte read of GICR_PIDR2");
 }
 

@@ -237,6 +237,10 @@ enum exit_kind irq_device(struct vcpu *v, uint32_t intid)
 			vtimer_sync(v);
 		gic_eoi(intid);
 		break;
+	case INTID_UART:
+		uart_host_irq();
+		gic_eoi(intid);
+		break;
 	case INTID_SPURIOUS:
 		break;
 	default:
@@ -255,6 +259,9 @@ struct frame *exc_lower_irq(struct frame *f)
 		return finish(v, irq_device(v, intid), next);
 	write_sysreg(S3_4_C14_C2_1, 0ul); /* CNTHP_CTL_EL2: drop the level */
 	gic_eoi(intid);
+	/* A guest that turned its timer off with interrupts masked left its line pending, and a
+	 * pending interrupt makes WFI complete without trapping: resample it at every tick. */
+	vtimer_sync(v);
 	if (!timer_slice_over()) { /* an overflow poll (timer.c) */
 		kind = EXIT_IRQ_POLL;
 		timer_program();

@@ -214,6 +214,8 @@ size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 	prop_cells(w, "clocks", clocks, 2);
 	static const char clk_names[] = "uartclk\0apb_pclk";
 	prop(w, "clock-names", clk_names, sizeof(clk_names));
+	uint32_t uirq[3] = {0, INTID_UART - 32, 4}; /* GIC_SPI 1, level high */
+	prop_cells(w, "interrupts", uirq, 3);
 	end(w);
 
 	begin(w, "intc@8000000");

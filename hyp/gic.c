@@ -38,6 +38,12 @@ void gic_init(void)
 		     (1u << PV_INTID_PMU) | (1u << INTID_MAINT) | (1u << INTID_HYPTIMER) |
 			     (1u << INTID_VTIMER));
 
+	/* The UART's SPI (INTID 33): Group 1, routed to this PE (affinity 0.0.0.0), level. */
+	mmio_write32(GICD_BASE + 0x0084, 1u << (INTID_UART - 32));              /* IGROUPR1 */
+	mmio_write32(GICD_BASE + 0x0400 + (INTID_UART & ~3u), 0x80808080u);     /* IPRIORITYR */
+	mmio_write32(GICD_BASE + 0x6000 + 8 * INTID_UART, 0);                    /* IROUTER */
+	mmio_write32(GICD_BASE + 0x0104, 1u << (INTID_UART - 32));              /* ISENABLER1 */
+
 	/* ICC_SRE_EL2: SRE, DFB, DIB, Enable (lets EL1 use its system-register interface). */
 	write_sysreg(S3_4_C12_C9_5, 0xFul);
 	isb();

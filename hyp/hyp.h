@@ -141,9 +141,12 @@ struct vm {
 	uint64_t *s2_l1, *s2_l2;
 	struct pv_vm pv;
 	struct vcpu vcpu;
-	char uart_line[160];
+	char uart_line[1024];             /* the line it is writing (uart.c) */
 	unsigned uart_len;
 	uint64_t uart_lines;
+	uint32_t uart_ris;                /* its PL011's TXRIS (the RX bits follow its FIFO) */
+	char uart_rx[256];                /* its receive FIFO: input while it has the focus */
+	unsigned uart_rx_head, uart_rx_len;
 };
 
 /* ---- Global hypervisor state (one pCPU) ----------------------------------------------- */
@@ -221,6 +224,11 @@ bool vgic_pending(const struct vcpu *v);
 /* uart.c */
 bool uart_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
 void uart_flush(struct vm *vm);
+void uart_waits(struct vm *vm);
+void uart_input(char c);
+void uart_set_focus(struct vm *vm);
+void uart_host_irq(void);
+void uart_host_init(void);
 
 /* timer.c */
 void timer_init(uint64_t slice_ticks, uint64_t poll_ticks);

@@ -15,6 +15,8 @@
  *   vm<k>_initrd=O,S  the VM's initrd (initramfs) is at RAM offset O (IPA 0x40000000 + O), S
  *                     bytes long; its device tree says so (linux,initrd-start/-end)
  *   limit_ms=N        end every VM after N ms of virtual time, with the report (default: none)
+ *   focus=K           console input goes to the VM in slot K (default: none; Ctrl-A K at the
+ *                     terminal switches it, uart.c)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
  */
 #include "hyp.h"
@@ -36,11 +38,13 @@ struct hyp hyp;
 static struct {
 	uint64_t slice_us, pmu_poll_us, limit_ms;
 	unsigned counters, host_counters;
+	unsigned focus; /* the VM slot console input goes to, or MAX_VMS: none */
 	char names[MAX_VMS][24];
 	uint64_t mem_mib[MAX_VMS];
 	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
 	char guest_args[GUEST_ARGS_MAX];
-} cfg = {.slice_us = 1000, .pmu_poll_us = 10, .counters = 0, .host_counters = 1};
+} cfg = {.slice_us = 1000, .pmu_poll_us = 10, .counters = 0, .host_counters = 1,
+	 .focus = MAX_VMS};
 
 /* A decimal or 0x-prefixed hexadecimal number at the start of s[0, n); *used = its length. */
 static uint64_t parse_num_len(const char *s, size_t n, size_t *used)
@@ -110,6 +114,8 @@ static void parse_bootargs(const char *a)
 				cfg.host_counters = (unsigned)parse_num(val, vl);
 			else if (kl == 8 && !strncmp(a, "limit_ms", 8))
 				cfg.limit_ms = parse_num(val, vl);
+			else if (kl == 5 && !strncmp(a, "focus", 5))
+				cfg.focus = (unsigned)parse_num(val, vl);
 			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
 				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
 				cfg.mem_mib[a[2] - '0'] = parse_num(val, vl);
@@ -363,6 +369,12 @@ void hyp_main(void)
 		psci_system_off();
 	}
 	hyp_printf("hyp: %u VMs, slice %lu us (%lu ticks)\n", hyp.nr_vms, cfg.slice_us, slice);
+	if (cfg.focus < MAX_VMS) {
+		uart_set_focus(&hyp.vms[cfg.focus]);
+		hyp_printf("hyp: console input goes to slot %u%s\n", cfg.focus,
+			   hyp.vms[cfg.focus].state == VM_RUNNABLE ? "" : " (which runs no VM)");
+	}
+	uart_host_init();
 	if (cfg.limit_ms)
 		hyp_printf("hyp: time limit %lu ms\n", cfg.limit_ms);
 	sched_start();

@@ -92,19 +92,22 @@ static void idle(void)
 		struct vcpu *v = &hyp.vms[i].vcpu;
 		if (hyp.vms[i].state != VM_RUNNABLE)
 			continue;
-		/* A timer that has already fired without waking its vCPU (its interrupt disabled
-		 * in the vGIC) raises nothing more. */
+		/* The loaded vCPU's timer, once it has fired without waking it (its interrupt
+		 * disabled in the vGIC), raises nothing more. */
 		if (v == hyp.current) {
 			loaded_timer = (read_sysreg(S3_3_C14_C3_1) & 7ul) == 1ul; /* ENABLE alone */
 			continue;
 		}
+		/* Its timer came due since ready() looked: it can run now. */
 		uint64_t t = vtimer_deadline(v->el1.cntv_ctl, v->el1.cntv_cval);
-		if (t > now && t < deadline)
+		if (t <= now)
+			return;
+		if (t < deadline)
 			deadline = t;
 	}
+	hyp.idle_waits++;
 	if (deadline == UINT64_MAX && !loaded_timer)
 		sched_end_all("ended: waits in WFI with no timer armed: no interrupt can wake it");
-	hyp.idle_waits++;
 	timer_wake_at(deadline);
 	dsb(sy);
 	__asm__ volatile("wfi" ::: "memory");
@@ -161,6 +164,7 @@ struct vcpu *sched_wfi(struct vcpu *cur)
 	cur->waiting = true;
 	if (ready(cur))
 		return cur;
+	uart_waits(cur->vm); /* what it wrote of a line shows while it waits: a prompt */
 	return run_next(cur, cur->vm->index + 1);
 }
 

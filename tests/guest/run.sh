@@ -28,6 +28,7 @@ qemu_run() {
 	log=$1
 	args=$2
 	shift 2
+	input=${QEMU_INPUT:-/dev/null}
 	loaders=""
 	k=0
 	for g in "$@"; do
@@ -38,7 +39,7 @@ qemu_run() {
 	# shellcheck disable=SC2086
 	timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
 		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
-		-kernel "$hyp" -append "$args" $loaders </dev/null >"$log" 2>&1
+		-kernel "$hyp" -append "$args" $loaders <"$input" >"$log" 2>&1
 	return $?
 }
 
@@ -125,13 +126,17 @@ compare_counts() {
 # "pvinit: KEY VALUE" lines to the kernel log; see init.c for the windows it measures.
 LINUX_MEM=128
 LINUX_INITRD_OFF=0x4000000
-LINUX_ARGS="console=ttyAMA0 earlycon=pl011,0x09000000 panic=-1"
+# printk.devkmsg=on: init's /dev/kmsg lines are not rate-limited (10 a burst by default).
+LINUX_ARGS="console=ttyAMA0 earlycon=pl011,0x09000000 panic=-1 printk.devkmsg=on"
 COUNT_ITERS=1000000
 SAMPLE_ITERS=2500000
 SAMPLE_PERIOD=50000
 # An idle Linux sleeping 0.2 s: bare QEMU counts about 1.4 M instructions on its CPU; a
 # hypervisor whose WFI returns at once made it 152 M (docs/qemu.md).
 LINUX_IDLE_MAX=10000000
+# The line typed at the terminal: the hypervisor passes it to the VM with the focus (focus=0),
+# init reads it from /dev/console.
+LINUX_CONSOLE_INPUT="perfvisor console input"
 
 # linux_run LOG BOOTARGS KERNEL INITRD [NEIGHBOUR [ARGS]]: the kernel in slot 0 with INITRD
 # ("-": none) at RAM offset LINUX_INITRD_OFF, the guest program NEIGHBOUR (if any) in slot 2.
@@ -147,12 +152,22 @@ linux_run() {
 	fi
 	[ -z "${5:-}" ] || loaders="$loaders -device loader,file=$gdir/$5.bin,addr=0x50200000,force-raw=on"
 	start=$(date +%s)
+	: >"$log"
+	# The line typed at the terminal, once init has the console open (Linux's PL011 driver
+	# empties the receive FIFO when the port opens, as on hardware): at most 60 s of waiting.
 	# shellcheck disable=SC2086
-	timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
+	{
+		i=0
+		while [ "$i" -lt 600 ] && ! grep -q 'pvinit: console-write' "$log"; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		printf '%s\n' "$LINUX_CONSOLE_INPUT"
+	} | timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
 		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
 		-kernel "$hyp" $loaders \
-		-append "vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
-		</dev/null >"$log" 2>&1
+		-append "vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 focus=0 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
+		>"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
 	return $rc
@@ -219,6 +234,13 @@ linux_checks() {
 	want=$((ks / SAMPLE_PERIOD))
 	[ -n "$irqs" ] && [ "$irqs" -ge $((want - 1)) ] && [ "$irqs" -le "$want" ]
 	result "$name: perf sampling: ${irqs:-no} PMU overflow interrupts for $want periods"
+	# The console both ways: a 300-character line written to /dev/console shows whole, and
+	# the line typed at the terminal reaches init's read of /dev/console.
+	long=$(awk 'BEGIN { s = ""; for (i = 0; i < 300; i++) s = s (i % 10); print s }')
+	[ "$(pvinit "$log" console-write)" = 314 ] && grep -qx "\[linux\] pvinit-long: $long" "$log"
+	result "$name: /dev/console: a 300-character line written, shown whole"
+	grep -qx "\[linux\] \[ *[0-9.]*\] pvinit-echo: $LINUX_CONSOLE_INPUT" "$log"
+	result "$name: /dev/console: the line typed at the terminal was read by init"
 	idle=$(pvinit "$log" idle-instructions)
 	[ -n "$idle" ] && [ "$idle" -lt "$LINUX_IDLE_MAX" ]
 	result "$name: idle: the CPU executed ${idle:-no} instructions while Linux slept 0.2 s (under $LINUX_IDLE_MAX: it waits in WFI)"
@@ -268,7 +290,8 @@ linux_suite() {
 	failed=$((failed + f))
 	echo "linux_busy: busy VM: $p passed, $f failed"
 	grep -q '^\[busy\] done: ' "$log" || fail "linux_busy: VM busy did not finish"
-	off=$(grep -n '^\[linux\] .* pvinit: poweroff ' "$log" | cut -d: -f1)
+	# The last perf window is the idle one; the console test after it waits for input.
+	off=$(grep -n '^\[linux\] .* pvinit: idle-instructions ' "$log" | cut -d: -f1)
 	bdone=$(grep -n '^\[busy\] done: ' "$log" | cut -d: -f1)
 	[ -n "$off" ] && [ -n "$bdone" ] && [ "$off" -lt "$bdone" ]
 	result "linux_busy: the busy VM ran during all of Linux's perf windows"
@@ -397,11 +420,25 @@ check)
 	else
 		fail "misbehave: the crashing VM was not ended"
 	fi
-	# A VM stuck in WFI beside one that works: the other finishes with exact counts, the
-	# stuck one is ended with the reason, and the run ends at once (under a second of QEMU
-	# time, where spinning through its WFIs took the whole limit).
+	# A VM stuck in WFI beside one that works: the other finishes with exact counts, and the
+	# stuck one is ended with the reason once it is alone (it no longer spins through WFIs
+	# until a time limit).
 	scenario idle "vm0=idle vm1=exact -- idle.waits=20" idle pmu_exact
+	# Two VMs waiting at once: the pCPU idles with the EL2 timer set for the one not loaded,
+	# and each wake comes within half a slice of its timer (idle.prompt=31250 ticks, 0.5 ms:
+	# a wake missed by the idle wait would come a slice late).
+	scenario idle_two "vm0=idle vm1=idle2 -- idle.waits=20 idle.prompt=31250" idle idle
 	scenario waitforever "vm0=exact vm1=stuck" pmu_exact waitforever
+	# The console both ways, with input typed at the terminal for the VM with the focus:
+	# slot 0 has it first, Ctrl-A 1 gives it to slot 1, the console guest.
+	printf '\0011typed at the terminal\n' >"$logdir/console-input"
+	QEMU_INPUT=$logdir/console-input scenario console "vm0=hello vm1=console focus=0" hello console
+	grep -q '^hyp: console input goes to console$' "$logdir/console.log"
+	result "console: Ctrl-A 1 gives slot 1 the focus"
+	long=$(awk 'BEGIN { s = ""; for (i = 0; i < 300; i++) s = s (i % 10); print s }')
+	grep -qx "\[console\] console: long $long" "$logdir/console.log" &&
+		grep -qx "\[console\] console: got 'typed at the terminal'" "$logdir/console.log"
+	result "console: a 300-character line shown whole, the typed line read by the guest"
 	if grep -q '^hyp: vm stuck: ended: waits in WFI with no timer armed' "$logdir/waitforever.log"; then
 		echo "waitforever: the VM waiting for nothing was ended, with the reason"
 		pass

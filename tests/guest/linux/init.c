@@ -32,6 +32,8 @@
 #define AT_FDCWD (-100)
 #define O_RDONLY 0
 #define O_WRONLY 1
+#define O_RDWR 2
+#define O_NOCTTY 0400
 
 #define PERF_TYPE_HARDWARE 0
 #define PERF_COUNT_HW_CPU_CYCLES 0
@@ -268,10 +270,42 @@ static void run(void)
 	sys3(SYS_close, fd, 0, 0);
 }
 
+/* The console both ways (/dev/console, the VM's PL011 through its interrupt): a line of
+ * CONSOLE_LONG characters written whole, then one line of input read and echoed to the kernel
+ * log as "pvinit-echo: LINE". */
+#define CONSOLE_LONG 300
+static void console(void)
+{
+	long con = sys3(SYS_openat, AT_FDCWD, "/dev/console", O_RDWR | O_NOCTTY);
+	if (con < 0) {
+		report("console-open", con);
+		return;
+	}
+	static char line[CONSOLE_LONG + 16] = "pvinit-long: ";
+	size_t n = 13;
+	for (unsigned i = 0; i < CONSOLE_LONG; i++)
+		line[n++] = (char)('0' + i % 10);
+	line[n++] = '\n';
+	report("console-write", sys3(SYS_write, con, line, n));
+	static char in[128];
+	long r = sys3(SYS_read, con, in, sizeof(in) - 1);
+	report("console-read", r);
+	if (r > 0 && kmsg >= 0) {
+		static char echo[160] = "<6>pvinit-echo: ";
+		size_t e = 16;
+		for (long i = 0; i < r && in[i] != '\n'; i++)
+			echo[e++] = in[i];
+		echo[e++] = '\n';
+		sys3(SYS_write, kmsg, echo, e);
+	}
+	sys3(SYS_close, con, 0, 0);
+}
+
 void init_main(void);
 void init_main(void)
 {
 	run();
+	console();
 	report("poweroff", 0);
 	/* reboot(LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_POWER_OFF) */
 	sys6(SYS_reboot, (long)0xfee1deadu, 672274793, (long)0x4321fedcu, 0, 0, 0);

@@ -7,6 +7,7 @@
 #   make qemu-bench   "bench: hyp.*" lines (EL2 instructions per trap and per switch)
 #   make qemu-linux   a Debian arm64 kernel as a guest, its perf counts checked (the Linux part
 #                     of qemu-check; the kernel is fetched from Debian's packages into build/)
+#   make run-linux    that kernel with a shell on its console, interactive
 #
 # QEMU_CHECK_AVAILABLE is "yes" when qemu-system-aarch64 and the cross compiler are installed,
 # so `make check` can add qemu-check conditionally.
@@ -84,7 +85,16 @@ $(LINUX_BUILD)/init: tests/guest/linux/init.c hyp/hyp.mk
 $(LINUX_INITRD): $(LINUX_BUILD)/init tests/guest/linux/mkcpio.sh
 	sh tests/guest/linux/mkcpio.sh $@ $<
 
-.PHONY: hyp guests qemu-check run qemu-bench qemu-linux
+# The shell initramfs of `make run-linux`: Debian's busybox-static (fetched into build/linux,
+# like the kernel) and a shell on the console.
+LINUX_SHELL_INITRD := $(LINUX_BUILD)/initramfs-shell.cpio
+$(LINUX_BUILD)/busybox:
+	@sh tests/guest/linux/fetch-busybox.sh $(LINUX_BUILD) >/dev/null
+
+$(LINUX_SHELL_INITRD): $(LINUX_BUILD)/busybox tests/guest/linux/shell-init.sh tests/guest/linux/mkcpio.sh
+	sh tests/guest/linux/mkcpio.sh $@ tests/guest/linux/shell-init.sh bin/busybox=$(LINUX_BUILD)/busybox
+
+.PHONY: hyp guests qemu-check run qemu-bench qemu-linux run-linux
 hyp: $(HYP_ELF) $(GUEST_BINS) $(LINUX_INITRD)
 guests: $(GUEST_BINS)
 
@@ -99,3 +109,8 @@ qemu-bench: hyp
 
 qemu-linux: hyp
 	@QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh linux $(HYP_ELF) $(GUEST_BUILD)
+
+# The Debian kernel with a shell on its console, interactive: type at the terminal; Ctrl-A K
+# gives VM slot K the input; `poweroff -f` ends it (docs/qemu.md, "A shell").
+run-linux: hyp $(LINUX_SHELL_INITRD)
+	@QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh shell $(HYP_ELF) $(GUEST_BUILD)

@@ -13,7 +13,8 @@
  *
  * Input: the physical UART's received characters (its interrupt is taken at EL2) go to the
  * VM that has the console focus (`focus=K` in the hypervisor's bootargs, or Ctrl-A then K at
- * the terminal; Ctrl-A Ctrl-A sends a Ctrl-A), into its receive FIFO.
+ * the terminal; Ctrl-A Ctrl-A sends a Ctrl-A; Ctrl-A x ends every VM, with the report), into
+ * its receive FIFO.
  *
  * Interrupts (3.3.x, UARTRIS/UARTMIS): TXRIS is set by every data register write, as QEMU's
  * PL011 does (the transmit FIFO is always empty), and cleared by UARTICR; RXRIS and RTRIS
@@ -152,6 +153,10 @@ void uart_input(char c)
 				   console.focus ? vm->name : "no VM",
 				   console.focus ? "" : " (that slot runs none)");
 			return;
+		}
+		if (c == 'x') {
+			hyp_puts("\nhyp: Ctrl-A x: ending every VM\n");
+			sched_end_all("ended: Ctrl-A x at the terminal");
 		}
 		if (c != CTRL_A)
 			return;

@@ -40,7 +40,7 @@ packages() {
 	lint) echo "$build cppcheck clang-tidy" ;;
 	fuzz | fuzz-build) echo "$build clang libclang-rt-dev" ;;
 	aarch64 | aarch64-cc | build/aarch64/*) echo "make gcc-aarch64-linux-gnu" ;;
-	hyp | guests | qemu-check | qemu-linux | qemu-bench | run) echo "$guests" ;;
+	hyp | guests | qemu-check | qemu-linux | qemu-bench | run | run-linux) echo "$guests" ;;
 	build/hyp/* | build/guest/* | build/linux/*) echo "make gcc-aarch64-linux-gnu" ;;
 	# Everything happens inside the root file system it builds (scripts/fresh-check.sh).
 	fresh-check) echo "make debootstrap" ;;

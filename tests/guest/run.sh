@@ -6,6 +6,7 @@
 #   run.sh linux HYP_ELF GUEST_DIR   the Linux guest scenarios alone (make qemu-linux)
 #   run.sh demo  HYP_ELF GUEST_DIR   two VMs time-sliced, with the hypervisor's report
 #   run.sh bench HYP_ELF GUEST_DIR   "bench: hyp.*" lines
+#   run.sh shell HYP_ELF GUEST_DIR   the Linux guest with a shell, at this terminal (make run-linux)
 # Every QEMU run is bounded by `timeout` (QEMU_TIMEOUT seconds, default 60); a run that hangs
 # or ends without the hypervisor's final report counts as a failure.
 # The Linux scenarios need a kernel: tests/guest/linux/fetch-kernel.sh gets one from Debian's
@@ -153,16 +154,17 @@ linux_run() {
 	[ -z "${5:-}" ] || loaders="$loaders -device loader,file=$gdir/$5.bin,addr=0x50200000,force-raw=on"
 	start=$(date +%s)
 	: >"$log"
-	# The line typed at the terminal, once init has the console open (Linux's PL011 driver
-	# empties the receive FIFO when the port opens, as on hardware): at most 60 s of waiting.
+	# What is typed at the terminal (LINUX_TYPED), once the log shows LINUX_TYPE_AFTER: by
+	# default init's line, once it has the console open (Linux's PL011 driver empties the
+	# receive FIFO when the port opens, as on hardware). At most 60 s of waiting.
 	# shellcheck disable=SC2086
 	{
 		i=0
-		while [ "$i" -lt 600 ] && ! grep -q 'pvinit: console-write' "$log"; do
+		while [ "$i" -lt 600 ] && ! grep -q "${LINUX_TYPE_AFTER:-pvinit: console-write}" "$log"; do
 			sleep 0.1
 			i=$((i + 1))
 		done
-		printf '%s\n' "$LINUX_CONSOLE_INPUT"
+		printf '%s\n' "${LINUX_TYPED:-$LINUX_CONSOLE_INPUT}"
 	} | timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
 		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
 		-kernel "$hyp" $loaders \
@@ -283,6 +285,7 @@ linux_suite() {
 	linux_run "$logdir/linux_busy.log" "vm2=busy counters=3 slice_us=200" "$image" "$initrd" \
 		busy busy.mult=60
 	linux_checks linux_busy "$logdir/linux_busy.log"
+	linux_shell "$image"
 	log=$logdir/linux_busy.log
 	p=$(grep -c '^\[busy\] ok ' "$log")
 	f=$(grep -c '^\[busy\] not ok ' "$log")
@@ -308,6 +311,26 @@ linux_suite() {
 }
 
 # The init program's counts must not depend on a neighbour, a smaller PMU or time-slicing.
+# linux_shell IMAGE: the kernel with the shell initramfs of make run-linux (busybox, fetched
+# like the kernel); a command typed at its prompt runs, and `poweroff -f` ends the VM.
+linux_shell() {
+	if ! busybox=$(sh tests/guest/linux/fetch-busybox.sh "$linuxdir" 2>"$logdir/busybox.err"); then
+		echo "linux_shell: skipped: no busybox: $(tail -n1 "$logdir/busybox.err")"
+		skipped=$((skipped + 1))
+		return
+	fi
+	shell_initrd=$linuxdir/initramfs-shell.cpio
+	sh tests/guest/linux/mkcpio.sh "$shell_initrd" tests/guest/linux/shell-init.sh "bin/busybox=$busybox"
+	LINUX_TYPE_AFTER='perfvisor: a shell on' LINUX_TYPED='echo shell-says-$((6 * 7)); poweroff -f' \
+		linux_run "$logdir/linux_shell.log" "" "$1" "$shell_initrd"
+	log=$logdir/linux_shell.log
+	echo "linux_shell: QEMU ran ${secs}s (log: $log)"
+	grep -q '^\[linux\] shell-says-42$' "$log"
+	result "linux_shell: a command typed at the shell's prompt ran (shell-says-42)"
+	grep -q '^hyp: vm linux: PSCI SYSTEM_OFF$' "$log"
+	result "linux_shell: poweroff -f at the prompt powered the VM off"
+}
+
 compare_counts_pvinit() {
 	# The counts of init's own windows; the idle figure is the whole CPU's and depends on
 	# what else ran, so it is not compared.
@@ -470,6 +493,18 @@ demo)
 	rc=$?
 	cat "$log"
 	[ "$rc" -eq 0 ] && grep -q '^hyp: all VMs ended' "$log"
+	;;
+shell)
+	# make run-linux: the kernel with a shell on its console, at this terminal, until the VM
+	# powers off (`poweroff -f`) or Ctrl-A x ends it; RUN_TIMEOUT bounds it (default 1 h).
+	image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir") || exit 1
+	initrd=$linuxdir/initramfs-shell.cpio
+	echo "run-linux: Ctrl-A x ends the run; Ctrl-A K gives VM slot K the input"
+	timeout "${RUN_TIMEOUT:-3600}" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max \
+		-smp 1 -m 1G -nic none -display none -serial stdio -monitor none \
+		-kernel "$hyp" -device loader,file="$image",addr=0x48200000,force-raw=on \
+		-device loader,file="$initrd",addr=$(printf '0x%x' $((0x48000000 + LINUX_INITRD_OFF))),force-raw=on \
+		-append "vm0=linux vm0_mem=$LINUX_MEM vm0_initrd=$LINUX_INITRD_OFF,$(wc -c <"$initrd" | tr -d ' ') focus=0 -- $LINUX_ARGS"
 	;;
 bench)
 	log=$logdir/bench.log

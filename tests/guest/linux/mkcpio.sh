@@ -1,10 +1,13 @@
 #!/bin/sh
-# mkcpio.sh OUT INIT: writes OUT, an initramfs (cpio "newc", the format the kernel unpacks:
-# Documentation/driver-api/early-userspace/buffer-format.rst) holding /dev, /proc and INIT as
-# /init. Plain POSIX sh: headers are ASCII, file data is copied with cat, padding from /dev/zero.
+# mkcpio.sh OUT INIT [NAME=FILE...]: writes OUT, an initramfs (cpio "newc", the format the
+# kernel unpacks: Documentation/driver-api/early-userspace/buffer-format.rst) holding /dev,
+# /proc, INIT as /init and each FILE as /NAME (executable; NAME may be in /bin, which it then
+# has). Plain POSIX sh: headers are ASCII, file data is copied with cat, padding from
+# /dev/zero.
 set -eu
 out=$1
 init=$2
+shift 2
 tmp=$out.tmp
 : >"$tmp"
 ino=1
@@ -31,6 +34,10 @@ entry() {
 
 entry dev $((0040755)) -
 entry proc $((0040555)) -
+[ $# -eq 0 ] || entry bin $((0040755)) -
 entry init $((0100755)) "$init"
+for extra in "$@"; do
+	entry "${extra%%=*}" $((0100755)) "${extra#*=}"
+done
 entry TRAILER!!! 0 -
 mv "$tmp" "$out"

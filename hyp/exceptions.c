@@ -268,10 +268,7 @@ struct frame *exc_lower_irq(struct frame *f)
 		return finish(v, kind, next);
 	}
 	kind = EXIT_IRQ_TICK;
-	if (hyp.limit_deadline && timer_now() >= hyp.limit_deadline) {
-		hyp_printf("hyp: time limit of %lu ms reached\n", hyp.limit_ms);
-		sched_end_all("ended: time limit (limit_ms) reached");
-	}
+	sched_check_limit();
 	next = sched_next(v);
 	if (next == v)
 		timer_rearm();

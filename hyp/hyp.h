@@ -256,6 +256,7 @@ struct vcpu *sched_next(struct vcpu *cur);
 struct vcpu *sched_wfi(struct vcpu *cur);
 struct vcpu *vm_end(struct vcpu *v, const char *reason);
 __attribute__((noreturn)) void sched_end_all(const char *reason);
+void sched_check_limit(void);
 void vcpu_load(struct vcpu *v);
 void vcpu_put(struct vcpu *v);
 

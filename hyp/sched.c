@@ -115,22 +115,15 @@ static void idle(void)
 	if (intid == INTID_HYPTIMER) {
 		write_sysreg(S3_4_C14_C2_1, 0ul);
 		gic_eoi(intid);
-		if (hyp.limit_deadline && timer_now() >= hyp.limit_deadline) {
-			hyp_printf("hyp: time limit of %lu ms reached\n", hyp.limit_ms);
-			sched_end_all("ended: time limit (limit_ms) reached");
-		}
+		sched_check_limit();
 	} else {
 		(void)irq_device(hyp.current, intid);
 	}
 }
 
-/* Switch from `cur` (loaded, or NULL when it has ended) to the next vCPU that can run,
- * idling until there is one; a new slice begins. */
-static struct vcpu *run_next(struct vcpu *cur, unsigned start)
+/* From `cur` (loaded, or NULL when it has ended) to `next`; a new slice begins. */
+static struct vcpu *switch_to(struct vcpu *cur, struct vcpu *next)
 {
-	struct vcpu *next;
-	while (!(next = pick_from(start)))
-		idle();
 	if (next != cur) {
 		if (cur)
 			vcpu_put(cur);
@@ -142,18 +135,22 @@ static struct vcpu *run_next(struct vcpu *cur, unsigned start)
 	return next;
 }
 
+/* Switch from `cur` to the next vCPU that can run, idling until there is one. */
+static struct vcpu *run_next(struct vcpu *cur, unsigned start)
+{
+	struct vcpu *next;
+	while (!(next = pick_from(start)))
+		idle();
+	return switch_to(cur, next);
+}
+
 /* Called with `cur` loaded and runnable: switch to the next runnable vCPU, if another. */
 struct vcpu *sched_next(struct vcpu *cur)
 {
 	struct vcpu *next = pick(cur);
 	if (next == cur || !next)
 		return cur;
-	vcpu_put(cur);
-	vcpu_load(next);
-	hyp.switches++;
-	hyp.switched = true;
-	timer_rearm();
-	return next;
+	return switch_to(cur, next);
 }
 
 /* A trapped WFI: the vCPU waits until a wake-up event (Arm ARM D1.6.x: an interrupt pending
@@ -185,6 +182,15 @@ struct vcpu *vm_end(struct vcpu *v, const char *reason)
 	struct vcpu *next = run_next(NULL, vm->index + 1);
 	hyp.switched = false; /* counted as the ending VM's exit, not as a switch */
 	return next;
+}
+
+/* limit_ms: once its time has come, every VM ends (sched_end_all). */
+void sched_check_limit(void)
+{
+	if (hyp.limit_deadline && timer_now() >= hyp.limit_deadline) {
+		hyp_printf("hyp: time limit of %lu ms reached\n", hyp.limit_ms);
+		sched_end_all("ended: time limit (limit_ms) reached");
+	}
 }
 
 /* limit_ms reached: every VM still running ends, the report follows and the machine is off. */

@@ -58,5 +58,5 @@ void test_main(void)
 		check(worst <= prompt, "idle: every wake comes promptly after its timer",
 		      "latest %lu ticks after it (at most %lu)", worst, prompt);
 	CHECK_EQ(fired, waits, "idle: one timer interrupt per wait");
-	gprintf("idle: %u waits of 1 ms\n", waits);
+	gprintf("idle: %u waits of 1 ms, the latest wake %lu ticks after its timer\n", waits, worst);
 }

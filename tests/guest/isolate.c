@@ -7,7 +7,10 @@
  * several slices, so that the other VM writes its pattern in between, and reads them all
  * back: each must hold what this VM wrote. The two VMs' patterns differ in every bit (B's is
  * A's complement), so a register the hypervisor does not switch shows the other VM's value.
- * Registers the hypervisor traps (the PMU's) are on the list too. A third program, isoR,
+ * Registers the hypervisor traps (the PMU's) are on the list too. VBAR_EL1 and CPACR_EL1 are
+ * safe to write here (no exception is taken while the patterns are in place, and the guest
+ * uses no FP/SIMD) and are given back at the end; SCTLR_EL1 is the one writable EL1 register
+ * not on the list: it controls the MMU, caches and alignment the test itself runs under. A third program, isoR,
  * scheduled after isoA and reading before it writes, must see none of isoA's values: a VM
  * that never touched a register (the debug registers are switched only once a VM touches
  * them) cannot read what another left there. Masks keep each write
@@ -64,6 +67,11 @@ enum kind { ALWAYS, OPTIONAL, BREAKPOINT, WATCHPOINT };
 	X(osdtrtx_el1, S2_0_C0_C3_2, 0xFFFFFFFFul, OPTIONAL, 0)                                  \
 	X(oseccr_el1, S2_0_C0_C6_2, 0xFFFFFFFFul, OPTIONAL, 0)                                   \
 	X(icc_pmr_el1, S3_0_C4_C6_0, 0xFFul, ALWAYS, 0)                                          \
+	X(icc_igrpen1_el1, S3_0_C12_C12_7, 0x1ul, ALWAYS, 0)                                     \
+	X(vbar_el1, S3_0_C12_C0_0, 0x3FFFFF800ul, ALWAYS, 0)                                     \
+	X(cpacr_el1, S3_0_C1_C0_2, 0x00330000ul, ALWAYS, 0)                                      \
+	X(actlr_el1, S3_0_C1_C0_1, ALL, OPTIONAL, 0)                                             \
+	X(pmcr_el0, S3_3_C9_C12_0, 0x48ul, ALWAYS, 0)                                            \
 	X(pmselr_el0, S3_3_C9_C12_5, 0x1Ful, ALWAYS, 0)                                          \
 	X(pmuserenr_el0, S3_3_C9_C14_0, 0xFul, ALWAYS, 0)                                        \
 	X(pmccfiltr_el0, S3_3_C14_C15_7, 0xF8000000ul, ALWAYS, 0)                                \
@@ -135,6 +143,8 @@ static void find_registers(void)
 		n, (unsigned)NREGS, brps, wrps);
 }
 
+static void run(void);
+
 /* isoR: every register read first; then isoA's first pattern written here and read back,
  * which is what the register keeps of it (a register may change what it is given: QEMU's
  * DBGBCR copies BAS bits); what isoR read first must not be that. */
@@ -158,6 +168,16 @@ static void read_after_other(void)
 }
 
 void test_main(void)
+{
+	uint64_t vbar = rd(vbar_el1), cpacr = rd(cpacr_el1), igrpen = rd(S3_0_C12_C12_7);
+	run();
+	wr(vbar_el1, vbar);
+	wr(cpacr_el1, cpacr);
+	wr(S3_0_C12_C12_7, igrpen);
+	isb();
+}
+
+static void run(void)
 {
 	const char *name = dt_vm_name();
 	if (name && name[3] == 'R') {

@@ -39,7 +39,7 @@ qemu_run() {
 	done
 	# shellcheck disable=SC2086
 	timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
-		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
+		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0,sleep=off \
 		-kernel "$hyp" -append "$args" $loaders <"$input" >"$log" 2>&1
 	return $?
 }
@@ -166,7 +166,7 @@ linux_run() {
 		done
 		printf '%s\n' "${LINUX_TYPED:-$LINUX_CONSOLE_INPUT}"
 	} | timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
-		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
+		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0,sleep=off \
 		-kernel "$hyp" $loaders \
 		-append "vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 focus=0 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
 		>"$log" 2>&1

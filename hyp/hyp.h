@@ -147,6 +147,7 @@ struct vm {
 	uint32_t uart_ris;                /* its PL011's TXRIS (the RX bits follow its FIFO) */
 	char uart_rx[256];                /* its receive FIFO: input while it has the focus */
 	unsigned uart_rx_head, uart_rx_len;
+	unsigned char uart_esc;           /* inside a terminal control sequence it writes */
 };
 
 /* ---- Global hypervisor state (one pCPU) ----------------------------------------------- */
@@ -229,6 +230,8 @@ void uart_input(char c);
 void uart_set_focus(struct vm *vm);
 void uart_host_irq(void);
 void uart_host_init(void);
+void uart_break(void);
+bool uart_input_possible(void);
 
 /* timer.c */
 void timer_init(uint64_t slice_ticks, uint64_t poll_ticks);

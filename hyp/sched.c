@@ -106,7 +106,9 @@ static void idle(void)
 			deadline = t;
 	}
 	hyp.idle_waits++;
-	if (deadline == UINT64_MAX && !loaded_timer)
+	/* Nothing can end the wait: no timer, no time limit, and no VM that input typed at the
+	 * terminal could reach. */
+	if (deadline == UINT64_MAX && !loaded_timer && !uart_input_possible())
 		sched_end_all("ended: waits in WFI with no timer armed: no interrupt can wake it");
 	timer_wake_at(deadline);
 	dsb(sy);
@@ -188,6 +190,7 @@ struct vcpu *vm_end(struct vcpu *v, const char *reason)
 void sched_check_limit(void)
 {
 	if (hyp.limit_deadline && timer_now() >= hyp.limit_deadline) {
+		uart_break();
 		hyp_printf("hyp: time limit of %lu ms reached\n", hyp.limit_ms);
 		sched_end_all("ended: time limit (limit_ms) reached");
 	}

@@ -51,14 +51,28 @@ static struct {
 	bool escape;       /* the last input character was Ctrl-A */
 } console;
 
+/* Before a line of the hypervisor's own: a VM's open line ends there, and continues on a
+ * line of its own, prefixed (nothing a VM writes can look like the hypervisor's). */
+void uart_break(void)
+{
+	if (console.open) {
+		hyp_putc('\n');
+		console.open = NULL;
+	}
+}
+
+/* Whether typed input may still come for some VM: one that runs has the focus. */
+bool uart_input_possible(void)
+{
+	return console.focus && console.focus->state == VM_RUNNABLE;
+}
+
 /* A VM's line, prefixed unless it continues an open one. */
 static void print_line(struct vm *vm, bool end)
 {
 	vm->uart_line[vm->uart_len] = '\0';
-	if (console.open && console.open != vm) {
-		hyp_putc('\n'); /* another VM's line was open: it continues on a line of its own */
-		console.open = NULL;
-	}
+	if (console.open != vm)
+		uart_break(); /* another VM's line was open: it continues on a line of its own */
 	if (console.open == vm)
 		hyp_puts(vm->uart_line);
 	else if (vm->uart_len)
@@ -89,9 +103,29 @@ void uart_waits(struct vm *vm)
 		print_line(vm, false);
 }
 
+/* Terminal control sequences a VM writes (ESC [ ... final byte, ECMA-48) are dropped, not
+ * passed to the host's terminal nor shown as text: a shell's cursor queries, colours. */
+static bool escape_sequence(struct vm *vm, char c)
+{
+	if (vm->uart_esc == 1) { /* after ESC */
+		vm->uart_esc = c == '[' ? 2 : 0;
+		return true;
+	}
+	if (vm->uart_esc == 2) { /* parameters and intermediates until a final byte */
+		if (c >= 0x40 && c <= 0x7E)
+			vm->uart_esc = 0;
+		return true;
+	}
+	if (c == 0x1B) {
+		vm->uart_esc = 1;
+		return true;
+	}
+	return false;
+}
+
 static void uart_tx(struct vm *vm, char c)
 {
-	if (c == '\r')
+	if (c == '\r' || escape_sequence(vm, c))
 		return;
 	if (c == '\n') {
 		print_line(vm, true);
@@ -149,13 +183,15 @@ void uart_input(char c)
 		if (c >= '0' && c < '0' + MAX_VMS) {
 			struct vm *vm = &hyp.vms[c - '0'];
 			uart_set_focus(vm);
-			hyp_printf("\nhyp: console input goes to %s%s\n",
+			uart_break();
+			hyp_printf("hyp: console input goes to %s%s\n",
 				   console.focus ? vm->name : "no VM",
 				   console.focus ? "" : " (that slot runs none)");
 			return;
 		}
 		if (c == 'x') {
-			hyp_puts("\nhyp: Ctrl-A x: ending every VM\n");
+			uart_break();
+			hyp_puts("hyp: Ctrl-A x: ending every VM\n");
 			sched_end_all("ended: Ctrl-A x at the terminal");
 		}
 		if (c != CTRL_A)

@@ -190,6 +190,21 @@ void vgic_restore(struct vcpu *v)
 	vgic_update(v);
 }
 
+/* Software makes INTIDs `bits` pending (ISPENDR, an SGI): latched until delivered. One the
+ * guest has acknowledged and not yet deactivated becomes active and pending in its list
+ * register at once (GIC spec 4.1.2), to be taken again after its EOI; vgic_update would
+ * otherwise take the latch for the acknowledgment of the first. */
+static void vgic_latch(struct vcpu *v, uint64_t bits)
+{
+	for (unsigned n = 0; n < hyp.nr_lr; n++) {
+		uint64_t lr = lr_get(v, n);
+		uint64_t bit = LR_INTID(lr) < VGIC_NR_IRQS ? BIT(LR_INTID(lr)) : 0;
+		if ((bits & bit) && (lr & LR_STATE) == LR_ACTIVE)
+			lr_set(v, n, lr | LR_PENDING);
+	}
+	v->vgic.latch |= bits; /* consumed when that pending state is acknowledged */
+}
+
 /* Maintenance interrupt (ICH_EISR_EL2 nonzero): vgic_update frees the list registers whose
  * interrupt the guest deactivated, which drops the maintenance level, and makes lines still
  * asserted pending again. */
@@ -305,7 +320,7 @@ static void gicd_write(struct vcpu *v, uint64_t off, unsigned size, uint64_t val
 		g->enabled &= ~spis;
 		break;
 	case SPI_WORD(0x0200):
-		g->latch |= spis;
+		vgic_latch(v, spis);
 		break;
 	case SPI_WORD(0x0280):
 		g->latch &= ~spis;
@@ -382,7 +397,7 @@ static void gicr_write(struct vcpu *v, uint64_t off, unsigned size, uint64_t val
 		g->enabled &= ~w;
 		break;
 	case 0x10200:
-		g->latch |= w;
+		vgic_latch(v, w);
 		break;
 	case 0x10280:
 		g->latch &= ~w;
@@ -425,7 +440,7 @@ bool vgic_sgi_sysreg(struct vcpu *v, uint32_t key, uint64_t val)
 	bool irm = (val >> 40) & 1;
 	uint64_t aff = val & (0xFFul << 16 | 0xFFul << 32 | 0xFul << 44 | 0xFFul << 48);
 	if (!irm && aff == 0 && (val & 1u)) {
-		v->vgic.latch |= 1u << ((val >> 24) & 0xF);
+		vgic_latch(v, 1ul << ((val >> 24) & 0xF));
 		vgic_update(v);
 	}
 	return true;

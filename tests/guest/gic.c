@@ -33,6 +33,8 @@ static void on_irq(uint32_t intid)
 	seen |= 1u << intid;
 	if (intid == 27)
 		wr(cntv_ctl_el0, 3); /* ENABLE | IMASK: the timer condition no longer interrupts */
+	if (intid == 5 && got == 1) /* SGI 5 again while it is active */
+		wr(S3_0_C12_C11_5, (5ul << 24) | 1);
 }
 
 static void reset_log(void)
@@ -108,6 +110,16 @@ static void test_delivery(void)
 	irq_unmask();
 	spin(100);
 	CHECK_EQ(got, 1, "sgi: delivered once, as SGI 3");
+
+	/* An SGI sent again while its handler runs (the INTID active) is active and pending, and
+	 * taken again after the EOI: twice in all (GIC spec 4.1.2), not lost. */
+	reset_log();
+	gic_ppi_enable(5, 0x80, true);
+	wr(S3_0_C12_C11_5, (5ul << 24) | 1);
+	isb();
+	spin(200);
+	CHECK_EQ(got, 2, "sgi: sent again while active, taken again after its EOI");
+	CHECK(order[0] == 5 && order[1] == 5, "sgi: both times as SGI 5");
 
 	/* An SPI made pending by software (GICD_ISPENDR1) is delivered once, with its INTID. */
 	reset_log();

@@ -24,12 +24,27 @@ passed=0
 failed=0
 skipped=0
 
+# type_after LOG MARKER TEXT: prints TEXT (a line; printf escapes allowed) once LOG shows
+# MARKER, as someone typing at the terminal would; at most 60 s of waiting. For QEMU's stdin.
+type_after() {
+	i=0
+	while [ "$i" -lt 600 ] && ! grep -q "$2" "$1"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2059 # TEXT is a printf format: "\001" is Ctrl-A
+	printf "$3\n"
+}
+
 # qemu_run LOG BOOTARGS GUEST...: guest k is loaded in VM slot k (PA 0x48200000 + k * 64 MiB).
+# With QEMU_TYPE_AFTER=MARKER, QEMU_TYPED is typed at the terminal once the log shows MARKER;
+# such a run keeps the virtual clock with the host's while idle (sleep=on), so that a time
+# limit does not come before the typing does; every other run jumps idle time (sleep=off).
 qemu_run() {
 	log=$1
 	args=$2
 	shift 2
-	input=${QEMU_INPUT:-/dev/null}
+	input=/dev/null
 	loaders=""
 	k=0
 	for g in "$@"; do
@@ -37,10 +52,17 @@ qemu_run() {
 		loaders="$loaders -device loader,file=$gdir/$g.bin,addr=$addr,force-raw=on"
 		k=$((k + 1))
 	done
+	: >"$log"
+	icount=shift=0,sleep=off
+	[ -z "${QEMU_TYPE_AFTER:-}" ] || icount=shift=0
 	# shellcheck disable=SC2086
-	timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
-		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0,sleep=off \
-		-kernel "$hyp" -append "$args" $loaders <"$input" >"$log" 2>&1
+	if [ -n "${QEMU_TYPE_AFTER:-}" ]; then
+		type_after "$log" "$QEMU_TYPE_AFTER" "$QEMU_TYPED"
+	else
+		cat "$input"
+	fi | timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max \
+		-smp 1 -m 1G -nic none -display none -serial stdio -monitor none -icount "$icount" \
+		-kernel "$hyp" -append "$args" $loaders >"$log" 2>&1
 	return $?
 }
 
@@ -157,16 +179,12 @@ linux_run() {
 	# What is typed at the terminal (LINUX_TYPED), once the log shows LINUX_TYPE_AFTER: by
 	# default init's line, once it has the console open (Linux's PL011 driver empties the
 	# receive FIFO when the port opens, as on hardware). At most 60 s of waiting.
+	# It waits for input: the virtual clock keeps with the host's while idle (sleep=on).
 	# shellcheck disable=SC2086
-	{
-		i=0
-		while [ "$i" -lt 600 ] && ! grep -q "${LINUX_TYPE_AFTER:-pvinit: console-write}" "$log"; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		printf '%s\n' "${LINUX_TYPED:-$LINUX_CONSOLE_INPUT}"
-	} | timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
-		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0,sleep=off \
+	type_after "$log" "${LINUX_TYPE_AFTER:-pvinit: console-write}" \
+		"${LINUX_TYPED:-$LINUX_CONSOLE_INPUT}" |
+		timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
+		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
 		-kernel "$hyp" $loaders \
 		-append "vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 focus=0 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
 		>"$log" 2>&1
@@ -320,7 +338,11 @@ linux_shell() {
 		return
 	fi
 	shell_initrd=$linuxdir/initramfs-shell.cpio
-	sh tests/guest/linux/mkcpio.sh "$shell_initrd" tests/guest/linux/shell-init.sh "bin/busybox=$busybox"
+	if ! sh tests/guest/linux/mkcpio.sh "$shell_initrd" tests/guest/linux/shell-init.sh \
+		"bin/busybox=$busybox"; then
+		fail "linux_shell: mkcpio.sh could not write $shell_initrd"
+		return
+	fi
 	LINUX_TYPE_AFTER='perfvisor: a shell on' LINUX_TYPED='echo shell-says-$((6 * 7)); poweroff -f' \
 		linux_run "$logdir/linux_shell.log" "" "$1" "$shell_initrd"
 	log=$logdir/linux_shell.log
@@ -452,16 +474,24 @@ check)
 	# a wake missed by the idle wait would come a slice late).
 	scenario idle_two "vm0=idle vm1=idle2 -- idle.waits=20 idle.prompt=31250" idle idle
 	scenario waitforever "vm0=exact vm1=stuck" pmu_exact waitforever
-	# The console both ways, with input typed at the terminal for the VM with the focus:
-	# slot 0 has it first, Ctrl-A 1 gives it to slot 1, the console guest.
-	printf '\0011typed at the terminal\n' >"$logdir/console-input"
-	QEMU_INPUT=$logdir/console-input scenario console "vm0=hello vm1=console focus=0" hello console
+	# The console both ways, with input typed at the terminal once the guest waits for it:
+	# the stuck VM in slot 1 has the focus first (so neither VM is ended as waiting for
+	# nothing), Ctrl-A 0 gives it to the console guest, which reads the line.
+	QEMU_TYPE_AFTER='console: waiting for input' QEMU_TYPED='\0010typed at the terminal' \
+		scenario console "vm0=console vm1=stuck focus=1" console waitforever
 	grep -q '^hyp: console input goes to console$' "$logdir/console.log"
-	result "console: Ctrl-A 1 gives slot 1 the focus"
+	result "console: Ctrl-A 0 gives slot 0 the focus"
 	long=$(awk 'BEGIN { s = ""; for (i = 0; i < 300; i++) s = s (i % 10); print s }')
 	grep -qx "\[console\] console: long $long" "$logdir/console.log" &&
 		grep -qx "\[console\] console: got 'typed at the terminal'" "$logdir/console.log"
 	result "console: a 300-character line shown whole, the typed line read by the guest"
+	# Ctrl-A x ends every VM, with the report, even one that waits for input (it has the
+	# focus, so it is not ended as waiting for nothing).
+	QEMU_TYPE_AFTER='waitforever: waiting' QEMU_TYPED='\001x' \
+		qemu_run "$logdir/ctrl_a_x.log" "vm0=stuck focus=0" waitforever
+	grep -q '^hyp: vm stuck: ended: Ctrl-A x at the terminal$' "$logdir/ctrl_a_x.log" &&
+		grep -q '^hyp: all VMs ended' "$logdir/ctrl_a_x.log"
+	result "console: Ctrl-A x ends the VMs, one waiting for input included, with the report"
 	if grep -q '^hyp: vm stuck: ended: waits in WFI with no timer armed' "$logdir/waitforever.log"; then
 		echo "waitforever: the VM waiting for nothing was ended, with the reason"
 		pass
@@ -500,10 +530,13 @@ shell)
 	image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir") || exit 1
 	initrd=$linuxdir/initramfs-shell.cpio
 	echo "run-linux: Ctrl-A x ends the run; Ctrl-A K gives VM slot K the input"
-	timeout "${RUN_TIMEOUT:-3600}" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max \
-		-smp 1 -m 1G -nic none -display none -serial stdio -monitor none \
+	# --foreground: QEMU keeps the terminal (it sets it raw; in a background process group it
+	# would stop). signal=off: Ctrl-C goes to the guest's shell, not to QEMU.
+	timeout --foreground "${RUN_TIMEOUT:-3600}" "$QEMU" -M virt,virtualization=on,gic-version=3 \
+		-cpu max -smp 1 -m 1G -nic none -display none -monitor none \
+		-chardev stdio,id=console,signal=off -serial chardev:console \
 		-kernel "$hyp" -device loader,file="$image",addr=0x48200000,force-raw=on \
-		-device loader,file="$initrd",addr=$(printf '0x%x' $((0x48000000 + LINUX_INITRD_OFF))),force-raw=on \
+		-device loader,file="$initrd",addr="$(printf '0x%x' $((0x48000000 + LINUX_INITRD_OFF)))",force-raw=on \
 		-append "vm0=linux vm0_mem=$LINUX_MEM vm0_initrd=$LINUX_INITRD_OFF,$(wc -c <"$initrd" | tr -d ' ') focus=0 -- $LINUX_ARGS"
 	;;
 bench)

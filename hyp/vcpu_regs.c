@@ -2,10 +2,10 @@
 /*
  * The vCPU state beyond EL1_REGS (hyp.h) that a guest can write and that would otherwise
  * carry from one VM to the next: the self-hosted debug registers (breakpoints, watchpoints,
- * OS lock, OS double lock, claim tags, DBGPRCR, MDCCINT; Arm ARM D2 and D19.3), and the
- * registers of features the VMs do not see but the CPU has, which hiding them in the ID
- * registers does not trap: TPIDR2_EL0 (FEAT_SME) and DISR_EL1 (FEAT_RAS; with HCR_EL2.AMO the
- * guest's DISR_EL1 is VDISR_EL2). Every VM's values are its own.
+ * OS lock, OS double lock, MDCCINT; Arm ARM D2 and D19.3), and the registers of features the
+ * VMs do not see but the CPU has, which hiding them in the ID registers does not trap:
+ * TPIDR2_EL0 (FEAT_SME) and DISR_EL1 (FEAT_RAS; with HCR_EL2.AMO the guest's DISR_EL1 is
+ * VDISR_EL2). Every VM's values are its own.
  *
  * The debug registers are switched lazily, as KVM does: until a vCPU first touches one,
  * MDCR_EL2.TDA and TDOSA trap its accesses (so it can read nothing another VM left there)
@@ -13,9 +13,9 @@
  * written, so breakpoints and watchpoints another VM left armed raise nothing for it: MDE and
  * KDE are 0). Its first access loads its debug state, untraps it, and runs the instruction
  * again; from then on its debug state is saved and restored at every switch. TPIDR2_EL0 and
- * VDISR_EL2 are always switched. The claim tags (DBGCLAIMSET/CLR_EL1) and DBGPRCR_EL1 are not switched: QEMU 7.2
- * does not implement them (they UNDEF at EL1 as at EL2), so there is nothing of a VM's in
- * them here; a host on hardware switches them too.
+ * VDISR_EL2 are always switched. Not switched: the claim tags (DBGCLAIMSET/CLR_EL1),
+ * DBGPRCR_EL1, the debug communications channel and OSECCR_EL1, which QEMU 7.2 does not
+ * implement or keeps no state in (docs/security.md); a host on hardware switches them too.
  */
 #include "hyp.h"
 

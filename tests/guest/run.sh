@@ -44,7 +44,6 @@ qemu_run() {
 	log=$1
 	args=$2
 	shift 2
-	input=/dev/null
 	loaders=""
 	k=0
 	for g in "$@"; do
@@ -56,11 +55,8 @@ qemu_run() {
 	icount=shift=0,sleep=off
 	[ -z "${QEMU_TYPE_AFTER:-}" ] || icount=shift=0
 	# shellcheck disable=SC2086
-	if [ -n "${QEMU_TYPE_AFTER:-}" ]; then
-		type_after "$log" "$QEMU_TYPE_AFTER" "$QEMU_TYPED"
-	else
-		cat "$input"
-	fi | timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max \
+	{ [ -z "${QEMU_TYPE_AFTER:-}" ] || type_after "$log" "$QEMU_TYPE_AFTER" "$QEMU_TYPED"; } |
+		timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max \
 		-smp 1 -m 1G -nic none -display none -serial stdio -monitor none -icount "$icount" \
 		-kernel "$hyp" -append "$args" $loaders >"$log" 2>&1
 	return $?

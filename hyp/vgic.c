@@ -239,6 +239,23 @@ static void clear_active(struct vcpu *v, uint64_t bits)
 #define PIDR2_GICV3 0x3Bu /* ArchRev = 3, JEP106 Arm */
 #define IIDR_ARM 0x43Bu
 
+/* IPRIORITYR<n> bytes from INTID `first` on, byte accessible; bytes at or past `end` (the
+ * frame's last INTID + 1) are RAZ/WI. */
+static uint64_t prio_read(const struct vgic_cpu *g, unsigned first, unsigned end, unsigned size)
+{
+	uint64_t val = 0;
+	for (unsigned i = 0; i < size && first + i < end; i++)
+		val |= (uint64_t)g->prio[first + i] << (8 * i);
+	return val;
+}
+
+static void prio_write(struct vgic_cpu *g, unsigned first, unsigned end, unsigned size,
+		       uint64_t val)
+{
+	for (unsigned i = 0; i < size && first + i < end; i++)
+		g->prio[first + i] = (uint8_t)(val >> (8 * i)) & PRIO_MASK;
+}
+
 /* The distributor (GIC spec 12.9): with affinity routing (ARE = 1) it holds the SPIs, INTIDs
  * 32..63 here, in the second word of each bitmap register and in IPRIORITYR<8..15>,
  * ICFGR<2..3> and IROUTER<32..63>; the SGI/PPI words are the redistributor's and RAZ/WI. */
@@ -255,10 +272,7 @@ static uint64_t gicd_read(struct vcpu *v, uint64_t off, unsigned size)
 {
 	struct vgic_cpu *g = &v->vgic;
 	if (off >= 0x0420 && off < 0x0440) { /* GICD_IPRIORITYR<8..15>, byte accessible */
-		uint64_t val = 0;
-		for (unsigned i = 0; i < size && off - 0x0400 + i < VGIC_NR_IRQS; i++)
-			val |= (uint64_t)g->prio[off - 0x0400 + i] << (8 * i);
-		return val;
+		return prio_read(g, (unsigned)(off - 0x0400), VGIC_NR_IRQS, size);
 	}
 	if (off >= GICD_IROUTER(32) && off < GICD_IROUTER(VGIC_NR_IRQS)) {
 		unsigned n = (unsigned)(off - GICD_IROUTER(32)) / 8;
@@ -297,8 +311,7 @@ static void gicd_write(struct vcpu *v, uint64_t off, unsigned size, uint64_t val
 	struct vgic_cpu *g = &v->vgic;
 	uint64_t w = (uint32_t)val, spis = w << 32;
 	if (off >= 0x0420 && off < 0x0440) {
-		for (unsigned i = 0; i < size && off - 0x0400 + i < VGIC_NR_IRQS; i++)
-			g->prio[off - 0x0400 + i] = (uint8_t)(val >> (8 * i)) & PRIO_MASK;
+		prio_write(g, (unsigned)(off - 0x0400), VGIC_NR_IRQS, size, val);
 		return;
 	}
 	if (off >= GICD_IROUTER(32) && off < GICD_IROUTER(VGIC_NR_IRQS)) {
@@ -342,10 +355,7 @@ static uint64_t gicr_read(struct vcpu *v, uint64_t off, unsigned size)
 {
 	struct vgic_cpu *g = &v->vgic;
 	if (off >= 0x10400 && off < 0x10420) { /* GICR_IPRIORITYR<n>, byte accessible */
-		uint64_t val = 0;
-		for (unsigned i = 0; i < size && off - 0x10400 + i < 32; i++)
-			val |= (uint64_t)g->prio[off - 0x10400 + i] << (8 * i);
-		return val;
+		return prio_read(g, (unsigned)(off - 0x10400), 32, size);
 	}
 	switch (off) {
 	case 0x0004:
@@ -379,8 +389,7 @@ static void gicr_write(struct vcpu *v, uint64_t off, unsigned size, uint64_t val
 	struct vgic_cpu *g = &v->vgic;
 	uint64_t w = (uint32_t)val; /* INTIDs 0..31: the low word of each bitmap */
 	if (off >= 0x10400 && off < 0x10420) {
-		for (unsigned i = 0; i < size && off - 0x10400 + i < 32; i++)
-			g->prio[off - 0x10400 + i] = (uint8_t)(val >> (8 * i)) & PRIO_MASK;
+		prio_write(g, (unsigned)(off - 0x10400), 32, size, val);
 		return;
 	}
 	switch (off) {

@@ -5,12 +5,13 @@
 #   make demo       a vPMU scenario on the simulated machine
 #   make bench      benchmark figures, one "bench: <name>: <value> <unit>" per line
 #   make aarch64    the core, freestanding, for aarch64
-#   make docs       regenerate docs/registers.md from the register table
+#   make docs       regenerate docs/registers.md from the register database
+#   make docs-check fail if docs/registers.md is not what the database generates
 #   make deps       install the Debian packages of every goal (as root)
 #   make fresh-check  make demo and make check on a new minimal Debian 12 root file system
 #   make check-sanitize  the host tests again, built with AddressSanitizer + UBSan
 #   make memcheck   the host tests under valgrind memcheck
-#   make lint       cppcheck and clang-tidy (.clang-tidy, .cppcheck-suppressions)
+#   make lint       cppcheck and clang-tidy (.clang-tidy, .cppcheck-suppressions), docs-check
 #   make fuzz       every libFuzzer target of tests/fuzz/ for FUZZ_SECONDS (60) each
 
 # Every goal first has the Debian packages it needs installed (scripts/deps.sh: as root or
@@ -28,8 +29,15 @@ endif
 
 CC      ?= cc
 BUILD   := build
+AWK     ?= awk
+
+# The register database (arch/sysregs.txt) and what is generated from it: the register keys
+# (a public header) and the tables the core and the hypervisor expand (docs/registers.md).
+GEN      := $(BUILD)/gen
+GEN_HDRS := $(GEN)/perfvisor/sysreg_keys.h $(GEN)/regdb.h $(GEN)/regdb_el2.h
+PV_HDRS  := $(wildcard include/perfvisor/*.h) $(GEN_HDRS)
 OPT     ?= -O2
-CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) -Iinclude -MMD -MP
+CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) -Iinclude -I$(GEN) -MMD -MP
 SANITIZE ?=
 CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE
 LDFLAGS_HOST := $(SANITIZE)
@@ -77,24 +85,31 @@ AARCH64_AR     ?= aarch64-linux-gnu-ar
 AARCH64_LD     ?= aarch64-linux-gnu-ld
 AARCH64_NM     ?= aarch64-linux-gnu-nm
 AARCH64_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -ffreestanding -fno-builtin \
-                  -mgeneral-regs-only -Iinclude
+                  -mgeneral-regs-only -Iinclude -I$(GEN) -MMD -MP
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
-.PHONY: all check demo bench aarch64 aarch64-cc docs clean deps tests check-host \
+.PHONY: all check demo bench aarch64 aarch64-cc docs docs-check clean deps tests check-host \
 	check-sanitize memcheck lint fuzz fuzz-build fresh-check
 .SECONDARY:
 all: $(LIB) $(SIMLIB) $(TOOL) tests
 
 tests: $(TEST_BINS)
 
-$(BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h)
+# Written to temporary files and moved, so an interrupted run leaves no half table.
+$(GEN_HDRS) &: arch/sysregs.txt arch/gen-sysregs.awk
+	@mkdir -p $(GEN)/perfvisor
+	$(AWK) -v keys=$(GEN)/perfvisor/sysreg_keys.h.tmp -v db=$(GEN)/regdb.h.tmp \
+		-v el2h=$(GEN)/regdb_el2.h.tmp -f arch/gen-sysregs.awk arch/sysregs.txt
+	@for f in $(GEN_HDRS); do mv $$f.tmp $$f; done
+
+$(BUILD)/%.o: %.c $(PV_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -c $< -o $@
 
 $(MEMPLAT_OBJ): $(wildcard tests/support/*.h)
 
 # The core must not depend on anything hosted: build it with -ffreestanding on the host too.
-$(CORE_OBJS): $(BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h)
+$(CORE_OBJS): $(BUILD)/%.o: %.c $(PV_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(SANITIZE) -ffreestanding -c $< -o $@
 
@@ -112,11 +127,11 @@ $(BUILD)/tools/demo.o: CFLAGS_HOST += -DPERFVISOR_EXAMPLES='"$(CURDIR)/examples"
 $(TOOL): $(TOOL_OBJS) $(SIMLIB) $(LIB)
 	$(CC) $(LDFLAGS_HOST) -o $@ $(TOOL_OBJS) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(TOOL_LIBS) -lm
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h tests/unit/*.h)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(MEMPLAT_OBJ) $(LIB) $(PV_HDRS) $(wildcard tests/support/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS)
 
-$(BUILD)/tests/scenario/%: tests/scenario/%.c $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(LIB) $(wildcard include/perfvisor/*.h sim/*.h tests/scenario/*.h)
+$(BUILD)/tests/scenario/%: tests/scenario/%.c $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(LIB) $(PV_HDRS) $(wildcard sim/*.h tests/scenario/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -I. -o $@ $< $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS) -lm
 
@@ -127,14 +142,14 @@ $(BUILD)/tests/tool/%: tests/tool/%.c $(TOOL) $(TOOL_LIB_OBJS) $(TOOLTEST_SUPPOR
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) $(TOOL_CFLAGS) -I. -Itools -o $@ $< $(TOOL_LIB_OBJS) $(TOOLTEST_SUPPORT) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(LDFLAGS_HOST) $(TOOL_LIBS) $(CMOCKA_LIBS) -lm
 
-$(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h bench/*.h)
+$(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB) $(PV_HDRS) $(wildcard tests/support/*.h bench/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST)
 
 # bench_vmpam measures its accuracy figures against the MSC model: it links the model's
 # objects (they call no platform function) beside the plain-memory platform.
 BENCH_VMPAM_SIM := $(BUILD)/sim/msc.o $(BUILD)/sim/traffic.o
-$(BUILD)/bench/bench_vmpam: bench/bench_vmpam.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(LIB) $(wildcard include/perfvisor/*.h tests/support/*.h sim/*.h bench/*.h)
+$(BUILD)/bench/bench_vmpam: bench/bench_vmpam.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(LIB) $(PV_HDRS) $(wildcard tests/support/*.h sim/*.h bench/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(LIB) $(LDFLAGS_HOST) -lm
 
@@ -179,9 +194,9 @@ LINT_SRCS  := $(sort $(wildcard $(addsuffix /*.c,$(LINT_DIRS))))
 LINT_FUZZ  := $(sort $(wildcard tests/fuzz/*.c))
 CPPCHECK   ?= cppcheck
 CLANG_TIDY ?= clang-tidy
-lint:
+lint: $(GEN_HDRS) $(BUILD)/docs/registers.md
 	@sh tests/lint.sh "$(CPPCHECK)" "$(CLANG_TIDY)" "$(LINT_SRCS)" "$(LINT_FUZZ)" \
-		"$(TOOL_CFLAGS)"
+		"$(TOOL_CFLAGS)" $(BUILD)/docs/registers.md
 
 # libFuzzer targets (clang): the core and the plain-memory platform built with the fuzzer's
 # coverage and ASan + UBSan; each target runs FUZZ_SECONDS from its corpus in tests/fuzz/corpus/.
@@ -189,7 +204,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -Itests/support -I. -MMD -MP \
+FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -I$(GEN) -Itests/support -I. -MMD -MP \
                 $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
@@ -199,10 +214,10 @@ FUZZ_DOMXML  := $(FUZZ_BUILD)/tools/domxml.o $(FUZZ_BUILD)/tools/xmlutil.o
 # fuzz_trap sees every platform call the core makes: they are --wrap'ed around memplat's.
 FUZZ_WRAP    := -Wl,--wrap=pv_plat_sysreg_read,--wrap=pv_plat_sysreg_write,--wrap=pv_plat_virq_set
 
-$(FUZZ_CORE) $(FUZZ_MEMPLAT): $(FUZZ_BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h tests/support/*.h)
+$(FUZZ_CORE) $(FUZZ_MEMPLAT): $(FUZZ_BUILD)/%.o: %.c $(PV_HDRS) $(wildcard tests/support/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
-$(FUZZ_DOMXML): $(FUZZ_BUILD)/%.o: %.c $(wildcard include/perfvisor/*.h tools/*.h)
+$(FUZZ_DOMXML): $(FUZZ_BUILD)/%.o: %.c $(PV_HDRS) $(wildcard tools/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -D_DEFAULT_SOURCE $(TOOL_CFLAGS) -c $< -o $@
 
@@ -230,7 +245,7 @@ bench: $(BENCH_BINS) $(if $(QEMU_CHECK_AVAILABLE),hyp)
 	@sh bench/run.sh $(BENCH_BINS)
 	@$(if $(QEMU_CHECK_AVAILABLE),QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD),echo "bench: hyp.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)")
 
-$(BUILD)/aarch64/%.o: %.c $(wildcard include/perfvisor/*.h) | aarch64-cc
+$(BUILD)/aarch64/%.o: %.c $(PV_HDRS) | aarch64-cc
 	@mkdir -p $(dir $@)
 	$(AARCH64_CC) $(AARCH64_CFLAGS) -c $< -o $@
 
@@ -249,14 +264,29 @@ aarch64: $(AARCH64_OBJS) | aarch64-cc
 	if [ -n "$$outside" ]; then echo "aarch64: the core calls outside the platform contract:" $$outside >&2; exit 1; fi
 	@echo "aarch64: $(words $(AARCH64_OBJS)) core objects, freestanding, -Werror clean"
 
-# docs/registers.md is generated: the coverage table comes from the trap layer's register table.
-docs: $(TOOL)
+# docs/registers.md is generated from the register database (arch/sysregs.txt) through the
+# trap layer's table, so it says what the dispatch does; docs-check fails when it is stale.
+REGS_DOC_INTRO := 'Every system register perfvisor traps, with the module that answers it, the access the guest has, its EL0 rule (checked by the trap dispatch before the handler runs), the feature and lowest version that bring it, and what the guest sees. An indexed family (`<n>`) is one entry; its Index column says which n exist. A register of a feature the VM was not given UNDEFs. How to add one: [sysregs.md](sysregs.md).'
+$(BUILD)/docs/registers.md: $(TOOL)
+	@mkdir -p $(dir $@)
 	@{ printf '%s\n\n' '# Register coverage' \
-	  'Generated by `make docs` from the register table of the trap layer (`perfvisor regs --format markdown`): do not edit by hand.' \
-	  'Every system register perfvisor traps, with the module that answers it, the access the guest has, the feature and lowest version that bring it, and what the guest sees. An indexed family (`<n>`) is one entry; its Index column says which n exist. A register of a feature the VM was not given UNDEFs.'; \
-	  $(TOOL) regs --format markdown; } > docs/registers.md.tmp
-	@mv docs/registers.md.tmp docs/registers.md
+	  'Generated by `make docs` from the register database, `arch/sysregs.txt` (`perfvisor regs --format markdown`): do not edit by hand.' \
+	  $(REGS_DOC_INTRO); \
+	  $(TOOL) regs --format markdown; } > $@.tmp
+	@mv $@.tmp $@
+
+docs: $(BUILD)/docs/registers.md
+	@cp $< docs/registers.md
 	@echo "docs: docs/registers.md regenerated"
+
+docs-check: $(BUILD)/docs/registers.md
+	@if cmp -s $< docs/registers.md; then \
+		echo "docs-check: docs/registers.md matches the register database"; \
+	else \
+		diff -u docs/registers.md $< | head -40; \
+		echo "docs-check: docs/registers.md is stale: run make docs and commit it" >&2; \
+		exit 1; \
+	fi
 
 # The packages were installed before this recipe runs (the deps.sh call at the top).
 deps:

@@ -23,9 +23,10 @@ HYP_BUILD   := $(BUILD)/hyp
 GUEST_BUILD := $(BUILD)/guest
 HYP_CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib \
                -fno-builtin -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pie \
-               -mgeneral-regs-only -Iinclude -Ihyp -DPV_PLATFORM_INLINE='"plat_sysreg.h"'
+               -mgeneral-regs-only -Iinclude -I$(GEN) -Ihyp -DPV_PLATFORM_INLINE='"plat_sysreg.h"' \
+               -MMD -MP
 HYP_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,norelro -Wl,--no-warn-rwx-segments
-HYP_DEPS    := $(wildcard include/perfvisor/*.h) hyp/hyp.h hyp/plat_sysreg.h hyp/hyp.mk
+HYP_DEPS    := $(PV_HDRS) hyp/hyp.h hyp/plat_sysreg.h hyp/hyp.mk
 
 HYP_C_SRCS  := $(sort $(wildcard hyp/*.c))
 HYP_S_SRCS  := $(sort $(wildcard hyp/*.S))

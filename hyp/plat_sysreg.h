@@ -9,7 +9,7 @@
  * Every key becomes a real MRS/MSR written with its generic S<op0>_<op1>_C<n>_C<m>_<op2>
  * name, so no assembler feature flag is needed. Registers of features the CPU lacks (SPE,
  * AMU, MPAM, PMMIR_EL1 before PMUv3p4) would UNDEF at EL2: they read 0 and ignore writes, as
- * do keys the platform does not know.
+ * do keys the register database does not give EL2.
  */
 #ifndef HYP_PLAT_SYSREG_H
 #define HYP_PLAT_SYSREG_H
@@ -18,135 +18,75 @@
 #include <stdint.h>
 
 #include "perfvisor/sysreg.h"
+#include "regdb_el2.h"
 
 #define PV_PLATFORM_HAS_SYSREG 1
 #define PV_PLATFORM_HAS_PMEV 1
 
 struct pv_pcpu;
 
-/* Optional features present on this CPU (plat_init, platform.c). */
+/* What this CPU has (plat_init, platform.c): the PMU's and the AMU's versions (0: none, an
+ * IMPLEMENTATION DEFINED PMU counts as none beyond PMUv3), SPE and MPAM. */
 struct plat_feat {
-	bool pmmir, spe, amu, mpam;
+	unsigned pmuver, amuver;
+	bool spe, mpam;
 };
 extern struct plat_feat plat_feat;
 
-/* Registers are listed per group (Op0, Op1, CRn); within a group the switch is on
+/* Every register EL2 accesses is a row of the register database (arch/sysregs.txt);
+ * regdb_el2.h lists them by (Op0, Op1, CRn) space, and within a space the switch is on
  * CRm:Op2, dense enough for a jump table. */
-#define PLAT_GROUP_MASK (PV_ISS_SYS_KEY_MASK & ~(0xFu << PV_ISS_SYS_CRM_SHIFT) &                      \
-		    ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
-#define PLAT_GROUP(op0, op1, crn) PV_SYSREG(op0, op1, crn, 0, 0)
+#define PLAT_SPACE_MASK (PV_ISS_SYS_KEY_MASK & ~(0xFu << PV_ISS_SYS_CRM_SHIFT) &                    \
+			 ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+#define PLAT_SPACE(op0, op1, crn) PV_SYSREG(op0, op1, crn, 0, 0)
 #define PLAT_DENSE(k) (PV_SYSREG_CRM(k) * 8u + PV_SYSREG_OP2(k))
 
-#define PLAT_SEQ7(X, a, b, c, d) X(a, b, c, d, 0) X(a, b, c, d, 1) X(a, b, c, d, 2) X(a, b, c, d, 3)    \
-	X(a, b, c, d, 4) X(a, b, c, d, 5) X(a, b, c, d, 6)
-#define PLAT_SEQ8(X, a, b, c, d) PLAT_SEQ7(X, a, b, c, d) X(a, b, c, d, 7)
-
-/* Group (3,3,9): PMCR, PMCNTENSET/CLR, PMOVSCLR, PMSWINC (WO), PMSELR, PMCEID0/1 (RO),
- * PMCCNTR, PMXEVTYPER, PMXEVCNTR, PMUSERENR, PMOVSSET (Arm ARM D24.5). */
-#define PLAT_G339_RW(X)                                                                               \
-	X(3, 3, 9, 12, 0) X(3, 3, 9, 12, 1) X(3, 3, 9, 12, 2) X(3, 3, 9, 12, 3) X(3, 3, 9, 12, 5) \
-	X(3, 3, 9, 13, 0) X(3, 3, 9, 13, 1) X(3, 3, 9, 13, 2) X(3, 3, 9, 14, 0) X(3, 3, 9, 14, 3)
-#define PLAT_G339_RO(X) X(3, 3, 9, 12, 6) X(3, 3, 9, 12, 7)
-#define PLAT_G339_WO(X) X(3, 3, 9, 12, 4)
-/* Group (3,3,14): PMEVCNTR<n> (CRm 8-11), PMEVTYPER<n> (CRm 12-15), PMCCFILTR. */
-#define PLAT_G3314_RW(X)                                                                              \
-	PLAT_SEQ8(X, 3, 3, 14, 8) PLAT_SEQ8(X, 3, 3, 14, 9) PLAT_SEQ8(X, 3, 3, 14, 10) PLAT_SEQ7(X, 3, 3, 14, 11)     \
-	PLAT_SEQ8(X, 3, 3, 14, 12) PLAT_SEQ8(X, 3, 3, 14, 13) PLAT_SEQ8(X, 3, 3, 14, 14) PLAT_SEQ8(X, 3, 3, 14, 15)
-/* Group (3,0,9): PMINTENSET/CLR; PMMIR (RO, PMUv3p4); SPE PMS* and PMB* (CRm 9, 10). */
-#define PLAT_G309_RW(X) X(3, 0, 9, 14, 1) X(3, 0, 9, 14, 2)
-#define PLAT_G309_PMMIR(X) X(3, 0, 9, 14, 6)
-#define PLAT_G309_SPE_RW(X)                                                                           \
-	X(3, 0, 9, 9, 0) X(3, 0, 9, 9, 1) X(3, 0, 9, 9, 2) X(3, 0, 9, 9, 3) X(3, 0, 9, 9, 4)      \
-	X(3, 0, 9, 9, 5) X(3, 0, 9, 9, 6) X(3, 0, 9, 10, 0) X(3, 0, 9, 10, 1) X(3, 0, 9, 10, 3)
-#define PLAT_G309_SPE_RO(X) X(3, 0, 9, 9, 7) X(3, 0, 9, 10, 7)
-/* Group (3,4,9): PMSCR_EL2 (SPE). */
-#define PLAT_G349_SPE_RW(X) X(3, 4, 9, 9, 0)
-/* Group (3,0,0): the ID group, CRm 1..7; reserved encodings are RAZ. */
-#define PLAT_G300_RO(X)                                                                               \
-	PLAT_SEQ8(X, 3, 0, 0, 1) PLAT_SEQ8(X, 3, 0, 0, 2) PLAT_SEQ8(X, 3, 0, 0, 3) PLAT_SEQ8(X, 3, 0, 0, 4)           \
-	PLAT_SEQ8(X, 3, 0, 0, 5) PLAT_SEQ8(X, 3, 0, 0, 6) PLAT_SEQ8(X, 3, 0, 0, 7)
-/* Group (3,4,1): HCR_EL2, MDCR_EL2, CPTR_EL2. */
-#define PLAT_G341_RW(X) X(3, 4, 1, 1, 0) X(3, 4, 1, 1, 1) X(3, 4, 1, 1, 2)
-/* Group (3,3,13): AMU. */
-#define PLAT_G3313_AMU_RW(X)                                                                          \
-	X(3, 3, 13, 2, 0) X(3, 3, 13, 2, 3) X(3, 3, 13, 2, 4) X(3, 3, 13, 2, 5) X(3, 3, 13, 3, 0) \
-	X(3, 3, 13, 3, 1) PLAT_SEQ8(X, 3, 3, 13, 4) PLAT_SEQ8(X, 3, 3, 13, 5) PLAT_SEQ8(X, 3, 3, 13, 12)         \
-	PLAT_SEQ8(X, 3, 3, 13, 13) PLAT_SEQ8(X, 3, 3, 13, 14) PLAT_SEQ8(X, 3, 3, 13, 15)
-#define PLAT_G3313_AMU_RO(X)                                                                          \
-	X(3, 3, 13, 2, 1) X(3, 3, 13, 2, 2) X(3, 3, 13, 2, 6) PLAT_SEQ8(X, 3, 3, 13, 6)                \
-	PLAT_SEQ8(X, 3, 3, 13, 7)
-/* Group (3,4,13): AMU virtual offsets. */
-#define PLAT_G3413_AMU_RW(X)                                                                          \
-	PLAT_SEQ8(X, 3, 4, 13, 8) PLAT_SEQ8(X, 3, 4, 13, 9) PLAT_SEQ8(X, 3, 4, 13, 10) PLAT_SEQ8(X, 3, 4, 13, 11)
-/* Groups (3,0,10) and (3,4,10): MPAM. */
-#define PLAT_G3010_MPAM_RW(X) X(3, 0, 10, 5, 0) X(3, 0, 10, 5, 1) X(3, 0, 10, 5, 3)
-#define PLAT_G3010_MPAM_RO(X) X(3, 0, 10, 4, 4)
-#define PLAT_G3410_MPAM_RW(X)                                                                         \
-	X(3, 4, 10, 5, 0) X(3, 4, 10, 4, 0) X(3, 4, 10, 4, 1) PLAT_SEQ8(X, 3, 4, 10, 6)
+/* Whether the CPU has a register of `feature` from version `min`: one it lacks would UNDEF
+ * at EL2, so it reads 0 and ignores writes instead, as do keys the database does not list. */
+#define PLAT_HAS_PMU(min) ((min) <= PV_PMUVER_V3 || plat_feat.pmuver >= (min))
+#define PLAT_HAS_AMU(min) (plat_feat.amuver >= (min))
+#define PLAT_HAS_SPE(min) plat_feat.spe
+#define PLAT_HAS_MPAM(min) plat_feat.mpam
+#define PLAT_HAS_ID(min) 1
+#define PLAT_HAS_EL1(min) 1
+#define PLAT_HAS_EL2(min) 1
 
 #define PLAT_STR_(x) #x
 #define PLAT_STR(x) PLAT_STR_(x)
 #define PLAT_REG(a, b, c, d, e) S##a##_##b##_C##c##_C##d##_##e
-#define PLAT_RD(a, b, c, d, e)                                                                        \
+#define PLAT_MRS(a, b, c, d, e, feat, min)                                                       \
 	case (d) * 8 + (e): {                                                                    \
-		uint64_t v_;                                                                     \
-		__asm__ volatile("mrs %0, " PLAT_STR(PLAT_REG(a, b, c, d, e)) : "=r"(v_));            \
+		uint64_t v_ = 0;                                                                 \
+		if (PLAT_HAS_##feat(min))                                                        \
+			__asm__ volatile("mrs %0, " PLAT_STR(PLAT_REG(a, b, c, d, e)) : "=r"(v_)); \
 		return v_;                                                                       \
 	}
-#define PLAT_WR(a, b, c, d, e)                                                                        \
+#define PLAT_MSR(a, b, c, d, e, feat, min)                                                       \
 	case (d) * 8 + (e):                                                                      \
-		__asm__ volatile("msr " PLAT_STR(PLAT_REG(a, b, c, d, e)) ", %0" : : "r"(val));       \
+		if (PLAT_HAS_##feat(min))                                                        \
+			__asm__ volatile("msr " PLAT_STR(PLAT_REG(a, b, c, d, e)) ", %0" : : "r"(val)); \
 		return;
+#define PLAT_NONE(a, b, c, d, e, feat, min)
+
+/* One database row for reads (RW, RO: an MRS) and for writes (RW, WO: an MSR). */
+#define PLAT_RD(a, b, c, d, e, acc, feat, min) PLAT_RD_##acc(a, b, c, d, e, feat, min)
+#define PLAT_RD_RW PLAT_MRS
+#define PLAT_RD_RO PLAT_MRS
+#define PLAT_RD_WO PLAT_NONE
+#define PLAT_WR(a, b, c, d, e, acc, feat, min) PLAT_WR_##acc(a, b, c, d, e, feat, min)
+#define PLAT_WR_RW PLAT_MSR
+#define PLAT_WR_WO PLAT_MSR
+#define PLAT_WR_RO PLAT_NONE
+#define PLAT_SPACE_RD(o0, o1, n, list)                                                           \
+	case PLAT_SPACE(o0, o1, n):                                                              \
+		switch (d) { list(PLAT_RD) }                                                     \
+		break;
+#define PLAT_SPACE_WR(o0, o1, n, list)                                                           \
+	case PLAT_SPACE(o0, o1, n):                                                              \
+		switch (d) { list(PLAT_WR) }                                                     \
+		break;
 
 #define PLAT_INLINE static inline __attribute__((always_inline))
-
-/* The switch over every key, for reads (RW = RO = PLAT_RD, WO = nothing) and for writes
- * (RW = WO = PLAT_WR, RO = nothing); `d` is PLAT_DENSE(reg). */
-#define PLAT_NONE(a, b, c, d, e)
-#define PLAT_SWITCH(reg, d, RW, RO, WO)                                                          \
-	switch ((reg) & PLAT_GROUP_MASK) {                                                       \
-	case PLAT_GROUP(3, 3, 14):                                                               \
-		switch (d) { PLAT_G3314_RW(RW) }                                                 \
-		break;                                                                           \
-	case PLAT_GROUP(3, 3, 9):                                                                \
-		switch (d) { PLAT_G339_RW(RW) PLAT_G339_RO(RO) PLAT_G339_WO(WO) }                \
-		break;                                                                           \
-	case PLAT_GROUP(3, 0, 9):                                                                \
-		switch (d) { PLAT_G309_RW(RW) }                                                  \
-		if (plat_feat.pmmir)                                                             \
-			switch (d) { PLAT_G309_PMMIR(RO) }                                       \
-		if (plat_feat.spe)                                                               \
-			switch (d) { PLAT_G309_SPE_RW(RW) PLAT_G309_SPE_RO(RO) }                 \
-		break;                                                                           \
-	case PLAT_GROUP(3, 0, 0):                                                                \
-		switch (d) { PLAT_G300_RO(RO) }                                                  \
-		break;                                                                           \
-	case PLAT_GROUP(3, 4, 1):                                                                \
-		switch (d) { PLAT_G341_RW(RW) }                                                  \
-		break;                                                                           \
-	case PLAT_GROUP(3, 4, 9):                                                                \
-		if (plat_feat.spe)                                                               \
-			switch (d) { PLAT_G349_SPE_RW(RW) }                                      \
-		break;                                                                           \
-	case PLAT_GROUP(3, 3, 13):                                                               \
-		if (plat_feat.amu)                                                               \
-			switch (d) { PLAT_G3313_AMU_RW(RW) PLAT_G3313_AMU_RO(RO) }               \
-		break;                                                                           \
-	case PLAT_GROUP(3, 4, 13):                                                               \
-		if (plat_feat.amu)                                                               \
-			switch (d) { PLAT_G3413_AMU_RW(RW) }                                     \
-		break;                                                                           \
-	case PLAT_GROUP(3, 0, 10):                                                               \
-		if (plat_feat.mpam)                                                              \
-			switch (d) { PLAT_G3010_MPAM_RW(RW) PLAT_G3010_MPAM_RO(RO) }             \
-		break;                                                                           \
-	case PLAT_GROUP(3, 4, 10):                                                               \
-		if (plat_feat.mpam)                                                              \
-			switch (d) { PLAT_G3410_MPAM_RW(RW) }                                    \
-		break;                                                                           \
-	default:                                                                                 \
-		break;                                                                           \
-	}
 
 /* What the hardware's PMU can interrupt for, tracked from the writes that decide it, so the
  * overflow poll (timer.c) needs no look into the vPMU: an event counter (not the cycle
@@ -194,7 +134,11 @@ PLAT_INLINE void plat_pmu_track(uint32_t reg, uint64_t val)
 PLAT_INLINE uint64_t plat_sysreg_read_any(uint32_t reg)
 {
 	unsigned d = PLAT_DENSE(reg);
-	PLAT_SWITCH(reg, d, PLAT_RD, PLAT_RD, PLAT_NONE)
+	switch (reg & PLAT_SPACE_MASK) {
+		PV_REGDB_EL2_SPACES(PLAT_SPACE_RD)
+	default:
+		break;
+	}
 	return 0;
 }
 
@@ -202,7 +146,11 @@ PLAT_INLINE void plat_sysreg_write_any(uint32_t reg, uint64_t val)
 {
 	unsigned d = PLAT_DENSE(reg);
 	plat_pmu_track(reg, val);
-	PLAT_SWITCH(reg, d, PLAT_WR, PLAT_NONE, PLAT_WR)
+	switch (reg & PLAT_SPACE_MASK) {
+		PV_REGDB_EL2_SPACES(PLAT_SPACE_WR)
+	default:
+		break;
+	}
 }
 
 /* The same switch, out of line (platform.c), for keys known only at run time. */

@@ -2,9 +2,9 @@
 /*
  * The platform contract (include/perfvisor/platform.h) on real hardware: every register key
  * the core may use becomes a real MRS/MSR, written with its generic S<op0>_<op1>_C<n>_C<m>_<op2>
- * name so no assembler feature flag is needed. The switches are generated from register lists:
- * one switch on the group (Op0, Op1, CRn), then a jump table on CRm:Op2, so an access costs a
- * handful of instructions (this is on every trapped PMU access).
+ * name so no assembler feature flag is needed. The switches are generated from the register
+ * database: one switch on the space (Op0, Op1, CRn), then a jump table on CRm:Op2, so an access
+ * costs a handful of instructions (this is on every trapped PMU access).
  * Registers of features the CPU lacks (SPE, AMU, MPAM, PMMIR_EL1 before PMUv3p4) would UNDEF
  * at EL2: they read 0 and ignore writes, as do keys the platform does not know.
  */
@@ -19,9 +19,9 @@ void plat_init(void)
 	uint64_t dfr0 = read_sysreg(S3_0_C0_C5_0), pfr0 = read_sysreg(S3_0_C0_C4_0);
 	uint64_t pfr1 = read_sysreg(S3_0_C0_C4_1);
 	unsigned pmuver = PV_ID_FIELD(dfr0, PV_DFR0_PMUVER_SHIFT);
-	plat_feat.pmmir = pmuver >= PV_PMUVER_V3P4 && pmuver != PV_PMUVER_IMPDEF;
+	plat_feat.pmuver = pmuver == PV_PMUVER_IMPDEF ? PV_PMUVER_NI : pmuver;
+	plat_feat.amuver = PV_ID_FIELD(pfr0, PV_PFR0_AMU_SHIFT);
 	plat_feat.spe = PV_ID_FIELD(dfr0, PV_DFR0_PMSVER_SHIFT) != 0;
-	plat_feat.amu = PV_ID_FIELD(pfr0, PV_PFR0_AMU_SHIFT) != 0;
 	plat_feat.mpam = PV_ID_FIELD(pfr0, PV_PFR0_MPAM_SHIFT) != 0 ||
 			 PV_ID_FIELD(pfr1, PV_PFR1_MPAM_FRAC_SHIFT) != 0;
 }

@@ -32,7 +32,7 @@ guests="make gcc-aarch64-linux-gnu qemu-system-arm"
 packages() {
 	case "$1" in
 	clean) ;;
-	demo | docs) echo "$demo" ;;
+	demo | docs | docs-check) echo "$demo" ;;
 	check) echo "$build $parsers $guests" ;;
 	check-host | check-sanitize) echo "$build $parsers" ;;
 	memcheck) echo "$build $parsers valgrind" ;;

@@ -1,14 +1,16 @@
 #!/bin/sh
 # make lint: cppcheck and clang-tidy with the configurations checked in at the top of the tree
-# (.cppcheck-suppressions, .clang-tidy).
-#   lint.sh CPPCHECK CLANG_TIDY "CORE_SOURCES" "FUZZ_SOURCES" "TOOL_CFLAGS"
+# (.cppcheck-suppressions, .clang-tidy), and the generated documents against what is committed.
+#   lint.sh CPPCHECK CLANG_TIDY "CORE_SOURCES" "FUZZ_SOURCES" "TOOL_CFLAGS" REGISTERS_MD
 # One test per analyser and set of sources; an analyser that is not installed is a failure
-# (CI installs both). Ends with "N passed, M failed".
+# (CI installs both). REGISTERS_MD is docs/registers.md as the register database generates it
+# now (make docs). Ends with "N passed, M failed".
 cppcheck=$1
 tidy=$2
 core=$3
 fuzz=$4
 toolcflags=$5
+registers_md=$6
 passed=0
 failed=0
 logdir=build/lint
@@ -60,13 +62,23 @@ run_tidy() { # run_tidy NAME SOURCES FLAGS...
 	result "clang-tidy $name" $st "$log"
 }
 
-run_cppcheck core "$core" -Iinclude -D__GNUC__
-run_tidy core "$core" -std=c11 -Iinclude -ffreestanding
+run_cppcheck core "$core" -Iinclude -Ibuild/gen -D__GNUC__
+run_tidy core "$core" -std=c11 -Iinclude -Ibuild/gen -ffreestanding
 if [ -n "$fuzz" ]; then
 	# shellcheck disable=SC2086
-	run_cppcheck fuzz "$fuzz" -Iinclude -Itests/support -Itools
+	run_cppcheck fuzz "$fuzz" -Iinclude -Ibuild/gen -Itests/support -Itools
 	# shellcheck disable=SC2086
-	run_tidy fuzz "$fuzz" -std=c11 -D_DEFAULT_SOURCE -Iinclude -Itests/support -Itools -I. $toolcflags
+	run_tidy fuzz "$fuzz" -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ibuild/gen -Itests/support -Itools -I. $toolcflags
+fi
+# docs/registers.md is generated (make docs): the committed one must be the database's.
+log=$logdir/docs-check.log
+if [ -n "$registers_md" ] && cmp -s "$registers_md" docs/registers.md; then
+	: >"$log"
+	result "docs-check" 0 "$log"
+else
+	{ diff -u docs/registers.md "$registers_md" | head -n 40
+	  echo "error: docs/registers.md is stale: run make docs and commit it"; } >"$log" 2>&1
+	result "docs-check" 1 "$log"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

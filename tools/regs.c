@@ -22,6 +22,7 @@ enum regs_column {
 	COL_INDEX,
 	COL_MODULE,
 	COL_ACCESS,
+	COL_EL0,
 	COL_FEATURE,
 	COL_BEHAVIOUR,
 	COL_COUNT
@@ -29,7 +30,7 @@ enum regs_column {
 
 static const char *const column_title[COL_COUNT] = {
 	"Register", "Encoding", "Op0", "Op1", "CRn", "CRm", "Op2",
-	"Index",    "Module",   "Access", "Feature", "Behaviour",
+	"Index",    "Module",   "Access", "EL0",     "Feature", "Behaviour",
 };
 
 #define CELL_SIZE 256
@@ -157,27 +158,75 @@ static void format_feature(char *out, size_t size, const struct pv_reg_desc *d)
 	snprintf(out, size, "feature 0x%x, version %u", d->feature, d->min_version);
 }
 
-static void format_index(char *out, size_t size, unsigned index)
+/* Which members of a family exist: its range, and what the VM decides (gate). */
+static void format_index(char *out, size_t size, const struct pv_reg_desc *d)
 {
-	switch (index) {
-	case PV_IDX_NONE:
-		snprintf(out, size, "-");
+	const char *gate = "";
+	switch (d->gate) {
+	case PV_GATE_PMEV:
+		gate = ", n < PMCR_EL0.N";
 		break;
-	case PV_IDX_PMEV:
-		/* n = 31 of the PMEVTYPER space is PMCCFILTR_EL0, its own entry. */
-		snprintf(out, size, "n = 0..%u, n < PMCR_EL0.N", PV_PMU_MAX_COUNTERS - 1);
+	case PV_GATE_AMEV0:
+		gate = ", n < 4";
 		break;
-	case PV_IDX_AMEV:
-		snprintf(out, size, "n = 0..15, n < the group's counters");
+	case PV_GATE_AMEV1:
+		gate = ", n < the auxiliary counters";
 		break;
-	case PV_IDX_ID:
-		snprintf(out, size, "CRm = %u..%u, Op2 = 0..7", PV_ID_SLOT_FIRST / 8,
-			 PV_ID_SLOTS / 8 - 1);
+	case PV_GATE_AUX:
+		gate = "with an auxiliary counter";
 		break;
 	default:
-		snprintf(out, size, "indexed");
 		break;
 	}
+	if (d->first == d->last)
+		snprintf(out, size, "%s", *gate ? gate : "-");
+	else if (d->gate == PV_GATE_ID)
+		snprintf(out, size, "CRm = %u..%u, Op2 = 0..7", PV_SYSREG_CRM(d->key),
+			 PV_SYSREG_CRM(d->key) + (d->last - d->first) / 8u);
+	else
+		snprintf(out, size, "n = %u..%u%s", d->first, d->last, gate);
+}
+
+/* The EL0 rule of one direction, as the Arm ARM's accessibility pseudocode reads. */
+static const char *el0_rule_name(unsigned rule, char *buf, size_t size)
+{
+	switch (PV_EL0_KIND(rule)) {
+	case PV_EL0_ANY:
+		return "yes";
+	case PV_EL0_AMU:
+		return "AMUSERENR.EN";
+	case PV_EL0_IDST:
+		return "IDST: to EL1";
+	case PV_EL0_PMU(0): {
+		static const struct { unsigned bit; const char *name; } bits[] = {
+			{PV_PMUSERENR_EN, "EN"}, {PV_PMUSERENR_ER, "ER"},
+			{PV_PMUSERENR_CR, "CR"}, {PV_PMUSERENR_SW, "SW"},
+		};
+		size_t at = (size_t)snprintf(buf, size, "PMUSERENR.");
+		for (size_t i = 0, n = 0; i < sizeof(bits) / sizeof(bits[0]) && at < size; i++)
+			if (rule & bits[i].bit)
+				at += (size_t)snprintf(buf + at, size - at, "%s%s", n++ ? " or " : "",
+						       bits[i].name);
+		return buf;
+	}
+	default:
+		return "UNDEF";
+	}
+}
+
+static void format_el0(char *out, size_t size, const struct pv_reg_desc *d)
+{
+	char rd[48], wr[48];
+	const char *r = d->read ? el0_rule_name(d->el0_read, rd, sizeof(rd)) : NULL;
+	const char *w = d->write ? el0_rule_name(d->el0_write, wr, sizeof(wr)) : NULL;
+	if (r && w && strcmp(r, w) == 0)
+		snprintf(out, size, "%s", r);
+	else if (r && w)
+		snprintf(out, size, "read %s; write %s", r, w);
+	else if (r || w)
+		snprintf(out, size, "%s", r ? r : w);
+	else
+		snprintf(out, size, "UNDEF");
 }
 
 static void fill_row(struct regs_row *row, const struct pv_reg_desc *d)
@@ -187,10 +236,12 @@ static void fill_row(struct regs_row *row, const struct pv_reg_desc *d)
 	struct field_range crn = field_range(d->key, d->mask, PV_ISS_SYS_CRN_SHIFT, 0xF);
 	struct field_range crm = field_range(d->key, d->mask, PV_ISS_SYS_CRM_SHIFT, 0xF);
 	struct field_range op2 = field_range(d->key, d->mask, PV_ISS_SYS_OP2_SHIFT, 0x7);
-	if (d->index == PV_IDX_ID) {
-		/* The TID3 group is CRm 1..7 only (CRm = 0 holds MIDR_EL1 and friends). */
-		crm.lo = PV_ID_SLOT_FIRST / 8;
-		crm.hi = PV_ID_SLOTS / 8 - 1;
+	if (d->first != d->last) {
+		/* A family's members only: the ID group is CRm 1..7 (CRm = 0 holds MIDR_EL1 and
+		 * friends), PMEVTYPER<n> stops before PMCCFILTR_EL0's slot. */
+		unsigned crm0 = PV_SYSREG_CRM(d->key) - d->first / 8u;
+		crm.lo = crm0 + d->first / 8u;
+		crm.hi = crm0 + d->last / 8u;
 	}
 
 	char parts[5][32];
@@ -208,10 +259,11 @@ static void fill_row(struct regs_row *row, const struct pv_reg_desc *d)
 	format_range(row->cell[COL_CRN], CELL_SIZE, crn);
 	format_range(row->cell[COL_CRM], CELL_SIZE, crm);
 	format_range(row->cell[COL_OP2], CELL_SIZE, op2);
-	format_index(row->cell[COL_INDEX], CELL_SIZE, d->index);
+	format_index(row->cell[COL_INDEX], CELL_SIZE, d);
 	snprintf(row->cell[COL_MODULE], CELL_SIZE, "%s", module_name(d));
 	snprintf(row->cell[COL_ACCESS], CELL_SIZE, "%s", access_name(d->access));
 	format_feature(row->cell[COL_FEATURE], CELL_SIZE, d);
+	format_el0(row->cell[COL_EL0], CELL_SIZE, d);
 	snprintf(row->cell[COL_BEHAVIOUR], CELL_SIZE, "%s", d->behaviour ? d->behaviour : "");
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Per-VM gates: everything the VM decides about a register (feature present, version high
- * enough, size of an indexed family) folded into one number per table entry, so that the trap
- * path checks a register against the VM with one load and one compare.
+ * enough, which members of a family exist) folded into one number per table entry, so that
+ * the trap path checks a register against the VM with one load and one compare.
  */
 #include "regs.h"
 
@@ -22,17 +22,23 @@ static unsigned feature_version(const struct pv_vm *vm, unsigned feature)
 	return 0;
 }
 
-static unsigned family_size(const struct pv_vm *vm, const struct pv_reg_desc *d)
+/* The members that exist for the VM: the trap dispatch lets member n through when
+ * n < this (0 for a register: absent, 1: present). */
+static unsigned members(const struct pv_vm *vm, const struct pv_reg_desc *d)
 {
-	switch (d->index) {
-	case PV_IDX_NONE:
+	switch (d->gate) {
+	case PV_GATE_NONE:
 		return 1;
-	case PV_IDX_PMEV:
+	case PV_GATE_PMEV:
 		return vm->pmu.nr_counters;
-	case PV_IDX_ID:
+	case PV_GATE_AMEV0:
+		return PV_AMU_GROUP0;
+	case PV_GATE_AMEV1:
+		return vm->amu.nr_aux;
+	case PV_GATE_AUX:
+		return vm->amu.nr_aux ? 1 : 0;
+	case PV_GATE_ID:
 		return PV_ID_SLOTS;
-	case PV_IDX_AMEV: /* CRm[3]: group 1 */
-		return (PV_SYSREG_CRM(d->key) & 8u) ? vm->amu.nr_aux : PV_AMU_GROUP0;
 	default:
 		return 0;
 	}
@@ -44,6 +50,6 @@ void pv_trap_gates_init(struct pv_vm *vm)
 		const struct pv_reg_desc *d = &pv_reg_descs[i];
 		unsigned have = d->feature ? feature_version(vm, d->feature) : 1;
 		bool present = have != 0 && have >= d->min_version;
-		vm->reg_limit[i] = present ? (uint8_t)family_size(vm, d) : 0;
+		vm->reg_limit[i] = present ? (uint8_t)members(vm, d) : 0;
 	}
 }

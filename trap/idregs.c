@@ -72,13 +72,11 @@ void pv_id_views_init(struct pv_vm *vm)
 	*pfr0_32 = set_field(*pfr0_32, PV_ID_PFR0_AMU_SHIFT, 0);
 }
 
-enum pv_trap_result pv_id_read(struct pv_vcpu *v, unsigned slot, unsigned el, uint64_t *val)
+/* An EL1 read of the ID group (EL0 reads: the IDST rule of the dispatch). */
+enum pv_trap_result pv_trap_id_read(struct pv_vcpu *v, unsigned slot, unsigned el,
+				    uint64_t *val)
 {
-	if (el == 0) {
-		/* EL0 reads of the ID space are UNDEFINED, or trapped to EL1 with FEAT_IDST. */
-		uint64_t mmfr2 = v->vm->hw->id[SLOT(PV_ID_AA64MMFR2_EL1)];
-		return PV_ID_FIELD(mmfr2, PV_MMFR2_IDS_SHIFT) ? PV_TRAP_EL1_SYSREG : PV_TRAP_UNDEF;
-	}
+	(void)el;
 	*val = v->vm->id_view[slot];
 	return PV_TRAP_HANDLED;
 }

@@ -11,6 +11,7 @@
 #ifndef PV_VAMU_INTERNAL_H
 #define PV_VAMU_INTERNAL_H
 
+#include "regdb.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
 
@@ -34,13 +35,6 @@ static inline uint64_t vamu_userenr(const struct pv_vcpu *v)
 	if (v->vm->amu.path == PV_AMU_PATH_VOFF && v->cpu)
 		return pv_plat_sysreg_read(v->cpu, PV_AMUSERENR_EL0);
 	return v->amu.userenr;
-}
-
-/* AMUSERENR_EL0.EN = 0 traps EL0 accesses to EL1 (HCR_EL2.TGE = 0), before CPTR_EL2.TAM
- * (Arm ARM D24.6.15). The trap path emulates that here (the hardware's EN stays 1). */
-static inline bool vamu_el0_denied(const struct pv_vcpu *v, unsigned el)
-{
-	return el == 0 && !(vamu_userenr(v) & PV_AMUSERENR_EN);
 }
 
 #endif

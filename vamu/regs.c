@@ -12,9 +12,7 @@
 	enum pv_trap_result pv_vamu_##reg##_read(struct pv_vcpu *v, unsigned idx, unsigned el,    \
 						 uint64_t *val)                                   \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		if (vamu_el0_denied(v, el))                                                      \
-			return PV_TRAP_EL1_SYSREG;                                               \
+		(void)v, (void)idx, (void)el;                                                    \
 		*val = (expr);                                                                   \
 		return PV_TRAP_HANDLED;                                                          \
 	}
@@ -46,8 +44,16 @@ GATED_READ(amevtyper0, group0_events[idx & 3])
 /* AMEVTYPER1<n>_EL0: the hardware's event; a guest cannot change it (writes UNDEF). */
 GATED_READ(amevtyper1, v->vm->hw->amuhw.evtyper1[idx & (PV_AMU_AUX_MAX - 1)])
 
-/* AMUSERENR_EL0: always readable at EL0 (not gated by EN); written at EL1 only. On the trap
- * path the hardware keeps EN = 1 and this virtual copy gates EL0 here. */
+/* AMUSERENR_EL0.EN = 0 traps EL0 accesses to EL1 (HCR_EL2.TGE = 0), before CPTR_EL2.TAM
+ * (Arm ARM D24.6): the dispatch's EL0 rule AMU asks here. On the trap path the hardware keeps
+ * EN = 1 and this virtual copy decides. */
+bool pv_vamu_el0_enabled(const struct pv_vcpu *v)
+{
+	return (vamu_userenr(v) & PV_AMUSERENR_EN) != 0;
+}
+
+/* AMUSERENR_EL0: always readable at EL0 (not gated by EN); written at EL1 only (the EL0 rules
+ * of the register database). */
 enum pv_trap_result pv_vamu_amuserenr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val)
 {
@@ -59,9 +65,7 @@ enum pv_trap_result pv_vamu_amuserenr_read(struct pv_vcpu *v, unsigned idx, unsi
 enum pv_trap_result pv_vamu_amuserenr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t val)
 {
-	(void)idx;
-	if (el == 0)
-		return PV_TRAP_UNDEF;
+	(void)idx, (void)el;
 	v->amu.userenr = val & PV_AMUSERENR_EN; /* bits [63:1] RES0 */
 	if (v->cpu && v->vm->amu.path == PV_AMU_PATH_VOFF)
 		pv_plat_sysreg_write(v->cpu, PV_AMUSERENR_EL0, v->amu.userenr);
@@ -73,12 +77,8 @@ enum pv_trap_result pv_vamu_amuserenr_write(struct pv_vcpu *v, unsigned idx, uns
 enum pv_trap_result pv_vamu_amcnten1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					  uint64_t *val)
 {
-	(void)idx;
-	const struct pv_vm_amu *a = &v->vm->amu;
-	if (!a->nr_aux)
-		return PV_TRAP_UNDEF;
-	if (vamu_el0_denied(v, el))
-		return PV_TRAP_EL1_SYSREG;
+	(void)idx, (void)el;
+	const struct pv_vm_amu *a = &v->vm->amu; /* it has an auxiliary counter (gate AUX) */
 	uint64_t en = v->cpu ? pv_plat_sysreg_read(v->cpu, PV_AMCNTENSET1_EL0)
 			     : v->vm->hw->amuhw.cnten1;
 	*val = en & a->aux_mask;

@@ -121,11 +121,12 @@ void pv_vmpam_put(struct pv_vcpu *v)
 	(void)v;
 }
 
-/* MPAMIDR_EL1, MPAM1_EL1 and MPAM0_EL1 are EL1 registers: an EL0 access is UNDEFINED. */
-static enum pv_trap_result read_reg(struct pv_vcpu *v, unsigned el, uint32_t key, uint64_t *val)
+/* MPAMIDR_EL1, MPAM1_EL1 and MPAM0_EL1 are EL1 registers (an EL0 access is UNDEFINED: the
+ * EL0 rule of the register database). */
+static enum pv_trap_result read_reg(struct pv_vcpu *v, uint32_t key, uint64_t *val)
 {
 	const struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
-	if (el == 0 || !s->vm)
+	if (!s->vm)
 		return PV_TRAP_UNDEF;
 	if (key == PV_MPAMIDR_EL1)
 		*val = s->vm->mpamidr;
@@ -139,30 +140,30 @@ static enum pv_trap_result read_reg(struct pv_vcpu *v, unsigned el, uint32_t key
 enum pv_trap_result pv_vmpam_mpamidr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					  uint64_t *val)
 {
-	(void)idx;
-	return read_reg(v, el, PV_MPAMIDR_EL1, val);
+	(void)idx, (void)el;
+	return read_reg(v, PV_MPAMIDR_EL1, val);
 }
 
 enum pv_trap_result pv_vmpam_mpam1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t *val)
 {
-	(void)idx;
-	return read_reg(v, el, PV_MPAM1_EL1, val);
+	(void)idx, (void)el;
+	return read_reg(v, PV_MPAM1_EL1, val);
 }
 
 enum pv_trap_result pv_vmpam_mpam0_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t *val)
 {
-	(void)idx;
-	return read_reg(v, el, PV_MPAM0_EL1, val);
+	(void)idx, (void)el;
+	return read_reg(v, PV_MPAM0_EL1, val);
 }
 
 /* Keeps the guest's label fields (other bits are read-only or RES0) and loads the hardware
  * with the sanitised value when the vCPU is running. */
-static enum pv_trap_result write_labels(struct pv_vcpu *v, unsigned el, uint64_t val, bool el1)
+static enum pv_trap_result write_labels(struct pv_vcpu *v, uint64_t val, bool el1)
 {
 	struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
-	if (el == 0 || !s->vm)
+	if (!s->vm)
 		return PV_TRAP_UNDEF;
 	uint64_t guest = val & PV_MPAMN_LABELS, hw = hw_value(s->vm, guest, pcpu_pmg(s->vm, v->cpu));
 	if (el1) {
@@ -180,13 +181,13 @@ static enum pv_trap_result write_labels(struct pv_vcpu *v, unsigned el, uint64_t
 enum pv_trap_result pv_vmpam_mpam1_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t val)
 {
-	(void)idx;
-	return write_labels(v, el, val, true);
+	(void)idx, (void)el;
+	return write_labels(v, val, true);
 }
 
 enum pv_trap_result pv_vmpam_mpam0_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t val)
 {
-	(void)idx;
-	return write_labels(v, el, val, false);
+	(void)idx, (void)el;
+	return write_labels(v, val, false);
 }

@@ -13,6 +13,7 @@
 #ifndef PV_VMPAM_INTERNAL_H
 #define PV_VMPAM_INTERNAL_H
 
+#include "regdb.h"
 #include "perfvisor/mpam_regs.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"

@@ -47,13 +47,11 @@ VPMU_COLD static enum pv_trap_result evcntr_write_slow(struct pv_vcpu *v, unsign
 	return PV_TRAP_HANDLED;
 }
 
-static VPMU_INLINE enum pv_trap_result evcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
+static VPMU_INLINE enum pv_trap_result evcntr_read(struct pv_vcpu *v, unsigned idx,
 						   uint64_t *val)
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
-	if (vpmu_el0_denied(v, el, ER | EN))
-		return PV_TRAP_EL1_SYSREG;
 	if ((v->pmu.slow >> idx) & 1u)
 		return evcntr_read_slow(v, idx, val); /* also: not active, not loaded */
 	*val = hw_evcntr_read(cpu, idx) & p->evcntr_mask;
@@ -61,12 +59,10 @@ static VPMU_INLINE enum pv_trap_result evcntr_read(struct pv_vcpu *v, unsigned i
 }
 
 static VPMU_INLINE enum pv_trap_result evcntr_write(struct pv_vcpu *v, unsigned idx,
-						    unsigned el, uint64_t val)
+						    uint64_t val)
 {
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
 	if ((v->pmu.slow >> idx) & 1u)
 		return evcntr_write_slow(v, idx, val); /* also: not active, not loaded */
 	hw_evcntr_write(cpu, idx, val & p->evcntr_mask);
@@ -76,28 +72,30 @@ static VPMU_INLINE enum pv_trap_result evcntr_write(struct pv_vcpu *v, unsigned 
 enum pv_trap_result pv_vpmu_pmevcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					  uint64_t *val)
 {
-	return evcntr_read(v, idx, el, val);
+	(void)el;
+	return evcntr_read(v, idx, val);
 }
 
 enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t val)
 {
-	return evcntr_write(v, idx, el, val);
+	(void)el;
+	return evcntr_write(v, idx, val);
 }
 
-/* PMEVCNTR<n>_EL0's own entries (vpmu.h): the same with n a constant. */
+/* PMEVCNTR<n>_EL0's own entries (the database's pmevcntr#): the same with n a constant. */
 #define EVCNTR_AT(n, r)                                                                          \
 	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
 						  uint64_t *val)                                  \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		return evcntr_read(v, n, el, val);                                               \
+		(void)idx, (void)el;                                                             \
+		return evcntr_read(v, n, val);                                                   \
 	}                                                                                        \
 	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
 						   uint64_t val)                                  \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		return evcntr_write(v, n, el, val);                                              \
+		(void)idx, (void)el;                                                             \
+		return evcntr_write(v, n, val);                                                  \
 	}
 PV_PMEV_EACH(EVCNTR_AT, pmevcntr)
 
@@ -105,9 +103,7 @@ PV_PMEV_EACH(EVCNTR_AT, pmevcntr)
 enum pv_trap_result pv_vpmu_pmxevcntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val)
 {
-	(void)idx;
-	if (vpmu_el0_denied(v, el, ER | EN))
-		return PV_TRAP_EL1_SYSREG;
+	(void)idx, (void)el;
 	if (v->pmu.selr >= v->vm->pmu.nr_counters)
 		return PV_TRAP_UNDEF; /* also keeps SEL off the host's counters */
 	return pv_vpmu_pmevcntr_read(v, v->pmu.selr, 1, val);
@@ -116,9 +112,7 @@ enum pv_trap_result pv_vpmu_pmxevcntr_read(struct pv_vcpu *v, unsigned idx, unsi
 enum pv_trap_result pv_vpmu_pmxevcntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t val)
 {
-	(void)idx;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
+	(void)idx, (void)el;
 	if (v->pmu.selr >= v->vm->pmu.nr_counters)
 		return PV_TRAP_UNDEF; /* also keeps SEL off the host's counters */
 	return pv_vpmu_pmevcntr_write(v, v->pmu.selr, 1, val);
@@ -145,10 +139,8 @@ VPMU_COLD static enum pv_trap_result ccntr_write_slow(struct pv_vcpu *v, uint64_
 enum pv_trap_result pv_vpmu_pmccntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t *val)
 {
-	(void)idx;
+	(void)idx, (void)el;
 	struct pv_pcpu *cpu = v->cpu;
-	if (vpmu_el0_denied(v, el, CR | EN))
-		return PV_TRAP_EL1_SYSREG;
 	if (v->pmu.slow & (1u << PV_PMU_CYCLE_IDX))
 		return ccntr_read_slow(v, val); /* not active, or not loaded */
 	*val = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
@@ -158,10 +150,8 @@ enum pv_trap_result pv_vpmu_pmccntr_read(struct pv_vcpu *v, unsigned idx, unsign
 enum pv_trap_result pv_vpmu_pmccntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					  uint64_t val)
 {
-	(void)idx;
+	(void)idx, (void)el;
 	struct pv_pcpu *cpu = v->cpu;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
 	if (v->pmu.slow & (1u << PV_PMU_CYCLE_IDX))
 		return ccntr_write_slow(v, val); /* not active, or not loaded */
 	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, val);

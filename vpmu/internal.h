@@ -13,6 +13,18 @@
 
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
+#include "regdb.h"
+
+/* X(n, ...) for each event counter number n = 0..30 (give X at least one more argument). */
+#define PV_PMEV_EACH(X, ...)                                                                     \
+	X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)                  \
+	X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)                  \
+	X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__)                \
+	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)              \
+	X(16, __VA_ARGS__) X(17, __VA_ARGS__) X(18, __VA_ARGS__) X(19, __VA_ARGS__)              \
+	X(20, __VA_ARGS__) X(21, __VA_ARGS__) X(22, __VA_ARGS__) X(23, __VA_ARGS__)              \
+	X(24, __VA_ARGS__) X(25, __VA_ARGS__) X(26, __VA_ARGS__) X(27, __VA_ARGS__)              \
+	X(28, __VA_ARGS__) X(29, __VA_ARGS__) X(30, __VA_ARGS__)
 
 /* Keeps a rarely taken path out of line, so that the hot one stays short; or a hot one in
  * line where the compiler would not. */
@@ -55,13 +67,6 @@ static inline void vpmu_evcntr_set(struct pv_vcpu *v, struct pv_pcpu *cpu, unsig
 		v->pmu.evcntr[n] = val;
 }
 
-/* EL0 access check against the virtual PMUSERENR (Arm ARM D13.x, PMUSERENR_EL0): true when
- * none of the `need` enables is set, i.e. the access would have trapped to EL1. */
-static inline bool vpmu_el0_denied(const struct pv_vcpu *v, unsigned el, unsigned need)
-{
-	return el == 0 && !(v->pmu.userenr & need);
-}
-
 /* First access of any kind: mark the vCPU active and, if loaded, put its state in hardware. */
 void pv_vpmu__activate(struct pv_vcpu *v);
 
@@ -80,16 +85,10 @@ static inline struct pv_pcpu *vpmu_cpu(struct pv_vcpu *v)
 	return v->cpu;
 }
 
-/* A read of state perfvisor keeps (no hardware access): from EL0 it needs one of the
- * PMUSERENR bits in `need` (0: an EL1 register, UNDEFINED at EL0); the first access activates
- * the vCPU. */
-static inline enum pv_trap_result vpmu_read_kept(struct pv_vcpu *v, unsigned el, unsigned need,
-						 uint64_t kept, uint64_t *val)
+/* A read of state perfvisor keeps (no hardware access); the first access activates the
+ * vCPU. */
+static inline enum pv_trap_result vpmu_read_kept(struct pv_vcpu *v, uint64_t kept, uint64_t *val)
 {
-	if (el == 0 && !need)
-		return PV_TRAP_UNDEF;
-	if (vpmu_el0_denied(v, el, need))
-		return PV_TRAP_EL1_SYSREG;
 	vpmu_cpu(v);
 	*val = kept;
 	return PV_TRAP_HANDLED;

@@ -55,10 +55,8 @@ VPMU_NOINLINE static enum pv_trap_result pmcr_write_change(struct pv_vcpu *v, ui
 enum pv_trap_result pv_vpmu_pmcr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 				       uint64_t val)
 {
-	(void)idx;
+	(void)idx, (void)el;
 	const struct pv_vm_pmu *p = &v->vm->pmu;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
 	uint64_t pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
 	if ((v->pmu.slow & (1u << PV_PMU_CYCLE_IDX)) || (val & (PV_PMCR_P | PV_PMCR_C)) ||
 	    pmcr != v->pmu.pmcr)
@@ -70,8 +68,8 @@ enum pv_trap_result pv_vpmu_pmcr_write(struct pv_vcpu *v, unsigned idx, unsigned
 enum pv_trap_result pv_vpmu_pmcr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 				      uint64_t *val)
 {
-	(void)idx;
-	return vpmu_read_kept(v, el, EN, v->pmu.pmcr | v->vm->pmu.pmcr_fixed, val);
+	(void)idx, (void)el;
+	return vpmu_read_kept(v, v->pmu.pmcr | v->vm->pmu.pmcr_fixed, val);
 }
 
 /* The SET and CLR views of one bitmap: both read the same state; a write of 1 sets or clears
@@ -80,34 +78,32 @@ enum pv_trap_result pv_vpmu_pmcr_read(struct pv_vcpu *v, unsigned idx, unsigned 
 	enum pv_trap_result pv_vpmu_##set##_write(struct pv_vcpu *v, unsigned idx, unsigned el, \
 						  uint64_t val)                                 \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		return writer(v, el, val, true);                                                 \
+		(void)idx, (void)el;                                                             \
+		return writer(v, val, true);                                                     \
 	}                                                                                        \
 	enum pv_trap_result pv_vpmu_##clr##_write(struct pv_vcpu *v, unsigned idx, unsigned el, \
 						  uint64_t val)                                 \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		return writer(v, el, val, false);                                                \
+		(void)idx, (void)el;                                                             \
+		return writer(v, val, false);                                                    \
 	}                                                                                        \
 	enum pv_trap_result pv_vpmu_##set##_read(struct pv_vcpu *v, unsigned idx, unsigned el,  \
 						 uint64_t *val)                                 \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		return reader(v, el, val);                                                       \
+		(void)idx, (void)el;                                                             \
+		return reader(v, val);                                                           \
 	}                                                                                        \
 	enum pv_trap_result pv_vpmu_##clr##_read(struct pv_vcpu *v, unsigned idx, unsigned el,  \
 						 uint64_t *val)                                 \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		return reader(v, el, val);                                                       \
+		(void)idx, (void)el;                                                             \
+		return reader(v, val);                                                           \
 	}
 
 /* ---- PMCNTENSET_EL0 / PMCNTENCLR_EL0 ----------------------------------------------------- */
 
-static enum pv_trap_result write_cnten(struct pv_vcpu *v, unsigned el, uint64_t val, bool set)
+static enum pv_trap_result write_cnten(struct pv_vcpu *v, uint64_t val, bool set)
 {
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
 	vpmu_settle_chain(v, cpu);
 	uint32_t bits = (uint32_t)val & v->vm->pmu.counter_mask;
@@ -123,19 +119,17 @@ static enum pv_trap_result write_cnten(struct pv_vcpu *v, unsigned el, uint64_t 
 	return PV_TRAP_HANDLED;
 }
 
-static enum pv_trap_result read_cnten(struct pv_vcpu *v, unsigned el, uint64_t *val)
+static enum pv_trap_result read_cnten(struct pv_vcpu *v, uint64_t *val)
 {
-	return vpmu_read_kept(v, el, EN, v->pmu.cnten, val);
+	return vpmu_read_kept(v, v->pmu.cnten, val);
 }
 
 SET_CLR_HANDLERS(pmcntenset, pmcntenclr, write_cnten, read_cnten)
 
 /* ---- PMINTENSET_EL1 / PMINTENCLR_EL1 (EL1 registers: UNDEFINED at EL0) -------------------- */
 
-static enum pv_trap_result write_inten(struct pv_vcpu *v, unsigned el, uint64_t val, bool set)
+static enum pv_trap_result write_inten(struct pv_vcpu *v, uint64_t val, bool set)
 {
-	if (el == 0)
-		return PV_TRAP_UNDEF;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
 	uint32_t bits = (uint32_t)val & v->vm->pmu.counter_mask;
 	v->pmu.inten = set ? (v->pmu.inten | bits) : (v->pmu.inten & ~bits);
@@ -145,9 +139,9 @@ static enum pv_trap_result write_inten(struct pv_vcpu *v, unsigned el, uint64_t 
 	return PV_TRAP_HANDLED;
 }
 
-static enum pv_trap_result read_inten(struct pv_vcpu *v, unsigned el, uint64_t *val)
+static enum pv_trap_result read_inten(struct pv_vcpu *v, uint64_t *val)
 {
-	return vpmu_read_kept(v, el, 0, v->pmu.inten, val);
+	return vpmu_read_kept(v, v->pmu.inten, val);
 }
 
 SET_CLR_HANDLERS(pmintenset, pmintenclr, write_inten, read_inten)
@@ -155,10 +149,8 @@ SET_CLR_HANDLERS(pmintenset, pmintenclr, write_inten, read_inten)
 /* ---- PMOVSSET_EL0 / PMOVSCLR_EL0 --------------------------------------------------------- */
 
 
-static enum pv_trap_result write_ovs(struct pv_vcpu *v, unsigned el, uint64_t val, bool set)
+static enum pv_trap_result write_ovs(struct pv_vcpu *v, uint64_t val, bool set)
 {
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
 	uint32_t bits = (uint32_t)val & v->vm->pmu.counter_mask;
 	if (cpu)
@@ -168,10 +160,8 @@ static enum pv_trap_result write_ovs(struct pv_vcpu *v, unsigned el, uint64_t va
 	return PV_TRAP_HANDLED;
 }
 
-static enum pv_trap_result read_ovs(struct pv_vcpu *v, unsigned el, uint64_t *val)
+static enum pv_trap_result read_ovs(struct pv_vcpu *v, uint64_t *val)
 {
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
 	if (cpu)
 		pv_vpmu__fold(v, cpu);
@@ -186,16 +176,14 @@ SET_CLR_HANDLERS(pmovsset, pmovsclr, write_ovs, read_ovs)
 enum pv_trap_result pv_vpmu_pmselr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t *val)
 {
-	(void)idx;
-	return vpmu_read_kept(v, el, ER | EN, v->pmu.selr, val);
+	(void)idx, (void)el;
+	return vpmu_read_kept(v, v->pmu.selr, val);
 }
 
 enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t val)
 {
-	(void)idx;
-	if (vpmu_el0_denied(v, el, ER | EN))
-		return PV_TRAP_EL1_SYSREG;
+	(void)idx, (void)el;
 	vpmu_cpu(v);
 	v->pmu.selr = (uint8_t)(val & PV_PMSELR_SEL_MASK);
 	return PV_TRAP_HANDLED;
@@ -214,9 +202,7 @@ enum pv_trap_result pv_vpmu_pmuserenr_read(struct pv_vcpu *v, unsigned idx, unsi
 enum pv_trap_result pv_vpmu_pmuserenr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t val)
 {
-	(void)idx;
-	if (el == 0)
-		return PV_TRAP_UNDEF;
+	(void)idx, (void)el;
 	vpmu_cpu(v);
 	v->pmu.userenr = (uint8_t)(val & PV_PMUSERENR_MASK);
 	return PV_TRAP_HANDLED;
@@ -227,42 +213,20 @@ enum pv_trap_result pv_vpmu_pmuserenr_write(struct pv_vcpu *v, unsigned idx, uns
 enum pv_trap_result pv_vpmu_pmceid0_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t *val)
 {
-	(void)idx;
-	return vpmu_read_kept(v, el, EN, v->vm->pmu.pmceid0, val);
+	(void)idx, (void)el;
+	return vpmu_read_kept(v, v->vm->pmu.pmceid0, val);
 }
 
 enum pv_trap_result pv_vpmu_pmceid1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t *val)
 {
-	(void)idx;
-	return vpmu_read_kept(v, el, EN, v->vm->pmu.pmceid1, val);
+	(void)idx, (void)el;
+	return vpmu_read_kept(v, v->vm->pmu.pmceid1, val);
 }
 
 enum pv_trap_result pv_vpmu_pmmir_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 				       uint64_t *val)
 {
-	(void)idx;
-	return vpmu_read_kept(v, el, 0, v->vm->pmu.pmmir, val);
-}
-
-/* Writes to the read-only registers (the trap table never dispatches them). */
-enum pv_trap_result pv_vpmu_pmceid0_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					  uint64_t val)
-{
-	(void)v, (void)idx, (void)el, (void)val;
-	return PV_TRAP_UNDEF;
-}
-
-enum pv_trap_result pv_vpmu_pmceid1_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					  uint64_t val)
-{
-	(void)v, (void)idx, (void)el, (void)val;
-	return PV_TRAP_UNDEF;
-}
-
-enum pv_trap_result pv_vpmu_pmmir_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					uint64_t val)
-{
-	(void)v, (void)idx, (void)el, (void)val;
-	return PV_TRAP_UNDEF;
+	(void)idx, (void)el;
+	return vpmu_read_kept(v, v->vm->pmu.pmmir, val);
 }

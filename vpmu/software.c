@@ -50,8 +50,6 @@ enum pv_trap_result pv_vpmu_pmswinc_write(struct pv_vcpu *v, unsigned idx, unsig
 					  uint64_t val)
 {
 	(void)idx;
-	if (vpmu_el0_denied(v, el, SW | EN))
-		return PV_TRAP_EL1_SYSREG;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
 	if (!(v->pmu.pmcr & PV_PMCR_E))
 		return PV_TRAP_HANDLED;
@@ -69,11 +67,4 @@ enum pv_trap_result pv_vpmu_pmswinc_write(struct pv_vcpu *v, unsigned idx, unsig
 	pv_vpmu__chain_overflows(v, cpu, chained);
 	vpmu_update_level(v);
 	return PV_TRAP_HANDLED;
-}
-
-enum pv_trap_result pv_vpmu_pmswinc_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					 uint64_t *val)
-{
-	(void)v, (void)idx, (void)el, (void)val;
-	return PV_TRAP_UNDEF; /* write-only */
 }

@@ -76,31 +76,29 @@ VPMU_NOINLINE static enum pv_trap_result set_ccfiltr(struct pv_vcpu *v, uint64_t
 enum pv_trap_result pv_vpmu_pmevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val)
 {
-	return vpmu_read_kept(v, el, EN, v->pmu.evtyper[idx], val);
+	(void)el;
+	return vpmu_read_kept(v, v->pmu.evtyper[idx], val);
 }
 
 enum pv_trap_result pv_vpmu_pmevtyper_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t val)
 {
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
+	(void)el;
 	return set_evtyper(v, idx, val);
 }
 
-/* PMEVTYPER<n>_EL0's own entries (vpmu.h): the same with n a constant. */
+/* PMEVTYPER<n>_EL0's own entries (the database's pmevtyper#): the same with n a constant. */
 #define EVTYPER_AT(n, r)                                                                         \
 	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
 						  uint64_t *val)                                  \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		return vpmu_read_kept(v, el, EN, v->pmu.evtyper[n], val);                        \
+		(void)idx, (void)el;                                                            \
+		return vpmu_read_kept(v, v->pmu.evtyper[n], val);                        \
 	}                                                                                        \
 	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
 						   uint64_t val)                                  \
 	{                                                                                        \
-		(void)idx;                                                                       \
-		if (vpmu_el0_denied(v, el, EN))                                                  \
-			return PV_TRAP_EL1_SYSREG;                                               \
+		(void)idx, (void)el;                                                            \
 		return set_evtyper(v, n, val);                                                   \
 	}
 PV_PMEV_EACH(EVTYPER_AT, pmevtyper)
@@ -108,16 +106,14 @@ PV_PMEV_EACH(EVTYPER_AT, pmevtyper)
 enum pv_trap_result pv_vpmu_pmccfiltr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val)
 {
-	(void)idx;
-	return vpmu_read_kept(v, el, EN, v->pmu.ccfiltr, val);
+	(void)idx, (void)el;
+	return vpmu_read_kept(v, v->pmu.ccfiltr, val);
 }
 
 enum pv_trap_result pv_vpmu_pmccfiltr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t val)
 {
-	(void)idx;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
+	(void)idx, (void)el;
 	return set_ccfiltr(v, val);
 }
 
@@ -125,9 +121,7 @@ enum pv_trap_result pv_vpmu_pmccfiltr_write(struct pv_vcpu *v, unsigned idx, uns
 enum pv_trap_result pv_vpmu_pmxevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t *val)
 {
-	(void)idx;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
+	(void)idx, (void)el;
 	if (v->pmu.selr == PV_PMU_CYCLE_IDX)
 		return pv_vpmu_pmccfiltr_read(v, 0, 1, val);
 	if (v->pmu.selr >= v->vm->pmu.nr_counters)
@@ -138,10 +132,8 @@ enum pv_trap_result pv_vpmu_pmxevtyper_read(struct pv_vcpu *v, unsigned idx, uns
 enum pv_trap_result pv_vpmu_pmxevtyper_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					     uint64_t val)
 {
-	(void)idx;
+	(void)idx, (void)el;
 	unsigned sel = v->pmu.selr;
-	if (vpmu_el0_denied(v, el, EN))
-		return PV_TRAP_EL1_SYSREG;
 	if (sel == PV_PMU_CYCLE_IDX)
 		return set_ccfiltr(v, val);
 	if (sel < v->vm->pmu.nr_counters)

@@ -10,6 +10,7 @@
 #ifndef PV_VSPE_INTERNAL_H
 #define PV_VSPE_INTERNAL_H
 
+#include "regdb.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
 

@@ -65,11 +65,11 @@ void pv_vspe_put(struct pv_vcpu *v)
 
 /* ---- the sampling controls (TPMS) --------------------------------------------------------- */
 
-#define EL0_UNDEF()                                                                              \
+/* Neither the member nor the EL plays a part here: the dispatch UNDEFs EL0 accesses. */
+#define UNUSED_IDX_EL()                                                                          \
 	do {                                                                                     \
 		(void)idx;                                                                       \
-		if (el == 0)                                                                     \
-			return PV_TRAP_UNDEF;                                                    \
+		(void)el;                                                                        \
 	} while (0)
 
 /* A control register: stored masked, and written to the hardware while loaded. */
@@ -77,14 +77,14 @@ void pv_vspe_put(struct pv_vcpu *v)
 	enum pv_trap_result pv_vspe_##name##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
 						  uint64_t *val)                                  \
 	{                                                                                        \
-		EL0_UNDEF();                                                                     \
+		UNUSED_IDX_EL();                                                                     \
 		*val = v->spe.field;                                                             \
 		return PV_TRAP_HANDLED;                                                          \
 	}                                                                                        \
 	enum pv_trap_result pv_vspe_##name##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
 						   uint64_t val)                                  \
 	{                                                                                        \
-		EL0_UNDEF();                                                                     \
+		UNUSED_IDX_EL();                                                                     \
 		v->spe.field = val & (mask);                                                     \
 		touch(v);                                                                        \
 		if (v->cpu)                                                                      \
@@ -104,7 +104,7 @@ CONTROL(pmslatfr, latfr, PV_PMSLATFR_EL1, v->vm->spe.latfr_mask)
 enum pv_trap_result pv_vspe_pmscr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 				       uint64_t *val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	*val = v->spe.scr;
 	return PV_TRAP_HANDLED;
 }
@@ -112,7 +112,7 @@ enum pv_trap_result pv_vspe_pmscr_read(struct pv_vcpu *v, unsigned idx, unsigned
 enum pv_trap_result pv_vspe_pmscr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	v->spe.scr = val & v->vm->spe.scr_mask;
 	touch(v);
 	if (v->cpu)
@@ -124,7 +124,7 @@ enum pv_trap_result pv_vspe_pmscr_write(struct pv_vcpu *v, unsigned idx, unsigne
 enum pv_trap_result pv_vspe_pmsicr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t *val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	if (v->cpu && v->spe.used)
 		v->spe.icr = pv_plat_sysreg_read(v->cpu, PV_PMSICR_EL1);
 	*val = v->spe.icr;
@@ -134,7 +134,7 @@ enum pv_trap_result pv_vspe_pmsicr_read(struct pv_vcpu *v, unsigned idx, unsigne
 enum pv_trap_result pv_vspe_pmsicr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	bool ernd = v->vm->spe.pmsidr & PV_PMSIDR_ERND;
 	v->spe.icr = val & (PV_PMSICR_COUNT_MASK | (ernd ? PV_PMSICR_ECOUNT_MASK : 0));
 	touch(v);
@@ -146,7 +146,7 @@ enum pv_trap_result pv_vspe_pmsicr_write(struct pv_vcpu *v, unsigned idx, unsign
 enum pv_trap_result pv_vspe_pmsidr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t *val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	*val = v->vm->spe.pmsidr;
 	return PV_TRAP_HANDLED;
 }
@@ -158,7 +158,7 @@ enum pv_trap_result pv_vspe_pmsidr_read(struct pv_vcpu *v, unsigned idx, unsigne
 enum pv_trap_result pv_vspe_pmbidr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t *val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	*val = v->vm->spe.pmbidr;
 	return PV_TRAP_HANDLED;
 }
@@ -166,7 +166,7 @@ enum pv_trap_result pv_vspe_pmbidr_read(struct pv_vcpu *v, unsigned idx, unsigne
 enum pv_trap_result pv_vspe_pmblimitr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					   uint64_t *val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	*val = v->spe.limitr;
 	return PV_TRAP_HANDLED;
 }
@@ -174,7 +174,7 @@ enum pv_trap_result pv_vspe_pmblimitr_read(struct pv_vcpu *v, unsigned idx, unsi
 enum pv_trap_result pv_vspe_pmblimitr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	vspe_sync(v, false);
 	v->spe.limitr = val & v->vm->spe.limitr_mask;
 	touch(v);
@@ -186,7 +186,7 @@ enum pv_trap_result pv_vspe_pmblimitr_write(struct pv_vcpu *v, unsigned idx, uns
 enum pv_trap_result pv_vspe_pmbptr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t *val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	vspe_sync(v, false);
 	*val = v->spe.ptr;
 	return PV_TRAP_HANDLED;
@@ -195,7 +195,7 @@ enum pv_trap_result pv_vspe_pmbptr_read(struct pv_vcpu *v, unsigned idx, unsigne
 enum pv_trap_result pv_vspe_pmbptr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	vspe_sync(v, false);
 	v->spe.ptr = val; /* low bits RW: a misaligned pointer is seen, and refused, at enable */
 	touch(v);
@@ -208,7 +208,7 @@ enum pv_trap_result pv_vspe_pmbptr_write(struct pv_vcpu *v, unsigned idx, unsign
 enum pv_trap_result pv_vspe_pmbsr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 				       uint64_t *val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	vspe_sync(v, false);
 	*val = v->spe.bsr;
 	return PV_TRAP_HANDLED;
@@ -217,7 +217,7 @@ enum pv_trap_result pv_vspe_pmbsr_read(struct pv_vcpu *v, unsigned idx, unsigned
 enum pv_trap_result pv_vspe_pmbsr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					uint64_t val)
 {
-	EL0_UNDEF();
+	UNUSED_IDX_EL();
 	vspe_sync(v, false);
 	v->spe.bsr = val & VSPE_BSR_MASK;
 	vspe_line(v);

@@ -47,6 +47,10 @@
 		    ((uint32_t)(crn) << PV_ISS_SYS_CRN_SHIFT) |                                  \
 		    ((uint32_t)(crm) << PV_ISS_SYS_CRM_SHIFT)))
 
+/* The keys of every register perfvisor names: PV_PMCR_EL0, PV_PMEVCNTR_EL0(n), ...,
+ * generated from the register database (arch/sysregs.txt). */
+#include "perfvisor/sysreg_keys.h"
+
 #define PV_SYSREG_OP0(k) (((k) >> PV_ISS_SYS_OP0_SHIFT) & 0x3u)
 #define PV_SYSREG_OP1(k) (((k) >> PV_ISS_SYS_OP1_SHIFT) & 0x7u)
 #define PV_SYSREG_CRN(k) (((k) >> PV_ISS_SYS_CRN_SHIFT) & 0xFu)
@@ -54,30 +58,11 @@
 #define PV_SYSREG_OP2(k) (((k) >> PV_ISS_SYS_OP2_SHIFT) & 0x7u)
 
 /* ---- PMUv3 (Arm ARM D13, D24.5) --------------------------------------------------------- */
-#define PV_PMCR_EL0 PV_SYSREG(3, 3, 9, 12, 0)
-#define PV_PMCNTENSET_EL0 PV_SYSREG(3, 3, 9, 12, 1)
-#define PV_PMCNTENCLR_EL0 PV_SYSREG(3, 3, 9, 12, 2)
-#define PV_PMOVSCLR_EL0 PV_SYSREG(3, 3, 9, 12, 3)
-#define PV_PMSWINC_EL0 PV_SYSREG(3, 3, 9, 12, 4)
-#define PV_PMSELR_EL0 PV_SYSREG(3, 3, 9, 12, 5)
-#define PV_PMCEID0_EL0 PV_SYSREG(3, 3, 9, 12, 6)
-#define PV_PMCEID1_EL0 PV_SYSREG(3, 3, 9, 12, 7)
-#define PV_PMCCNTR_EL0 PV_SYSREG(3, 3, 9, 13, 0)
-#define PV_PMXEVTYPER_EL0 PV_SYSREG(3, 3, 9, 13, 1)
-#define PV_PMXEVCNTR_EL0 PV_SYSREG(3, 3, 9, 13, 2)
-#define PV_PMUSERENR_EL0 PV_SYSREG(3, 3, 9, 14, 0)
-#define PV_PMINTENSET_EL1 PV_SYSREG(3, 0, 9, 14, 1)
-#define PV_PMINTENCLR_EL1 PV_SYSREG(3, 0, 9, 14, 2)
-#define PV_PMOVSSET_EL0 PV_SYSREG(3, 3, 9, 14, 3)
-#define PV_PMMIR_EL1 PV_SYSREG(3, 0, 9, 14, 6)
 /* PMEVCNTR<n>_EL0: CRm = 0b10:n[4:3], Op2 = n[2:0]; PMEVTYPER<n>_EL0: CRm = 0b11:n[4:3]. */
-#define PV_PMEVCNTR_EL0(n) PV_SYSREG(3, 3, 14, 0x8 | (((n) >> 3) & 3), (n) & 7)
-#define PV_PMEVTYPER_EL0(n) PV_SYSREG(3, 3, 14, 0xC | (((n) >> 3) & 3), (n) & 7)
-#define PV_PMCCFILTR_EL0 PV_SYSREG(3, 3, 14, 15, 7) /* the n = 31 PMEVTYPER slot */
 /* Both families: Op0=3 Op1=3 CRn=14 CRm=0b1xxx; the index is CRm[1:0]:Op2, CRm[2] picks TYPER. */
 #define PV_PMEV_FAMILY_MASK (PV_ISS_SYS_KEY_MASK & ~(0x7u << PV_ISS_SYS_CRM_SHIFT) &            \
 			     ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
-#define PV_PMEV_FAMILY_KEY PV_SYSREG(3, 3, 14, 8, 0)
+#define PV_PMEV_FAMILY_KEY PV_PMEVCNTR_EL0(0)
 #define PV_PMEV_INDEX(k) ((PV_SYSREG_CRM(k) & 3u) << 3 | PV_SYSREG_OP2(k))
 #define PV_PMEV_IS_TYPER(k) ((PV_SYSREG_CRM(k) & 4u) != 0)
 
@@ -158,46 +143,10 @@
 #define PV_PMUVER_IMPDEF 0xF
 
 /* ---- Statistical Profiling Extension ---------------------------------------------------- */
-#define PV_PMSCR_EL1 PV_SYSREG(3, 0, 9, 9, 0)
-#define PV_PMSNEVFR_EL1 PV_SYSREG(3, 0, 9, 9, 1)
-#define PV_PMSICR_EL1 PV_SYSREG(3, 0, 9, 9, 2)
-#define PV_PMSIRR_EL1 PV_SYSREG(3, 0, 9, 9, 3)
-#define PV_PMSFCR_EL1 PV_SYSREG(3, 0, 9, 9, 4)
-#define PV_PMSEVFR_EL1 PV_SYSREG(3, 0, 9, 9, 5)
-#define PV_PMSLATFR_EL1 PV_SYSREG(3, 0, 9, 9, 6)
-#define PV_PMSIDR_EL1 PV_SYSREG(3, 0, 9, 9, 7)
-#define PV_PMBLIMITR_EL1 PV_SYSREG(3, 0, 9, 10, 0)
-#define PV_PMBPTR_EL1 PV_SYSREG(3, 0, 9, 10, 1)
-#define PV_PMBSR_EL1 PV_SYSREG(3, 0, 9, 10, 3)
-#define PV_PMBIDR_EL1 PV_SYSREG(3, 0, 9, 10, 7)
-#define PV_PMSCR_EL2 PV_SYSREG(3, 4, 9, 9, 0)
 
 /* ---- Activity Monitors ------------------------------------------------------------------ */
-#define PV_AMCR_EL0 PV_SYSREG(3, 3, 13, 2, 0)
-#define PV_AMCFGR_EL0 PV_SYSREG(3, 3, 13, 2, 1)
-#define PV_AMCGCR_EL0 PV_SYSREG(3, 3, 13, 2, 2)
-#define PV_AMUSERENR_EL0 PV_SYSREG(3, 3, 13, 2, 3)
-#define PV_AMCNTENCLR0_EL0 PV_SYSREG(3, 3, 13, 2, 4)
-#define PV_AMCNTENSET0_EL0 PV_SYSREG(3, 3, 13, 2, 5)
-#define PV_AMCG1IDR_EL0 PV_SYSREG(3, 3, 13, 2, 6)
-#define PV_AMCNTENCLR1_EL0 PV_SYSREG(3, 3, 13, 3, 0)
-#define PV_AMCNTENSET1_EL0 PV_SYSREG(3, 3, 13, 3, 1)
-#define PV_AMEVCNTR0_EL0(n) PV_SYSREG(3, 3, 13, 4 + ((n) >> 3), (n) & 7)
-#define PV_AMEVTYPER0_EL0(n) PV_SYSREG(3, 3, 13, 6 + ((n) >> 3), (n) & 7)
-#define PV_AMEVCNTR1_EL0(n) PV_SYSREG(3, 3, 13, 12 + ((n) >> 3), (n) & 7)
-#define PV_AMEVTYPER1_EL0(n) PV_SYSREG(3, 3, 13, 14 + ((n) >> 3), (n) & 7)
-#define PV_AMEVCNTVOFF0_EL2(n) PV_SYSREG(3, 4, 13, 8 + ((n) >> 3), (n) & 7)
-#define PV_AMEVCNTVOFF1_EL2(n) PV_SYSREG(3, 4, 13, 10 + ((n) >> 3), (n) & 7)
 
 /* ---- MPAM ------------------------------------------------------------------------------- */
-#define PV_MPAMIDR_EL1 PV_SYSREG(3, 0, 10, 4, 4)
-#define PV_MPAM0_EL1 PV_SYSREG(3, 0, 10, 5, 1)
-#define PV_MPAM1_EL1 PV_SYSREG(3, 0, 10, 5, 0)
-#define PV_MPAMSM_EL1 PV_SYSREG(3, 0, 10, 5, 3)
-#define PV_MPAM2_EL2 PV_SYSREG(3, 4, 10, 5, 0)
-#define PV_MPAMHCR_EL2 PV_SYSREG(3, 4, 10, 4, 0)
-#define PV_MPAMVPMV_EL2 PV_SYSREG(3, 4, 10, 4, 1)
-#define PV_MPAMVPM_EL2(n) PV_SYSREG(3, 4, 10, 6, (n))
 
 #define PV_MPAM2_EL2_MPAMEN PV_BIT(63)
 #define PV_MPAM2_EL2_TIDR PV_BIT(58)
@@ -212,9 +161,6 @@
 #define PV_MPAMHCR_EL2_GSTAPP_PLK PV_BIT(8)
 
 /* ---- EL2 controls ----------------------------------------------------------------------- */
-#define PV_HCR_EL2 PV_SYSREG(3, 4, 1, 1, 0)
-#define PV_MDCR_EL2 PV_SYSREG(3, 4, 1, 1, 1)
-#define PV_CPTR_EL2 PV_SYSREG(3, 4, 1, 1, 2)
 
 /* MDCR_EL2 (Arm ARM D24.2.x) */
 #define PV_MDCR_EL2_HPMN_MASK PV_GENMASK(4, 0)
@@ -260,21 +206,12 @@
 #define PV_HCR_EL2_AMVOFFEN PV_BIT(51)
 
 /* ---- ID registers (the TID3 group: Op0=3 Op1=0 CRn=0 CRm=1..7) --------------------------- */
-#define PV_ID_PFR0_EL1 PV_SYSREG(3, 0, 0, 1, 0)
-#define PV_ID_DFR0_EL1 PV_SYSREG(3, 0, 0, 1, 2)
-#define PV_ID_DFR1_EL1 PV_SYSREG(3, 0, 0, 3, 5)
-#define PV_ID_AA64PFR0_EL1 PV_SYSREG(3, 0, 0, 4, 0)
-#define PV_ID_AA64PFR1_EL1 PV_SYSREG(3, 0, 0, 4, 1)
-#define PV_ID_AA64DFR0_EL1 PV_SYSREG(3, 0, 0, 5, 0)
-#define PV_ID_AA64DFR1_EL1 PV_SYSREG(3, 0, 0, 5, 1)
-#define PV_ID_AA64MMFR0_EL1 PV_SYSREG(3, 0, 0, 7, 0)
-#define PV_ID_AA64MMFR2_EL1 PV_SYSREG(3, 0, 0, 7, 2)
 #define PV_MMFR2_IDS_SHIFT 36 /* FEAT_IDST: EL0 ID-space accesses trap to EL1 as EC 0x18 */
 /* The group is one masked table entry (CRm[3] = 0; CRm = 0 is excluded by the lookup);
  * slot = CRm * 8 + Op2, CRm 1..7. */
+#define PV_ID_GROUP_KEY PV_ID_GROUP(0)
 #define PV_ID_GROUP_MASK (PV_ISS_SYS_KEY_MASK & ~(0x7u << PV_ISS_SYS_CRM_SHIFT) &               \
 			  ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
-#define PV_ID_GROUP_KEY PV_SYSREG(3, 0, 0, 0, 0)
 #define PV_ID_SLOT(k) (PV_SYSREG_CRM(k) * 8u + PV_SYSREG_OP2(k))
 #define PV_ID_SLOT_FIRST 8u  /* CRm = 1 */
 #define PV_ID_SLOTS 64u      /* slots 0..63; 0..7 (CRm = 0) are not in the group */

@@ -42,28 +42,53 @@ typedef enum pv_trap_result pv_reg_write_fn(struct pv_vcpu *v, unsigned idx, uns
 
 enum pv_reg_access { PV_ACC_RW, PV_ACC_RO, PV_ACC_WO };
 
-/* How an indexed family's index is taken from the key and checked against the VM. */
-enum pv_reg_index {
-	PV_IDX_NONE,    /* a single register */
-	PV_IDX_PMEV,    /* n = CRm[1:0]:Op2, valid when n < the VM's PMCR_EL0.N */
-	PV_IDX_AMEV,    /* n = CRm[0]:Op2, valid when n < the VM's counters of that group */
-	PV_IDX_ID,      /* slot = CRm * 8 + Op2 of the ID group, CRm 1..7 */
+/* What a VM must have, beyond the register's feature and version, for an entry (or member
+ * n of a family) to exist. */
+enum pv_reg_gate {
+	PV_GATE_NONE,  /* nothing */
+	PV_GATE_PMEV,  /* n < the VM's PMCR_EL0.N */
+	PV_GATE_AMEV0, /* n < 4, the architected activity counters */
+	PV_GATE_AMEV1, /* n < the VM's auxiliary activity counters */
+	PV_GATE_AUX,   /* the VM has an auxiliary activity counter */
+	PV_GATE_ID,    /* the TID3 ID group: always */
 };
+
+/* The EL0 rule of a register, one per direction, enforced by the trap dispatch after the
+ * register is found present and before its handler runs (Arm ARM D24, each register's
+ * accessibility pseudocode: the EL0 enable checks come before the EL2 trap). */
+#define PV_EL0_UNDEF 0x000u        /* UNDEFINED at EL0 */
+#define PV_EL0_ANY 0x100u          /* always accessible at EL0 */
+#define PV_EL0_PMU(bits) (0x200u | (bits)) /* any of these PMUSERENR_EL0 bits, else to EL1 */
+#define PV_EL0_AMU 0x300u          /* AMUSERENR_EL0.EN, else to EL1 */
+#define PV_EL0_IDST 0x400u         /* to EL1 with FEAT_IDST, else UNDEFINED */
+#define PV_EL0_KIND(rule) ((rule) & 0xF00u)
 
 struct pv_reg_desc {
 	const char *name;        /* as the Arm ARM names it; families as PMEVCNTR<n>_EL0 */
-	uint32_t key;            /* ISS key of the register (index 0 for a family) */
-	uint32_t mask;           /* a key k matches when (k & mask) == key */
+	uint32_t key;            /* ISS key of the register (of member `first` for a family) */
+	uint32_t mask;           /* a key k is a candidate when (k & mask) == (key & mask) */
+	uint8_t first, last;     /* a family's members (0, 0 for a register) */
 	uint8_t kind;            /* enum pv_trap_kind: the register group */
 	uint8_t feature;         /* PV_FEAT_* the VM must have, 0 for always present */
 	uint8_t min_version;     /* lowest version of the feature that has the register */
 	uint8_t id;              /* position in the table: pv_vm.reg_limit[id] gates it */
 	uint8_t access;          /* enum pv_reg_access */
-	uint8_t index;           /* enum pv_reg_index */
+	uint8_t gate;            /* enum pv_reg_gate */
+	uint16_t el0_read;       /* PV_EL0_* */
+	uint16_t el0_write;
 	pv_reg_read_fn *read;    /* NULL for write-only */
 	pv_reg_write_fn *write;  /* NULL for read-only */
 	const char *behaviour;   /* one line for the coverage document */
 };
+
+/* Member n of a family (0 for a register) from a key the entry matches. */
+static inline unsigned pv_reg_member(const struct pv_reg_desc *d, uint32_t key)
+{
+	unsigned crm_bits = (~d->mask >> PV_ISS_SYS_CRM_SHIFT) & 0xFu;
+	if (d->mask == PV_ISS_SYS_KEY_MASK)
+		return 0;
+	return (PV_SYSREG_CRM(key) & crm_bits) << 3 | PV_SYSREG_OP2(key);
+}
 
 /* The whole table, in document order. */
 const struct pv_reg_desc *pv_reg_table(size_t *count);
@@ -75,7 +100,5 @@ void pv_trap_gates_init(struct pv_vm *vm);
 void pv_id_views_init(struct pv_vm *vm);
 void pv_trap_words_init(struct pv_vm *vm);
 
-/* The ID-group handler (HCR_EL2.TID3). */
-enum pv_trap_result pv_id_read(struct pv_vcpu *v, unsigned slot, unsigned el, uint64_t *val);
 
 #endif

@@ -53,7 +53,6 @@ enum pv_trap_result;
 
 /* FEAT_FGT: ID_AA64MMFR0_EL1.FGT and HAFGRTR_EL2, the AMU fine-grained read traps. */
 #define PV_MMFR0_FGT_SHIFT 56
-#define PV_HAFGRTR_EL2 PV_SYSREG(3, 4, 3, 1, 6)
 #define PV_HAFGRTR_AMCNTEN0 PV_BIT(0)
 #define PV_HAFGRTR_AMEVCNTR0(n) PV_BIT(1 + (n))
 #define PV_HAFGRTR_AMCNTEN1 PV_BIT(17)
@@ -127,18 +126,5 @@ void pv_vamu_cpu_resume(struct pv_pcpu *cpu);
 
 /* Operator view: counter k (0..3: group 0, 4 + n: AMEVCNTR1<n>) of a vCPU, loaded or not. */
 uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k);
-
-/* Register handlers. `idx` is n for AMEVCNTR<g><n> / AMEVTYPER<g><n>, else 0. The enable
- * sets and clears read the same state: one handler each group. */
-#define PV_VAMU_HANDLERS(X)                                                                      \
-	X(amcr) X(amcfgr) X(amcgcr) X(amuserenr) X(amcnten0) X(amcg1idr) X(amcnten1)              \
-	X(amevcntr0) X(amevtyper0) X(amevcntr1) X(amevtyper1)
-#define PV_VAMU_DECLARE(r)                                                                       \
-	enum pv_trap_result pv_vamu_##r##_read(struct pv_vcpu *v, unsigned idx, unsigned el,      \
-					       uint64_t *val);
-PV_VAMU_HANDLERS(PV_VAMU_DECLARE)
-#undef PV_VAMU_DECLARE
-enum pv_trap_result pv_vamu_amuserenr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					    uint64_t val);
 
 #endif

@@ -261,22 +261,6 @@ void pv_vmpam_load(struct pv_vcpu *v);
 /* Nothing to save: the guest's values are kept at every write. */
 void pv_vmpam_put(struct pv_vcpu *v);
 
-/* Register handlers (trap table; pv_reg_read_fn / pv_reg_write_fn). MPAM1_EL1 and MPAM0_EL1
- * always trap (MPAM2_EL2.TRAPMPAMxEL1): a write keeps the guest's value and loads the
- * hardware with the VM's own PARTIDs only; a virtual PARTID above the VM's PARTID_MAX, or a
- * PMG above its PMG_MAX, becomes 0, the VM's default. When local bytes are counted the guest's
- * PMG stays virtual (read back, never on the bus): the hardware gets the pCPU's node. */
-enum pv_trap_result pv_vmpam_mpamidr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					  uint64_t *val);
-enum pv_trap_result pv_vmpam_mpam1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					uint64_t *val);
-enum pv_trap_result pv_vmpam_mpam1_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					 uint64_t val);
-enum pv_trap_result pv_vmpam_mpam0_read(struct pv_vcpu *v, unsigned idx, unsigned el,
-					uint64_t *val);
-enum pv_trap_result pv_vmpam_mpam0_write(struct pv_vcpu *v, unsigned idx, unsigned el,
-					 uint64_t val);
-
 /* ---- accounting --------------------------------------------------------------------------- */
 
 struct pv_vmpam_acct {

@@ -103,42 +103,4 @@ bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);
  * whether or not the vCPU is loaded. */
 uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx);
 
-/* Register handlers. `idx` is the counter index for PMEVCNTR<n>/PMEVTYPER<n>, else 0.
- * `el` is the exception level the access came from (0 or 1). */
-#define PV_VPMU_HANDLERS(X)                                                                      \
-	X(pmcr) X(pmcntenset) X(pmcntenclr) X(pmovsclr) X(pmovsset) X(pmswinc) X(pmselr)          \
-	X(pmceid0) X(pmceid1) X(pmccntr) X(pmxevtyper) X(pmxevcntr) X(pmuserenr) X(pmintenset)    \
-	X(pmintenclr) X(pmmir) X(pmevcntr) X(pmevtyper) X(pmccfiltr)
-#define PV_VPMU_DECLARE(r)                                                                       \
-	enum pv_trap_result pv_vpmu_##r##_read(struct pv_vcpu *v, unsigned idx, unsigned el,      \
-					       uint64_t *val);                                    \
-	enum pv_trap_result pv_vpmu_##r##_write(struct pv_vcpu *v, unsigned idx, unsigned el,     \
-						uint64_t val);
-PV_VPMU_HANDLERS(PV_VPMU_DECLARE)
-#undef PV_VPMU_DECLARE
-
-/* X(n, ...) for each event counter number n = 0..30 (give X at least one more argument). */
-#define PV_PMEV_EACH(X, ...)                                                                     \
-	X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)                  \
-	X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)                  \
-	X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__)                \
-	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)              \
-	X(16, __VA_ARGS__) X(17, __VA_ARGS__) X(18, __VA_ARGS__) X(19, __VA_ARGS__)              \
-	X(20, __VA_ARGS__) X(21, __VA_ARGS__) X(22, __VA_ARGS__) X(23, __VA_ARGS__)              \
-	X(24, __VA_ARGS__) X(25, __VA_ARGS__) X(26, __VA_ARGS__) X(27, __VA_ARGS__)              \
-	X(28, __VA_ARGS__) X(29, __VA_ARGS__) X(30, __VA_ARGS__)
-
-/* PMEVCNTR<n>_EL0 and PMEVTYPER<n>_EL0 also have an entry per n, which the trap table
- * dispatches to: n is a constant there, so the hardware counter or type is one MRS or MSR
- * rather than a branch into a table. `idx` is ignored; each does what
- * pv_vpmu_pmevcntr_read(v, n, el, val) and the others do. */
-#define PV_VPMU_DECLARE_AT(n, r)                                                                 \
-	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
-						  uint64_t *val);                                 \
-	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
-						   uint64_t val);
-PV_PMEV_EACH(PV_VPMU_DECLARE_AT, pmevcntr)
-PV_PMEV_EACH(PV_VPMU_DECLARE_AT, pmevtyper)
-#undef PV_VPMU_DECLARE_AT
-
 #endif

@@ -126,12 +126,6 @@ enum pv_trap_result;
 
 /* The EL1 translation registers the stage-1 walk reads (the guest's, while its vCPU is
  * loaded), and the EL2 controls vspe sets. */
-#define PV_SCTLR_EL1 PV_SYSREG(3, 0, 1, 0, 0)
-#define PV_TTBR0_EL1 PV_SYSREG(3, 0, 2, 0, 0)
-#define PV_TTBR1_EL1 PV_SYSREG(3, 0, 2, 0, 1)
-#define PV_TCR_EL1 PV_SYSREG(3, 0, 2, 0, 2)
-#define PV_CONTEXTIDR_EL1 PV_SYSREG(3, 0, 13, 0, 1)
-#define PV_HDFGRTR_EL2 PV_SYSREG(3, 4, 3, 1, 4)
 #define PV_HDFGRTR_PMBIDR_EL1 PV_BIT(63) /* FEAT_FGT: trap EL1 reads of PMBIDR_EL1 */
 #define PV_SCTLR_M PV_BIT(0)
 #define PV_MMFR0_PARANGE_SHIFT 0
@@ -235,22 +229,5 @@ void pv_vspe_release(struct pv_vcpu *v);
 /* Operator view: the guest's PMBSR_EL1 / PMBPTR_EL1 and the bytes it has pinned. */
 uint64_t pv_vspe_status(const struct pv_vcpu *v);
 uint64_t pv_vspe_pointer(struct pv_vcpu *v);
-
-/* Register handlers. */
-#define PV_VSPE_HANDLERS_RW(X)                                                                   \
-	X(pmscr) X(pmsnevfr) X(pmsicr) X(pmsirr) X(pmsfcr) X(pmsevfr) X(pmslatfr) X(pmblimitr)    \
-	X(pmbptr) X(pmbsr)
-#define PV_VSPE_HANDLERS_RO(X) X(pmsidr) X(pmbidr)
-#define PV_VSPE_DECLARE_READ(r)                                                                  \
-	enum pv_trap_result pv_vspe_##r##_read(struct pv_vcpu *v, unsigned idx, unsigned el,      \
-					       uint64_t *val);
-#define PV_VSPE_DECLARE_WRITE(r)                                                                 \
-	enum pv_trap_result pv_vspe_##r##_write(struct pv_vcpu *v, unsigned idx, unsigned el,     \
-						uint64_t val);
-PV_VSPE_HANDLERS_RW(PV_VSPE_DECLARE_READ)
-PV_VSPE_HANDLERS_RW(PV_VSPE_DECLARE_WRITE)
-PV_VSPE_HANDLERS_RO(PV_VSPE_DECLARE_READ)
-#undef PV_VSPE_DECLARE_READ
-#undef PV_VSPE_DECLARE_WRITE
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "perfvisor/mpam_regs.h"
+#include "perfvisor/trap.h"
 #include "tests/scenario/mpamscen.h"
 
 #define MS 1000000ull
@@ -270,10 +271,9 @@ static void random_writes(bool hcr)
 			uint64_t val = rnd(&x);
 			if (round & 1)
 				val &= 0x0707000F000Full;
-			if (rnd(&x) & 1)
-				pv_vmpam_mpam1_write(v, 0, 1, val);
-			else
-				pv_vmpam_mpam0_write(v, 0, 1, val);
+			/* The handler the trap table would call (the vCPUs have no VM gates). */
+			uint32_t key = (rnd(&x) & 1) ? PV_MPAM1_EL1 : PV_MPAM0_EL1;
+			pv_reg_lookup(key)->write(v, 0, 1, val);
 			for (unsigned el = 0; el < 2; el++) {
 				for (unsigned f = 0; f < 2; f++) {
 					struct sim_mpam_label l = mscen_label(s, i, el, f);

@@ -149,14 +149,15 @@ static void test_counter_index_checked(void **state)
 		assert_int_equal(rd(r, PV_PMEVTYPER_EL0(n), 0), want);
 		assert_int_equal(wr(r, PV_PMEVTYPER_EL0(n), 0), want);
 	}
-	assert_int_equal(rd(r, PV_PMEVCNTR_EL0(31), 0), PV_TRAP_UNDEF);
+	/* n = 31 is no PMEVCNTR<n>_EL0 (unallocated): not perfvisor's, the host's to answer. */
+	assert_int_equal(rd(r, PV_PMEVCNTR_EL0(31), 0), PV_TRAP_UNKNOWN);
 	assert_int_equal(rd(r, PV_PMCCFILTR_EL0, 0), PV_TRAP_HANDLED);
 	free(r);
 }
 
 /* PMEVCNTR<n> and PMEVTYPER<n> reach counter n, each n through its own entry: a value
- * written through the trap for each n reads back through the vPMU's indexed handlers, and
- * from no other n. */
+ * written through the trap for each n reads back through the family's indexed handler (the
+ * table's), and from no other n. */
 static void test_counter_index_reaches_its_counter(void **state)
 {
 	(void)state;
@@ -167,11 +168,13 @@ static void test_counter_index_reaches_its_counter(void **state)
 		assert_int_equal(wr(r, PV_PMEVCNTR_EL0(n), 3), PV_TRAP_HANDLED);
 		assert_int_equal(wr(r, PV_PMEVTYPER_EL0(n), 4), PV_TRAP_HANDLED);
 	}
+	pv_reg_read_fn *cntr = pv_reg_lookup(PV_PMEVCNTR_EL0(0))->read;
+	pv_reg_read_fn *typer = pv_reg_lookup(PV_PMEVTYPER_EL0(0))->read;
 	for (unsigned n = 0; n < 5; n++) {
 		uint64_t val = 0;
-		assert_int_equal(pv_vpmu_pmevcntr_read(&r->v, n, 1, &val), PV_TRAP_HANDLED);
+		assert_int_equal(cntr(&r->v, n, 1, &val), PV_TRAP_HANDLED);
 		assert_int_equal(val, 0x1000u + n);
-		assert_int_equal(pv_vpmu_pmevtyper_read(&r->v, n, 1, &val), PV_TRAP_HANDLED);
+		assert_int_equal(typer(&r->v, n, 1, &val), PV_TRAP_HANDLED);
 		assert_int_equal(val, 0x100u + n);
 		assert_int_equal(rd(r, PV_PMEVCNTR_EL0(n), 7), PV_TRAP_HANDLED);
 		assert_int_equal(r->x[7], 0x1000u + n);
@@ -217,8 +220,8 @@ static void test_every_key_dispatches_as_the_table_says(void **state)
 				assert_int_equal(r->v.stats.traps[k], before[k] + (k == d->kind));
 		}
 	}
-	/* 17 PMU registers, 2 x 32 PMEV, AMU 9 + 4 x 16, MPAM 4, SPE 12, ID group 56. */
-	assert_int_equal(owned, 17 + 63 + 9 + 64 + 4 + 12 + 56);
+	/* 17 PMU registers, 2 x 31 PMEV, AMU 9 + 4 x 16, MPAM 4, SPE 12, ID group 56. */
+	assert_int_equal(owned, 17 + 62 + 9 + 64 + 4 + 12 + 56);
 	free(r);
 }
 

@@ -14,6 +14,7 @@
 #include "memplat.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/trap.h"
+#include "regdb.h" /* the register handlers, internal to the core */
 
 #ifndef FX_PMCEID0
 #define FX_PMCEID0 0

@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: MIT
+#
+# The register database's generator (POSIX awk):
+#   awk -v keys=OUT/perfvisor/sysreg_keys.h -v db=OUT/regdb.h -v el2h=OUT/regdb_el2.h \
+#       -f arch/gen-sysregs.awk arch/sysregs.txt
+# The database's own header describes its columns. Any row it cannot read, or two rows that
+# claim one encoding, stop the build with the line's number.
+
+function fail(msg) {
+	printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
+	failed = 1
+	exit 1
+}
+
+function bits_for(x,   k) {
+	for (k = 0; (2 ^ k) <= x; k++)
+		;
+	return k
+}
+
+function check_in(v, list, what) {
+	if (index(" " list " ", " " v " ") == 0)
+		fail(what " '" v "' is not one of: " list)
+}
+
+function check_num(v, lo, hi, what) {
+	if (v !~ /^[0-9]+$/ || v + 0 < lo || v + 0 > hi)
+		fail(what " '" v "' is not a number in " lo ".." hi)
+}
+
+# The EL0 rule as a C expression (regdb.h's PV_EL0_* encoding).
+function el0_expr(p,   n, parts, i, e) {
+	if (p == "-" || p == "UNDEF")
+		return "PV_EL0_UNDEF"
+	if (p == "ANY")
+		return "PV_EL0_ANY"
+	if (p == "AMU")
+		return "PV_EL0_AMU"
+	if (p == "IDST")
+		return "PV_EL0_IDST"
+	n = split(p, parts, "|")
+	e = ""
+	for (i = 1; i <= n; i++) {
+		check_in(parts[i], "EN SW CR ER", "PMUSERENR_EL0 bit")
+		e = e (i > 1 ? " | " : "") "PV_PMUSERENR_" parts[i]
+	}
+	return "PV_EL0_PMU(" e ")"
+}
+
+function version_expr(feature, v) {
+	if (feature == "PMU") {
+		check_in(v, "V3 V3P1 V3P4 V3P5 V3P7 V3P8 V3P9", "PMUVer")
+		return "PV_PMUVER_" v
+	}
+	check_num(v, 0, 15, "version")
+	return v
+}
+
+function handler_name(h, dir,   mod, name) {
+	if (h == "-")
+		return "NULL"
+	split(h, hp, ".")
+	mod = hp[1]
+	name = hp[2]
+	sub(/#$/, "", name)
+	return "pv_" mod "_" name "_" dir
+}
+
+# Claims encoding (o0, o1, crn, crm, op2) for table `t` (trap or el2).
+function claim(t, o0, o1, crn, crm, op2, who,   k) {
+	k = t " " o0 " " o1 " " crn " " crm " " op2
+	if (k in claimed)
+		fail(who " has the encoding of " claimed[k])
+	claimed[k] = who
+}
+
+BEGIN {
+	if (keys == "" || db == "" || el2h == "") {
+		print "usage: awk -v keys=FILE -v db=FILE -v el2h=FILE -f gen-sysregs.awk sysregs.txt" > "/dev/stderr"
+		exit 2
+	}
+	rows = 0
+}
+
+/^[ \t]*#/ || /^[ \t]*$/ { next }
+
+/^[ \t]*title[ \t]+"/ {
+	if (!rows)
+		fail("a title before any row")
+	t = $0
+	sub(/^[ \t]*title[ \t]+"/, "", t)
+	sub(/"[ \t]*$/, "", t)
+	title[rows] = t
+	next
+}
+
+/^[ \t]*"/ {
+	if (!rows)
+		fail("a behaviour before any row")
+	t = $0
+	sub(/^[ \t]*"/, "", t)
+	if (t !~ /"[ \t]*$/)
+		fail("a behaviour must end with a quote")
+	sub(/"[ \t]*$/, "", t)
+	if (t ~ /["\\]/)
+		fail("a behaviour may not hold a quote or a backslash")
+	text[rows] = t
+	next
+}
+
+{
+	if (NF != 15)
+		fail("a row has 15 columns, this one " NF)
+	r = ++rows
+	name[r] = $1
+	if ($1 !~ /^[A-Z][A-Z0-9_]*(<n>)?[A-Z0-9_]*$/)
+		fail("bad register name '" $1 "'")
+	id = $1
+	sub(/<n>/, "", id)
+	if (id in seen_id)
+		fail(id " is listed twice")
+	seen_id[id] = r
+	ident[r] = id
+	check_num($2, 0, 3, "op0"); check_num($3, 0, 7, "op1"); check_num($4, 0, 15, "CRn")
+	check_num($5, 0, 15, "CRm"); check_num($6, 0, 7, "op2")
+	o0[r] = $2; o1[r] = $3; crn[r] = $4; crm[r] = $5; op2[r] = $6
+	family[r] = ($7 != "-")
+	if (family[r] != ($1 ~ /<n>/))
+		fail("a family has <n> in its name and an index range, a register neither")
+	first[r] = 0; last[r] = 0; kbits[r] = 0
+	if (family[r]) {
+		if ($7 !~ /^[0-9]+\.\.[0-9]+$/)
+			fail("index range '" $7 "' is not first..last")
+		split($7, ix, /\.\./)
+		first[r] = ix[1] + 0; last[r] = ix[2] + 0
+		if (first[r] > last[r] || last[r] > 127)
+			fail("index range '" $7 "' is empty or too large")
+		kbits[r] = bits_for(int(last[r] / 8))
+		if (op2[r] != 0 || (crm[r] % (2 ^ kbits[r])) != 0 || kbits[r] > 4)
+			fail("a family's first encoding has n's CRm and Op2 bits zero")
+	}
+	check_in($8, "PMU SPE AMU MPAM ID EL2 EL1", "feature")
+	feature[r] = $8
+	minv[r] = version_expr($8, $9)
+	check_in($10, "- PMEV AMEV0 AMEV1 AUX ID", "gate")
+	gate[r] = ($10 == "-") ? "NONE" : $10
+	check_in($11, "- RW RO WO", "el2 access")
+	el2acc[r] = $11
+	check_in($12, "- RW RO WO UNDEF", "guest access")
+	guest[r] = $12
+	el0rd[r] = el0_expr($13)
+	el0wr[r] = el0_expr($14)
+	handler[r] = $15
+	if (guest[r] != "-" && guest[r] != "UNDEF" && handler[r] !~ /^[a-z]+\.[a-z0-9]+#?$/)
+		fail("a trapped register needs a handler module.name, not '" $15 "'")
+	if ((guest[r] == "-" || guest[r] == "UNDEF") && handler[r] != "-")
+		fail("a register the guest cannot reach has no handler")
+	if (guest[r] != "-" && (feature[r] == "EL1" || feature[r] == "EL2"))
+		fail("feature " feature[r] " is for registers only EL2 uses")
+	if (handler[r] ~ /#$/ && !family[r])
+		fail("per-member handlers (#) are for families")
+	each[r] = (handler[r] ~ /#$/)
+	for (n = first[r]; n <= last[r]; n++) {
+		m = family[r] ? crm[r] + int(n / 8) : crm[r]
+		p = family[r] ? n % 8 : op2[r]
+		if (guest[r] != "-")
+			claim("trap", o0[r], o1[r], crn[r], m, p, name[r])
+		if (el2acc[r] != "-")
+			claim("el2", o0[r], o1[r], crn[r], m, p, name[r])
+	}
+}
+
+function key_expr(r) {
+	if (!family[r])
+		return sprintf("PV_SYSREG(%d, %d, %d, %d, %d)", o0[r], o1[r], crn[r], crm[r], op2[r])
+	return sprintf("PV_SYSREG(%d, %d, %d, %d | (((n) >> 3) & %d), (n) & 7)", o0[r], o1[r],
+		       crn[r], crm[r], 2 ^ kbits[r] - 1)
+}
+
+function c_string(s) {
+	return "\"" s "\""
+}
+
+END {
+	if (failed)
+		exit 1
+	print "/* Generated from arch/sysregs.txt by arch/gen-sysregs.awk: do not edit. */" > keys
+	print "#ifndef PERFVISOR_SYSREG_KEYS_H" > keys
+	print "#define PERFVISOR_SYSREG_KEYS_H" > keys
+	print "/* The ISS key of each register (PV_SYSREG, sysreg.h); a family's takes its index. */" > keys
+	for (r = 1; r <= rows; r++) {
+		if (family[r])
+			printf "#define PV_%s(n) %s\n", ident[r], key_expr(r) > keys
+		else
+			printf "#define PV_%s %s\n", ident[r], key_expr(r) > keys
+	}
+	print "#endif" > keys
+
+	print "/* Generated from arch/sysregs.txt by arch/gen-sysregs.awk: do not edit. */" > db
+	print "#ifndef PV_REGDB_H" > db
+	print "#define PV_REGDB_H" > db
+	print "" > db
+	print "#include \"perfvisor/trap.h\"" > db
+	print "" > db
+	print "/* What the EL0 rule AMU asks (vamu/): the vCPU's AMUSERENR_EL0.EN. */" > db
+	print "bool pv_vamu_el0_enabled(const struct pv_vcpu *v);" > db
+	print "" > db
+
+	# The trap table's entries, in the database's order.
+	print "/* X(ident, title, op0, op1, crn, crm, op2, first, last, crm_bits, kind, feature, min," > db
+	print " *   gate, access, el0_rd, el0_wr, rd, wr, each, text): every register the trap" > db
+	print " *   table serves; each is ONE (one function for the entry) or EACH (one per member). */" > db
+	print "#define PV_REGDB_ENTRIES(X) \\" > db
+	for (r = 1; r <= rows; r++) {
+		if (guest[r] == "-")
+			continue
+		t = (r in title) ? title[r] : name[r]
+		acc = guest[r] == "UNDEF" ? el2acc[r] : guest[r]
+		rd = (guest[r] == "RW" || guest[r] == "RO") ? handler_name(handler[r], "read") : "NULL"
+		wr = (guest[r] == "RW" || guest[r] == "WO") ? handler_name(handler[r], "write") : "NULL"
+		kind = feature[r]
+		feat = feature[r] == "ID" ? "0" : "PV_FEAT_" feature[r]
+		printf "\tX(%s, %s, %d, %d, %d, %d, %d, %d, %d, %d, PV_KIND_%s, %s, %s, PV_GATE_%s, PV_ACC_%s, %s, %s, %s, %s, %s, %s) \\\n", \
+			ident[r], c_string(t), o0[r], o1[r], crn[r], crm[r], op2[r], first[r], last[r], \
+			kbits[r], kind, feat, minv[r], gate[r], acc, el0rd[r], el0wr[r], rd, wr, \
+			each[r] ? "EACH" : "ONE", c_string(text[r]) > db
+	}
+	print "\t/* end */" > db
+	print "" > db
+
+	# Every encoding the trap table answers, and the function that answers it.
+	print "/* X(fn, op0, op1, crn, crm, op2): the trap function of each encoding (fn is the entry's" > db
+	print " * ident, or ident_<n> for an EACH family). */" > db
+	print "#define PV_REGDB_SLOTS(X) \\" > db
+	for (r = 1; r <= rows; r++) {
+		if (guest[r] == "-")
+			continue
+		for (n = first[r]; n <= last[r]; n++) {
+			fn = each[r] ? ident[r] "_" n : ident[r]
+			m = family[r] ? crm[r] + int(n / 8) : crm[r]
+			p = family[r] ? n % 8 : op2[r]
+			printf "\tX(%s, %d, %d, %d, %d, %d) \\\n", fn, o0[r], o1[r], crn[r], m, p > db
+		}
+	}
+	print "\t/* end */" > db
+	print "" > db
+
+	print "/* X(ident, n, rd, wr): the members of the EACH families and their own handlers. */" > db
+	print "#define PV_REGDB_EACH(X) \\" > db
+	for (r = 1; r <= rows; r++) {
+		if (guest[r] == "-" || !each[r])
+			continue
+		for (n = first[r]; n <= last[r]; n++) {
+			rd = (guest[r] == "RW" || guest[r] == "RO") ? handler_name(handler[r], "read") : "NULL"
+			wr = (guest[r] == "RW" || guest[r] == "WO") ? handler_name(handler[r], "write") : "NULL"
+			if (rd != "NULL") { sub(/_read$/, "", rd); rd = rd n "_read" }
+			if (wr != "NULL") { sub(/_write$/, "", wr); wr = wr n "_write" }
+			printf "\tX(%s, %d, %s, %s) \\\n", ident[r], n, rd, wr > db
+		}
+	}
+	print "\t/* end */" > db
+	print "" > db
+
+	# The (op0, op1, CRn) spaces of the trap table, for its first level.
+	print "/* S(op0, op1, crn): the spaces that hold a trapped register. */" > db
+	print "#define PV_REGDB_SPACES(S) \\" > db
+	for (r = 1; r <= rows; r++) {
+		if (guest[r] == "-")
+			continue
+		s = o0[r] "_" o1[r] "_" crn[r]
+		if (s in space_seen)
+			continue
+		space_seen[s] = 1
+		printf "\tS(%d, %d, %d) \\\n", o0[r], o1[r], crn[r] > db
+	}
+	print "\t/* end */" > db
+	print "" > db
+
+	# Handler prototypes: every function the table names, once.
+	print "/* The register handlers (vpmu/, vspe/, vamu/, vmpam/, trap/): internal to the core. A" > db
+	print " * read handler stores through `val` only when it returns PV_TRAP_HANDLED. */" > db
+	for (r = 1; r <= rows; r++) {
+		if (guest[r] == "-" || guest[r] == "UNDEF")
+			continue
+		for (dir = 0; dir < 2; dir++) {
+			if (dir == 0 && guest[r] == "WO") continue
+			if (dir == 1 && guest[r] == "RO") continue
+			base = handler_name(handler[r], dir == 0 ? "read" : "write")
+			sfx = dir == 0 ? "_read" : "_write"
+			nlist = each[r] ? last[r] - first[r] + 2 : 1
+			for (i = 0; i < nlist; i++) {
+				f = base
+				if (i > 0) { sub(sfx "$", "", f); f = f (first[r] + i - 1) sfx }
+				if (f in proto_seen) continue
+				proto_seen[f] = 1
+				if (dir == 0)
+					printf "pv_reg_read_fn %s;\n", f > db
+				else
+					printf "pv_reg_write_fn %s;\n", f > db
+			}
+		}
+	}
+	print "" > db
+
+	print "#endif" > db
+
+	print "/* Generated from arch/sysregs.txt by arch/gen-sysregs.awk: do not edit. */" > el2h
+	print "#ifndef PV_REGDB_EL2_H" > el2h
+	print "#define PV_REGDB_EL2_H" > el2h
+	# The EL2 accessors: every register EL2 reads or writes, by (op0, op1, CRn) space.
+	print "/* G(op0, op1, crn, list): the spaces EL2 accesses; list(X) gives" > el2h
+	print " * X(op0, op1, crn, crm, op2, access, feature, min) for each register in it. */" > el2h
+	ns = 0
+	for (r = 1; r <= rows; r++) {
+		if (el2acc[r] == "-")
+			continue
+		s = o0[r] "_" o1[r] "_" crn[r]
+		if (!(s in el2_space)) {
+			el2_space[s] = ++ns
+			el2_name[ns] = s
+			el2_list[ns] = ""
+		}
+		j = el2_space[s]
+		for (n = first[r]; n <= last[r]; n++) {
+			m = family[r] ? crm[r] + int(n / 8) : crm[r]
+			p = family[r] ? n % 8 : op2[r]
+			el2_list[j] = el2_list[j] sprintf(" \\\n\tX(%d, %d, %d, %d, %d, %s, %s, %s)", \
+				o0[r], o1[r], crn[r], m, p, el2acc[r], feature[r], minv[r])
+		}
+	}
+	for (j = 1; j <= ns; j++)
+		printf "#define PV_REGDB_EL2_%s(X)%s\n", el2_name[j], el2_list[j] > el2h
+	print "#define PV_REGDB_EL2_SPACES(G) \\" > el2h
+	for (j = 1; j <= ns; j++) {
+		split(el2_name[j], sp, "_")
+		printf "\tG(%d, %d, %d, PV_REGDB_EL2_%s) \\\n", sp[1], sp[2], sp[3], el2_name[j] > el2h
+	}
+	print "\t/* end */" > el2h
+	print "" > el2h
+	print "#endif" > el2h
+}

@@ -262,6 +262,10 @@ aarch64: $(AARCH64_OBJS) | aarch64-cc
 	@outside=$$($(AARCH64_NM) -u $(BUILD)/aarch64/core.o | awk '{ print $$2 }' | \
 		grep -Ev '^(pv_plat_[a-z0-9_]+|memcpy|memmove|memset|memcmp)$$'); \
 	if [ -n "$$outside" ]; then echo "aarch64: the core calls outside the platform contract:" $$outside >&2; exit 1; fi
+	@# Every symbol the core exports is perfvisor's: pv_ (API) or pv_<module>__ (internal).
+	@unprefixed=$$($(AARCH64_NM) -g --defined-only $(BUILD)/aarch64/core.o | awk 'NF == 3 { print $$3 }' | \
+		grep -v '^pv_'); \
+	if [ -n "$$unprefixed" ]; then echo "aarch64: exported without the pv_ prefix:" $$unprefixed >&2; exit 1; fi
 	@echo "aarch64: $(words $(AARCH64_OBJS)) core objects, freestanding, -Werror clean"
 
 # docs/registers.md is generated from the register database (arch/sysregs.txt) through the

@@ -10,7 +10,7 @@
 
 #define PAGE_MASK ((uint64_t)PV_SPE_PAGE - 1)
 
-void vspe_line(struct pv_vcpu *v)
+void pv_vspe__line(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
 	bool level = (s->bsr & PV_PMBSR_S) != 0; /* PMBIRQ follows PMBSR_EL1.S (PMSCR_EL1.EE 0) */
@@ -20,13 +20,13 @@ void vspe_line(struct pv_vcpu *v)
 	}
 }
 
-void vspe_event(struct pv_vcpu *v, unsigned ec, uint64_t mss, uint64_t flags)
+void pv_vspe__event(struct pv_vcpu *v, unsigned ec, uint64_t mss, uint64_t flags)
 {
 	struct pv_vspe *s = &v->spe;
 	s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S | (uint64_t)ec << PV_PMBSR_EC_SHIFT |
 		 (mss & PV_PMBSR_MSS_MASK) | (flags & (PV_PMBSR_DL | PV_PMBSR_EA));
 	s->stats.events++;
-	vspe_line(v);
+	pv_vspe__line(v);
 }
 
 /* ---- pinning ---------------------------------------------------------------------------- */
@@ -90,7 +90,7 @@ static void flush(struct vspe_pinner *p, struct vspe_run *run)
 
 /* Leaf runs grow while both VA and IPA are contiguous (fail_va stays exact); table runs while
  * the IPA is. */
-void vspe_pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, uint64_t size,
+void pv_vspe__pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, uint64_t size,
 		     uint64_t va)
 {
 	if (p->failed)
@@ -108,13 +108,13 @@ void vspe_pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, 
 	run->va = va;
 }
 
-void vspe_pinner_flush(struct vspe_pinner *p)
+void pv_vspe__pinner_flush(struct vspe_pinner *p)
 {
 	flush(p, &p->table);
 	flush(p, &p->leaf);
 }
 
-void vspe_unpin_all(struct pv_vcpu *v)
+void pv_vspe__unpin_all(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
 	for (uint32_t i = 0; i < s->npins; i++) {
@@ -135,21 +135,21 @@ static void pin_buffer(struct pv_vcpu *v, const struct vspe_regime *r, uint64_t 
 	struct pv_vspe *s = &v->spe;
 	struct vspe_pinner p = {.v = v};
 	struct vspe_walker w;
-	vspe_walker_init(&w, v, r, &p);
+	pv_vspe__walker_init(&w, v, r, &p);
 	uint64_t va = ptr & ~PAGE_MASK, end = (limit + PAGE_MASK) & ~PAGE_MASK, hi = limit;
 	while (va < end && !p.failed) {
 		struct vspe_xlate x;
-		vspe_translate(&w, va, &x);
+		pv_vspe__translate(&w, va, &x);
 		if (x.fsc != VSPE_OK) {
 			hi = va > ptr ? va : ptr;
 			break;
 		}
 		uint64_t n = x.span < end - va ? x.span : end - va;
-		vspe_pinner_add(&p, &p.leaf, x.ipa, n, va);
+		pv_vspe__pinner_add(&p, &p.leaf, x.ipa, n, va);
 		s->stats.pages_walked += n / PV_SPE_PAGE;
 		va += n;
 	}
-	vspe_pinner_flush(&p);
+	pv_vspe__pinner_flush(&p);
 	if (p.failed && p.fail_va < hi)
 		hi = p.fail_va > ptr ? p.fail_va : ptr;
 	s->pin_lo = ptr;
@@ -161,7 +161,7 @@ static void pin_buffer(struct pv_vcpu *v, const struct vspe_regime *r, uint64_t 
 static void reject(struct pv_vcpu *v, unsigned bsc)
 {
 	v->spe.stats.rejected++;
-	vspe_event(v, PV_PMBSR_EC_BUF, bsc, 0);
+	pv_vspe__event(v, PV_PMBSR_EC_BUF, bsc, 0);
 }
 
 static bool same_regime(const uint64_t *saved, const struct vspe_regime *r, uint64_t ptr)
@@ -176,12 +176,12 @@ static void enable(struct pv_vcpu *v)
 	struct pv_vspe *s = &v->spe;
 	const struct pv_vm_spe *c = &v->vm->spe;
 	struct vspe_regime r;
-	vspe_regime_read(v, &r);
+	pv_vspe__regime_read(v, &r);
 	uint64_t ptr = s->ptr, limit = vspe_limit(s->limitr);
 	/* Already pinned: a pointer moved on within the same buffer (Linux after each fill). */
 	if (s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo && limit <= s->pin_hi)
 		return;
-	vspe_unpin_all(v);
+	pv_vspe__unpin_all(v);
 	uint64_t rec = UINT64_C(1) << c->max_record;
 	/* D17.7.1: PTR aligned to PMBIDR_EL1.Align, PTR <= LIMIT - 2^MaxSize, one top byte for PTR
 	 * and LIMIT; otherwise UNPREDICTABLE, and of the permitted behaviours perfvisor chooses a
@@ -206,13 +206,13 @@ static bool discard(const struct pv_vcpu *v)
 	return v->vm->spe.version >= PV_SPE_V1P2 && vspe_discard(v->spe.limitr);
 }
 
-void vspe_apply(struct pv_vcpu *v)
+void pv_vspe__apply(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
 	struct pv_pcpu *cpu = v->cpu;
 	if (!(s->limitr & PV_PMBLIMITR_E)) {
 		if (s->npins)
-			vspe_unpin_all(v);
+			pv_vspe__unpin_all(v);
 		s->ready = s->need_pin = false;
 	} else if (vspe_enabled(s) && !discard(v)) {
 		s->need_pin = !cpu; /* the regime is readable only while loaded */
@@ -242,22 +242,22 @@ static bool repair(struct pv_vcpu *v, uint64_t hw_bsr)
 	s->stats.records_lost++; /* the write that faulted: the rest of its record is dropped */
 	uint64_t va = s->ptr & ~PAGE_MASK, dl = hw_bsr & PV_PMBSR_DL, pa;
 	struct vspe_regime r;
-	vspe_regime_read(v, &r);
+	pv_vspe__regime_read(v, &r);
 	struct vspe_pinner p = {.v = v, .refresh = true};
 	struct vspe_walker w;
-	vspe_walker_init(&w, v, &r, &p);
+	pv_vspe__walker_init(&w, v, &r, &p);
 	struct vspe_xlate x;
-	vspe_translate(&w, va, &x);
+	pv_vspe__translate(&w, va, &x);
 	if (x.fsc == VSPE_OK)
-		vspe_pinner_add(&p, &p.leaf, x.ipa, PV_SPE_PAGE, va);
-	vspe_pinner_flush(&p);
+		pv_vspe__pinner_add(&p, &p.leaf, x.ipa, PV_SPE_PAGE, va);
+	pv_vspe__pinner_flush(&p);
 	if (x.fsc >= 0) /* the page is not the guest's either: its stage-1 fault, as reported
 			   once stage 2 is right */
-		vspe_event(v, PV_PMBSR_EC_FAULT_S1, (uint64_t)x.fsc, dl);
+		pv_vspe__event(v, PV_PMBSR_EC_FAULT_S1, (uint64_t)x.fsc, dl);
 	else if (x.fsc == VSPE_NOMEM || p.failed || !pv_plat_s2_translate(v, x.ipa, &pa))
-		vspe_event(v, PV_PMBSR_EC_IMPDEF, PV_PMBSR_IMPDEF_NO_MEMORY, dl);
+		pv_vspe__event(v, PV_PMBSR_EC_IMPDEF, PV_PMBSR_IMPDEF_NO_MEMORY, dl);
 	else if (dl) /* part of a record is in the buffer: the guest must know */
-		vspe_event(v, PV_PMBSR_EC_IMPDEF, PV_PMBSR_IMPDEF_S2_REPAIR_DL, dl);
+		pv_vspe__event(v, PV_PMBSR_EC_IMPDEF, PV_PMBSR_IMPDEF_S2_REPAIR_DL, dl);
 	else {
 		s->stats.s2_repaired++;
 		return true;
@@ -265,7 +265,7 @@ static bool repair(struct pv_vcpu *v, uint64_t hw_bsr)
 	return false;
 }
 
-void vspe_sync(struct pv_vcpu *v, bool drained)
+void pv_vspe__sync(struct pv_vcpu *v, bool drained)
 {
 	struct pv_vspe *s = &v->spe;
 	struct pv_pcpu *cpu = v->cpu;
@@ -287,14 +287,14 @@ void vspe_sync(struct pv_vcpu *v, bool drained)
 			s->bsr = (s->bsr & PV_PMBSR_COLL) | (bsr & (PV_PMBSR_EA | PV_PMBSR_DL |
 								     PV_PMBSR_S));
 			s->stats.events++;
-			vspe_line(v);
+			pv_vspe__line(v);
 			stop = true;
 		} else if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2) {
 			stop = !repair(v, bsr);
 		} else { /* buffer full, stage-1 fault, ...: the guest's, as the hardware said */
 			s->bsr = (s->bsr & PV_PMBSR_COLL) | (bsr & VSPE_BSR_MASK);
 			s->stats.events++;
-			vspe_line(v);
+			pv_vspe__line(v);
 			stop = true;
 		}
 	}

@@ -124,7 +124,7 @@ void pv_vspe_vcpu_init(struct pv_vcpu *v)
 void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n)
 {
 	if (v->spe.npins)
-		vspe_unpin_all(v);
+		pv_vspe__unpin_all(v);
 	v->spe.pins = store;
 	v->spe.max_pins = store ? n : 0;
 }
@@ -132,9 +132,9 @@ void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n)
 void pv_vspe_release(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
-	vspe_sync(v, false);
+	pv_vspe__sync(v, false);
 	s->limitr &= ~PV_PMBLIMITR_E;
-	vspe_apply(v);
+	pv_vspe__apply(v);
 }
 
 void pv_vspe_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
@@ -153,7 +153,7 @@ bool pv_vspe_irq(struct pv_pcpu *cpu)
 		return false;
 	struct pv_vcpu *v = cpu->loaded;
 	if (v && vspe_has(v) && v->spe.hw_on) {
-		vspe_sync(v, false);
+		pv_vspe__sync(v, false);
 		return true;
 	}
 	/* Not a guest's buffer: a pending event is the host's; none, a late interrupt. */

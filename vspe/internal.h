@@ -4,7 +4,7 @@
  *
  * Model (see docs/spe.md): the guest's SPE registers live in struct pv_vspe. While its vCPU is
  * loaded and its buffer enabled, checked and pinned (hw_on), the hardware runs the guest's
- * buffer and holds the live PMBPTR_EL1/PMSICR_EL1; vspe_sync() brings them, and any buffer
+ * buffer and holds the live PMBPTR_EL1/PMSICR_EL1; pv_vspe__sync() brings them, and any buffer
  * management event the hardware raised, back into the virtual registers.
  */
 #ifndef PV_VSPE_INTERNAL_H
@@ -43,16 +43,16 @@ static inline bool vspe_enabled(const struct pv_vspe *s)
 
 /* ---- buffer.c ---- */
 /* Records a buffer management event in the virtual PMBSR_EL1 (S = 1, raising INTID 21). */
-void vspe_event(struct pv_vcpu *v, unsigned ec, uint64_t mss, uint64_t flags);
+void pv_vspe__event(struct pv_vcpu *v, unsigned ec, uint64_t mss, uint64_t flags);
 /* Sets the virtual INTID 21 to PMBSR_EL1.S. */
-void vspe_line(struct pv_vcpu *v);
+void pv_vspe__line(struct pv_vcpu *v);
 /* After a change of the guest's PMB* registers: check, walk and pin the buffer if it is newly
  * enabled, unpin it if disabled or replaced, and program the hardware if loaded. */
-void vspe_apply(struct pv_vcpu *v);
+void pv_vspe__apply(struct pv_vcpu *v);
 /* Brings the hardware's PMBPTR_EL1 and buffer management events into the virtual registers
  * (after a PSB CSYNC unless `drained`): guest events are reflected, stage-2 faults repaired. */
-void vspe_sync(struct pv_vcpu *v, bool drained);
-void vspe_unpin_all(struct pv_vcpu *v);
+void pv_vspe__sync(struct pv_vcpu *v, bool drained);
+void pv_vspe__unpin_all(struct pv_vcpu *v);
 
 /* ---- walk.c: the guest's stage 1 (Arm ARM D8, VMSAv8-64 translation) ---- */
 #define VSPE_OK (-1)     /* translated */
@@ -105,14 +105,14 @@ struct vspe_xlate {
 	uint64_t span; /* bytes from the VA to the end of its page or block (VSPE_OK) */
 };
 
-void vspe_regime_read(struct pv_vcpu *v, struct vspe_regime *r);
-void vspe_walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct vspe_regime *r,
+void pv_vspe__regime_read(struct pv_vcpu *v, struct vspe_regime *r);
+void pv_vspe__walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct vspe_regime *r,
 		      struct vspe_pinner *pin);
 /* Translates `va` for an SPE write (an EL1 write access in the EL1&0 regime). */
-void vspe_translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x);
+void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x);
 
-void vspe_pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, uint64_t size,
+void pv_vspe__pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, uint64_t size,
 		     uint64_t va);
-void vspe_pinner_flush(struct vspe_pinner *p);
+void pv_vspe__pinner_flush(struct vspe_pinner *p);
 
 #endif

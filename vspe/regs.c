@@ -23,7 +23,7 @@ static void restore(struct pv_vcpu *v)
 	pv_plat_sysreg_write(cpu, PV_PMSLATFR_EL1, s->latfr);
 	pv_plat_sysreg_write(cpu, PV_PMSIRR_EL1, s->irr);
 	pv_plat_sysreg_write(cpu, PV_PMSICR_EL1, s->icr);
-	vspe_apply(v);
+	pv_vspe__apply(v);
 	/* PMSCR_EL1 last, as Linux's arm_spe_pmu_start() orders it. */
 	pv_plat_sysreg_write(cpu, PV_PMSCR_EL1, s->scr & VSPE_SCR_TO_HW);
 }
@@ -55,7 +55,7 @@ void pv_vspe_put(struct pv_vcpu *v)
 	pv_plat_sysreg_write(cpu, PV_PMSCR_EL1, 0);
 	pv_plat_psb_csync(cpu);
 	s->stats.drains++;
-	vspe_sync(v, true);
+	pv_vspe__sync(v, true);
 	s->icr = pv_plat_sysreg_read(cpu, PV_PMSICR_EL1);
 	if (s->hw_on) {
 		pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1, 0);
@@ -175,10 +175,10 @@ enum pv_trap_result pv_vspe_pmblimitr_write(struct pv_vcpu *v, unsigned idx, uns
 					    uint64_t val)
 {
 	UNUSED_IDX_EL();
-	vspe_sync(v, false);
+	pv_vspe__sync(v, false);
 	v->spe.limitr = val & v->vm->spe.limitr_mask;
 	touch(v);
-	vspe_apply(v);
+	pv_vspe__apply(v);
 	return PV_TRAP_HANDLED;
 }
 
@@ -187,7 +187,7 @@ enum pv_trap_result pv_vspe_pmbptr_read(struct pv_vcpu *v, unsigned idx, unsigne
 					uint64_t *val)
 {
 	UNUSED_IDX_EL();
-	vspe_sync(v, false);
+	pv_vspe__sync(v, false);
 	*val = v->spe.ptr;
 	return PV_TRAP_HANDLED;
 }
@@ -196,10 +196,10 @@ enum pv_trap_result pv_vspe_pmbptr_write(struct pv_vcpu *v, unsigned idx, unsign
 					 uint64_t val)
 {
 	UNUSED_IDX_EL();
-	vspe_sync(v, false);
+	pv_vspe__sync(v, false);
 	v->spe.ptr = val; /* low bits RW: a misaligned pointer is seen, and refused, at enable */
 	touch(v);
-	vspe_apply(v);
+	pv_vspe__apply(v);
 	return PV_TRAP_HANDLED;
 }
 
@@ -209,7 +209,7 @@ enum pv_trap_result pv_vspe_pmbsr_read(struct pv_vcpu *v, unsigned idx, unsigned
 				       uint64_t *val)
 {
 	UNUSED_IDX_EL();
-	vspe_sync(v, false);
+	pv_vspe__sync(v, false);
 	*val = v->spe.bsr;
 	return PV_TRAP_HANDLED;
 }
@@ -218,11 +218,11 @@ enum pv_trap_result pv_vspe_pmbsr_write(struct pv_vcpu *v, unsigned idx, unsigne
 					uint64_t val)
 {
 	UNUSED_IDX_EL();
-	vspe_sync(v, false);
+	pv_vspe__sync(v, false);
 	v->spe.bsr = val & VSPE_BSR_MASK;
-	vspe_line(v);
+	pv_vspe__line(v);
 	touch(v);
-	vspe_apply(v);
+	pv_vspe__apply(v);
 	return PV_TRAP_HANDLED;
 }
 
@@ -235,6 +235,6 @@ uint64_t pv_vspe_status(const struct pv_vcpu *v)
 
 uint64_t pv_vspe_pointer(struct pv_vcpu *v)
 {
-	vspe_sync(v, false);
+	pv_vspe__sync(v, false);
 	return v->spe.ptr;
 }

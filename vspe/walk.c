@@ -31,7 +31,7 @@
 
 static const uint8_t pa_range_bits[8] = {32, 36, 40, 42, 44, 48, 48, 48}; /* 52 not offered */
 
-void vspe_regime_read(struct pv_vcpu *v, struct vspe_regime *r)
+void pv_vspe__regime_read(struct pv_vcpu *v, struct vspe_regime *r)
 {
 	struct pv_pcpu *cpu = v->cpu;
 	r->ttbr0 = pv_plat_sysreg_read(cpu, PV_TTBR0_EL1);
@@ -76,7 +76,7 @@ static void half_params(const struct vspe_walker *w, unsigned hi, struct vspe_ha
 	h->root = root & ~((table < 64 ? 64 : table) - 1);
 }
 
-void vspe_walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct vspe_regime *r,
+void pv_vspe__walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct vspe_regime *r,
 		      struct vspe_pinner *pin)
 {
 	w->v = v;
@@ -102,7 +102,7 @@ static bool block_allowed(unsigned g, unsigned level)
 	return level == 2 || (g == 12 && level == 1);
 }
 
-void vspe_translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x)
+void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x)
 {
 	x->fsc = VSPE_OK;
 	if (!w->mmu) { /* stage 1 off: IPA = VA (D8.2.10) */
@@ -158,7 +158,7 @@ void vspe_translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x)
 			uint64_t lo = table & ~(uint64_t)(PV_SPE_PAGE - 1);
 			uint64_t end = (table + (UINT64_C(8) << bits) + PV_SPE_PAGE - 1) &
 				       ~(uint64_t)(PV_SPE_PAGE - 1);
-			vspe_pinner_add(w->pin, &w->pin->table, lo, end - lo, 0);
+			pv_vspe__pinner_add(w->pin, &w->pin->table, lo, end - lo, 0);
 		}
 		from_cache = false;
 		uint64_t d;

@@ -43,7 +43,7 @@ CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE
 LDFLAGS_HOST := $(SANITIZE)
 
 # The freestanding core: only <stdint.h>, <stddef.h>, <stdbool.h>.
-CORE_DIRS := trap vpmu vspe vamu vmpam
+CORE_DIRS := core trap vpmu vspe vamu vmpam
 CORE_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(CORE_DIRS))))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libperfvisor.a
@@ -189,7 +189,7 @@ memcheck: tests $(TOOL)
 	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" sh tests/run.sh $(TEST_BINS)
 
 # cppcheck and clang-tidy on the core and the fuzz targets; the configurations are checked in.
-LINT_DIRS  := trap vpmu vamu vmpam vspe
+LINT_DIRS  := core trap vpmu vamu vmpam vspe
 LINT_SRCS  := $(sort $(wildcard $(addsuffix /*.c,$(LINT_DIRS))))
 LINT_FUZZ  := $(sort $(wildcard tests/fuzz/*.c))
 CPPCHECK   ?= cppcheck

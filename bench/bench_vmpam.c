@@ -94,7 +94,7 @@ static struct tick_machine *tick_machine_new(void)
 				   .nacct = TICK_VMS * NODES};
 	check(pv_vmpam_init(&t->sys, &t->cpu, &s), "init");
 	for (unsigned i = 0; i < TICK_VMS; i++)
-		check(pv_vmpam_vm_init(&t->sys, &t->cpu, &t->vm[i], NULL, true), "vm_init");
+		check(pv_vmpam_partition_init(&t->sys, &t->cpu, &t->vm[i], NULL, true), "vm_init");
 	/* Steady state: several whole rotations. */
 	for (unsigned k = 0; k < 3 * TICK_VMS / TICK_MONS; k++)
 		pv_vmpam_tick(&t->sys, &t->cpu, t->now += TICK);
@@ -206,7 +206,7 @@ static struct rot_machine *rot_machine_new(void)
 				   .nacct = ROT_VMS * NODES};
 	check(pv_vmpam_init(&r->sys, &r->cpu, &s), "init");
 	for (unsigned i = 0; i < ROT_VMS; i++) {
-		check(pv_vmpam_vm_init(&r->sys, &r->cpu, &r->vm[i], NULL, true), "vm_init");
+		check(pv_vmpam_partition_init(&r->sys, &r->cpu, &r->vm[i], NULL, true), "vm_init");
 		/* The label of its vCPU's traffic: virtual PARTID 0 through the VPM (the CPU-side
 		 * rule is checked by tests/scenario/test_scen_mpam.c). */
 		sim_tgen_init(&r->gen[i], r->vm[i].partid[0], 0, 0, 1);

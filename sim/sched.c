@@ -142,7 +142,7 @@ void sim_power_cycle(struct sim_machine *m, unsigned cpu)
 	if (v)
 		sim_cpu_guest_exception(c, v); /* the vCPU's PSCI call, or the host's decision */
 	c->el = 2;
-	pv_vamu_cpu_suspend(&c->pv);
+	pv_pcpu_suspend(&c->pv);
 	/* Power is off: nothing runs, nothing counts. EL2's own registers are lost; the
 	 * hypervisor restores its trap configuration on the way up. */
 	sim_amu_power_down(&c->amu);
@@ -151,7 +151,7 @@ void sim_power_cycle(struct sim_machine *m, unsigned cpu)
 	hyp_words(c);
 	if (v)
 		guest_words(c, v);
-	pv_vamu_cpu_resume(&c->pv);
+	pv_pcpu_resume(&c->pv);
 	c->stats.power_cycles++;
 	if (v)
 		c->el = v->el;

@@ -190,8 +190,8 @@ void sim_run(struct sim_machine *m);
 /* Moves a vCPU to another pCPU (put first if it is loaded). */
 void sim_migrate(struct sim_machine *m, unsigned vcpu, unsigned cpu);
 /* Powers pCPU `cpu` down and up again (PSCI CPU_SUSPEND with power loss) with its vCPU, if
- * any, still loaded: the hypervisor calls pv_vamu_cpu_suspend/resume around it. The AMU and
- * the EL2 controls lose their state; the PMU model does not (not modelled across it). */
+ * any, still loaded: the hypervisor calls pv_pcpu_suspend/resume around it. The AMU and the
+ * EL2 controls lose their state; the PMU model does not (not modelled across it). */
 void sim_power_cycle(struct sim_machine *m, unsigned cpu);
 uint64_t sim_rand(struct sim_machine *m);
 

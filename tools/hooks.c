@@ -129,7 +129,7 @@ static void monitor(const struct run *r, const struct run_vm *v, uint64_t vcpus,
 			b->bytes_local = rd.bytes;
 			b->local_bound = rd.bound;
 		}
-		/* The cap in force (what pv_vmpam_vm_init programmed), 0 or 100: none. */
+		/* The cap in force (what pv_vmpam_partition_init programmed), 0 or 100: none. */
 		unsigned cap = vm->cfg.mbw_max[id];
 		b->limit_percent = cap < 100 ? cap : 0;
 	}

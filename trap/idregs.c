@@ -7,6 +7,7 @@
  * is the hardware's value.
  */
 #include "perfvisor/trap.h"
+#include "../core/modules.h"
 
 #define SLOT(key) PV_ID_SLOT(key)
 

@@ -9,6 +9,7 @@
 
 #include "perfvisor/trap.h"
 #include "regdb.h"
+#include "../core/modules.h"
 
 /* Position of each entry in the table: pv_vm.reg_limit[RIDX_<ident>] gates it. */
 enum reg_index {

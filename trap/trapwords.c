@@ -5,6 +5,7 @@
  * is both hidden and trapped). Fields of features the hardware lacks are RES0 and left 0.
  */
 #include "perfvisor/trap.h"
+#include "../core/modules.h"
 
 static bool pmu_present(const struct pv_hw *hw)
 {

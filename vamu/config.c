@@ -18,8 +18,13 @@ const uint32_t pv_vamu__voff_key[PV_AMU_COUNTERS] = {
 	V1(6), V1(7), V1(8),  V1(9),  V1(10), V1(11), V1(12), V1(13), V1(14), V1(15),
 };
 
-void pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
+int pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
+	unsigned amu = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_PFR0_AMU_SHIFT);
+	hw->amu = amu != 0;
+	hw->amuv1p1 = amu >= 2;
+	if (!hw->amu)
+		return PV_OK;
 	struct pv_hw_amu *a = &hw->amuhw;
 	a->amcr = pv_plat_sysreg_read(cpu, PV_AMCR_EL0);
 	a->amcfgr = pv_plat_sysreg_read(cpu, PV_AMCFGR_EL0);
@@ -45,6 +50,7 @@ void pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 			a->evtyper1[n] =
 				(uint16_t)pv_plat_sysreg_read(cpu, PV_AMEVTYPER1_EL0(n));
 	a->voff = hw->amuv1p1 && hw->fgt;
+	return PV_OK;
 }
 
 /* The virtual-offset path reads AMCFGR, AMCGCR, AMCG1IDR and AMCR straight from hardware
@@ -113,4 +119,15 @@ void pv_vamu_vcpu_init(struct pv_vcpu *v)
 {
 	/* AMU reset: counters 0; AMUSERENR_EL0 is UNKNOWN on a warm reset, perfvisor gives 0. */
 	v->amu = (struct pv_vamu){0};
+}
+
+/* A VM and a vCPU hold nothing of the AMU's beyond their own memory. */
+void pv_vamu_vm_release(struct pv_vm *vm)
+{
+	(void)vm;
+}
+
+void pv_vamu_vcpu_release(struct pv_vcpu *v)
+{
+	(void)v;
 }

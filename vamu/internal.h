@@ -11,9 +11,10 @@
 #ifndef PV_VAMU_INTERNAL_H
 #define PV_VAMU_INTERNAL_H
 
-#include "regdb.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
+#include "regdb.h"
+#include "../core/modules.h"
 
 /* ISS key of counter k (0..3: AMEVCNTR0<k>_EL0, 4 + n: AMEVCNTR1<n>_EL0) and of its virtual
  * offset register (AMEVCNTVOFF0<k>_EL2 / AMEVCNTVOFF1<n>_EL2; none for CNT_CYCLES). */

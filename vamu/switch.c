@@ -13,7 +13,8 @@
  * or the whole AMU) instead of trapping to guest EL1, and the virtual EN decides the rest. */
 void pv_vamu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 {
-	(void)hw;
+	if (!hw->amu)
+		return;
 	pv_plat_sysreg_write(cpu, PV_AMUSERENR_EL0, PV_AMUSERENR_EN);
 }
 
@@ -54,20 +55,6 @@ void pv_vamu_put(struct pv_vcpu *v)
 
 /* Saving the loaded vCPU's counts (as put does) and recomputing its offsets from whatever
  * the counters read after power-up is right whether firmware restored them or not. */
-void pv_vamu_cpu_suspend(struct pv_pcpu *cpu)
-{
-	if (cpu->loaded)
-		pv_vamu_put(cpu->loaded);
-}
-
-void pv_vamu_cpu_resume(struct pv_pcpu *cpu)
-{
-	if (cpu->hw && cpu->hw->amu)
-		pv_vamu_pcpu_setup(cpu, cpu->hw);
-	if (cpu->loaded)
-		pv_vamu_load(cpu->loaded);
-}
-
 uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k)
 {
 	const struct pv_vm_amu *a = &v->vm->amu;

@@ -91,12 +91,14 @@ void pv_vmpam__vm_views(const struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
 	e->vpmv = n >= 32 ? 0xFFFFFFFFu : (UINT64_C(1) << n) - 1;
 }
 
-void pv_vmpam_vcpu_init(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm)
+void pv_vmpam_vcpu_attach(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm)
 {
 	*s = (struct pv_vmpam_vcpu){.vm = vm};
 	s->hw_mpam0 = s->hw_mpam1 = hw_value(vm, 0, -1);
 }
 
+/* The vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 / MPAMVPMV_EL2 into v->cpu;
+ * with local bytes counted, the PMGs name the pCPU's memory node. */
 void pv_vmpam_load(struct pv_vcpu *v)
 {
 	struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
@@ -116,7 +118,57 @@ void pv_vmpam_load(struct pv_vcpu *v)
 	pv_plat_sysreg_write(v->cpu, PV_MPAM0_EL1, s->hw_mpam0);
 }
 
+/* Nothing to save: the guest's values are kept at every write. */
 void pv_vmpam_put(struct pv_vcpu *v)
+{
+	(void)v;
+}
+
+/* ---- the core's verbs (core/modules.h) --------------------------------------------------- */
+
+/* FEAT_MPAM (ID_AA64PFR0_EL1.MPAM or ID_AA64PFR1_EL1.MPAM_frac) and MPAMIDR_EL1; the MSCs are
+ * the hypervisor's to describe (pv_vmpam_init, then pv_hw.mpam_sys). */
+int pv_vmpam_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
+{
+	hw->mpam = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_PFR0_MPAM_SHIFT) != 0 ||
+		   PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR1_EL1)], PV_PFR1_MPAM_FRAC_SHIFT) != 0;
+	if (hw->mpam)
+		hw->mpamidr = pv_plat_sysreg_read(cpu, PV_MPAMIDR_EL1);
+	return PV_OK;
+}
+
+/* MPAM2_EL2 and MPAMHCR_EL2 are per VM, written by the hypervisor (pv_vmpam_el2): nothing
+ * per pCPU. */
+void pv_vmpam_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
+{
+	(void)cpu, (void)hw;
+}
+
+/* Where MPAM is managed (pv_hw.mpam_sys) every VM gets PARTIDs of its own, whether or not the
+ * guest sees MPAM. */
+int pv_vmpam_vm_init(struct pv_vm *vm)
+{
+	const struct pv_hw *hw = vm->hw;
+	if (!hw->mpam_sys)
+		return PV_OK;
+	return pv_vmpam_partition_init(hw->mpam_sys, hw->mpam_cpu, &vm->mpam, &vm->cfg.mpam,
+				       (vm->cfg.features & PV_FEAT_MPAM) != 0);
+}
+
+void pv_vmpam_vm_release(struct pv_vm *vm)
+{
+	if (vm->mpam.sys)
+		pv_vmpam_partition_release(vm->mpam.sys, vm->hw->mpam_cpu, &vm->mpam);
+}
+
+void pv_vmpam_vcpu_init(struct pv_vcpu *v)
+{
+	if (v->vm->mpam.sys)
+		pv_vmpam_vcpu_attach(&v->mpam, &v->vm->mpam);
+}
+
+/* The vCPU's labels are its own memory. */
+void pv_vmpam_vcpu_release(struct pv_vcpu *v)
 {
 	(void)v;
 }

@@ -13,11 +13,12 @@
 #ifndef PV_VMPAM_INTERNAL_H
 #define PV_VMPAM_INTERNAL_H
 
-#include "regdb.h"
 #include "perfvisor/mpam_regs.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
 #include "perfvisor/vmpam.h"
+#include "regdb.h"
+#include "../core/modules.h"
 
 #if defined(__GNUC__)
 #define VMPAM_COLD __attribute__((noinline, cold))

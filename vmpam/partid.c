@@ -273,7 +273,7 @@ static int program_vm(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv
 	return err;
 }
 
-int pv_vmpam_vm_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
+int pv_vmpam_partition_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
 		     const struct pv_vmpam_config *cfg, bool visible)
 {
 	struct pv_vmpam_config c = cfg ? *cfg : (struct pv_vmpam_config){0};
@@ -330,7 +330,7 @@ int pv_vmpam_vm_set_limits(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_
 	return 0;
 }
 
-void pv_vmpam_vm_release(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm)
+void pv_vmpam_partition_release(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm)
 {
 	if (vm->sys != sys)
 		return;

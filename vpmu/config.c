@@ -5,6 +5,44 @@
  */
 #include "internal.h"
 
+/* PMUVer, PMCR_EL0.N, the event sets and PMMIR_EL1; the host's counters (hw->host_counters,
+ * as asked) are the top ones, [HPMN, N), which needs FEAT_HPMN0 when they are all of them. */
+int pv_vpmu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
+{
+	unsigned host_counters = hw->host_counters;
+	unsigned pmuver = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_PMUVER_SHIFT);
+	if (pmuver == PV_PMUVER_NI || pmuver == PV_PMUVER_IMPDEF) {
+		hw->pmu_version = PV_PMUVER_NI;
+		hw->host_counters = 0;
+		return host_counters ? PV_ERR_HOST_COUNTERS : PV_OK;
+	}
+	hw->pmu_version = (uint8_t)pmuver;
+	hw->pmcr = pv_plat_sysreg_read(cpu, PV_PMCR_EL0);
+	hw->pmu_counters = (uint8_t)PV_FIELD_GET(hw->pmcr, 15, 11);
+	hw->pmceid0 = pv_plat_sysreg_read(cpu, PV_PMCEID0_EL0);
+	hw->pmceid1 = pv_plat_sysreg_read(cpu, PV_PMCEID1_EL0);
+	if (pmuver >= PV_PMUVER_V3P4)
+		hw->pmmir = pv_plat_sysreg_read(cpu, PV_PMMIR_EL1);
+	if (host_counters > hw->pmu_counters)
+		return PV_ERR_HOST_COUNTERS;
+	if (host_counters == hw->pmu_counters && host_counters &&
+	    PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_HPMN0_SHIFT) == 0)
+		return PV_ERR_HPMN0;
+	hw->hpmn = (uint8_t)(hw->pmu_counters - host_counters);
+	return PV_OK;
+}
+
+/* A VM and a vCPU hold nothing of the vPMU's beyond their own memory. */
+void pv_vpmu_vm_release(struct pv_vm *vm)
+{
+	(void)vm;
+}
+
+void pv_vpmu_vcpu_release(struct pv_vcpu *v)
+{
+	(void)v;
+}
+
 static bool version_offered(unsigned v)
 {
 	return v == PV_PMUVER_V3 || v == PV_PMUVER_V3P1 || v == PV_PMUVER_V3P4 ||

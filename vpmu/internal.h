@@ -14,6 +14,7 @@
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
 #include "regdb.h"
+#include "../core/modules.h"
 
 /* X(n, ...) for each event counter number n = 0..30 (give X at least one more argument). */
 #define PV_PMEV_EACH(X, ...)                                                                     \

@@ -89,6 +89,8 @@ void pv_vpmu_put(struct pv_vcpu *v)
  * overflow pending. */
 void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 {
+	if (hw->pmu_version == PV_PMUVER_NI)
+		return;
 	uint64_t guest = (PV_BIT(hw->hpmn) - 1) | PV_BIT(PV_PMU_CYCLE_IDX);
 	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, guest);

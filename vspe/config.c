@@ -24,8 +24,11 @@ static uint64_t event_filter_bits(unsigned version)
 
 static const uint8_t pa_bits[8] = {32, 36, 40, 42, 44, 48, 48, 48};
 
-void pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
+int pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
+	hw->spe = PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_PMSVER_SHIFT) != 0;
+	if (!hw->spe)
+		return PV_OK;
 	struct pv_hw_spe *a = &hw->spehw;
 	uint64_t mmfr0 = hw->id[SLOT(PV_ID_AA64MMFR0_EL1)];
 	a->version = (uint8_t)PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_PMSVER_SHIFT);
@@ -38,13 +41,13 @@ void pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	 * delegated SPE to the Non-secure side (MDCR_EL3.NSPB), which P = 0 at EL2 says. */
 	a->pmbidr = pv_plat_sysreg_read(cpu, PV_PMBIDR_EL1);
 	if (a->pmbidr & PV_PMBIDR_P)
-		return;
+		return PV_OK; /* not usable: a VM asking for SPE is refused at pv_vm_init */
 	a->pmsidr = pv_plat_sysreg_read(cpu, PV_PMSIDR_EL1);
 	unsigned max = (unsigned)PV_FIELD_GET(a->pmsidr, 15, 12);
 	unsigned align = (unsigned)PV_FIELD_GET(a->pmbidr, 3, 0);
 	/* MaxSize 16 B..2 KiB, Align at most 2 KiB and at most MaxSize (D24.7.1, D24.7.14). */
 	if (max < 4 || max > 11 || align > max || a->version == 0 || !a->tgran)
-		return;
+		return PV_OK;
 	/* Filter bits that are not implemented are RAZ/WI: write ones, read back. */
 	pv_plat_sysreg_write(cpu, PV_PMSEVFR_EL1, ~UINT64_C(0));
 	a->evfr_mask = pv_plat_sysreg_read(cpu, PV_PMSEVFR_EL1);
@@ -55,6 +58,7 @@ void pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 		pv_plat_sysreg_write(cpu, PV_PMSNEVFR_EL1, 0);
 	}
 	a->usable = true;
+	return PV_OK;
 }
 
 /* PMBIDR_EL1.MaxBuffSize (D24.7.1): E = 0: M * 4 KiB; else ('1':M) << (E + 11). The largest
@@ -135,6 +139,17 @@ void pv_vspe_release(struct pv_vcpu *v)
 	pv_vspe__sync(v, false);
 	s->limitr &= ~PV_PMBLIMITR_E;
 	pv_vspe__apply(v);
+}
+
+void pv_vspe_vcpu_release(struct pv_vcpu *v)
+{
+	pv_vspe_release(v);
+}
+
+/* The pins are the vCPUs' (pv_vspe_vcpu_release); a VM holds nothing more. */
+void pv_vspe_vm_release(struct pv_vm *vm)
+{
+	(void)vm;
 }
 
 void pv_vspe_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)

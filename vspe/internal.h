@@ -10,9 +10,10 @@
 #ifndef PV_VSPE_INTERNAL_H
 #define PV_VSPE_INTERNAL_H
 
-#include "regdb.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
+#include "regdb.h"
+#include "../core/modules.h"
 
 /* The guest-visible bits of PMBSR_EL1 (MSS2 is RES0 up to SPEv1p2). */
 #define VSPE_BSR_MASK (PV_PMBSR_EC_MASK | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL | \

@@ -10,6 +10,8 @@
  *   pv_pcpu_setup() each pCPU, after probe   pv_vm_init()   per VM; pv_vcpu_init() per vCPU
  *   pv_trap()       on every EC 0x18 trap    pv_irq()       on a physical PPI taken at EL2
  *   pv_vcpu_load()  before running a vCPU    pv_vcpu_put()  after it stops running
+ *   pv_pcpu_suspend() before a pCPU loses power, pv_pcpu_resume() when it has it again
+ *   pv_vcpu_release() when a vCPU is destroyed, pv_vm_release() when its VM is, after them
  *
  * The hypervisor writes the vCPU's trap words (v->traps) into MDCR_EL2, CPTR_EL2 and HCR_EL2
  * on entry, combined with the fields it owns itself (see struct pv_trap_words).
@@ -131,6 +133,7 @@ struct pv_pcpu {
 	void *plat;                 /* the platform's per-CPU context */
 	const struct pv_hw *hw;     /* set by pv_pcpu_setup */
 	struct pv_vcpu *loaded;     /* vCPU currently loaded on this pCPU, or NULL */
+	struct pv_vcpu *suspended;  /* the one loaded at pv_pcpu_suspend, back at resume */
 	uint32_t index;             /* the pCPU's number, set by the hypervisor after
 				       pv_pcpu_init: indexes per-pCPU tables (vmpam's cpu_node) */
 };
@@ -144,6 +147,7 @@ struct pv_vcpu_stats {
 struct pv_vcpu {
 	struct pv_vm *vm;
 	struct pv_pcpu *cpu;        /* where it is loaded, NULL when not loaded */
+	struct pv_pcpu *resume_on;  /* the powered-down pCPU it was loaded on, or NULL */
 	void *plat;                 /* the platform's per-vCPU context */
 	uint32_t id;
 	/* The VM's reg_limit, copied by pv_vcpu_init: every trap reads its gate here, one load
@@ -193,5 +197,19 @@ enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint64_t esr, unsigned el, 
 void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
 void pv_vcpu_put(struct pv_vcpu *v);
 enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid);
+
+/* A power-down of the pCPU (PSCI CPU_SUSPEND with power loss, CPU_OFF then CPU_ON): call
+ * pv_pcpu_suspend() before it, with the pCPU's own registers still alive, and
+ * pv_pcpu_resume() after it, before the vCPU that was loaded runs again. The loaded vCPU is
+ * put and loaded again: its counters, buffers and labels survive, the hardware's do not
+ * need to (firmware need not preserve AMEVCNTVOFF<g><n>_EL2, for one). */
+void pv_pcpu_suspend(struct pv_pcpu *cpu);
+void pv_pcpu_resume(struct pv_pcpu *cpu);
+
+/* The end of a vCPU (put first if it is loaded; its SPE buffer is unpinned) and, once all
+ * its vCPUs were released, of its VM (its PARTIDs and monitors go back). The memory is the
+ * caller's again afterwards. */
+void pv_vcpu_release(struct pv_vcpu *v);
+void pv_vm_release(struct pv_vm *vm);
 
 #endif

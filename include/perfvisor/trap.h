@@ -95,10 +95,6 @@ const struct pv_reg_desc *pv_reg_table(size_t *count);
 /* The descriptor a key dispatches to, or NULL if perfvisor does not own the register. */
 const struct pv_reg_desc *pv_reg_lookup(uint32_t key);
 
-/* Per-VM views, called by pv_vm_init. */
-void pv_trap_gates_init(struct pv_vm *vm);
-void pv_id_views_init(struct pv_vm *vm);
-void pv_trap_words_init(struct pv_vm *vm);
 
 
 #endif

@@ -109,20 +109,8 @@ struct pv_vamu {
 	uint64_t userenr;    /* AMUSERENR_EL0 (EN) */
 };
 
-/* Lifecycle (called by the core's VM/vCPU code and by the entry points). */
-void pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu);
-int pv_vamu_vm_init(struct pv_vm *vm);
-void pv_vamu_vcpu_init(struct pv_vcpu *v);
-void pv_vamu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
-void pv_vamu_load(struct pv_vcpu *v);
-void pv_vamu_put(struct pv_vcpu *v);
-
-/* CPU power-down (PSCI CPU_SUSPEND with power loss, CPU_OFF/ON) of a pCPU that may have a
- * vCPU loaded. Firmware does not preserve AMEVCNTVOFF<g><n>_EL2 (TF-A 83ec7e452) and may or
- * may not preserve the counters: call pv_vamu_cpu_suspend before the power-down call and
- * pv_vamu_cpu_resume on the way back, before the loaded vCPU runs again. */
-void pv_vamu_cpu_suspend(struct pv_pcpu *cpu);
-void pv_vamu_cpu_resume(struct pv_pcpu *cpu);
+/* A pCPU's power-down loses AMEVCNTVOFF<g><n>_EL2 (firmware need not preserve them) and may
+ * lose the counters: pv_pcpu_suspend() and pv_pcpu_resume() (perfvisor.h) cover it. */
 
 /* Operator view: counter k (0..3: group 0, 4 + n: AMEVCNTR1<n>) of a vCPU, loaded or not. */
 uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k);

@@ -19,11 +19,12 @@
  * (one lock, or one pCPU). The vCPU functions and the register handlers touch only the vCPU
  * and the pCPU it runs on.
  *
- * Lifecycle:
+ * Lifecycle (pv_vm_init, pv_vcpu_init, pv_vcpu_load/put and pv_vm_release call the per-VM
+ * and per-vCPU steps; a host that manages partitions without a pv_vm calls them itself):
  *   pv_vmpam_init()        once: probes the MSCs, fixes the usable PARTID/PMG range
- *   pv_vmpam_vm_init()     per VM: PARTIDs, limits, monitors; pv_vmpam_vm_release() at its end
- *   pv_vmpam_vcpu_init()   per vCPU
- *   pv_vmpam_load/put()    around each run of a vCPU on a pCPU
+ *   pv_vmpam_partition_init()  per VM: PARTIDs, limits, monitors;
+ *                          pv_vmpam_partition_release() at its end
+ *   pv_vmpam_vcpu_attach() per vCPU
  *   pv_vmpam_el2()         the MPAM2_EL2 / MPAMHCR_EL2 / MPAMVPM values for the VM's vCPUs
  *   pv_vmpam_tick()        periodically (e.g. every 10 ms): reads and rotates the monitors
  *   pv_vmpam_read()        bytes of a VM on a node; pv_vmpam_read_local() those sent from
@@ -228,14 +229,15 @@ struct pv_vmpam_vm {
  * node. `visible`: the guest is given MPAM (PV_FEAT_MPAM); without it the VM still has its
  * PARTID, limits and accounting, and its MPAM registers UNDEF. Call it before the VM's vCPUs
  * first run: its bytes are counted from when its monitors are ready (nrdy_ns later). */
-int pv_vmpam_vm_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
-		     const struct pv_vmpam_config *cfg, bool visible);
+int pv_vmpam_partition_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
+			    const struct pv_vmpam_config *cfg, bool visible);
 /* New limits (nr_partids is ignored). 0 or PV_VMPAM_ERR_*; on error nothing changed. */
 int pv_vmpam_vm_set_limits(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
 			   const struct pv_vmpam_config *cfg);
 /* Resets the VM's PARTIDs to no limit, frees them and its monitors. No vCPU of the VM may be
  * loaded. */
-void pv_vmpam_vm_release(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm);
+void pv_vmpam_partition_release(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+				struct pv_vmpam_vm *vm);
 /* The EL2 controls for the VM's vCPUs (also in vm->el2). */
 const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vmpam_vm *vm);
 
@@ -252,14 +254,11 @@ struct pv_vmpam_vcpu {
 #define PV_VMPAM_VCPU(v) (&(v)->mpam)
 
 /* Reset values: MPAM0_EL1 = MPAM1_EL1 = 0 (virtual PARTID 0, PMG 0). */
-void pv_vmpam_vcpu_init(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm);
-/* Loads the vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 / MPAMVPMV_EL2 into
- * v->cpu. When local bytes are counted, both registers' PMG_I and PMG_D hold the memory node
- * local to v->cpu (cpu_node[v->cpu->index]), whatever PMG the guest wrote. The hypervisor
- * writes MPAM2_EL2 and MPAMHCR_EL2 from pv_vmpam_el2(). */
-void pv_vmpam_load(struct pv_vcpu *v);
-/* Nothing to save: the guest's values are kept at every write. */
-void pv_vmpam_put(struct pv_vcpu *v);
+void pv_vmpam_vcpu_attach(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm);
+/* pv_vcpu_load writes the vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 /
+ * MPAMVPMV_EL2; the hypervisor writes MPAM2_EL2 and MPAMHCR_EL2 from pv_vmpam_el2(). When
+ * local bytes are counted, both registers' PMG_I and PMG_D hold the memory node local to the
+ * pCPU (cpu_node[cpu->index]), whatever PMG the guest wrote. */
 
 /* ---- accounting --------------------------------------------------------------------------- */
 
@@ -292,7 +291,7 @@ enum pv_vmpam_status {
 
 struct pv_vmpam_reading {
 	uint64_t at_ns;    /* the tick the figure is for */
-	uint64_t bytes;    /* bytes the VM moved through the node since pv_vmpam_vm_init */
+	uint64_t bytes;    /* bytes the VM moved through the node since pv_vmpam_partition_init */
 	uint64_t bound;    /* |bytes - truth| <= bound (95 % confidence when ESTIMATED) */
 	uint8_t status;    /* enum pv_vmpam_status; bytes and bound are 0 unless MEASURED or
 			      ESTIMATED */

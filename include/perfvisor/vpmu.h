@@ -85,16 +85,6 @@ struct pv_vpmu {
 	uint64_t hwtype[32];         /* sanitised physical PMEVTYPER<n> (31: PMCCFILTR) */
 };
 
-/* Lifecycle (called by the core's VM/vCPU code and by the entry points). */
-int pv_vpmu_vm_init(struct pv_vm *vm);
-void pv_vpmu_vcpu_init(struct pv_vcpu *v);
-void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
-void pv_vpmu_load(struct pv_vcpu *v);
-void pv_vpmu_put(struct pv_vcpu *v);
-/* Physical PMU overflow interrupt on `cpu`: returns true if host counters also overflowed
- * (their PMOVSSET bits are left for the host). */
-bool pv_vpmu_irq(struct pv_pcpu *cpu);
-
 /* The KVM filter semantics: the first range sets the default (ALLOW first: deny the rest),
  * later ranges override. SW_INCR and CHAIN are never filtered. */
 bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);

@@ -208,22 +208,13 @@ struct pv_vspe {
 	struct pv_vspe_stats stats;
 };
 
-/* Lifecycle (called by the core's VM/vCPU code and by the entry points). */
-void pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu);
-int pv_vspe_vm_init(struct pv_vm *vm);
-void pv_vspe_vcpu_init(struct pv_vcpu *v);
-void pv_vspe_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
-void pv_vspe_load(struct pv_vcpu *v);
-void pv_vspe_put(struct pv_vcpu *v);
-/* The physical buffer interrupt (INTID 21) taken at EL2: true if it was the loaded vCPU's. */
-bool pv_vspe_irq(struct pv_pcpu *cpu);
-
 /* Gives a vCPU its pin store: `n` entries of the caller's memory, PV_VSPE_PIN_SLOTS(max_buffer)
  * for any buffer the VM allows. Call after pv_vcpu_init. Without one, an enable is refused with
  * the "buffer size" management event. */
 void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n);
-/* Unpins everything a vCPU holds (the hypervisor destroys it, or takes memory away from the
- * VM): the guest's buffer is disabled as if it had written PMBLIMITR_EL1.E = 0. */
+/* Unpins everything a vCPU holds (the hypervisor takes memory away from the VM; destroying
+ * the vCPU, pv_vcpu_release does it): the guest's buffer is disabled as if it had written
+ * PMBLIMITR_EL1.E = 0. */
 void pv_vspe_release(struct pv_vcpu *v);
 
 /* Operator view: the guest's PMBSR_EL1 / PMBPTR_EL1 and the bytes it has pinned. */

@@ -28,6 +28,7 @@
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
 #include "perfvisor/trap.h"
+#include "../../core/modules.h" /* pv_vmpam_load: the core's internal verb */
 
 #define NMSC_MAX 4
 #define NVM 4
@@ -275,16 +276,16 @@ static void step_init(unsigned i)
 	bool visible = fz_u8(&in) & 1;
 	if (live[i])
 		return;
-	op = "pv_vmpam_vm_init";
+	op = "pv_vmpam_partition_init";
 	subject = &vm[i];
 	memset(&vm[i], 0, sizeof(vm[i]));
-	int err = pv_vmpam_vm_init(&sys, &cpu, &vm[i], &c, visible);
+	int err = pv_vmpam_partition_init(&sys, &cpu, &vm[i], &c, visible);
 	subject = NULL;
 	FZ_CHECK(err <= 0 && (!err || pv_vmpam_strerror(err) != NULL), "%s: %d", op, err);
 	if (err)
 		return;
 	live[i] = true;
-	pv_vmpam_vcpu_init(&vc[i].mpam, &vm[i]);
+	pv_vmpam_vcpu_attach(&vc[i].mpam, &vm[i]);
 }
 
 static void step_limits(unsigned i)
@@ -304,9 +305,9 @@ static void step_release(unsigned i)
 {
 	if (!live[i])
 		return;
-	op = "pv_vmpam_vm_release";
+	op = "pv_vmpam_partition_release";
 	subject = &vm[i];
-	pv_vmpam_vm_release(&sys, &cpu, &vm[i]);
+	pv_vmpam_partition_release(&sys, &cpu, &vm[i]);
 	subject = NULL;
 	live[i] = false;
 	for (unsigned v = 0; v < vm[i].nr_partids; v++)

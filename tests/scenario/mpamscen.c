@@ -104,12 +104,12 @@ int mscen_add_vm(struct mscen *s, const struct pv_vmpam_config *cfg, bool visibl
 	if (s->nvms >= s->cfg.max_vms)
 		return PV_VMPAM_ERR_VM_TABLE;
 	unsigned i = s->nvms;
-	int err = pv_vmpam_vm_init(&s->sys, s->cpu, &s->vm[i], cfg, visible);
+	int err = pv_vmpam_partition_init(&s->sys, s->cpu, &s->vm[i], cfg, visible);
 	if (err)
 		return err;
 	s->nvms++;
 	s->live[i] = true;
-	pv_vmpam_vcpu_init(&s->vcpu[i].mpam, &s->vm[i]);
+	pv_vmpam_vcpu_attach(&s->vcpu[i].mpam, &s->vm[i]);
 	sim_tgen_init(&s->gen[i], 0, 0, 0, 0x9E3779B97F4A7C15ull * (i + 1));
 	s->gen[i].active = false;
 	mscen_relabel(s, i, 1);
@@ -118,7 +118,7 @@ int mscen_add_vm(struct mscen *s, const struct pv_vmpam_config *cfg, bool visibl
 
 void mscen_release(struct mscen *s, unsigned i)
 {
-	pv_vmpam_vm_release(&s->sys, s->cpu, &s->vm[i]);
+	pv_vmpam_partition_release(&s->sys, s->cpu, &s->vm[i]);
 	s->live[i] = false;
 	s->gen[i].active = false;
 }

@@ -59,7 +59,7 @@ struct mscen_config mscen_default(void);
 /* NULL (and a message) on failure. */
 struct mscen *mscen_new(const struct mscen_config *c);
 void mscen_free(struct mscen *s);
-/* pv_vmpam_vm_init and a vCPU; returns the VM's index, or the negative error. The generator
+/* pv_vmpam_partition_init and a vCPU; returns the VM's index, or the negative error. The generator
  * (s->gen[i]) is inactive until given rates; its label is set from the vCPU (EL1, data). */
 int mscen_add_vm(struct mscen *s, const struct pv_vmpam_config *cfg, bool visible);
 void mscen_release(struct mscen *s, unsigned i);

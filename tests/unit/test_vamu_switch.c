@@ -199,7 +199,7 @@ static void test_paths_agree(void **state)
 			 * counters come back as they were, or at 0. */
 			bool keep = r & 1;
 			for (unsigned i = 0; i < 2; i++) {
-				pv_vamu_cpu_suspend(&rig[i]->cpu[c]);
+				pv_pcpu_suspend(&rig[i]->cpu[c]);
 				for (unsigned k = 0; k < 8; k++) {
 					if (!keep)
 						*rig_cntr(rig[i], c, k) = 0;
@@ -207,7 +207,7 @@ static void test_paths_agree(void **state)
 						*rig_voff(rig[i], c, k) ^= rng;
 				}
 				*memplat_reg(&rig[i]->mc[c], PV_AMUSERENR_EL0) = 0;
-				pv_vamu_cpu_resume(&rig[i]->cpu[c]);
+				pv_pcpu_resume(&rig[i]->cpu[c]);
 			}
 			powers++;
 		}

@@ -25,8 +25,8 @@ static struct fx *fx_new(bool hcr, unsigned n)
 		MBWUMON_IDR(8, 0, 1, 1));
 	assert_int_equal(rig_init(f->r, 10), 0);
 	struct pv_vmpam_config c = {.nr_partids = (uint8_t)n};
-	assert_int_equal(pv_vmpam_vm_init(&f->r->sys, &f->r->cpu, &f->vm, &c, true), 0);
-	pv_vmpam_vcpu_init(&f->v.mpam, &f->vm);
+	assert_int_equal(pv_vmpam_partition_init(&f->r->sys, &f->r->cpu, &f->vm, &c, true), 0);
+	pv_vmpam_vcpu_attach(&f->v.mpam, &f->vm);
 	f->v.plat = &f->r->mv;
 	return f;
 }

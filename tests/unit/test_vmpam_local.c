@@ -46,7 +46,7 @@ static struct fx *fx_new(bool hcr, bool topology, unsigned pmg_max, unsigned mon
 static void fx_vm(struct fx *f, unsigned i, unsigned nr_partids)
 {
 	struct pv_vmpam_config c = {.nr_partids = (uint8_t)nr_partids};
-	assert_int_equal(pv_vmpam_vm_init(&f->r->sys, &f->r->cpu, &f->vm[i], &c, true), 0);
+	assert_int_equal(pv_vmpam_partition_init(&f->r->sys, &f->r->cpu, &f->vm[i], &c, true), 0);
 }
 
 /* fx_new, init, one VM with two PARTIDs and a vCPU of it. */
@@ -55,7 +55,7 @@ static struct fx *fx_running(bool hcr, bool topology, unsigned pmg_max)
 	struct fx *f = fx_new(hcr, topology, pmg_max, 8);
 	assert_int_equal(rig_init(f->r, 10), 0);
 	fx_vm(f, 0, 2);
-	pv_vmpam_vcpu_init(&f->v.mpam, &f->vm[0]);
+	pv_vmpam_vcpu_attach(&f->v.mpam, &f->vm[0]);
 	f->v.plat = &f->r->mv;
 	return f;
 }
@@ -246,7 +246,7 @@ static void test_local_monitors(void **state)
 			}
 	}
 	/* Released: the slots of its two accounts are free. */
-	pv_vmpam_vm_release(&f->r->sys, &f->r->cpu, &f->vm[0]);
+	pv_vmpam_partition_release(&f->r->sys, &f->r->cpu, &f->vm[0]);
 	assert_int_equal(f->r->sys.node[0].used, 2);
 	unsigned busy = 0;
 	for (unsigned s = 0; s < 8; s++)

@@ -27,7 +27,7 @@ static struct fx *fx_new(uint32_t mbwumon_idr)
 	f->r = rig_new(CPU_IDR(63, 1, 0, 0));
 	rig_msc(f->r, PV_VMPAM_MSC_MEMORY, 0, IDR(63, 1, 0, 0, 1), 0, 0, mbwumon_idr);
 	assert_int_equal(rig_init(f->r, 1), 0);
-	assert_int_equal(pv_vmpam_vm_init(&f->r->sys, &f->r->cpu, &f->vm, NULL, true), 0);
+	assert_int_equal(pv_vmpam_partition_init(&f->r->sys, &f->r->cpu, &f->vm, NULL, true), 0);
 	/* The monitor counts the VM's PARTID, enabled, from zero. */
 	assert_int_equal(*rig_word(f->r, 0, R_MBWU_FLT), f->vm.partid[0]);
 	assert_true(*rig_word(f->r, 0, R_MBWU_CTL) & 1u << 31);

@@ -85,7 +85,7 @@ static void test_allocation(void **state)
 	bool seen[16] = {false};
 	struct pv_vmpam_config two = {.nr_partids = 2};
 	for (unsigned i = 0; i < 6; i++) {
-		assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[i], &two, true), 0);
+		assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[i], &two, true), 0);
 		for (unsigned v = 0; v < 2; v++) {
 			unsigned p = vm[i].partid[v];
 			assert_true(p >= 4 && p <= 15);
@@ -94,29 +94,52 @@ static void test_allocation(void **state)
 		}
 	}
 	/* Exhausted: a clear error, nothing half-allocated. */
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[6], NULL, true),
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[6], NULL, true),
 			 PV_VMPAM_ERR_NO_PARTID);
-	pv_vmpam_vm_release(&r->sys, &r->cpu, &vm[2]);
+	pv_vmpam_partition_release(&r->sys, &r->cpu, &vm[2]);
 	assert_int_equal(r->sys.nvms, 5);
 	struct pv_vmpam_config three = {.nr_partids = 3};
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[6], &three, true),
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[6], &three, true),
 			 PV_VMPAM_ERR_NO_PARTID);
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[6], &two, true), 0);
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[6], &two, true), 0);
 	assert_true(seen[vm[6].partid[0]] && seen[vm[6].partid[1]]); /* vm[2]'s, reused */
 	/* The table stays dense: the last VM took vm[2]'s place. */
 	for (unsigned i = 0; i < r->sys.nvms; i++)
 		assert_int_equal(r->sys.vms[i]->index, i);
 	/* More virtual PARTIDs than a VM can have. */
 	struct pv_vmpam_config many = {.nr_partids = 33};
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[7], &many, true),
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[7], &many, true),
 			 PV_VMPAM_ERR_VPARTIDS);
 	/* More PARTIDs than the node has monitors (4). */
-	pv_vmpam_vm_release(&r->sys, &r->cpu, &vm[0]);
-	pv_vmpam_vm_release(&r->sys, &r->cpu, &vm[1]);
-	pv_vmpam_vm_release(&r->sys, &r->cpu, &vm[3]);
+	pv_vmpam_partition_release(&r->sys, &r->cpu, &vm[0]);
+	pv_vmpam_partition_release(&r->sys, &r->cpu, &vm[1]);
+	pv_vmpam_partition_release(&r->sys, &r->cpu, &vm[3]);
 	struct pv_vmpam_config five = {.nr_partids = 5};
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[7], &five, true),
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[7], &five, true),
 			 PV_VMPAM_ERR_MONITORS);
+	free(r);
+}
+
+/* Through the core: every VM gets PARTIDs where MPAM is managed, and pv_vm_release gives them
+ * back (the next VM is given the same ones). */
+static void test_vm_release_through_the_core(void **state)
+{
+	(void)state;
+	struct rig *r = two_mscs(CPU_IDR(15, 1, 0, 0), 63, 63);
+	assert_int_equal(rig_init(r, 4), 0);
+	struct pv_hw hw = {.mpam = true, .mpam_sys = &r->sys, .mpam_cpu = &r->cpu};
+	static struct pv_vm vm[2];
+	struct pv_vm_config cfg = {.features = 0, .mpam = {.nr_partids = 2}};
+	assert_int_equal(pv_vm_init(&vm[0], &hw, &cfg), PV_OK);
+	assert_int_equal(r->sys.nvms, 1);
+	unsigned p0 = vm[0].mpam.partid[0], p1 = vm[0].mpam.partid[1];
+	assert_true(p0 >= 4 && p1 >= 4 && p0 != p1);
+	pv_vm_release(&vm[0]);
+	assert_int_equal(r->sys.nvms, 0);
+	assert_int_equal(pv_vm_init(&vm[1], &hw, &cfg), PV_OK);
+	assert_true((vm[1].mpam.partid[0] == p0 || vm[1].mpam.partid[0] == p1) &&
+		    (vm[1].mpam.partid[1] == p0 || vm[1].mpam.partid[1] == p1));
+	pv_vm_release(&vm[1]);
 	free(r);
 }
 
@@ -128,12 +151,12 @@ static void test_vpm_limit_and_table(void **state)
 	assert_int_equal(rig_init(r, 1), 0);
 	static struct pv_vmpam_vm vm[RIG_VMS + 1];
 	struct pv_vmpam_config five = {.nr_partids = 5}, four = {.nr_partids = 4};
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[0], &five, true),
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[0], &five, true),
 			 PV_VMPAM_ERR_VPARTIDS);
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[0], &four, true), 0);
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[0], &four, true), 0);
 	for (unsigned i = 1; i < RIG_VMS; i++)
-		assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[i], NULL, false), 0);
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm[RIG_VMS], NULL, false),
+		assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[i], NULL, false), 0);
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[RIG_VMS], NULL, false),
 			 PV_VMPAM_ERR_VM_TABLE);
 	free(r);
 }
@@ -161,20 +184,20 @@ static void test_limits_programmed(void **state)
 	static const unsigned pcts[] = {1, 10, 25, 33, 50, 60, 75, 99};
 	for (unsigned i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 		struct pv_vmpam_config c = {.mbw_max = {(uint8_t)pcts[i]}, .cpbm = {0x00F0}};
-		assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm, &c, true), 0);
+		assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm, &c, true), 0);
 		/* The memory MSC's PART_SEL names the VM's PARTID; MBW_MAX is the cap. */
 		assert_int_equal(*rig_word(r, 0, R_PART_SEL), vm.partid[0]);
 		assert_int_equal(*rig_word(r, 0, R_MBW_MAX), nearest_max(pcts[i], 8));
 		assert_int_equal(*rig_word(r, 1, R_PART_SEL), vm.partid[0]);
 		assert_int_equal(*rig_word(r, 1, R_CPBM), 0x00F0);
-		pv_vmpam_vm_release(&r->sys, &r->cpu, &vm);
+		pv_vmpam_partition_release(&r->sys, &r->cpu, &vm);
 		/* Released: no limit, every portion. */
 		assert_int_equal(*rig_word(r, 0, R_MBW_MAX) & 0x8000FF00, 0xFF00);
 		assert_int_equal(*rig_word(r, 1, R_CPBM) & 0xFFFF, 0xFFFF);
 	}
 	/* 0 and 100 % are no cap. */
 	struct pv_vmpam_config c = {.mbw_max = {100}};
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm, &c, true), 0);
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm, &c, true), 0);
 	assert_int_equal(*rig_word(r, 0, R_MBW_MAX) & 0x8000FF00, 0xFF00);
 	/* Changing the limits live. */
 	c.mbw_max[0] = 50;
@@ -205,13 +228,13 @@ static void test_msc_error_on_config(void **state)
 	static struct pv_vmpam_vm vm;
 	/* The cache MSC reports an error: the VM is refused, its PARTID freed, ESR cleared. */
 	*rig_word(r, 1, R_ESR) = 9u << 24 | 5;
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm, NULL, true),
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm, NULL, true),
 			 PV_VMPAM_ERR_MSC_ERROR);
 	assert_int_equal(*rig_word(r, 1, R_ESR), 0);
 	assert_int_equal(r->sys.stats.msc_errors, 1);
 	assert_int_equal(r->sys.stats.last_esr, 9u << 24 | 5);
 	assert_int_equal(r->sys.nvms, 0);
-	assert_int_equal(pv_vmpam_vm_init(&r->sys, &r->cpu, &vm, NULL, true), 0);
+	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm, NULL, true), 0);
 	assert_int_equal(vm.partid[0], 1);
 	free(r);
 }
@@ -222,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_usable_range),
 		cmocka_unit_test(test_probe_refusals),
 		cmocka_unit_test(test_allocation),
+		cmocka_unit_test(test_vm_release_through_the_core),
 		cmocka_unit_test(test_vpm_limit_and_table),
 		cmocka_unit_test(test_limits_programmed),
 		cmocka_unit_test(test_msc_error_on_config),

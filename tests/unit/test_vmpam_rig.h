@@ -16,6 +16,7 @@
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/vmpam.h"
 #include "regdb.h" /* the register handlers, internal to the core */
+#include "../../core/modules.h" /* the modules' verbs, likewise */
 
 enum {
 	R_IDR = 0x0000, R_AIDR = 0x0020, R_CPOR_IDR = 0x0030, R_MBW_IDR = 0x0040,

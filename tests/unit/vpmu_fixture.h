@@ -15,6 +15,7 @@
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/trap.h"
 #include "regdb.h" /* the register handlers, internal to the core */
+#include "../../core/modules.h" /* the modules' verbs, likewise */
 
 #ifndef FX_PMCEID0
 #define FX_PMCEID0 0

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Machine, pCPU, VM and vCPU lifecycle, and the load/put/interrupt entry points. */
+/*
+ * The core's top level: machine, pCPU, VM and vCPU lifecycle, and the load/put/interrupt
+ * entry points, each fanned out to the feature modules' verbs (modules.h).
+ */
+#include "modules.h"
 #include "perfvisor/platform.h"
 #include "perfvisor/trap.h"
 
@@ -57,7 +61,9 @@ static unsigned id_field(const struct pv_hw *hw, uint32_t reg, unsigned shift)
 
 int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters)
 {
-	*hw = (struct pv_hw){0};
+	*hw = (struct pv_hw){.host_counters = (uint8_t)host_counters};
+	if (host_counters > PV_PMU_MAX_COUNTERS)
+		return PV_ERR_HOST_COUNTERS;
 	for (unsigned s = PV_ID_SLOT_FIRST; s < PV_ID_SLOTS; s++)
 		hw->id[s] = pv_plat_sysreg_read(cpu, PV_SYSREG(3, 0, 0, s / 8, s % 8));
 
@@ -72,52 +78,49 @@ int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters)
 	hw->rme = id_field(hw, PV_ID_AA64PFR0_EL1, PV_PFR0_RME_SHIFT) != 0;
 	hw->trbe = id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_TRACEBUFFER_SHIFT) != 0;
 	hw->trf = id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_TRACEFILT_SHIFT) != 0;
-	hw->spe = id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_PMSVER_SHIFT) != 0;
-	unsigned amu = id_field(hw, PV_ID_AA64PFR0_EL1, PV_PFR0_AMU_SHIFT);
-	hw->amu = amu != 0;
-	hw->amuv1p1 = amu >= 2;
 	hw->fgt = id_field(hw, PV_ID_AA64MMFR0_EL1, PV_MMFR0_FGT_SHIFT) != 0;
-	hw->mpam = id_field(hw, PV_ID_AA64PFR0_EL1, PV_PFR0_MPAM_SHIFT) != 0 ||
-		   id_field(hw, PV_ID_AA64PFR1_EL1, PV_PFR1_MPAM_FRAC_SHIFT) != 0;
-	/* Registers of absent features UNDEF even at EL2: read each only when present. */
-	if (hw->mpam)
-		hw->mpamidr = pv_plat_sysreg_read(cpu, PV_MPAMIDR_EL1);
-	if (hw->amu)
-		pv_vamu_probe(hw, cpu);
-	if (hw->spe)
-		pv_vspe_probe(hw, cpu);
-
-	unsigned pmuver = id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_PMUVER_SHIFT);
-	if (pmuver == PV_PMUVER_NI || pmuver == PV_PMUVER_IMPDEF) {
-		hw->pmu_version = PV_PMUVER_NI;
-		return host_counters ? PV_ERR_HOST_COUNTERS : PV_OK;
-	}
-	hw->pmu_version = (uint8_t)pmuver;
-	hw->pmcr = pv_plat_sysreg_read(cpu, PV_PMCR_EL0);
-	hw->pmu_counters = (uint8_t)PV_FIELD_GET(hw->pmcr, 15, 11);
-	hw->pmceid0 = pv_plat_sysreg_read(cpu, PV_PMCEID0_EL0);
-	hw->pmceid1 = pv_plat_sysreg_read(cpu, PV_PMCEID1_EL0);
-	if (pmuver >= PV_PMUVER_V3P4)
-		hw->pmmir = pv_plat_sysreg_read(cpu, PV_PMMIR_EL1);
-	if (host_counters > hw->pmu_counters)
-		return PV_ERR_HOST_COUNTERS;
-	if (host_counters == hw->pmu_counters && host_counters &&
-	    id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_HPMN0_SHIFT) == 0)
-		return PV_ERR_HPMN0;
-	hw->host_counters = (uint8_t)host_counters;
-	hw->hpmn = (uint8_t)(hw->pmu_counters - host_counters);
-	return PV_OK;
+	/* Each module reads its own registers, only when its feature is present: registers of
+	 * absent features UNDEF even at EL2. */
+	int err = pv_vmpam_probe(hw, cpu);
+	if (!err)
+		err = pv_vamu_probe(hw, cpu);
+	if (!err)
+		err = pv_vspe_probe(hw, cpu);
+	if (!err)
+		err = pv_vpmu_probe(hw, cpu);
+	return err;
 }
 
 void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 {
 	cpu->hw = hw;
-	if (hw->pmu_version != PV_PMUVER_NI)
-		pv_vpmu_pcpu_setup(cpu, hw);
-	if (hw->amu)
-		pv_vamu_pcpu_setup(cpu, hw);
-	if (hw->spe)
-		pv_vspe_pcpu_setup(cpu, hw);
+	pv_vpmu_pcpu_setup(cpu, hw);
+	pv_vamu_pcpu_setup(cpu, hw);
+	pv_vspe_pcpu_setup(cpu, hw);
+	pv_vmpam_pcpu_setup(cpu, hw);
+}
+
+void pv_pcpu_suspend(struct pv_pcpu *cpu)
+{
+	struct pv_vcpu *v = cpu->loaded;
+	if (v) {
+		pv_vcpu_put(v); /* its state leaves the hardware, which is about to lose it */
+		v->resume_on = cpu;
+	}
+	cpu->suspended = v;
+}
+
+void pv_pcpu_resume(struct pv_pcpu *cpu)
+{
+	struct pv_vcpu *v = cpu->suspended;
+	cpu->suspended = NULL;
+	if (cpu->hw)
+		pv_pcpu_setup(cpu, cpu->hw);
+	if (v) {
+		v->resume_on = NULL;
+		if (!v->cpu)
+			pv_vcpu_load(v, cpu);
+	}
 }
 
 int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg)
@@ -138,17 +141,12 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
 		err = pv_vamu_vm_init(vm);
 	if (!err)
 		err = pv_vspe_vm_init(vm);
+	/* Last, as it is the one step with effects beyond the VM (PARTIDs taken, MSCs
+	 * programmed): nothing before it needs undoing when it fails. */
+	if (!err)
+		err = pv_vmpam_vm_init(vm);
 	if (err)
 		return err;
-	/* Last, as it is the one step with effects beyond the VM (PARTIDs taken, MSCs
-	 * programmed): every VM gets PARTIDs of its own where MPAM is managed, whether or not
-	 * the guest sees MPAM. */
-	if (hw->mpam_sys) {
-		err = pv_vmpam_vm_init(hw->mpam_sys, hw->mpam_cpu, &vm->mpam, &cfg->mpam,
-				       (cfg->features & PV_FEAT_MPAM) != 0);
-		if (err)
-			return err;
-	}
 	pv_id_views_init(vm);
 	pv_trap_words_init(vm);
 
@@ -164,8 +162,28 @@ void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat)
 	pv_vpmu_vcpu_init(v);
 	pv_vamu_vcpu_init(v);
 	pv_vspe_vcpu_init(v);
-	if (vm->mpam.sys)
-		pv_vmpam_vcpu_init(&v->mpam, &vm->mpam);
+	pv_vmpam_vcpu_init(v);
+}
+
+void pv_vcpu_release(struct pv_vcpu *v)
+{
+	pv_vcpu_put(v);
+	/* Its pCPU is powered down: the vCPU must not come back with it. */
+	if (v->resume_on && v->resume_on->suspended == v)
+		v->resume_on->suspended = NULL;
+	v->resume_on = NULL;
+	pv_vspe_vcpu_release(v);
+	pv_vpmu_vcpu_release(v);
+	pv_vamu_vcpu_release(v);
+	pv_vmpam_vcpu_release(v);
+}
+
+void pv_vm_release(struct pv_vm *vm)
+{
+	pv_vmpam_vm_release(vm); /* first undone last: PARTIDs and monitors go back */
+	pv_vspe_vm_release(vm);
+	pv_vamu_vm_release(vm);
+	pv_vpmu_vm_release(vm);
 }
 
 void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
@@ -183,8 +201,7 @@ void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	pv_vpmu_load(v);
 	pv_vamu_load(v);
 	pv_vspe_load(v);
-	if (v->vm->mpam.sys)
-		pv_vmpam_load(v);
+	pv_vmpam_load(v);
 }
 
 void pv_vcpu_put(struct pv_vcpu *v)
@@ -194,8 +211,7 @@ void pv_vcpu_put(struct pv_vcpu *v)
 	pv_vspe_put(v); /* first: stop sampling, drain */
 	pv_vpmu_put(v);
 	pv_vamu_put(v);
-	if (v->vm->mpam.sys)
-		pv_vmpam_put(v);
+	pv_vmpam_put(v);
 	v->cpu->loaded = NULL;
 	v->cpu = NULL;
 }

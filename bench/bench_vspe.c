@@ -28,11 +28,11 @@
 #include "perfvisor/spe_packet.h"
 #include "tests/unit/test_vspe_rig.h"
 
-/* The model's SPE unit and what it needs, built into this binary (they call no platform
- * function): the bench links the plain-memory platform, not the machine model. */
-#include "sim/events.c"
-#include "sim/mem.c"
-#include "sim/spe.c"
+/* The simulator's SPE unit model and what it needs (pure hardware models: they call no
+ * platform function), linked beside the plain-memory platform, not the machine model. */
+#include "sim/events.h"
+#include "sim/mem.h"
+#include "sim/spe.h"
 
 #define KVA UINT64_C(0xFFFF800080000000)
 #define SCR_ON (PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_TS)

@@ -211,52 +211,13 @@ struct frame *exc_lower_sync(struct frame *f)
 	return sync_slow(v, esr);
 }
 
-/* A physical interrupt other than the scheduler tick, acknowledged (INTID `intid`): the PMU,
- * the GIC maintenance interrupt, the loaded vCPU's virtual timer (v may be NULL when none is
- * loaded: the pCPU idles, sched.c). Returns the exit kind it is counted as. */
-enum exit_kind irq_device(struct vcpu *v, uint32_t intid)
-{
-	enum exit_kind kind = EXIT_IRQ_OTHER;
-	switch (intid) {
-	case PV_INTID_PMU:
-		kind = EXIT_IRQ_PMU;
-		if (pv_irq(&hyp.pcpu, intid) == PV_IRQ_HOST_PENDING)
-			pv_plat_sysreg_write(&hyp.pcpu, PV_PMOVSCLR_EL0, 1ul << hyp.host_counter);
-		gic_eoi(intid);
-		break;
-	case INTID_MAINT:
-		kind = EXIT_IRQ_MAINT;
-		if (v) {
-			vgic_maintenance(v);
-			vtimer_sync(v);
-		}
-		gic_eoi(intid);
-		break;
-	case INTID_VTIMER:
-		if (v)
-			vtimer_sync(v);
-		gic_eoi(intid);
-		break;
-	case INTID_UART:
-		uart_host_irq();
-		gic_eoi(intid);
-		break;
-	case INTID_SPURIOUS:
-		break;
-	default:
-		gic_eoi(intid);
-		break;
-	}
-	return kind;
-}
-
 struct frame *exc_lower_irq(struct frame *f)
 {
 	struct vcpu *v = (struct vcpu *)f, *next = v;
 	enum exit_kind kind;
 	uint32_t intid = gic_ack();
 	if (intid != INTID_HYPTIMER)
-		return finish(v, irq_device(v, intid), next);
+		return finish(v, sched_device_irq(v, intid), next);
 	write_sysreg(S3_4_C14_C2_1, 0ul); /* CNTHP_CTL_EL2: drop the level */
 	gic_eoi(intid);
 	/* A guest that turned its timer off with interrupts masked left its line pending, and a

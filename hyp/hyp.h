@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frame.h"
 #include "perfvisor/perfvisor.h"
 
 /* ---- QEMU virt memory map (physical, and the same IPAs inside every VM) ------------------ */
@@ -45,6 +46,9 @@ struct frame {
 	uint64_t x[31];
 	uint64_t elr, spsr;
 } __attribute__((aligned(16)));
+_Static_assert(offsetof(struct frame, x[30]) == FRAME_X30, "frame.h: x30");
+_Static_assert(offsetof(struct frame, elr) == FRAME_ELR, "frame.h: ELR_EL2");
+_Static_assert(offsetof(struct frame, spsr) == FRAME_SPSR, "frame.h: SPSR_EL2");
 
 /* EL1/EL0 system registers switched with the vCPU (Arm ARM D1: the EL1&0 regime state). */
 #define EL1_REGS(X)                                                                              \
@@ -229,6 +233,8 @@ void uart_waits(struct vm *vm);
 void uart_input(char c);
 void uart_set_focus(struct vm *vm);
 void uart_host_irq(void);
+/* Ctrl-A x was typed since the last call: every VM is to end (sched_device_irq does it). */
+bool uart_quit_requested(void);
 void uart_host_init(void);
 void uart_break(void);
 bool uart_input_possible(void);
@@ -267,7 +273,7 @@ void vcpu_put(struct vcpu *v);
 struct frame *exc_lower_sync(struct frame *f);
 struct frame *exc_lower_irq(struct frame *f);
 struct frame *exc_lower_serror(struct frame *f);
-enum exit_kind irq_device(struct vcpu *v, uint32_t intid);
+enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid);
 void exc_current(uint64_t kind, uint64_t esr, uint64_t elr, uint64_t far);
 
 /* inject.c */
@@ -275,9 +281,11 @@ void inject_undef(struct vcpu *v);
 void inject_sync(struct vcpu *v, uint64_t esr, uint64_t far, bool set_far);
 void inject_abort(struct vcpu *v, bool data, uint64_t far, bool wnr);
 
-/* psci.c */
+/* psci.c: the PSCI a guest calls */
 struct vcpu *psci_call(struct vcpu *v, bool smc);
-__attribute__((noreturn)) void psci_system_off(void);
+
+/* power.c: the machine's own power-off, which ends the run */
+__attribute__((noreturn)) void machine_off(void);
 
 /* retire.c */
 void retire_emulated(struct vcpu *v, unsigned el);

@@ -15,6 +15,7 @@
 HYP_CROSS    ?= aarch64-linux-gnu-
 HYP_CC       := $(HYP_CROSS)gcc
 HYP_OBJCOPY  := $(HYP_CROSS)objcopy
+HYP_NM       := $(HYP_CROSS)nm
 QEMU_AARCH64 ?= qemu-system-aarch64
 QEMU_CHECK_AVAILABLE := $(shell command -v $(QEMU_AARCH64) >/dev/null 2>&1 && \
                           command -v $(HYP_CC) >/dev/null 2>&1 && echo yes)
@@ -26,7 +27,7 @@ HYP_CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib \
                -mgeneral-regs-only -Iinclude -I$(GEN) -Ihyp -DPV_PLATFORM_INLINE='"plat_sysreg.h"' \
                -MMD -MP
 HYP_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,norelro -Wl,--no-warn-rwx-segments
-HYP_DEPS    := $(PV_HDRS) hyp/hyp.h hyp/plat_sysreg.h hyp/hyp.mk
+HYP_DEPS    := $(PV_HDRS) hyp/hyp.h hyp/frame.h hyp/plat_sysreg.h hyp/hyp.mk
 
 HYP_C_SRCS  := $(sort $(wildcard hyp/*.c))
 HYP_S_SRCS  := $(sort $(wildcard hyp/*.S))
@@ -48,6 +49,7 @@ $(HYP_CORE_OBJS): $(HYP_BUILD)/core/%.o: %.c $(HYP_DEPS) $(wildcard vpmu/*.h)
 	$(HYP_CC) $(HYP_CFLAGS) -c $< -o $@
 
 $(HYP_ELF): $(HYP_OBJS) $(HYP_CORE_OBJS) hyp/hyp.ld
+	@$(OBJCYCLES) $(HYP_NM) hyp $(HYP_OBJS)
 	$(HYP_CC) $(HYP_LDFLAGS) -T hyp/hyp.ld -o $@ $(HYP_OBJS) $(HYP_CORE_OBJS) -lgcc
 
 # ---- Guests (tests/guest/): a small freestanding library and one program per image ------------

@@ -22,8 +22,6 @@
 #include "hyp.h"
 #include "perfvisor/platform.h"
 
-struct hyp hyp;
-
 /* HCR_EL2 (Arm ARM D24.2): VM (stage 2), SWIO, FMO/IMO/AMO (interrupts and SErrors to EL2),
  * TWI (WFI yields), TSC (guest SMCs trap), RW (EL1 is AArch64). */
 #define HCR_HYP ((1ul << 0) | (1ul << 1) | (1ul << 3) | (1ul << 4) | (1ul << 5) | (1ul << 13) | \
@@ -366,7 +364,7 @@ void hyp_main(void)
 	if (!hyp.nr_vms) {
 		hyp_puts("hyp: no VM to run (load a guest image with -device loader,file=IMG,"
 			 "addr=0x48200000,force-raw=on)\n");
-		psci_system_off();
+		machine_off();
 	}
 	hyp_printf("hyp: %u VMs, slice %lu us (%lu ticks)\n", hyp.nr_vms, cfg.slice_us, slice);
 	if (cfg.focus < MAX_VMS) {

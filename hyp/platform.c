@@ -12,7 +12,6 @@
 #include "perfvisor/platform.h"
 
 struct plat_feat plat_feat;
-struct plat_pmu_enables plat_pmu;
 
 void plat_init(void)
 {

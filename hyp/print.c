@@ -147,5 +147,5 @@ void hyp_panic(const char *fmt, ...)
 	vformat(&o, fmt, ap);
 	va_end(ap);
 	hyp_puts("\n");
-	psci_system_off();
+	machine_off();
 }

@@ -106,11 +106,3 @@ struct vcpu *psci_call(struct vcpu *v, bool smc)
 	return v;
 }
 
-/* The machine's own PSCI (QEMU's, at "EL3") ends the run. */
-void psci_system_off(void)
-{
-	register uint64_t x0 __asm__("x0") = PSCI_SYSTEM_OFF;
-	__asm__ volatile("smc #0" : "+r"(x0) : : "memory");
-	for (;;)
-		__asm__ volatile("wfe");
-}

@@ -7,6 +7,7 @@
  * through the library's pv_vcpu_put / pv_vcpu_load.
  */
 #include "hyp.h"
+#include "perfvisor/platform.h"
 
 #define EL1_SAVE(name, enc) v->el1.name = read_sysreg(enc);
 #define EL1_RESTORE(name, enc) write_sysreg(enc, v->el1.name);
@@ -78,6 +79,49 @@ static struct vcpu *pick(struct vcpu *cur)
 	return pick_from(cur ? cur->vm->index + 1 : 0);
 }
 
+/* A physical interrupt other than the scheduler tick, acknowledged (INTID `intid`): the PMU,
+ * the GIC maintenance interrupt, the loaded vCPU's virtual timer (v may be NULL when none is
+ * loaded: the pCPU idles). Returns the exit kind it is counted as. The devices only report:
+ * what follows for the VMs (the console's Ctrl-A x) is decided here. */
+enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
+{
+	enum exit_kind kind = EXIT_IRQ_OTHER;
+	switch (intid) {
+	case PV_INTID_PMU:
+		kind = EXIT_IRQ_PMU;
+		if (pv_irq(&hyp.pcpu, intid) == PV_IRQ_HOST_PENDING)
+			pv_plat_sysreg_write(&hyp.pcpu, PV_PMOVSCLR_EL0, 1ul << hyp.host_counter);
+		gic_eoi(intid);
+		break;
+	case INTID_MAINT:
+		kind = EXIT_IRQ_MAINT;
+		if (v) {
+			vgic_maintenance(v);
+			vtimer_sync(v);
+		}
+		gic_eoi(intid);
+		break;
+	case INTID_VTIMER:
+		if (v)
+			vtimer_sync(v);
+		gic_eoi(intid);
+		break;
+	case INTID_UART:
+		uart_host_irq();
+		gic_eoi(intid);
+		if (uart_quit_requested())
+			sched_end_all("ended: Ctrl-A x at the terminal");
+		break;
+	case INTID_SPURIOUS:
+		break;
+	default:
+		gic_eoi(intid);
+		break;
+	}
+	return kind;
+}
+
+
 /* No vCPU can run: the pCPU waits at EL2 (WFI) for the next physical interrupt, with the EL2
  * timer set for the earliest virtual timer of a waiting vCPU that is not loaded (the loaded
  * one's timer is live and interrupts by itself) or the time limit, and takes it. A wait
@@ -119,7 +163,7 @@ static void idle(void)
 		gic_eoi(intid);
 		sched_check_limit();
 	} else {
-		(void)irq_device(hyp.current, intid);
+		(void)sched_device_irq(hyp.current, intid);
 	}
 }
 
@@ -179,7 +223,7 @@ struct vcpu *vm_end(struct vcpu *v, const char *reason)
 		any |= hyp.vms[i].state == VM_RUNNABLE;
 	if (!any) {
 		report_all();
-		psci_system_off();
+		machine_off();
 	}
 	struct vcpu *next = run_next(NULL, vm->index + 1);
 	hyp.switched = false; /* counted as the ending VM's exit, not as a switch */
@@ -210,7 +254,7 @@ void sched_end_all(const char *reason)
 	if (hyp.current)
 		vcpu_put(hyp.current);
 	report_all();
-	psci_system_off();
+	machine_off();
 }
 
 void sched_start(void)

@@ -48,6 +48,10 @@ void timer_program(void)
 /* The PMU can now interrupt for an event counter (plat_sysreg.h, a write the vPMU or a load
  * just made): the poll starts at once. When they stop, an armed poll fires once and re-arms
  * for the slice. Before the first slice, timer_rearm decides. */
+/* The PMU enables that decide whether the overflow poll runs (plat_sysreg.h tracks them on
+ * every write): kept here, with the poll. */
+struct plat_pmu_enables plat_pmu;
+
 void plat_pmu_event_irq_started(void)
 {
 	if (hyp.pmu_poll_ticks && hyp.current && !hyp.poll_armed)

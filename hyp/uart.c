@@ -49,7 +49,15 @@ static struct {
 	struct vm *open;   /* the VM whose line is printed in part and continues */
 	struct vm *focus;  /* where input goes; NULL: nowhere */
 	bool escape;       /* the last input character was Ctrl-A */
+	bool quit;         /* Ctrl-A x, not yet acted on (uart_quit_requested) */
 } console;
+
+bool uart_quit_requested(void)
+{
+	bool quit = console.quit;
+	console.quit = false;
+	return quit;
+}
 
 /* Before a line of the hypervisor's own: a VM's open line ends there, and continues on a
  * line of its own, prefixed (nothing a VM writes can look like the hypervisor's). */
@@ -192,7 +200,8 @@ void uart_input(char c)
 		if (c == 'x') {
 			uart_break();
 			hyp_puts("hyp: Ctrl-A x: ending every VM\n");
-			sched_end_all("ended: Ctrl-A x at the terminal");
+			console.quit = true;
+			return;
 		}
 		if (c != CTRL_A)
 			return;

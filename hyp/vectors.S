@@ -3,13 +3,11 @@
  * EL2 exception vectors (Arm ARM D1.10.2, vector table offsets). While a guest runs, SP_EL2
  * points at its vCPU's struct frame, so an exception from the guest (lower EL, AArch64) saves
  * x0..x30, ELR_EL2 and SPSR_EL2 straight into it, moves to the hypervisor's stack, calls the
- * C handler with the frame, and returns through guest_enter with the frame the handler
- * returns (another vCPU's after a switch). Exceptions taken at EL2 itself are hypervisor bugs:
+ * C handler with the frame, and returns through guest_enter (enter.S) with the frame the
+ * handler returns (another vCPU's after a switch). Exceptions taken at EL2 itself are hypervisor bugs:
  * they are reported and the machine is powered off.
  */
-#define FRAME_X30 (30 * 8)
-#define FRAME_ELR (31 * 8)
-#define FRAME_SPSR (32 * 8)
+#include "frame.h"
 
 	.macro	save_guest
 	stp	x0, x1, [sp, #0]
@@ -75,30 +73,3 @@ hyp_vectors:
 	cur_entry 13
 	cur_entry 14
 	cur_entry 15
-
-	.balign	0x80 /* the table's end: guest_enter follows it */
-/* guest_enter(struct frame *f): resume the vCPU whose frame is f; SP_EL2 stays f while it
- * runs. */
-	.global	guest_enter
-guest_enter:
-	mov	sp, x0
-	ldp	x1, x2, [sp, #FRAME_ELR]
-	msr	elr_el2, x1
-	msr	spsr_el2, x2
-	ldp	x2, x3, [sp, #16]
-	ldp	x4, x5, [sp, #32]
-	ldp	x6, x7, [sp, #48]
-	ldp	x8, x9, [sp, #64]
-	ldp	x10, x11, [sp, #80]
-	ldp	x12, x13, [sp, #96]
-	ldp	x14, x15, [sp, #112]
-	ldp	x16, x17, [sp, #128]
-	ldp	x18, x19, [sp, #144]
-	ldp	x20, x21, [sp, #160]
-	ldp	x22, x23, [sp, #176]
-	ldp	x24, x25, [sp, #192]
-	ldp	x26, x27, [sp, #208]
-	ldp	x28, x29, [sp, #224]
-	ldr	x30, [sp, #FRAME_X30]
-	ldp	x0, x1, [sp, #0]
-	eret

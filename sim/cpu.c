@@ -300,5 +300,21 @@ void sim_cpu_check_irq(struct sim_cpu *c)
 		if (i == 4 && irq_level(c, ppi[p]))
 			c->stats.irq_storms++;
 	}
-	sim_spe_machine_guest_irq(c); /* the running guest takes its virtual INTID 21 */
+}
+
+/* The one way a guest's access reaches perfvisor: EL2 entered, the trap handed to pv_trap
+ * with `regs` as the guest's x0..x30 (x[31] past them), EL2 left, the EL2 instructions of
+ * the exit (trap_insts) charged half on the way in and half on the way out. The caller has
+ * taken the guest's exception (sim_cpu_guest_exception). */
+enum pv_trap_result sim_cpu_trap(struct sim_cpu *c, struct sim_vcpu *v, uint64_t esr,
+				 unsigned el, uint64_t *regs)
+{
+	unsigned insts = c->m->cfg.trap_insts, saved = c->el;
+	c->el = 2;
+	sim_cpu_el2_work(c, insts / 2, false);
+	c->stats.traps++;
+	enum pv_trap_result r = pv_trap(&v->pv, esr, el, regs);
+	sim_cpu_el2_work(c, insts - insts / 2, true);
+	c->el = saved;
+	return r;
 }

@@ -180,23 +180,27 @@ static void direct(struct sim_vcpu *v, struct sim_op *op, bool rd)
 	retire(v, &one);
 }
 
+/* The physical interrupts at EL2, then what the running guest does about its virtual ones
+ * that have no program op of their own (its SPE driver's buffer interrupt). */
+void sim_guest_check_irq(struct sim_cpu *c)
+{
+	sim_cpu_check_irq(c);
+	sim_spe_driver_irq(c); /* the running guest takes its virtual INTID 21 */
+}
+
 static void trap(struct sim_vcpu *v, struct sim_op *op, bool rd)
 {
 	struct sim_cpu *c = v->cpu;
-	unsigned insts = v->m->cfg.trap_insts;
 	sim_cpu_guest_exception(c, v);
 	op->at = v->truth.now;
 	op->trapped = true;
-	c->el = 2;
-	sim_cpu_el2_work(c, insts / 2, false);
 
 	uint64_t esr = (uint64_t)PV_EC_SYS64 << PV_ESR_EC_SHIFT | PV_ESR_IL | op->key |
 		       (uint64_t)op->rt << PV_ISS_SYS_RT_SHIFT | (rd ? PV_ISS_SYS_DIR_READ : 0);
 	uint64_t regs[32];
 	memcpy(regs, v->x, sizeof(v->x));
 	regs[31] = XZR_GUARD;
-	c->stats.traps++;
-	enum pv_trap_result r = pv_trap(&v->pv, esr, op->el, regs);
+	enum pv_trap_result r = sim_cpu_trap(c, v, esr, op->el, regs);
 	if (regs[31] != XZR_GUARD)
 		v->xzr_clobbered++;
 	memcpy(v->x, regs, sizeof(v->x));
@@ -219,7 +223,6 @@ static void trap(struct sim_vcpu *v, struct sim_op *op, bool rd)
 		op->outcome = SIM_OUT_UNKNOWN;
 		break;
 	}
-	sim_cpu_el2_work(c, insts - insts / 2, true);
 	c->el = op->el;
 }
 
@@ -271,7 +274,7 @@ static bool guest_irq(struct sim_vcpu *v)
 		if (wr.outcome != SIM_OUT_OK)
 			v->irq.failed++;
 	}
-	sim_cpu_check_irq(v->cpu);
+	sim_guest_check_irq(v->cpu);
 	if (v->line[PV_INTID_PMU])
 		v->irq.stuck++;
 	v->el = el;
@@ -398,7 +401,7 @@ bool sim_guest_run(struct sim_vcpu *v, uint64_t budget)
 		}
 		if (done)
 			complete(v, op);
-		sim_cpu_check_irq(v->cpu);
+		sim_guest_check_irq(v->cpu);
 	}
 	return true;
 }

@@ -87,7 +87,7 @@ static bool slice(struct sim_cpu *c)
 	struct sim_machine *m = c->m;
 	struct sim_vcpu *next = pick(c);
 	if (!next) {
-		sim_cpu_check_irq(c); /* idle at EL2 with interrupts unmasked */
+		sim_guest_check_irq(c); /* idle at EL2 with interrupts unmasked */
 		return false;
 	}
 	dvfs(c);
@@ -106,7 +106,7 @@ static bool slice(struct sim_cpu *c)
 		enter(c, next);
 	sim_cpu_el2_work(c, sw - sw / 2, true); /* ERET to the guest */
 	c->el = next->el;
-	sim_cpu_check_irq(c);
+	sim_guest_check_irq(c);
 
 	uint64_t span = m->cfg.slice_max - m->cfg.slice_min + 1;
 	uint64_t budget = m->cfg.slice_min + (span ? sim_rand(m) % span : 0);

@@ -209,13 +209,18 @@ void sim_cpu_exec(struct sim_cpu *c, unsigned el, bool secure, const struct sim_
 void sim_cpu_el2_work(struct sim_cpu *c, uint64_t insts, bool eret);
 /* An exception taken from the running guest (counted at the EL it is taken from). */
 void sim_cpu_guest_exception(struct sim_cpu *c, struct sim_vcpu *v);
-/* Takes the physical PMU interrupt at EL2 while its level is high. */
+/* Takes the physical PMU and SPE interrupts at EL2 while their levels are high. */
 void sim_cpu_check_irq(struct sim_cpu *c);
+/* A guest access trapped to EL2, handed to pv_trap: the machine's only trap entry. */
+enum pv_trap_result sim_cpu_trap(struct sim_cpu *c, struct sim_vcpu *v, uint64_t esr,
+				 unsigned el, uint64_t *regs);
 
 /* ---- guest.c ---- */
 /* Runs v (loaded on its pCPU) for about `budget` cycles; returns true if it must leave the
  * pCPU now (finished, or migrated). */
 bool sim_guest_run(struct sim_vcpu *v, uint64_t budget);
+/* The physical interrupts at EL2 (sim_cpu_check_irq), then the running guest's SPE driver. */
+void sim_guest_check_irq(struct sim_cpu *c);
 
 /* ---- idregs.c ---- */
 void sim_id_init(uint64_t id[64], const struct sim_config *c);

@@ -88,7 +88,7 @@ enum sim_acc sim_spe_machine_write(struct sim_cpu *c, unsigned el, uint32_t key,
 void sim_spe_machine_exec(struct sim_cpu *c, unsigned el, bool secure,
 			  const struct sim_work *w, uint64_t t0, uint64_t ticks);
 bool sim_spe_machine_irq(struct sim_cpu *c);
-void sim_spe_machine_guest_irq(struct sim_cpu *c);
+void sim_spe_driver_irq(struct sim_cpu *c);
 void sim_spe_machine_psb(struct sim_cpu *c);
 
 /* platform.c: guest memory and stage 2 of a vCPU's VM. */

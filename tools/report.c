@@ -38,39 +38,6 @@ const char *rep_spe_version_name(unsigned version)
 	return version == 1 ? "SPE" : version == 2 ? "SPEv1p1" : "SPEv1p2";
 }
 
-static const char *const format_names[] = {
-	[FMT_TABLE] = "table",
-	[FMT_JSON] = "json",
-	[FMT_OPENMETRICS] = "openmetrics",
-	[FMT_DOMSTATS] = "domstats",
-};
-
-int report_format_parse(const char *name)
-{
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
-		if (strcmp(format_names[i], name) == 0)
-			return (int)i;
-	return -1;
-}
-
-void report_print(const struct report *r, enum report_format f, FILE *out)
-{
-	switch (f) {
-	case FMT_TABLE:
-		report_table(r, out);
-		break;
-	case FMT_JSON:
-		report_json(r, out);
-		break;
-	case FMT_OPENMETRICS:
-		report_openmetrics(r, out);
-		break;
-	case FMT_DOMSTATS:
-		report_domstats(r, out);
-		break;
-	}
-}
-
 const char *rep_state_name(enum rep_state s)
 {
 	switch (s) {

@@ -97,6 +97,11 @@ uint64_t run_workload_rate(const struct scenario *sc, const struct scen_vm *sv);
 /* Whether a <monitor vcpus> covers every vCPU of the domain: perfvisor counts a VM's
  * bandwidth as a whole, so only such a monitor has figures. */
 bool run_monitor_whole(const struct domain *dom, uint64_t vcpus);
+/* Every vCPU of the domain, as a mask; the latest pCPU clock of the run. */
+uint64_t run_all_vcpus(const struct domain *dom);
+uint64_t run_clock_max(const struct run *r);
+/* The host counter that counts hardware event `arm`, or -1. */
+int run_host_slot(const struct run *r, int arm);
 /* The VM's bandwidth reading on memory node `node` (pv_vmpam_read, as of the last tick) and
  * its rate over the run; returns the status (enum pv_vmpam_status). */
 int run_bw_reading(const struct run *r, const struct run_vm *v, unsigned node,

@@ -98,12 +98,10 @@ void pv_vmpam_vcpu_attach(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm)
 }
 
 /* The vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 / MPAMVPMV_EL2 into v->cpu;
- * with local bytes counted, the PMGs name the pCPU's memory node. */
-void pv_vmpam_load(struct pv_vcpu *v)
+ * with local bytes counted, the PMGs name the pCPU's memory node. Out of line: a VM without
+ * PARTIDs of its own costs the switch only the test in pv_vmpam_load. */
+__attribute__((noinline)) static void load_labels(struct pv_vcpu *v, struct pv_vmpam_vcpu *s)
 {
-	struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
-	if (!s->vm || !v->cpu)
-		return;
 	const struct pv_vmpam_el2 *e = &s->vm->el2;
 	int pmg = pcpu_pmg(s->vm, v->cpu);
 	if (pmg >= 0) {
@@ -116,6 +114,13 @@ void pv_vmpam_load(struct pv_vcpu *v)
 		pv_plat_sysreg_write(v->cpu, PV_MPAMVPMV_EL2, e->vpmv);
 	pv_plat_sysreg_write(v->cpu, PV_MPAM1_EL1, s->hw_mpam1);
 	pv_plat_sysreg_write(v->cpu, PV_MPAM0_EL1, s->hw_mpam0);
+}
+
+void pv_vmpam_load(struct pv_vcpu *v)
+{
+	struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
+	if (s->vm && v->cpu)
+		load_labels(v, s);
 }
 
 /* Nothing to save: the guest's values are kept at every write. */

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* Offsets in struct frame (hyp.h) of what the assembly saves and restores by name; hyp.h
+ * checks them against the structure. Included by C and by assembly. */
+#ifndef HYP_FRAME_H
+#define HYP_FRAME_H
+
+#define FRAME_X30 (30 * 8)
+#define FRAME_ELR (31 * 8)
+#define FRAME_SPSR (32 * 8)
+
+#endif

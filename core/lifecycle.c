@@ -15,7 +15,8 @@ const char *pv_strerror(int err)
 	case PV_ERR_NO_PMU:
 		return "a PMU was requested but the hardware has no PMUv3";
 	case PV_ERR_PMU_VERSION:
-		return "PMU version not offered (PMUv3, v3p1, v3p4 or v3p5, at most the hardware's)";
+		return "PMU version not offered (PMUv3, v3p1, v3p4 or v3p5, at most the "
+		       "hardware's)";
 	case PV_ERR_PMU_COUNTERS:
 		return "more PMU counters than the hardware leaves to guests (HPMN)";
 	case PV_ERR_HOST_COUNTERS:
@@ -35,13 +36,15 @@ const char *pv_strerror(int err)
 	case PV_ERR_AMU_VERSION:
 		return "AMU version not offered (AMUv1 or AMUv1p1, at most the hardware's)";
 	case PV_ERR_AMU_AUX:
-		return "auxiliary AMU counters the hardware does not implement (or reads as zero)";
+		return "auxiliary AMU counters the hardware does not implement (or reads as "
+		       "zero)";
 	case PV_ERR_SPE_VERSION:
 		return "SPE version not offered (SPEv1, v1p1 or v1p2, at most the hardware's)";
 	case PV_ERR_SPE_BUFFER:
 		return "SPE max_buffer must be a non-zero multiple of 4 KiB, at most 4 TiB";
 	case PV_ERR_MPAM_SYS:
-		return "MPAM requested, but the hypervisor set up no MSC management (pv_hw.mpam_sys)";
+		return "MPAM requested, but the hypervisor set up no MSC management "
+		       "(pv_hw.mpam_sys)";
 	default:
 		if (err <= PV_VMPAM_ERR_SETUP && err >= PV_VMPAM_ERR_MSC_ERROR)
 			return pv_vmpam_strerror(err);

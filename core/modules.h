@@ -23,14 +23,14 @@
 
 #include "perfvisor/perfvisor.h"
 
-#define PV_MODULE_VERBS(m)                                                                       \
-	int pv_##m##_probe(struct pv_hw *hw, struct pv_pcpu *cpu);                               \
-	void pv_##m##_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);                   \
-	int pv_##m##_vm_init(struct pv_vm *vm);                                                  \
-	void pv_##m##_vm_release(struct pv_vm *vm);                                              \
-	void pv_##m##_vcpu_init(struct pv_vcpu *v);                                              \
-	void pv_##m##_vcpu_release(struct pv_vcpu *v);                                           \
-	void pv_##m##_load(struct pv_vcpu *v);                                                   \
+#define PV_MODULE_VERBS(m)                                                                     \
+	int pv_##m##_probe(struct pv_hw *hw, struct pv_pcpu *cpu);                             \
+	void pv_##m##_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);                 \
+	int pv_##m##_vm_init(struct pv_vm *vm);                                                \
+	void pv_##m##_vm_release(struct pv_vm *vm);                                            \
+	void pv_##m##_vcpu_init(struct pv_vcpu *v);                                            \
+	void pv_##m##_vcpu_release(struct pv_vcpu *v);                                         \
+	void pv_##m##_load(struct pv_vcpu *v);                                                 \
 	void pv_##m##_put(struct pv_vcpu *v);
 PV_MODULE_VERBS(vpmu)
 PV_MODULE_VERBS(vamu)

@@ -23,13 +23,13 @@
 #include "regs.h"
 
 typedef enum pv_trap_result (*trap_fn)(struct pv_vcpu *v, uint32_t iss, unsigned el,
-					uint64_t *x);
+				       uint64_t *x);
 
 /* The (Op0, Op1, CRn) spaces that hold a register perfvisor owns. */
 enum {
 	SPACE_NONE,
 #define SPACE_ENUM(o0, o1, n) SPACE_##o0##_##o1##_##n,
-	PV_REGDB_SPACES(SPACE_ENUM)
+	PV_REGDB_SPACES(SPACE_ENUM) /* one per space */
 	SPACE_END
 };
 
@@ -37,11 +37,11 @@ enum {
 #define ROW(o0, o1, n, o2) ((SPACE_##o0##_##o1##_##n - 1) * 8 + (o2) + 1)
 #define ROWS ((SPACE_END - 1) * 8 + 1)
 #define L1_INDEX(iss) (((iss) >> PV_ISS_SYS_CRN_SHIFT) & 0xFFFu)
-#define L1_AT(o0, o1, n, o2)                                                                     \
-	L1_INDEX(((o0) << PV_ISS_SYS_OP0_SHIFT) | ((o2) << PV_ISS_SYS_OP2_SHIFT) |              \
+#define L1_AT(o0, o1, n, o2)                                                                   \
+	L1_INDEX(((o0) << PV_ISS_SYS_OP0_SHIFT) | ((o2) << PV_ISS_SYS_OP2_SHIFT) |             \
 		 ((o1) << PV_ISS_SYS_OP1_SHIFT) | ((n) << PV_ISS_SYS_CRN_SHIFT))
-#define L2_INDEX(iss) ((iss) & 0x1Fu)
-#define L2_AT(m, read) ((m) * 2 + (read))
+#define L2_INDEX(iss) (0x1Fu & (iss))
+#define L2_AT(m, read) (2 * (m) + (read))
 
 _Static_assert(ROWS * 32 <= 65536, "row offsets fit 16 bits");
 _Static_assert((PV_ISS_SYS_KEY_MASK | PV_ISS_SYS_DIR_READ) ==
@@ -70,7 +70,8 @@ ALWAYS_INLINE enum pv_trap_result el0_rule(const struct pv_vcpu *v, unsigned rul
 	case PV_EL0_IDST: {
 		/* EL0 reads of the ID space: trapped to EL1 with FEAT_IDST, else UNDEFINED. */
 		uint64_t mmfr2 = v->vm->hw->id[PV_ID_SLOT(PV_ID_AA64MMFR2_EL1)];
-		return PV_ID_FIELD(mmfr2, PV_MMFR2_IDS_SHIFT) ? PV_TRAP_EL1_SYSREG : PV_TRAP_UNDEF;
+		return PV_ID_FIELD(mmfr2, PV_MMFR2_IDS_SHIFT) ? PV_TRAP_EL1_SYSREG
+							      : PV_TRAP_UNDEF;
 	}
 	default:
 		return PV_TRAP_UNDEF;
@@ -120,62 +121,63 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 
 /* Member n of a family from the raw ISS (key bits sit where they sit in the ISS): n =
  * CRm[crm_bits-1:0]:Op2. */
-#define MEMBER(iss, crm_bits)                                                                    \
-	((crm_bits) ? ((((iss) >> PV_ISS_SYS_CRM_SHIFT) & ((1u << (crm_bits)) - 1u)) << 3 |        \
-		       PV_SYSREG_OP2(iss))                                                        \
+#define MEMBER(iss, crm_bits)                                                                  \
+	((crm_bits) ? ((((iss) >> PV_ISS_SYS_CRM_SHIFT) & ((1u << (crm_bits)) - 1u)) << 3 |    \
+		       PV_SYSREG_OP2(iss))                                                     \
 		    : 0u)
 
 /* rd_<fn> and wr_<fn>: entry `id`, member `index` (an expression of `iss`). */
-#define TRAP_FNS_OF(fn, id, kind, index, el0_rd, el0_wr, rd, wr)                                 \
+#define TRAP_FNS_OF(fn, id, kind, index, el0_rd, el0_wr, rd, wr)                               \
 	static enum pv_trap_result rd_##fn(struct pv_vcpu *v, uint32_t iss, unsigned el,       \
-					   uint64_t *x)                                          \
-	{                                                                                        \
-		return trap_read(v, kind, id, index, el0_rd, rd, iss, el, x);                    \
-	}                                                                                        \
+					   uint64_t *x)                                        \
+	{                                                                                      \
+		return trap_read(v, kind, id, index, el0_rd, rd, iss, el, x);                  \
+	}                                                                                      \
 	static enum pv_trap_result wr_##fn(struct pv_vcpu *v, uint32_t iss, unsigned el,       \
-					   uint64_t *x)                                          \
-	{                                                                                        \
-		return trap_write(v, kind, id, index, el0_wr, wr, iss, el, x);                   \
+					   uint64_t *x)                                        \
+	{                                                                                      \
+		return trap_write(v, kind, id, index, el0_wr, wr, iss, el, x);                 \
 	}
 
 /* One pair per entry (ONE), its member taken from the ISS; the EACH families get a pair per
  * member instead, each calling that member's own handler: n is a constant all the way to
  * the MRS or MSR, never decoded from the ISS (PMEVCNTR<n>, PMEVTYPER<n>: what a guest's perf
  * reaches on every counter read). */
-#define ENTRY_FNS(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind, feature, min,      \
-		  gate, access, el0_rd, el0_wr, rd, wr, each, text)                               \
+#define ENTRY_FNS(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind, feature, min,   \
+		  gate, access, el0_rd, el0_wr, rd, wr, each, text)                            \
 	ENTRY_FNS_##each(ident, kind, crm_bits, el0_rd, el0_wr, rd, wr)
-#define ENTRY_FNS_ONE(ident, kind, crm_bits, el0_rd, el0_wr, rd, wr)                             \
+#define ENTRY_FNS_ONE(ident, kind, crm_bits, el0_rd, el0_wr, rd, wr)                           \
 	TRAP_FNS_OF(ident, RIDX_##ident, kind, MEMBER(iss, crm_bits), el0_rd, el0_wr, rd, wr)
 #define ENTRY_FNS_EACH(ident, kind, crm_bits, el0_rd, el0_wr, rd, wr)
 PV_REGDB_ENTRIES(ENTRY_FNS)
 
 /* The EACH members: the entry's kind and rules, looked up by ident. */
-#define ENTRY_RULES(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind, feature, min,    \
-		    gate, access, el0_rd, el0_wr, rd, wr, each, text)                             \
+#define ENTRY_RULES(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind, feature, min, \
+		    gate, access, el0_rd, el0_wr, rd, wr, each, text)                          \
 	enum { KIND_##ident = (kind), EL0RD_##ident = (el0_rd), EL0WR_##ident = (el0_wr) };
 PV_REGDB_ENTRIES(ENTRY_RULES)
-#define MEMBER_FNS(ident, n, rd, wr)                                                             \
-	TRAP_FNS_OF(ident##_##n, RIDX_##ident, KIND_##ident, n##u, EL0RD_##ident, EL0WR_##ident, \
-		    rd, wr)
+#define MEMBER_FNS(ident, n, rd, wr)                                                           \
+	TRAP_FNS_OF(ident##_##n, RIDX_##ident, KIND_##ident, n##u, EL0RD_##ident,              \
+		    EL0WR_##ident, rd, wr)
 PV_REGDB_EACH(MEMBER_FNS)
 
 /* First level: ISS[21:10] -> the offset of a row of the second (row * 32). */
 #define L1_ENTRY(o0, o1, n, o2) [L1_AT(o0, o1, n, o2)] = ROW(o0, o1, n, o2) * 32,
-#define L1_SPACE(o0, o1, n)                                                                      \
-	L1_ENTRY(o0, o1, n, 0) L1_ENTRY(o0, o1, n, 1) L1_ENTRY(o0, o1, n, 2)                     \
-	L1_ENTRY(o0, o1, n, 3) L1_ENTRY(o0, o1, n, 4) L1_ENTRY(o0, o1, n, 5)                     \
-	L1_ENTRY(o0, o1, n, 6) L1_ENTRY(o0, o1, n, 7)
+#define L1_SPACE(o0, o1, n)                                                                    \
+	L1_ENTRY(o0, o1, n, 0)                                                                 \
+	L1_ENTRY(o0, o1, n, 1)                                                                 \
+	L1_ENTRY(o0, o1, n, 2) L1_ENTRY(o0, o1, n, 3) L1_ENTRY(o0, o1, n, 4)                   \
+		L1_ENTRY(o0, o1, n, 5) L1_ENTRY(o0, o1, n, 6) L1_ENTRY(o0, o1, n, 7)
 
 /* Second level: row * 32 + ISS[4:0] -> function; NULL where no register is. */
-#define L2_ENTRY(fn, o0, o1, n, m, o2)                                                           \
-	[ROW(o0, o1, n, o2) * 32 + L2_AT(m, 1)] = rd_##fn,                                       \
-	[ROW(o0, o1, n, o2) * 32 + L2_AT(m, 0)] = wr_##fn,
+#define L2_ENTRY(fn, o0, o1, n, m, o2)                                                         \
+	[ROW(o0, o1, n, o2) * 32 + L2_AT(m, 1)] = rd_##fn,                                     \
+					    [ROW(o0, o1, n, o2) * 32 + L2_AT(m, 0)] = wr_##fn,
 
 /* Both levels in one object, so that a lookup needs one base address. */
 struct trap_table {
-	uint16_t row_of[4096];           /* ISS[21:10] -> row * 32 */
-	trap_fn fn[ROWS * 32];           /* row * 32 + ISS[4:0] -> function, or NULL */
+	uint16_t row_of[4096]; /* ISS[21:10] -> row * 32 */
+	trap_fn fn[ROWS * 32]; /* row * 32 + ISS[4:0] -> function, or NULL */
 };
 
 static const struct trap_table trap_table = {

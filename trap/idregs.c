@@ -35,9 +35,9 @@ void pv_id_views_init(struct pv_vm *vm)
 	/* ID_AA64DFR0_EL1: PMUVer and PMSVer are the VM's (0 without); trace buffer and filter,
 	 * branch records, MTPMU (MDCR_EL2.MTPME stays 0), PMU snapshot, SEBEP and HPMN0 hidden. */
 	static const uint8_t dfr0_hidden[] = {
-		PV_DFR0_PMSS_SHIFT,        PV_DFR0_SEBEP_SHIFT,
-		PV_DFR0_TRACEFILT_SHIFT,   PV_DFR0_TRACEBUFFER_SHIFT, PV_DFR0_MTPMU_SHIFT,
-		PV_DFR0_BRBE_SHIFT,        PV_DFR0_EXTTRCBUFF_SHIFT,  PV_DFR0_HPMN0_SHIFT,
+		PV_DFR0_PMSS_SHIFT,        PV_DFR0_SEBEP_SHIFT, PV_DFR0_TRACEFILT_SHIFT,
+		PV_DFR0_TRACEBUFFER_SHIFT, PV_DFR0_MTPMU_SHIFT, PV_DFR0_BRBE_SHIFT,
+		PV_DFR0_EXTTRCBUFF_SHIFT,  PV_DFR0_HPMN0_SHIFT,
 	};
 	uint64_t *dfr0 = &view[SLOT(PV_ID_AA64DFR0_EL1)];
 	*dfr0 = clear_fields(*dfr0, dfr0_hidden, sizeof(dfr0_hidden));

@@ -14,8 +14,7 @@
 /* Position of each entry in the table: pv_vm.reg_limit[RIDX_<ident>] gates it. */
 enum reg_index {
 #define REG_IDX(ident, ...) RIDX_##ident,
-	PV_REGDB_ENTRIES(REG_IDX)
-	RIDX_COUNT
+	PV_REGDB_ENTRIES(REG_IDX) RIDX_COUNT
 };
 
 extern const struct pv_reg_desc pv_reg_descs[RIDX_COUNT];

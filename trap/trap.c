@@ -15,34 +15,34 @@
 #include "regs.h"
 
 /* The key bits a family's index takes: n = CRm[crm_bits-1:0]:Op2. */
-#define FAMILY_MASK(first, last, crm_bits)                                                       \
-	((first) == (last) ? PV_ISS_SYS_KEY_MASK                                                 \
-			   : PV_ISS_SYS_KEY_MASK & ~(((1u << (crm_bits)) - 1u) << PV_ISS_SYS_CRM_SHIFT) & \
+#define FAMILY_MASK(first, last, crm_bits)                                                     \
+	((first) == (last) ? PV_ISS_SYS_KEY_MASK                                               \
+			   : PV_ISS_SYS_KEY_MASK &                                             \
+				     ~(((1u << (crm_bits)) - 1u) << PV_ISS_SYS_CRM_SHIFT) &    \
 				     ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
 
 const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
-#define REG_DESC(ident, title, o0, o1, n, m, o2, first_, last_, crm_bits, kind_, feature_,      \
-		 min_, gate_, access_, el0_rd, el0_wr, rd, wr, each, text)                        \
-	[RIDX_##ident] = {                                                                       \
-		.name = (title),                                                                 \
-		.key = PV_SYSREG(o0, o1, n, (m) + (first_) / 8, (o2) + (first_) % 8),            \
-		.mask = FAMILY_MASK(first_, last_, crm_bits),                                    \
-		.first = (first_),                                                               \
-		.last = (last_),                                                                 \
-		.kind = (kind_),                                                                 \
-		.feature = (feature_),                                                           \
-		.min_version = (min_),                                                           \
-		.id = RIDX_##ident,                                                              \
-		.access = (access_),                                                             \
-		.gate = (gate_),                                                                 \
-		.el0_read = (el0_rd),                                                            \
-		.el0_write = (el0_wr),                                                           \
-		.read = (rd),                                                                    \
-		.write = (wr),                                                                   \
-		.behaviour = (text),                                                             \
+#define REG_DESC(ident, title, o0, o1, n, m, o2, first_, last_, crm_bits, kind_, feature_,     \
+		 min_, gate_, access_, el0_rd, el0_wr, rd, wr, each, text)                     \
+	[RIDX_##ident] = {                                                                     \
+		.name = (title),                                                               \
+		.key = PV_SYSREG(o0, o1, n, (m) + (first_) / 8, (o2) + (first_) % 8),          \
+		.mask = FAMILY_MASK(first_, last_, crm_bits),                                  \
+		.first = (first_),                                                             \
+		.last = (last_),                                                               \
+		.kind = (kind_),                                                               \
+		.feature = (feature_),                                                         \
+		.min_version = (min_),                                                         \
+		.id = RIDX_##ident,                                                            \
+		.access = (access_),                                                           \
+		.gate = (gate_),                                                               \
+		.el0_read = (el0_rd),                                                          \
+		.el0_write = (el0_wr),                                                         \
+		.read = (rd),                                                                  \
+		.write = (wr),                                                                 \
+		.behaviour = (text),                                                           \
 	},
-	PV_REGDB_ENTRIES(REG_DESC)
-};
+	PV_REGDB_ENTRIES(REG_DESC)};
 
 _Static_assert(RIDX_COUNT <= PV_REGS_MAX, "pv_vm.reg_limit is too small for the table");
 

@@ -17,10 +17,10 @@ static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	const struct pv_hw *hw = vm->hw;
 	uint64_t owned = PV_MDCR_EL2_HPMN_MASK | PV_MDCR_EL2_TPMCR | PV_MDCR_EL2_TPM |
 			 PV_MDCR_EL2_HPME | PV_MDCR_EL2_E2PB_MASK | PV_MDCR_EL2_TPMS |
-			 PV_MDCR_EL2_EnSPM | PV_MDCR_EL2_HPMD | PV_MDCR_EL2_TTRF | PV_MDCR_EL2_HCCD |
-			 PV_MDCR_EL2_E2TB_MASK | PV_MDCR_EL2_HLP | PV_MDCR_EL2_MTPME |
-			 PV_MDCR_EL2_HPMFZO | PV_MDCR_EL2_PMSSE_MASK | PV_MDCR_EL2_HPMFZS |
-			 PV_MDCR_EL2_PMEE_MASK;
+			 PV_MDCR_EL2_EnSPM | PV_MDCR_EL2_HPMD | PV_MDCR_EL2_TTRF |
+			 PV_MDCR_EL2_HCCD | PV_MDCR_EL2_E2TB_MASK | PV_MDCR_EL2_HLP |
+			 PV_MDCR_EL2_MTPME | PV_MDCR_EL2_HPMFZO | PV_MDCR_EL2_PMSSE_MASK |
+			 PV_MDCR_EL2_HPMFZS | PV_MDCR_EL2_PMEE_MASK;
 	uint64_t m = 0;
 	if (pmu_present(hw)) {
 		/* Guests own counters [0, HPMN); every PMU register traps (TPM, and TPMCR which
@@ -40,7 +40,8 @@ static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 		/* The sampling controls trap (TPMS). A VM with SPE owns its buffer in its EL1&0
 		 * regime, so records go through stage 2, and its PMB* accesses trap (E2PB = 0b10);
 		 * without, the buffer is EL2's and EL1 PMB* accesses trap (E2PB = 0b00). */
-		unsigned e2pb = vm->spe.version ? PV_MDCR_EL2_E2PB_EL1_TRAP : PV_MDCR_EL2_E2PB_EL2;
+		unsigned e2pb = vm->spe.version ? PV_MDCR_EL2_E2PB_EL1_TRAP
+						: PV_MDCR_EL2_E2PB_EL2;
 		m |= PV_FIELD_PREP(e2pb, 13, 12) | PV_MDCR_EL2_TPMS;
 	}
 	if (hw->trf)

@@ -8,14 +8,14 @@
 #define G0(n) PV_AMEVCNTR0_EL0(n)
 #define G1(n) PV_AMEVCNTR1_EL0(n)
 const uint32_t pv_vamu__cntr_key[PV_AMU_COUNTERS] = {
-	G0(0), G0(1), G0(2),  G0(3),  G1(0),  G1(1),  G1(2),  G1(3),  G1(4),  G1(5),
-	G1(6), G1(7), G1(8),  G1(9),  G1(10), G1(11), G1(12), G1(13), G1(14), G1(15),
+	G0(0), G0(1), G0(2), G0(3), G1(0),  G1(1),  G1(2),  G1(3),  G1(4),  G1(5),
+	G1(6), G1(7), G1(8), G1(9), G1(10), G1(11), G1(12), G1(13), G1(14), G1(15),
 };
 #define V0(n) PV_AMEVCNTVOFF0_EL2(n)
 #define V1(n) PV_AMEVCNTVOFF1_EL2(n)
 const uint32_t pv_vamu__voff_key[PV_AMU_COUNTERS] = {
-	V0(0), V0(1), V0(2),  V0(3),  V1(0),  V1(1),  V1(2),  V1(3),  V1(4),  V1(5),
-	V1(6), V1(7), V1(8),  V1(9),  V1(10), V1(11), V1(12), V1(13), V1(14), V1(15),
+	V0(0), V0(1), V0(2), V0(3), V1(0),  V1(1),  V1(2),  V1(3),  V1(4),  V1(5),
+	V1(6), V1(7), V1(8), V1(9), V1(10), V1(11), V1(12), V1(13), V1(14), V1(15),
 };
 
 int pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
@@ -40,15 +40,16 @@ int pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	if (hw->amuv1p1) {
 		a->amcg1idr = pv_plat_sysreg_read(cpu, PV_AMCG1IDR_EL0);
 		a->aux_present = (uint16_t)(a->amcg1idr & below);
-		a->aux_voff = (uint16_t)((a->amcg1idr >> PV_AMCG1IDR_OFF_SHIFT) & a->aux_present);
+		a->aux_voff = (uint16_t)((a->amcg1idr >> PV_AMCG1IDR_OFF_SHIFT) &
+					 a->aux_present);
 	}
 	if (a->aux)
 		a->cnten1 = pv_plat_sysreg_read(cpu, PV_AMCNTENSET1_EL0) & a->aux_present;
 	/* Unimplemented auxiliary counters UNDEF even at EL2: read only the present ones. */
 	for (unsigned n = 0; n < a->aux; n++)
 		if (a->aux_present >> n & 1)
-			a->evtyper1[n] =
-				(uint16_t)pv_plat_sysreg_read(cpu, PV_AMEVTYPER1_EL0(n));
+			a->evtyper1[n] = (uint16_t)pv_plat_sysreg_read(cpu,
+								       PV_AMEVTYPER1_EL0(n));
 	a->voff = hw->amuv1p1 && hw->fgt;
 	return PV_OK;
 }
@@ -91,13 +92,15 @@ int pv_vamu_vm_init(struct pv_vm *vm)
 	p->aux_mask = aux_mask;
 	p->cg1rz = cg1rz;
 	p->nr = (uint8_t)(PV_AMU_GROUP0 + (cg1rz ? 0 : c->nr_aux));
-	p->amcr = (a->amcr & PV_AMCR_HDBG) | (c->version >= PV_AMU_V1P1 && cg1rz ? PV_AMCR_CG1RZ : 0);
+	p->amcr = (a->amcr & PV_AMCR_HDBG) |
+		  (c->version >= PV_AMU_V1P1 && cg1rz ? PV_AMCR_CG1RZ : 0);
 	p->amcfgr = (a->amcfgr & PV_AMCFGR_HDBG) | PV_AMCFGR_SIZE_64 |
 		    (uint64_t)(c->nr_aux ? 1 : 0) << PV_AMCFGR_NCG_SHIFT |
 		    (PV_AMU_GROUP0 + c->nr_aux - 1);
 	p->amcgcr = (uint64_t)c->nr_aux << PV_AMCGCR_CG1NC_SHIFT | PV_AMU_GROUP0;
 	if (c->version >= PV_AMU_V1P1)
-		p->amcg1idr = aux_mask | (uint64_t)(a->aux_voff & aux_mask) << PV_AMCG1IDR_OFF_SHIFT;
+		p->amcg1idr = aux_mask | (uint64_t)(a->aux_voff & aux_mask)
+						 << PV_AMCG1IDR_OFF_SHIFT;
 
 	if (voff_usable(hw, c)) {
 		p->path = PV_AMU_PATH_VOFF;

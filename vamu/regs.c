@@ -8,13 +8,13 @@
 #include "internal.h"
 
 /* A read that AMUSERENR_EL0.EN gates at EL0; `expr` gives the value from v and idx. */
-#define GATED_READ(reg, expr)                                                                    \
-	enum pv_trap_result pv_vamu_##reg##_read(struct pv_vcpu *v, unsigned idx, unsigned el,    \
-						 uint64_t *val)                                   \
-	{                                                                                        \
-		(void)v, (void)idx, (void)el;                                                    \
-		*val = (expr);                                                                   \
-		return PV_TRAP_HANDLED;                                                          \
+#define GATED_READ(reg, expr)                                                                  \
+	enum pv_trap_result pv_vamu_##reg##_read(struct pv_vcpu *v, unsigned idx, unsigned el, \
+						 uint64_t *val)                                \
+	{                                                                                      \
+		(void)v, (void)idx, (void)el;                                                  \
+		*val = (expr);                                                                 \
+		return PV_TRAP_HANDLED;                                                        \
 	}
 
 /* Identification and control: the VM's views (vamu/config.c). */
@@ -36,7 +36,9 @@ GATED_READ(amevcntr1, v->vm->amu.cg1rz ? 0 : vamu_count(v, PV_AMU_GROUP0 + idx))
 
 /* AMEVTYPER0<n>_EL0: the architected events, n < 4. */
 static const uint16_t group0_events[PV_AMU_GROUP0] = {
-	PV_AMU_EVT_CPU_CYCLES, PV_AMU_EVT_CNT_CYCLES, PV_AMU_EVT_INST_RETIRED,
+	PV_AMU_EVT_CPU_CYCLES,
+	PV_AMU_EVT_CNT_CYCLES,
+	PV_AMU_EVT_INST_RETIRED,
 	PV_AMU_EVT_STALL_BACKEND_MEM,
 };
 GATED_READ(amevtyper0, group0_events[idx & 3])

@@ -97,7 +97,8 @@ static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint6
 	a->bytes += bytes + comp;
 	a->lin = sat_add(a->lin, comp);
 	if (rotating)
-		a->lin = sat_add(a->lin, gran); /* the counter restarts: its last unit is lost */
+		a->lin = sat_add(a->lin,
+				 gran); /* the counter restarts: its last unit is lost */
 	a->gran = rotating ? 0 : gran;
 	update_dev(a, r);
 	a->rate = r;
@@ -112,7 +113,8 @@ static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint6
 
 /* Folds one read of a VM's slots into its account; false if the bytes were not taken. */
 static bool account(struct pv_vmpam *sys, const struct pv_vmpam_node *n,
-		    struct pv_vmpam_acct *a, bool ok, uint64_t bytes, uint32_t gran, uint64_t now)
+		    struct pv_vmpam_acct *a, bool ok, uint64_t bytes, uint32_t gran,
+		    uint64_t now)
 {
 	if (ok && (n->rotating || (a->flags & ACCT_FRESH))) {
 		uint64_t t_prog = (n->rotating || (a->flags & ACCT_GAP)) ? n->t_prog : a->at;
@@ -153,14 +155,16 @@ static void read_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, ui
 			for (unsigned r = 0; r < n->nris && (ok || !n->rotating); r++) {
 				bool ded = !n->rotating;
 				uint64_t raw, d;
-				if (!pv_vmpam__mon_read(sys, cpu, n, r, j, ded ? n->last[j][r] : 0,
+				if (!pv_vmpam__mon_read(sys, cpu, n, r, j,
+							ded ? n->last[j][r] : 0,
 							ded ? n->pred[j][r] : 0, &raw, &d)) {
 					ok = false;
 					continue;
 				}
 				if (ded) {
 					n->last[j][r] = raw;
-					n->pred[j][r] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+					n->pred[j][r] = d > UINT32_MAX ? UINT32_MAX
+								       : (uint32_t)d;
 				}
 				unsigned scale = pv_vmpam__mon_scale(sys, n, r);
 				bytes += d << scale;
@@ -199,7 +203,8 @@ static void assign(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, unsign
 		n->slot[s + j] = SLOT(acc, j);
 		n->match_pmg[s + j] = local;
 		for (unsigned r = 0; r < n->nris; r++) {
-			pv_vmpam__mon_start(sys, cpu, n, r, s + j, vm->partid[j], (uint8_t)i, ctl);
+			pv_vmpam__mon_start(sys, cpu, n, r, s + j, vm->partid[j], (uint8_t)i,
+					    ctl);
 			n->last[s + j][r] = 0;
 			n->pred[s + j][r] = 0;
 		}
@@ -304,12 +309,14 @@ void pv_vmpam__acct_add(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmp
 		for (unsigned kind = 0; kind < 1u << sys->acct_shift; kind++) {
 			uint32_t acc = vmpam_account(sys, vm->index, kind);
 			struct pv_vmpam_acct *a = vmpam_acct(sys, acc, i);
-			*a = (struct pv_vmpam_acct){.at = sys->now, .flags = ACCT_USED | ACCT_NEW,
+			*a = (struct pv_vmpam_acct){.at = sys->now,
+						    .flags = ACCT_USED | ACCT_NEW,
 						    .status = PV_VMPAM_MEASURED};
 			if (!n->nmons)
 				continue;
 			n->used += vm->nr_partids;
-			int s = n->rotating || n->used > n->nmons ? -1 : free_run(n, vm->nr_partids);
+			int s = n->rotating || n->used > n->nmons ? -1
+								  : free_run(n, vm->nr_partids);
 			if (s < 0) {
 				/* Rotation (from the next tick), or a repack of the dedicated slots. */
 				a->flags |= ACCT_GAP;
@@ -334,8 +341,8 @@ void pv_vmpam__acct_remove(struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
 			    ACCT_VM(sys, SLOT_ACCT(n->slot[s])) == vm->index)
 				n->slot[s] = PV_VMPAM_SLOT_FREE;
 		for (unsigned kind = 0; kind < kinds; kind++)
-			*vmpam_acct(sys, vmpam_account(sys, vm->index, kind), i) =
-				(struct pv_vmpam_acct){0};
+			*vmpam_acct(sys, vmpam_account(sys, vm->index, kind),
+				    i) = (struct pv_vmpam_acct){0};
 	}
 }
 
@@ -344,7 +351,8 @@ void pv_vmpam__acct_move(struct pv_vmpam *sys, uint32_t from, uint32_t to)
 	for (unsigned i = 0; i < sys->nnodes; i++) {
 		struct pv_vmpam_node *n = &sys->node[i];
 		for (unsigned kind = 0; kind < 1u << sys->acct_shift; kind++) {
-			uint32_t f = vmpam_account(sys, from, kind), t = vmpam_account(sys, to, kind);
+			uint32_t f = vmpam_account(sys, from, kind),
+				 t = vmpam_account(sys, to, kind);
 			*vmpam_acct(sys, t, i) = *vmpam_acct(sys, f, i);
 			*vmpam_acct(sys, f, i) = (struct pv_vmpam_acct){0};
 		}
@@ -366,7 +374,8 @@ static int read_account(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm
 	if (!vm || vm->sys != sys || node >= sys->nnodes || !sys->node[node].nmons ||
 	    kind >= 1u << sys->acct_shift)
 		return out->status;
-	const struct pv_vmpam_acct *a = vmpam_acct(sys, vmpam_account(sys, vm->index, kind), node);
+	const struct pv_vmpam_acct *a = vmpam_acct(sys, vmpam_account(sys, vm->index, kind),
+						   node);
 	if (!(a->flags & ACCT_SAMPLED))
 		return out->status;
 	if (a->status == PV_VMPAM_NOT_READY)
@@ -401,7 +410,7 @@ int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_rea
 		  struct pv_vmpam_rate *out)
 {
 	*out = (struct pv_vmpam_rate){.status = from->status > to->status ? from->status
-									   : to->status};
+									  : to->status};
 	if (out->status > PV_VMPAM_ESTIMATED || to->at_ns < from->at_ns)
 		return out->status;
 	out->ns = to->at_ns - from->at_ns;

@@ -24,7 +24,8 @@
 /* Field i of the label layout (0: PARTID_I, 1: PARTID_D, 2: PMG_I, 3: PMG_D). */
 static unsigned label(uint64_t v, unsigned i)
 {
-	return i < 2 ? (unsigned)(v >> (16 * i) & 0xFFFF) : (unsigned)(v >> (32 + 8 * (i - 2)) & 0xFF);
+	return i < 2 ? (unsigned)(v >> (16 * i) & 0xFFFF)
+		     : (unsigned)(v >> (32 + 8 * (i - 2)) & 0xFF);
 }
 
 static uint64_t labels(unsigned pi, unsigned pd, unsigned gi, unsigned gd)
@@ -65,7 +66,8 @@ void pv_vmpam__vm_views(const struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
 {
 	/* MPAMIDR_EL1: PARTID_MAX and PMG_MAX of the VM; no HCR/VPM (no EL2 in the guest), no
 	 * bandwidth controls, ALTSP, TIDR, SP4, FORCE_NS or SDEFLT. */
-	vm->mpamidr = (uint64_t)(vm->nr_partids - 1) | (uint64_t)vm->pmg_max << PV_MPAMIDR_PMG_MAX_SHIFT;
+	vm->mpamidr = (uint64_t)(vm->nr_partids - 1) | (uint64_t)vm->pmg_max
+							       << PV_MPAMIDR_PMG_MAX_SHIFT;
 
 	struct pv_vmpam_el2 *e = &vm->el2;
 	*e = (struct pv_vmpam_el2){0};
@@ -135,8 +137,10 @@ void pv_vmpam_put(struct pv_vcpu *v)
  * the hypervisor's to describe (pv_vmpam_init, then pv_hw.mpam_sys). */
 int pv_vmpam_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
-	hw->mpam = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_PFR0_MPAM_SHIFT) != 0 ||
-		   PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR1_EL1)], PV_PFR1_MPAM_FRAC_SHIFT) != 0;
+	hw->mpam = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_PFR0_MPAM_SHIFT) !=
+			   0 ||
+		   PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR1_EL1)],
+			       PV_PFR1_MPAM_FRAC_SHIFT) != 0;
 	if (hw->mpam)
 		hw->mpamidr = pv_plat_sysreg_read(cpu, PV_MPAMIDR_EL1);
 	return PV_OK;
@@ -222,7 +226,8 @@ static enum pv_trap_result write_labels(struct pv_vcpu *v, uint64_t val, bool el
 	struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
 	if (!s->vm)
 		return PV_TRAP_UNDEF;
-	uint64_t guest = val & PV_MPAMN_LABELS, hw = hw_value(s->vm, guest, pcpu_pmg(s->vm, v->cpu));
+	uint64_t guest = val & PV_MPAMN_LABELS,
+		 hw = hw_value(s->vm, guest, pcpu_pmg(s->vm, v->cpu));
 	if (el1) {
 		s->mpam1 = guest;
 		s->hw_mpam1 = hw;

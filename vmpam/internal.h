@@ -39,7 +39,8 @@
 /* Accounts: VM table index << sys->acct_shift | kind. A VM's accounts are consecutive, so
  * rotation usually measures both in the same window. */
 enum { ACCT_TOTAL, ACCT_LOCAL };
-static inline uint32_t vmpam_account(const struct pv_vmpam *sys, uint32_t vm_index, unsigned kind)
+static inline uint32_t vmpam_account(const struct pv_vmpam *sys, uint32_t vm_index,
+				     unsigned kind)
 {
 	return vm_index << sys->acct_shift | kind;
 }
@@ -55,7 +56,7 @@ static inline struct pv_vmpam_acct *vmpam_acct(const struct pv_vmpam *sys, uint3
 /* Slot encoding: account and virtual PARTID (max_vms <= 2^25 keeps it below SLOT_FREE). */
 #define SLOT(acc, vp) ((uint32_t)(acc) << 5 | (uint32_t)(vp))
 #define SLOT_ACCT(s) ((s) >> 5)
-#define SLOT_VP(s) ((s) & 31u)
+#define SLOT_VP(s) (31u & (s))
 
 /* ---- arithmetic (math.c): no 128-bit division in a freestanding aarch64 build ---- */
 /* (a * b) >> s, saturating (s < 64). */
@@ -103,16 +104,18 @@ int pv_vmpam__msc_program(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint16_t pa
 uint32_t pv_vmpam__mbw_max(unsigned pct, unsigned wd);
 /* Monitor `slot` of a node's RIS k: starts counting `partid` from zero, and only PMG `pmg`
  * when n->match_pmg[slot]. `ctl`: the slot's MATCH_PMG changed, CTL must be rewritten. */
-void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n,
-			 unsigned k, unsigned slot, uint16_t partid, uint8_t pmg, bool ctl);
+void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+			 const struct pv_vmpam_node *n, unsigned k, unsigned slot,
+			 uint16_t partid, uint8_t pmg, bool ctl);
 /* Enables every slot of a node, counting the host's PARTID 0 (any PMG). */
-void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n);
+void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+			 const struct pv_vmpam_node *n);
 /* Reads monitor `slot` of RIS k: the raw counter in *raw and its change since `last` in
  * *units (counter units), wraps corrected; `pred` is the change expected (the previous one).
  * False if it stays not ready. */
-bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n,
-			unsigned k, unsigned slot, uint64_t last, uint64_t pred, uint64_t *raw,
-			uint64_t *units);
+bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+			const struct pv_vmpam_node *n, unsigned k, unsigned slot, uint64_t last,
+			uint64_t pred, uint64_t *raw, uint64_t *units);
 /* log2 of the bytes per counter unit of RIS k of a node (SCALE, applied with SCLEN). */
 unsigned pv_vmpam__mon_scale(const struct pv_vmpam *sys, const struct pv_vmpam_node *n,
 			     unsigned k);

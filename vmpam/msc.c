@@ -30,7 +30,8 @@ static void probe_ris(struct pv_pcpu *cpu, const struct pv_vmpam_msc *m, uint32_
 		uint32_t mbw = rd(cpu, m, PV_MPAMF_MBW_IDR);
 		unsigned wd = (unsigned)(mbw & PV_MBW_IDR_BWA_WD);
 		if ((mbw & PV_MBW_IDR_HAS_MAX) && wd)
-			r->bwa_wd = (uint8_t)(wd > 16 ? 16 : wd); /* at most 16 bits are valid */
+			r->bwa_wd = (uint8_t)(wd > 16 ? 16
+						      : wd); /* at most 16 bits are valid */
 		r->has_min = (mbw & PV_MBW_IDR_HAS_MIN) != 0;
 	}
 	if (idr & PV_IDR_HAS_CPOR_PART) {
@@ -41,7 +42,9 @@ static void probe_ris(struct pv_pcpu *cpu, const struct pv_vmpam_msc *m, uint32_
 	    (rd(cpu, m, PV_MPAMF_MSMON_IDR) & PV_MSMON_IDR_MSMON_MBWU)) {
 		uint32_t mb = rd(cpu, m, PV_MPAMF_MBWUMON_IDR);
 		r->num_mon = (uint16_t)(mb & PV_MBWUMON_IDR_NUM_MON);
-		r->cbits = !(mb & PV_MBWUMON_IDR_HAS_LONG) ? 31 : (mb & PV_MBWUMON_IDR_LWD) ? 63 : 44;
+		r->cbits = !(mb & PV_MBWUMON_IDR_HAS_LONG) ? 31
+			   : (mb & PV_MBWUMON_IDR_LWD)     ? 63
+							   : 44;
 		r->scale = (uint8_t)PV_FIELD_GET(mb, 20, 16);
 		r->has_rwbw = (mb & PV_MBWUMON_IDR_HAS_RWBW) != 0;
 	}
@@ -50,8 +53,8 @@ static void probe_ris(struct pv_pcpu *cpu, const struct pv_vmpam_msc *m, uint32_
 int pv_vmpam__msc_probe(struct pv_pcpu *cpu, const struct pv_vmpam_msc_desc *d,
 			struct pv_vmpam_msc *m)
 {
-	*m = (struct pv_vmpam_msc){.base = d->base, .nrdy_ns = d->nrdy_ns, .kind = d->kind,
-				   .id = d->id};
+	*m = (struct pv_vmpam_msc){
+		.base = d->base, .nrdy_ns = d->nrdy_ns, .kind = d->kind, .id = d->id};
 	/* MPAM v1.x only (as Linux's mpam_msc_hw_probe). */
 	if (PV_AIDR_MAJOR(rd(cpu, m, PV_MPAMF_AIDR)) != 1)
 		return PV_VMPAM_ERR_MSC_ARCH;
@@ -190,7 +193,8 @@ static void reset_counter(struct pv_pcpu *cpu, const struct pv_vmpam_msc *m,
 	}
 }
 
-void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n)
+void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+			 const struct pv_vmpam_node *n)
 {
 	for (unsigned k = 0; k < n->nris; k++) {
 		const struct pv_vmpam_msc *m = node_msc(sys, n, k);
@@ -204,8 +208,9 @@ void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct
 	}
 }
 
-void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n,
-			 unsigned k, unsigned slot, uint16_t partid, uint8_t pmg, bool ctl)
+void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+			 const struct pv_vmpam_node *n, unsigned k, unsigned slot,
+			 uint16_t partid, uint8_t pmg, bool ctl)
 {
 	const struct pv_vmpam_msc *m = node_msc(sys, n, k);
 	const struct pv_vmpam_ris *r = node_ris(sys, n, k);
@@ -270,7 +275,8 @@ static bool read31(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vm
 
 /* 44/63-bit counter: high, low, high until both high halves agree and NRDY is clear. */
 static bool read_long(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_msc *m,
-		      const struct pv_vmpam_ris *r, uint64_t last, uint64_t *raw, uint64_t *units)
+		      const struct pv_vmpam_ris *r, uint64_t last, uint64_t *raw,
+		      uint64_t *units)
 {
 	uint64_t mask = (UINT64_C(1) << r->cbits) - 1;
 	for (unsigned i = 0; i <= PV_VMPAM_NRDY_RETRIES; i++) {
@@ -289,9 +295,9 @@ static bool read_long(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv
 	return false;
 }
 
-bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_node *n,
-			unsigned k, unsigned slot, uint64_t last, uint64_t pred, uint64_t *raw,
-			uint64_t *units)
+bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+			const struct pv_vmpam_node *n, unsigned k, unsigned slot, uint64_t last,
+			uint64_t pred, uint64_t *raw, uint64_t *units)
 {
 	const struct pv_vmpam_msc *m = node_msc(sys, n, k);
 	const struct pv_vmpam_ris *r = node_ris(sys, n, k);
@@ -301,7 +307,8 @@ bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct 
 	return read_long(sys, cpu, m, r, last, raw, units);
 }
 
-unsigned pv_vmpam__mon_scale(const struct pv_vmpam *sys, const struct pv_vmpam_node *n, unsigned k)
+unsigned pv_vmpam__mon_scale(const struct pv_vmpam *sys, const struct pv_vmpam_node *n,
+			     unsigned k)
 {
 	return node_ris(sys, n, k)->scale;
 }

@@ -14,7 +14,8 @@ const char *pv_vmpam_strerror(int err)
 	case 0:
 		return "success";
 	case PV_VMPAM_ERR_SETUP:
-		return "MPAM setup out of range (MSC or pCPU count, VM table, accounting memory, "
+		return "MPAM setup out of range (MSC or pCPU count, VM table, accounting "
+		       "memory, "
 		       "host PARTIDs)";
 	case PV_VMPAM_ERR_CPU:
 		return "a pCPU's MPAMIDR_EL1 is missing";
@@ -27,7 +28,8 @@ const char *pv_vmpam_strerror(int err)
 	case PV_VMPAM_ERR_NO_PARTID:
 		return "no free PARTID: every usable PARTID belongs to the host or another VM";
 	case PV_VMPAM_ERR_VPARTIDS:
-		return "more virtual PARTIDs than a VM can be given (32, or the VPM registers')";
+		return "more virtual PARTIDs than a VM can be given (32, or the VPM "
+		       "registers')";
 	case PV_VMPAM_ERR_VM_TABLE:
 		return "the MPAM VM table is full";
 	case PV_VMPAM_ERR_BANDWIDTH:
@@ -143,8 +145,8 @@ int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmp
 	*sys = (struct pv_vmpam){.partid_max = 0xFFFF, .pmg_max = 0xFF};
 	unsigned host = s->host_partids ? s->host_partids : 1;
 	unsigned nodes = memory_nodes(s->msc, s->nmsc);
-	if (s->nmsc > PV_VMPAM_MAX_MSCS || !s->vms || !s->max_vms ||
-	    s->max_vms > (1u << 25) || nodes > PV_VMPAM_MAX_NODES ||
+	if (s->nmsc > PV_VMPAM_MAX_MSCS || !s->vms || !s->max_vms || s->max_vms > (1u << 25) ||
+	    nodes > PV_VMPAM_MAX_NODES ||
 	    (nodes && (!s->acct || s->nacct < pv_vmpam_acct_entries(s))))
 		return PV_VMPAM_ERR_SETUP;
 	if (!s->ncpus || !s->cpu_mpamidr)
@@ -274,7 +276,7 @@ static int program_vm(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv
 }
 
 int pv_vmpam_partition_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
-		     const struct pv_vmpam_config *cfg, bool visible)
+			    const struct pv_vmpam_config *cfg, bool visible)
 {
 	struct pv_vmpam_config c = cfg ? *cfg : (struct pv_vmpam_config){0};
 	unsigned n = c.nr_partids ? c.nr_partids : 1;
@@ -289,9 +291,13 @@ int pv_vmpam_partition_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv
 			return PV_VMPAM_ERR_MONITORS;
 	if (sys->nvms >= sys->max_vms)
 		return PV_VMPAM_ERR_VM_TABLE;
-	*vm = (struct pv_vmpam_vm){.sys = sys, .index = sys->nvms, .nr_partids = (uint8_t)n,
-				   .pmg_max = sys->pmg_max, .visible = visible,
-				   .vpm = sys->has_hcr, .cfg = c};
+	*vm = (struct pv_vmpam_vm){.sys = sys,
+				   .index = sys->nvms,
+				   .nr_partids = (uint8_t)n,
+				   .pmg_max = sys->pmg_max,
+				   .visible = visible,
+				   .vpm = sys->has_hcr,
+				   .cfg = c};
 	for (unsigned v = 0; v < n; v++) {
 		int p = partid_alloc(sys);
 		if (p < 0) {
@@ -330,7 +336,8 @@ int pv_vmpam_vm_set_limits(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_
 	return 0;
 }
 
-void pv_vmpam_partition_release(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm)
+void pv_vmpam_partition_release(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+				struct pv_vmpam_vm *vm)
 {
 	if (vm->sys != sys)
 		return;

@@ -10,7 +10,8 @@
 int pv_vpmu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
 	unsigned host_counters = hw->host_counters;
-	unsigned pmuver = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_PMUVER_SHIFT);
+	unsigned pmuver = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64DFR0_EL1)],
+				      PV_DFR0_PMUVER_SHIFT);
 	if (pmuver == PV_PMUVER_NI || pmuver == PV_PMUVER_IMPDEF) {
 		hw->pmu_version = PV_PMUVER_NI;
 		hw->host_counters = 0;
@@ -157,7 +158,8 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	p->pmceid0 = ceid_view(p, ceid0, 0x0000, 0x4000);
 	p->pmceid1 = ceid_view(p, ceid1, 0x0020, 0x4020);
 	if (c->version >= PV_PMUVER_V3P4)
-		p->pmmir = hw->pmmir & (PV_PMMIR_SLOTS | PV_PMMIR_BUS_SLOTS | PV_PMMIR_BUS_WIDTH);
+		p->pmmir = hw->pmmir &
+			   (PV_PMMIR_SLOTS | PV_PMMIR_BUS_SLOTS | PV_PMMIR_BUS_WIDTH);
 	return PV_OK;
 }
 

@@ -12,11 +12,19 @@
 
 #ifndef PV_PLATFORM_HAS_PMEV
 /* ISS keys of PMEVCNTR<n>_EL0, so that no trap path recomputes them. */
-#define K4(n) PV_PMEVCNTR_EL0(n), PV_PMEVCNTR_EL0((n) + 1), PV_PMEVCNTR_EL0((n) + 2), \
-	PV_PMEVCNTR_EL0((n) + 3)
-const uint32_t pv_vpmu__evcntr_key[PV_PMU_MAX_COUNTERS] = {
-	K4(0), K4(4), K4(8), K4(12), K4(16), K4(20), K4(24),
-	PV_PMEVCNTR_EL0(28), PV_PMEVCNTR_EL0(29), PV_PMEVCNTR_EL0(30)};
+#define K4(n)                                                                                  \
+	PV_PMEVCNTR_EL0(n), PV_PMEVCNTR_EL0((n) + 1), PV_PMEVCNTR_EL0((n) + 2),                \
+		PV_PMEVCNTR_EL0((n) + 3)
+const uint32_t pv_vpmu__evcntr_key[PV_PMU_MAX_COUNTERS] = {K4(0),
+							   K4(4),
+							   K4(8),
+							   K4(12),
+							   K4(16),
+							   K4(20),
+							   K4(24),
+							   PV_PMEVCNTR_EL0(28),
+							   PV_PMEVCNTR_EL0(29),
+							   PV_PMEVCNTR_EL0(30)};
 #endif
 
 /* Guest view of event counter n: bits [31:0] before PMUv3p5. A CHAIN counter first takes
@@ -32,14 +40,14 @@ static inline uint64_t evcntr_get(struct pv_vcpu *v, struct pv_pcpu *cpu, unsign
 
 /* Slow paths, tail-called: first access (activation), vCPU not loaded, CHAIN counter. */
 VPMU_COLD static enum pv_trap_result evcntr_read_slow(struct pv_vcpu *v, unsigned n,
-						       uint64_t *val)
+						      uint64_t *val)
 {
 	*val = evcntr_get(v, vpmu_cpu(v), n);
 	return PV_TRAP_HANDLED;
 }
 
 VPMU_COLD static enum pv_trap_result evcntr_write_slow(struct pv_vcpu *v, unsigned n,
-							uint64_t val)
+						       uint64_t val)
 {
 	struct pv_pcpu *cpu = vpmu_cpu(v);
 	vpmu_settle_chain(v, cpu);
@@ -84,18 +92,18 @@ enum pv_trap_result pv_vpmu_pmevcntr_write(struct pv_vcpu *v, unsigned idx, unsi
 }
 
 /* PMEVCNTR<n>_EL0's own entries (the database's pmevcntr#): the same with n a constant. */
-#define EVCNTR_AT(n, r)                                                                          \
-	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
-						  uint64_t *val)                                  \
-	{                                                                                        \
-		(void)idx, (void)el;                                                             \
-		return evcntr_read(v, n, val);                                                   \
-	}                                                                                        \
-	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
-						   uint64_t val)                                  \
-	{                                                                                        \
-		(void)idx, (void)el;                                                             \
-		return evcntr_write(v, n, val);                                                  \
+#define EVCNTR_AT(n, r)                                                                        \
+	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx,             \
+						  unsigned el, uint64_t *val)                  \
+	{                                                                                      \
+		(void)idx, (void)el;                                                           \
+		return evcntr_read(v, n, val);                                                 \
+	}                                                                                      \
+	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx,            \
+						   unsigned el, uint64_t val)                  \
+	{                                                                                      \
+		(void)idx, (void)el;                                                           \
+		return evcntr_write(v, n, val);                                                \
 	}
 PV_PMEV_EACH(EVCNTR_AT, pmevcntr)
 
@@ -168,4 +176,3 @@ uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx)
 		return 0;
 	return evcntr_get(v, cpu, idx);
 }
-

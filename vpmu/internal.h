@@ -17,15 +17,17 @@
 #include "../core/modules.h"
 
 /* X(n, ...) for each event counter number n = 0..30 (give X at least one more argument). */
-#define PV_PMEV_EACH(X, ...)                                                                     \
-	X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)                  \
-	X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)                  \
-	X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__)                \
-	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)              \
-	X(16, __VA_ARGS__) X(17, __VA_ARGS__) X(18, __VA_ARGS__) X(19, __VA_ARGS__)              \
-	X(20, __VA_ARGS__) X(21, __VA_ARGS__) X(22, __VA_ARGS__) X(23, __VA_ARGS__)              \
-	X(24, __VA_ARGS__) X(25, __VA_ARGS__) X(26, __VA_ARGS__) X(27, __VA_ARGS__)              \
+/* clang-format off */
+#define PV_PMEV_EACH(X, ...)                                                                   \
+	X(0, __VA_ARGS__) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)                \
+	X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)                \
+	X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__)              \
+	X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__)            \
+	X(16, __VA_ARGS__) X(17, __VA_ARGS__) X(18, __VA_ARGS__) X(19, __VA_ARGS__)            \
+	X(20, __VA_ARGS__) X(21, __VA_ARGS__) X(22, __VA_ARGS__) X(23, __VA_ARGS__)            \
+	X(24, __VA_ARGS__) X(25, __VA_ARGS__) X(26, __VA_ARGS__) X(27, __VA_ARGS__)            \
 	X(28, __VA_ARGS__) X(29, __VA_ARGS__) X(30, __VA_ARGS__)
+/* clang-format on */
 
 /* Keeps a rarely taken path out of line, so that the hot one stays short; or a hot one in
  * line where the compiler would not. */
@@ -50,7 +52,7 @@
 extern const uint32_t pv_vpmu__evcntr_key[PV_PMU_MAX_COUNTERS];
 #define hw_evcntr_read(cpu, n) pv_plat_sysreg_read(cpu, pv_vpmu__evcntr_key[n])
 #define hw_evcntr_write(cpu, n, val) pv_plat_sysreg_write(cpu, pv_vpmu__evcntr_key[n], val)
-#define hw_evtyper_write(cpu, n, val)                                                            \
+#define hw_evtyper_write(cpu, n, val)                                                          \
 	pv_plat_sysreg_write(cpu, pv_vpmu__evcntr_key[n] | PV_SYSREG(0, 0, 0, 4, 0), val)
 #endif
 
@@ -60,7 +62,8 @@ static inline uint64_t vpmu_evcntr_raw(const struct pv_vcpu *v, struct pv_pcpu *
 	return cpu ? hw_evcntr_read(cpu, n) : v->pmu.evcntr[n];
 }
 
-static inline void vpmu_evcntr_set(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n, uint64_t val)
+static inline void vpmu_evcntr_set(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n,
+				   uint64_t val)
 {
 	if (cpu)
 		hw_evcntr_write(cpu, n, val);
@@ -88,7 +91,8 @@ static inline struct pv_pcpu *vpmu_cpu(struct pv_vcpu *v)
 
 /* A read of state perfvisor keeps (no hardware access); the first access activates the
  * vCPU. */
-static inline enum pv_trap_result vpmu_read_kept(struct pv_vcpu *v, uint64_t kept, uint64_t *val)
+static inline enum pv_trap_result vpmu_read_kept(struct pv_vcpu *v, uint64_t kept,
+						 uint64_t *val)
 {
 	vpmu_cpu(v);
 	*val = kept;

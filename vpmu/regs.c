@@ -74,30 +74,30 @@ enum pv_trap_result pv_vpmu_pmcr_read(struct pv_vcpu *v, unsigned idx, unsigned 
 
 /* The SET and CLR views of one bitmap: both read the same state; a write of 1 sets or clears
  * (Arm ARM D24.5, PMCNTENSET/CLR, PMINTENSET/CLR, PMOVSSET/CLR). */
-#define SET_CLR_HANDLERS(set, clr, writer, reader)                                              \
-	enum pv_trap_result pv_vpmu_##set##_write(struct pv_vcpu *v, unsigned idx, unsigned el, \
-						  uint64_t val)                                 \
-	{                                                                                        \
-		(void)idx, (void)el;                                                             \
-		return writer(v, val, true);                                                     \
-	}                                                                                        \
-	enum pv_trap_result pv_vpmu_##clr##_write(struct pv_vcpu *v, unsigned idx, unsigned el, \
-						  uint64_t val)                                 \
-	{                                                                                        \
-		(void)idx, (void)el;                                                             \
-		return writer(v, val, false);                                                    \
-	}                                                                                        \
-	enum pv_trap_result pv_vpmu_##set##_read(struct pv_vcpu *v, unsigned idx, unsigned el,  \
-						 uint64_t *val)                                 \
-	{                                                                                        \
-		(void)idx, (void)el;                                                             \
-		return reader(v, val);                                                           \
-	}                                                                                        \
-	enum pv_trap_result pv_vpmu_##clr##_read(struct pv_vcpu *v, unsigned idx, unsigned el,  \
-						 uint64_t *val)                                 \
-	{                                                                                        \
-		(void)idx, (void)el;                                                             \
-		return reader(v, val);                                                           \
+#define SET_CLR_HANDLERS(set, clr, writer, reader)                                             \
+	enum pv_trap_result pv_vpmu_##set##_write(struct pv_vcpu *v, unsigned idx,             \
+						  unsigned el, uint64_t val)                   \
+	{                                                                                      \
+		(void)idx, (void)el;                                                           \
+		return writer(v, val, true);                                                   \
+	}                                                                                      \
+	enum pv_trap_result pv_vpmu_##clr##_write(struct pv_vcpu *v, unsigned idx,             \
+						  unsigned el, uint64_t val)                   \
+	{                                                                                      \
+		(void)idx, (void)el;                                                           \
+		return writer(v, val, false);                                                  \
+	}                                                                                      \
+	enum pv_trap_result pv_vpmu_##set##_read(struct pv_vcpu *v, unsigned idx, unsigned el, \
+						 uint64_t *val)                                \
+	{                                                                                      \
+		(void)idx, (void)el;                                                           \
+		return reader(v, val);                                                         \
+	}                                                                                      \
+	enum pv_trap_result pv_vpmu_##clr##_read(struct pv_vcpu *v, unsigned idx, unsigned el, \
+						 uint64_t *val)                                \
+	{                                                                                      \
+		(void)idx, (void)el;                                                           \
+		return reader(v, val);                                                         \
 	}
 
 /* ---- PMCNTENSET_EL0 / PMCNTENCLR_EL0 ----------------------------------------------------- */
@@ -147,7 +147,6 @@ static enum pv_trap_result read_inten(struct pv_vcpu *v, uint64_t *val)
 SET_CLR_HANDLERS(pmintenset, pmintenclr, write_inten, read_inten)
 
 /* ---- PMOVSSET_EL0 / PMOVSCLR_EL0 --------------------------------------------------------- */
-
 
 static enum pv_trap_result write_ovs(struct pv_vcpu *v, uint64_t val, bool set)
 {

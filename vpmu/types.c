@@ -88,18 +88,18 @@ enum pv_trap_result pv_vpmu_pmevtyper_write(struct pv_vcpu *v, unsigned idx, uns
 }
 
 /* PMEVTYPER<n>_EL0's own entries (the database's pmevtyper#): the same with n a constant. */
-#define EVTYPER_AT(n, r)                                                                         \
-	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
-						  uint64_t *val)                                  \
-	{                                                                                        \
-		(void)idx, (void)el;                                                            \
-		return vpmu_read_kept(v, v->pmu.evtyper[n], val);                        \
-	}                                                                                        \
-	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
-						   uint64_t val)                                  \
-	{                                                                                        \
-		(void)idx, (void)el;                                                            \
-		return set_evtyper(v, n, val);                                                   \
+#define EVTYPER_AT(n, r)                                                                       \
+	enum pv_trap_result pv_vpmu_##r##n##_read(struct pv_vcpu *v, unsigned idx,             \
+						  unsigned el, uint64_t *val)                  \
+	{                                                                                      \
+		(void)idx, (void)el;                                                           \
+		return vpmu_read_kept(v, v->pmu.evtyper[n], val);                              \
+	}                                                                                      \
+	enum pv_trap_result pv_vpmu_##r##n##_write(struct pv_vcpu *v, unsigned idx,            \
+						   unsigned el, uint64_t val)                  \
+	{                                                                                      \
+		(void)idx, (void)el;                                                           \
+		return set_evtyper(v, n, val);                                                 \
 	}
 PV_PMEV_EACH(EVTYPER_AT, pmevtyper)
 

@@ -13,7 +13,8 @@
 void pv_vspe__line(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
-	bool level = (s->bsr & PV_PMBSR_S) != 0; /* PMBIRQ follows PMBSR_EL1.S (PMSCR_EL1.EE 0) */
+	bool level = (s->bsr & PV_PMBSR_S) !=
+		     0; /* PMBIRQ follows PMBSR_EL1.S (PMSCR_EL1.EE 0) */
 	if (level != s->line) {
 		s->line = level;
 		pv_plat_virq_set(v, PV_INTID_SPE, level);
@@ -90,8 +91,8 @@ static void flush(struct vspe_pinner *p, struct vspe_run *run)
 
 /* Leaf runs grow while both VA and IPA are contiguous (fail_va stays exact); table runs while
  * the IPA is. */
-void pv_vspe__pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, uint64_t size,
-		     uint64_t va)
+void pv_vspe__pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa,
+			 uint64_t size, uint64_t va)
 {
 	if (p->failed)
 		return;
@@ -179,7 +180,8 @@ static void enable(struct pv_vcpu *v)
 	pv_vspe__regime_read(v, &r);
 	uint64_t ptr = s->ptr, limit = vspe_limit(s->limitr);
 	/* Already pinned: a pointer moved on within the same buffer (Linux after each fill). */
-	if (s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo && limit <= s->pin_hi)
+	if (s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo &&
+	    limit <= s->pin_hi)
 		return;
 	pv_vspe__unpin_all(v);
 	uint64_t rec = UINT64_C(1) << c->max_record;
@@ -284,8 +286,8 @@ void pv_vspe__sync(struct pv_vcpu *v, bool drained)
 			/* An external abort is the guest's to see, whatever class the hardware
 			 * reports it with (Linux's driver tests EA before the class); a stage-2
 			 * syndrome never reaches the guest, so it becomes an "other buffer event". */
-			s->bsr = (s->bsr & PV_PMBSR_COLL) | (bsr & (PV_PMBSR_EA | PV_PMBSR_DL |
-								     PV_PMBSR_S));
+			s->bsr = (s->bsr & PV_PMBSR_COLL) |
+				 (bsr & (PV_PMBSR_EA | PV_PMBSR_DL | PV_PMBSR_S));
 			s->stats.events++;
 			pv_vspe__line(v);
 			stop = true;

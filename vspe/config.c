@@ -31,7 +31,8 @@ int pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 		return PV_OK;
 	struct pv_hw_spe *a = &hw->spehw;
 	uint64_t mmfr0 = hw->id[SLOT(PV_ID_AA64MMFR0_EL1)];
-	a->version = (uint8_t)PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_PMSVER_SHIFT);
+	a->version = (uint8_t)PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)],
+					  PV_DFR0_PMSVER_SHIFT);
 	a->ecv = PV_ID_FIELD(mmfr0, PV_MMFR0_ECV_SHIFT) != 0;
 	a->pa_bits = pa_bits[PV_ID_FIELD(mmfr0, PV_MMFR0_PARANGE_SHIFT) & 7];
 	a->tgran = (uint8_t)((PV_ID_FIELD(mmfr0, PV_MMFR0_TGRAN4_SHIFT) != 0xF ? 1 : 0) |
@@ -107,13 +108,14 @@ int pv_vspe_vm_init(struct pv_vm *vm)
 	p->pmsidr = a->pmsidr & ~(PV_PMSIDR_EFT | PV_PMSIDR_FDS | (v1p2 ? 0 : PV_PMSIDR_FNE));
 	p->pmbidr = (a->pmbidr & (PV_PMBIDR_ALIGN_MASK | PV_PMBIDR_F | PV_PMBIDR_EA_MASK)) |
 		    code << PV_PMBIDR_MAXBUFFSIZE_SHIFT;
-	p->scr_mask = PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA | PV_PMSCR_TS |
-		      (a->ecv ? PV_PMSCR_PCT_MASK : PV_BIT(6));
+	p->scr_mask = PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA |
+		      PV_PMSCR_TS | (a->ecv ? PV_PMSCR_PCT_MASK : PV_BIT(6));
 	p->fcr_mask = PV_PMSFCR_FE | PV_PMSFCR_FT | PV_PMSFCR_FL | PV_PMSFCR_B | PV_PMSFCR_LD |
 		      PV_PMSFCR_ST | (v1p2 ? PV_PMSFCR_FnE : 0);
 	p->evfr_mask = a->evfr_mask & event_filter_bits(c->version);
 	p->nevfr_mask = v1p2 ? a->nevfr_mask & event_filter_bits(c->version) : 0;
-	p->latfr_mask = PV_FIELD_GET(a->pmsidr, 19, 16) == PV_PMSIDR_COUNTSIZE_16 ? 0xFFFF : 0xFFF;
+	p->latfr_mask = PV_FIELD_GET(a->pmsidr, 19, 16) == PV_PMSIDR_COUNTSIZE_16 ? 0xFFFF
+										  : 0xFFF;
 	p->limitr_mask = PV_PMBLIMITR_LIMIT_MASK | PV_PMBLIMITR_FM_MASK | PV_PMBLIMITR_E |
 			 (v1p2 ? PV_PMBLIMITR_PMFZ : 0);
 	return PV_OK;

@@ -16,8 +16,9 @@
 #include "../core/modules.h"
 
 /* The guest-visible bits of PMBSR_EL1 (MSS2 is RES0 up to SPEv1p2). */
-#define VSPE_BSR_MASK (PV_PMBSR_EC_MASK | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL | \
-		       PV_PMBSR_MSS_MASK)
+#define VSPE_BSR_MASK                                                                          \
+	(PV_PMBSR_EC_MASK | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL |           \
+	 PV_PMBSR_MSS_MASK)
 /* PMSCR_EL1 fields that reach the hardware: never PA or PCT (Arm ARM D24.7.8). */
 #define VSPE_SCR_TO_HW (PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_TS)
 
@@ -56,8 +57,8 @@ void pv_vspe__sync(struct pv_vcpu *v, bool drained);
 void pv_vspe__unpin_all(struct pv_vcpu *v);
 
 /* ---- walk.c: the guest's stage 1 (Arm ARM D8, VMSAv8-64 translation) ---- */
-#define VSPE_OK (-1)     /* translated */
-#define VSPE_NOMEM (-2)  /* a table is not the VM's memory, or pinning failed */
+#define VSPE_OK (-1)    /* translated */
+#define VSPE_NOMEM (-2) /* a table is not the VM's memory, or pinning failed */
 
 /* One translation regime of EL1&0 as its registers describe it. */
 struct vspe_regime {
@@ -71,10 +72,10 @@ struct vspe_run {
 struct vspe_pinner {
 	struct pv_vcpu *v;
 	struct vspe_run leaf, table;
-	bool failed;          /* the platform or the store refused: stop here */
-	bool refresh;         /* repair: a page the store already holds is mapped again (pinned
+	bool failed;      /* the platform or the store refused: stop here */
+	bool refresh;     /* repair: a page the store already holds is mapped again (pinned
 				 and unpinned), not stored twice */
-	uint64_t fail_va;     /* first VA page left unpinned by a failed leaf run */
+	uint64_t fail_va; /* first VA page left unpinned by a failed leaf run */
 };
 
 /* A walk over consecutive pages, remembering the table of each level (a page only reads what
@@ -91,8 +92,8 @@ struct vspe_walker {
 	struct vspe_pinner *pin; /* tables read are pinned through it; NULL: none */
 	const struct pv_hw_spe *hw;
 	bool mmu;
-	bool ha, hd;             /* hardware Access flag / dirty state (PMBIDR_EL1.F, TCR_EL1) */
-	uint8_t out_bits;        /* effective output size: min(TCR_EL1.IPS, PARange) */
+	bool ha, hd;      /* hardware Access flag / dirty state (PMBIDR_EL1.F, TCR_EL1) */
+	uint8_t out_bits; /* effective output size: min(TCR_EL1.IPS, PARange) */
 	struct vspe_regime r;
 	struct vspe_half half[2]; /* TTBR0, TTBR1 */
 	uint64_t cache_key[2][4]; /* per half, per level: VA bits that select the table */
@@ -108,12 +109,12 @@ struct vspe_xlate {
 
 void pv_vspe__regime_read(struct pv_vcpu *v, struct vspe_regime *r);
 void pv_vspe__walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct vspe_regime *r,
-		      struct vspe_pinner *pin);
+			  struct vspe_pinner *pin);
 /* Translates `va` for an SPE write (an EL1 write access in the EL1&0 regime). */
 void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x);
 
-void pv_vspe__pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa, uint64_t size,
-		     uint64_t va);
+void pv_vspe__pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t ipa,
+			 uint64_t size, uint64_t va);
 void pv_vspe__pinner_flush(struct vspe_pinner *p);
 
 #endif

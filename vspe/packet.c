@@ -5,15 +5,15 @@
  */
 #include "perfvisor/spe_packet.h"
 
-#define HDR_EXT 0x20u          /* 0b001000:idx[4:3], then the short header */
+#define HDR_EXT 0x20u /* 0b001000:idx[4:3], then the short header */
 #define HDR_END 0x01u
 #define HDR_TIMESTAMP 0x71u
-#define HDR_EVENTS 0x42u       /* | sz << 4 */
-#define HDR_DATA_SOURCE 0x43u  /* | sz << 4 */
-#define HDR_CONTEXT 0x64u      /* | index, sz = 0b10 */
-#define HDR_OP_TYPE 0x48u      /* | class, sz = 0b00 */
-#define HDR_ADDRESS 0xB0u      /* | index[2:0], sz = 0b11 */
-#define HDR_COUNTER 0x98u      /* | index[2:0], sz = 0b01 */
+#define HDR_EVENTS 0x42u      /* | sz << 4 */
+#define HDR_DATA_SOURCE 0x43u /* | sz << 4 */
+#define HDR_CONTEXT 0x64u     /* | index, sz = 0b10 */
+#define HDR_OP_TYPE 0x48u     /* | class, sz = 0b00 */
+#define HDR_ADDRESS 0xB0u     /* | index[2:0], sz = 0b11 */
+#define HDR_COUNTER 0x98u     /* | index[2:0], sz = 0b01 */
 
 static unsigned size_code(unsigned bytes)
 {
@@ -82,7 +82,8 @@ int pv_spe_pkt_decode(const uint8_t *buf, size_t len, struct pv_spe_pkt *p)
 	/* Only Address and Counter packets have an extended form. */
 	if (ext && type != PV_SPE_PKT_ADDRESS && type != PV_SPE_PKT_COUNTER)
 		return PV_SPE_ERR_BAD;
-	unsigned size = type == PV_SPE_PKT_PAD || type == PV_SPE_PKT_END ? 0 : 1u << (h >> 4 & 3u);
+	unsigned size = type == PV_SPE_PKT_PAD || type == PV_SPE_PKT_END ? 0
+									 : 1u << (h >> 4 & 3u);
 	if (fixed && size != fixed)
 		return PV_SPE_ERR_BAD;
 	size_t total = at + 1 + size;
@@ -91,8 +92,11 @@ int pv_spe_pkt_decode(const uint8_t *buf, size_t len, struct pv_spe_pkt *p)
 	uint64_t v = 0;
 	for (unsigned i = 0; i < size; i++)
 		v |= (uint64_t)buf[at + 1 + i] << (8 * i);
-	*p = (struct pv_spe_pkt){.type = type, .index = (uint8_t)(index | hi), .len = (uint8_t)total,
-				 .payload_len = (uint8_t)size, .payload = v};
+	*p = (struct pv_spe_pkt){.type = type,
+				 .index = (uint8_t)(index | hi),
+				 .len = (uint8_t)total,
+				 .payload_len = (uint8_t)size,
+				 .payload = v};
 	return (int)total;
 }
 
@@ -115,7 +119,8 @@ size_t pv_spe_pkt_encode(uint8_t *out, size_t cap, const struct pv_spe_pkt *p)
 	case PV_SPE_PKT_DATA_SOURCE:
 		if (sz > 3)
 			return 0;
-		h = (uint8_t)((p->type == PV_SPE_PKT_EVENTS ? HDR_EVENTS : HDR_DATA_SOURCE) | sz << 4);
+		h = (uint8_t)((p->type == PV_SPE_PKT_EVENTS ? HDR_EVENTS : HDR_DATA_SOURCE) |
+			      sz << 4);
 		break;
 	case PV_SPE_PKT_CONTEXT:
 		if (p->index > 1)
@@ -157,7 +162,9 @@ size_t pv_spe_pkt_encode(uint8_t *out, size_t cap, const struct pv_spe_pkt *p)
 static bool put(uint8_t *out, size_t cap, size_t *at, uint8_t type, unsigned index,
 		unsigned bytes, uint64_t payload)
 {
-	struct pv_spe_pkt p = {.type = type, .index = (uint8_t)index, .payload_len = (uint8_t)bytes,
+	struct pv_spe_pkt p = {.type = type,
+			       .index = (uint8_t)index,
+			       .payload_len = (uint8_t)bytes,
 			       .payload = payload};
 	size_t n = pv_spe_pkt_encode(out + *at, cap - *at, &p);
 	*at += n;
@@ -179,9 +186,11 @@ size_t pv_spe_record_encode(const struct pv_spe_record *r, unsigned align, uint8
 		if (r->addr_valid >> i & 1)
 			ok = ok && put(out, cap, &at, PV_SPE_PKT_ADDRESS, i, 8, r->addr[i]);
 	if (r->has_ds)
-		ok = ok && put(out, cap, &at, PV_SPE_PKT_DATA_SOURCE, 0, r->ds_len, r->data_source);
+		ok = ok &&
+		     put(out, cap, &at, PV_SPE_PKT_DATA_SOURCE, 0, r->ds_len, r->data_source);
 	if (r->has_op)
-		ok = ok && put(out, cap, &at, PV_SPE_PKT_OP_TYPE, r->op_class, 1, r->op_subclass);
+		ok = ok &&
+		     put(out, cap, &at, PV_SPE_PKT_OP_TYPE, r->op_class, 1, r->op_subclass);
 	if (r->has_events)
 		ok = ok && put(out, cap, &at, PV_SPE_PKT_EVENTS, 0, r->events_len, r->events);
 	if (r->has_ts)
@@ -298,8 +307,8 @@ const char *pv_spe_strerror(int err)
 const char *pv_spe_pkt_name(enum pv_spe_pkt_type t)
 {
 	static const char *const names[PV_SPE_PKT_TYPES] = {
-		"PAD", "END", "TIMESTAMP", "EVENTS", "DATA-SOURCE", "CONTEXT", "OP-TYPE", "ADDRESS",
-		"COUNTER",
+		"PAD",     "END",     "TIMESTAMP", "EVENTS",  "DATA-SOURCE",
+		"CONTEXT", "OP-TYPE", "ADDRESS",   "COUNTER",
 	};
 	return (unsigned)t < PV_SPE_PKT_TYPES ? names[t] : "?";
 }

@@ -66,30 +66,30 @@ void pv_vspe_put(struct pv_vcpu *v)
 /* ---- the sampling controls (TPMS) --------------------------------------------------------- */
 
 /* Neither the member nor the EL plays a part here: the dispatch UNDEFs EL0 accesses. */
-#define UNUSED_IDX_EL()                                                                          \
-	do {                                                                                     \
-		(void)idx;                                                                       \
-		(void)el;                                                                        \
+#define UNUSED_IDX_EL()                                                                        \
+	do {                                                                                   \
+		(void)idx;                                                                     \
+		(void)el;                                                                      \
 	} while (0)
 
 /* A control register: stored masked, and written to the hardware while loaded. */
-#define CONTROL(name, field, reg, mask)                                                          \
-	enum pv_trap_result pv_vspe_##name##_read(struct pv_vcpu *v, unsigned idx, unsigned el,   \
-						  uint64_t *val)                                  \
-	{                                                                                        \
-		UNUSED_IDX_EL();                                                                     \
-		*val = v->spe.field;                                                             \
-		return PV_TRAP_HANDLED;                                                          \
-	}                                                                                        \
-	enum pv_trap_result pv_vspe_##name##_write(struct pv_vcpu *v, unsigned idx, unsigned el,  \
-						   uint64_t val)                                  \
-	{                                                                                        \
-		UNUSED_IDX_EL();                                                                     \
-		v->spe.field = val & (mask);                                                     \
-		touch(v);                                                                        \
-		if (v->cpu)                                                                      \
-			pv_plat_sysreg_write(v->cpu, reg, v->spe.field);                         \
-		return PV_TRAP_HANDLED;                                                          \
+#define CONTROL(name, field, reg, mask)                                                        \
+	enum pv_trap_result pv_vspe_##name##_read(struct pv_vcpu *v, unsigned idx,             \
+						  unsigned el, uint64_t *val)                  \
+	{                                                                                      \
+		UNUSED_IDX_EL();                                                               \
+		*val = v->spe.field;                                                           \
+		return PV_TRAP_HANDLED;                                                        \
+	}                                                                                      \
+	enum pv_trap_result pv_vspe_##name##_write(struct pv_vcpu *v, unsigned idx,            \
+						   unsigned el, uint64_t val)                  \
+	{                                                                                      \
+		UNUSED_IDX_EL();                                                               \
+		v->spe.field = val & (mask);                                                   \
+		touch(v);                                                                      \
+		if (v->cpu)                                                                    \
+			pv_plat_sysreg_write(v->cpu, reg, v->spe.field);                       \
+		return PV_TRAP_HANDLED;                                                        \
 	}
 
 CONTROL(pmsirr, irr, PV_PMSIRR_EL1, PV_PMSIRR_INTERVAL_MASK | PV_PMSIRR_RND)
@@ -197,7 +197,8 @@ enum pv_trap_result pv_vspe_pmbptr_write(struct pv_vcpu *v, unsigned idx, unsign
 {
 	UNUSED_IDX_EL();
 	pv_vspe__sync(v, false);
-	v->spe.ptr = val; /* low bits RW: a misaligned pointer is seen, and refused, at enable */
+	v->spe.ptr =
+		val; /* low bits RW: a misaligned pointer is seen, and refused, at enable */
 	touch(v);
 	pv_vspe__apply(v);
 	return PV_TRAP_HANDLED;

@@ -24,7 +24,7 @@
 #define TCR_HPD0 PV_BIT(41)
 #define TCR_HPD1 PV_BIT(42)
 
-#define DESC_AP2 PV_BIT(7)       /* read-only */
+#define DESC_AP2 PV_BIT(7) /* read-only */
 #define DESC_AF PV_BIT(10)
 #define DESC_DBM PV_BIT(51)
 #define DESC_APTABLE1 PV_BIT(62) /* no write access at the levels below */
@@ -77,7 +77,7 @@ static void half_params(const struct vspe_walker *w, unsigned hi, struct vspe_ha
 }
 
 void pv_vspe__walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct vspe_regime *r,
-		      struct vspe_pinner *pin)
+			  struct vspe_pinner *pin)
 {
 	w->v = v;
 	w->pin = pin;

@@ -60,11 +60,11 @@
 #define PV_MSMON_CSU_CAPTURE 0x0848u
 #define PV_MSMON_MBWU 0x0860u
 #define PV_MSMON_MBWU_CAPTURE 0x0868u
-#define PV_MSMON_MBWU_L 0x0880u         /* 64-bit: low word, high word at +4 */
+#define PV_MSMON_MBWU_L 0x0880u /* 64-bit: low word, high word at +4 */
 #define PV_MSMON_MBWU_L_CAPTURE 0x0890u
-#define PV_MPAMCFG_CPBM 0x1000u     /* CPBM_WD bits, 32 per word */
-#define PV_MPAMCFG_MBW_PBM 0x2000u  /* BWPBM_WD bits */
-#define PV_MSC_FRAME 0x4000u        /* span of one MSC's registers */
+#define PV_MPAMCFG_CPBM 0x1000u    /* CPBM_WD bits, 32 per word */
+#define PV_MPAMCFG_MBW_PBM 0x2000u /* BWPBM_WD bits */
+#define PV_MSC_FRAME 0x4000u       /* span of one MSC's registers */
 
 /* MPAMF_IDR */
 #define PV_IDR_PARTID_MAX PV_GENMASK(15, 0)

@@ -39,38 +39,38 @@
 /* Errors returned by the init functions (negative), described by pv_strerror(). */
 enum pv_err {
 	PV_OK = 0,
-	PV_ERR_NO_PMU = -1,          /* PMU requested, hardware has no PMUv3 */
-	PV_ERR_PMU_VERSION = -2,     /* requested PMU version not offered or above hardware */
-	PV_ERR_PMU_COUNTERS = -3,    /* more counters than the hardware leaves to guests */
-	PV_ERR_HOST_COUNTERS = -4,   /* host reservation exceeds the physical counters */
-	PV_ERR_FILTER_RANGE = -5,    /* filter range outside the event space */
-	PV_ERR_FILTER_COUNT = -6,    /* too many filter ranges */
-	PV_ERR_FILTER_ACTION = -7,   /* filter action neither ALLOW nor DENY */
-	PV_ERR_FEATURE = -8,         /* feature requested that the hardware lacks */
-	PV_ERR_UNSUPPORTED = -9,     /* feature perfvisor does not offer yet */
-	PV_ERR_HPMN0 = -10,          /* all counters reserved for the host without FEAT_HPMN0 */
-	PV_ERR_AMU_VERSION = -11,    /* AMU version not v1/v1p1, or above the hardware's */
-	PV_ERR_AMU_AUX = -12,        /* auxiliary AMU counters the hardware cannot give */
-	PV_ERR_MPAM_SYS = -13,       /* MPAM hardware, but no MSC management set up (pv_hw) */
-	PV_ERR_SPE_VERSION = -14,    /* SPE version not v1/v1p1/v1p2, or above the hardware's */
-	PV_ERR_SPE_BUFFER = -15,     /* SPE max_buffer zero, not 4 KiB aligned, or too large */
+	PV_ERR_NO_PMU = -1,        /* PMU requested, hardware has no PMUv3 */
+	PV_ERR_PMU_VERSION = -2,   /* requested PMU version not offered or above hardware */
+	PV_ERR_PMU_COUNTERS = -3,  /* more counters than the hardware leaves to guests */
+	PV_ERR_HOST_COUNTERS = -4, /* host reservation exceeds the physical counters */
+	PV_ERR_FILTER_RANGE = -5,  /* filter range outside the event space */
+	PV_ERR_FILTER_COUNT = -6,  /* too many filter ranges */
+	PV_ERR_FILTER_ACTION = -7, /* filter action neither ALLOW nor DENY */
+	PV_ERR_FEATURE = -8,       /* feature requested that the hardware lacks */
+	PV_ERR_UNSUPPORTED = -9,   /* feature perfvisor does not offer yet */
+	PV_ERR_HPMN0 = -10,        /* all counters reserved for the host without FEAT_HPMN0 */
+	PV_ERR_AMU_VERSION = -11,  /* AMU version not v1/v1p1, or above the hardware's */
+	PV_ERR_AMU_AUX = -12,      /* auxiliary AMU counters the hardware cannot give */
+	PV_ERR_MPAM_SYS = -13,     /* MPAM hardware, but no MSC management set up (pv_hw) */
+	PV_ERR_SPE_VERSION = -14,  /* SPE version not v1/v1p1/v1p2, or above the hardware's */
+	PV_ERR_SPE_BUFFER = -15,   /* SPE max_buffer zero, not 4 KiB aligned, or too large */
 	/* -32 .. -43: PV_VMPAM_ERR_* (vmpam.h), also described by pv_strerror() */
 };
 const char *pv_strerror(int err);
 
 /* The physical machine, read once through the platform (pv_hw_probe). Homogeneous pCPUs. */
 struct pv_hw {
-	uint64_t id[64];        /* ID group, slot = CRm * 8 + Op2 (PV_ID_SLOT) */
-	uint64_t pmcr;          /* PMCR_EL0 at probe: IMP, IDCODE, N */
+	uint64_t id[64]; /* ID group, slot = CRm * 8 + Op2 (PV_ID_SLOT) */
+	uint64_t pmcr;   /* PMCR_EL0 at probe: IMP, IDCODE, N */
 	uint64_t pmceid0, pmceid1, pmmir;
-	uint8_t pmu_version;    /* ID_AA64DFR0_EL1.PMUVer, PV_PMUVER_NI if none */
-	uint8_t pmu_counters;   /* physical PMCR_EL0.N */
-	uint8_t host_counters;  /* counters reserved for the host: [hpmn, pmu_counters) */
-	uint8_t hpmn;           /* MDCR_EL2.HPMN: counters [0, hpmn) are the guests' */
+	uint8_t pmu_version;   /* ID_AA64DFR0_EL1.PMUVer, PV_PMUVER_NI if none */
+	uint8_t pmu_counters;  /* physical PMCR_EL0.N */
+	uint8_t host_counters; /* counters reserved for the host: [hpmn, pmu_counters) */
+	uint8_t hpmn;          /* MDCR_EL2.HPMN: counters [0, hpmn) are the guests' */
 	bool el3, sel2, rme, aarch32;
-	bool trbe, trf;         /* trace buffer / trace filter present (their traps are set) */
+	bool trbe, trf; /* trace buffer / trace filter present (their traps are set) */
 	bool spe, amu, amuv1p1, mpam;
-	uint64_t mpamidr;       /* MPAMIDR_EL1, read only when MPAM is implemented */
+	uint64_t mpamidr; /* MPAMIDR_EL1, read only when MPAM is implemented */
 	/* MPAM for VMs, set by the hypervisor after pv_vmpam_init(): the machine's MSCs and the
 	 * pCPU their MMIO is reached from. NULL: VMs get no PARTIDs of their own (MPAM hidden). */
 	struct pv_vmpam *mpam_sys;
@@ -112,7 +112,14 @@ struct pv_trap_words {
 #define PV_REGS_MAX 64 /* entries in the register table (trap/table.c checks) */
 
 /* Which part of the register space a trap was for (per-vCPU statistics). */
-enum pv_trap_kind { PV_KIND_PMU, PV_KIND_SPE, PV_KIND_AMU, PV_KIND_MPAM, PV_KIND_ID, PV_KIND_COUNT };
+enum pv_trap_kind {
+	PV_KIND_PMU,
+	PV_KIND_SPE,
+	PV_KIND_AMU,
+	PV_KIND_MPAM,
+	PV_KIND_ID,
+	PV_KIND_COUNT
+};
 
 struct pv_vm {
 	struct pv_vm_config cfg;
@@ -121,20 +128,20 @@ struct pv_vm {
 	 * VM lacks the register (hidden group, later version), else the number of valid
 	 * indices (1 for a single register, N for PMEVCNTR<n>, ...). */
 	uint8_t reg_limit[PV_REGS_MAX];
-	uint64_t id_view[64];      /* what the guest reads from each ID group slot */
+	uint64_t id_view[64]; /* what the guest reads from each ID group slot */
 	struct pv_vm_pmu pmu;
 	struct pv_vm_amu amu;
 	struct pv_vm_spe spe;
-	struct pv_vmpam_vm mpam;   /* its PARTIDs and limits (mpam.sys NULL: none) */
+	struct pv_vmpam_vm mpam; /* its PARTIDs and limits (mpam.sys NULL: none) */
 	struct pv_trap_words traps;
 };
 
 struct pv_pcpu {
-	void *plat;                 /* the platform's per-CPU context */
-	const struct pv_hw *hw;     /* set by pv_pcpu_setup */
-	struct pv_vcpu *loaded;     /* vCPU currently loaded on this pCPU, or NULL */
-	struct pv_vcpu *suspended;  /* the one loaded at pv_pcpu_suspend, back at resume */
-	uint32_t index;             /* the pCPU's number, set by the hypervisor after
+	void *plat;                /* the platform's per-CPU context */
+	const struct pv_hw *hw;    /* set by pv_pcpu_setup */
+	struct pv_vcpu *loaded;    /* vCPU currently loaded on this pCPU, or NULL */
+	struct pv_vcpu *suspended; /* the one loaded at pv_pcpu_suspend, back at resume */
+	uint32_t index;            /* the pCPU's number, set by the hypervisor after
 				       pv_pcpu_init: indexes per-pCPU tables (vmpam's cpu_node) */
 };
 
@@ -146,9 +153,9 @@ struct pv_vcpu_stats {
 
 struct pv_vcpu {
 	struct pv_vm *vm;
-	struct pv_pcpu *cpu;        /* where it is loaded, NULL when not loaded */
-	struct pv_pcpu *resume_on;  /* the powered-down pCPU it was loaded on, or NULL */
-	void *plat;                 /* the platform's per-vCPU context */
+	struct pv_pcpu *cpu;       /* where it is loaded, NULL when not loaded */
+	struct pv_pcpu *resume_on; /* the powered-down pCPU it was loaded on, or NULL */
+	void *plat;                /* the platform's per-vCPU context */
 	uint32_t id;
 	/* The VM's reg_limit, copied by pv_vcpu_init: every trap reads its gate here, one load
 	 * from the vCPU instead of two through vm. */
@@ -159,12 +166,12 @@ struct pv_vcpu {
 	struct pv_vspe spe;
 	struct pv_vmpam_vcpu mpam;
 	struct pv_vcpu_stats stats;
-	uint64_t discard;           /* where reads into XZR (Rt = 31) go */
+	uint64_t discard; /* where reads into XZR (Rt = 31) go */
 };
 
 enum pv_trap_result {
-	PV_TRAP_HANDLED,    /* emulated: resume the guest at ELR_EL2 + 4 */
-	PV_TRAP_UNDEF,      /* inject an Undefined Instruction exception (EC 0x00) to guest EL1 */
+	PV_TRAP_HANDLED, /* emulated: resume the guest at ELR_EL2 + 4 */
+	PV_TRAP_UNDEF,   /* inject an Undefined Instruction exception (EC 0x00) to guest EL1 */
 	PV_TRAP_EL1_SYSREG, /* an EL0 access the guest's own PMUSERENR forbids: inject the same
 			       EC 0x18 syndrome to guest EL1, as the hardware would have */
 	PV_TRAP_UNKNOWN,    /* not a register perfvisor owns: the hypervisor's to handle */

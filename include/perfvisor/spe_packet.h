@@ -23,10 +23,10 @@ enum pv_spe_pkt_type {
 	PV_SPE_PKT_TIMESTAMP,   /* 0x71: 8 bytes */
 	PV_SPE_PKT_EVENTS,      /* 0b01xx0010: 1, 2, 4 or 8 bytes */
 	PV_SPE_PKT_DATA_SOURCE, /* 0b01xx0011: 1, 2, 4 or 8 bytes */
-	PV_SPE_PKT_CONTEXT,     /* 0b011001ii: 4 bytes; index 0 CONTEXTIDR_EL1, 1 CONTEXTIDR_EL2 */
-	PV_SPE_PKT_OP_TYPE,     /* 0b010010cc: 1 byte; index = class */
-	PV_SPE_PKT_ADDRESS,     /* 0b10110iii: 8 bytes */
-	PV_SPE_PKT_COUNTER,     /* 0b10011iii: 2 bytes */
+	PV_SPE_PKT_CONTEXT, /* 0b011001ii: 4 bytes; index 0 CONTEXTIDR_EL1, 1 CONTEXTIDR_EL2 */
+	PV_SPE_PKT_OP_TYPE, /* 0b010010cc: 1 byte; index = class */
+	PV_SPE_PKT_ADDRESS, /* 0b10110iii: 8 bytes */
+	PV_SPE_PKT_COUNTER, /* 0b10011iii: 2 bytes */
 	PV_SPE_PKT_TYPES
 };
 
@@ -61,7 +61,7 @@ enum pv_spe_pkt_type {
 #define PV_SPE_EV_ALIGNMENT (1u << 11)
 
 #define PV_SPE_ERR_TRUNCATED (-1) /* the buffer ends inside a packet or a record */
-#define PV_SPE_ERR_BAD (-2)       /* a reserved header, or a packet of a size its type forbids */
+#define PV_SPE_ERR_BAD (-2) /* a reserved header, or a packet of a size its type forbids */
 #define PV_SPE_ERR_DUPLICATE (-3) /* a record carries the same packet twice */
 
 struct pv_spe_pkt {
@@ -81,11 +81,11 @@ size_t pv_spe_pkt_encode(uint8_t *out, size_t cap, const struct pv_spe_pkt *p);
 
 /* A whole record. Fields absent from it have their bit clear in the *_valid masks. */
 struct pv_spe_record {
-	uint32_t addr_valid;       /* bit n: addr[n] */
-	uint32_t cnt_valid;        /* bit n: cnt[n] */
+	uint32_t addr_valid; /* bit n: addr[n] */
+	uint32_t cnt_valid;  /* bit n: cnt[n] */
 	uint64_t addr[PV_SPE_ADDR_MAX];
 	uint16_t cnt[PV_SPE_CNT_MAX];
-	uint8_t ctx_valid;         /* bit 0: context[0] (EL1), bit 1: context[1] (EL2) */
+	uint8_t ctx_valid; /* bit 0: context[0] (EL1), bit 1: context[1] (EL2) */
 	uint32_t context[2];
 	bool has_op, has_events, has_ds, has_ts;
 	uint8_t op_class, op_subclass;

@@ -15,14 +15,14 @@
 #define PV_BIT(n) (UINT64_C(1) << (n))
 /* Bits [hi:lo] set. */
 #define PV_GENMASK(hi, lo) (((~UINT64_C(0)) >> (63 - (hi))) & ~(PV_BIT(lo) - 1))
-#define PV_FIELD_GET(v, hi, lo) (((uint64_t)(v) & PV_GENMASK(hi, lo)) >> (lo))
+#define PV_FIELD_GET(v, hi, lo) ((PV_GENMASK(hi, lo) & (uint64_t)(v)) >> (lo))
 #define PV_FIELD_PREP(x, hi, lo) (((uint64_t)(x) << (lo)) & PV_GENMASK(hi, lo))
 
 /* ---- ESR_EL2 ------------------------------------------------------------------------ */
 #define PV_ESR_EC_SHIFT 26
 #define PV_ESR_EC(esr) ((uint32_t)(((esr) >> PV_ESR_EC_SHIFT) & 0x3F))
 #define PV_ESR_IL PV_BIT(25)
-#define PV_ESR_ISS(esr) ((uint32_t)((esr) & 0x1FFFFFF))
+#define PV_ESR_ISS(esr) ((uint32_t)(0x1FFFFFFu & (esr)))
 
 #define PV_EC_UNKNOWN 0x00 /* what an injected UNDEF carries */
 #define PV_EC_HVC64 0x16
@@ -36,15 +36,15 @@
 #define PV_ISS_SYS_CRN_SHIFT 10
 #define PV_ISS_SYS_RT_SHIFT 5
 #define PV_ISS_SYS_CRM_SHIFT 1
-#define PV_ISS_SYS_DIR_READ 0x1u   /* 1: MRS (read), 0: MSR (write) */
+#define PV_ISS_SYS_DIR_READ 0x1u /* 1: MRS (read), 0: MSR (write) */
 #define PV_ISS_SYS_RT_MASK 0x3E0u
 #define PV_ISS_SYS_KEY_MASK 0x3FFC1Eu /* Op0, Op2, Op1, CRn, CRm */
 
-#define PV_SYSREG(op0, op1, crn, crm, op2)                                                       \
-	((uint32_t)(((uint32_t)(op0) << PV_ISS_SYS_OP0_SHIFT) |                                  \
-		    ((uint32_t)(op2) << PV_ISS_SYS_OP2_SHIFT) |                                  \
-		    ((uint32_t)(op1) << PV_ISS_SYS_OP1_SHIFT) |                                  \
-		    ((uint32_t)(crn) << PV_ISS_SYS_CRN_SHIFT) |                                  \
+#define PV_SYSREG(op0, op1, crn, crm, op2)                                                     \
+	((uint32_t)(((uint32_t)(op0) << PV_ISS_SYS_OP0_SHIFT) |                                \
+		    ((uint32_t)(op2) << PV_ISS_SYS_OP2_SHIFT) |                                \
+		    ((uint32_t)(op1) << PV_ISS_SYS_OP1_SHIFT) |                                \
+		    ((uint32_t)(crn) << PV_ISS_SYS_CRN_SHIFT) |                                \
 		    ((uint32_t)(crm) << PV_ISS_SYS_CRM_SHIFT)))
 
 /* The keys of every register perfvisor names: PV_PMCR_EL0, PV_PMEVCNTR_EL0(n), ...,
@@ -60,8 +60,9 @@
 /* ---- PMUv3 (Arm ARM D13, D24.5) --------------------------------------------------------- */
 /* PMEVCNTR<n>_EL0: CRm = 0b10:n[4:3], Op2 = n[2:0]; PMEVTYPER<n>_EL0: CRm = 0b11:n[4:3]. */
 /* Both families: Op0=3 Op1=3 CRn=14 CRm=0b1xxx; the index is CRm[1:0]:Op2, CRm[2] picks TYPER. */
-#define PV_PMEV_FAMILY_MASK (PV_ISS_SYS_KEY_MASK & ~(0x7u << PV_ISS_SYS_CRM_SHIFT) &            \
-			     ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+#define PV_PMEV_FAMILY_MASK                                                                    \
+	(PV_ISS_SYS_KEY_MASK & ~(0x7u << PV_ISS_SYS_CRM_SHIFT) &                               \
+	 ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
 #define PV_PMEV_FAMILY_KEY PV_PMEVCNTR_EL0(0)
 #define PV_PMEV_INDEX(k) ((PV_SYSREG_CRM(k) & 3u) << 3 | PV_SYSREG_OP2(k))
 #define PV_PMEV_IS_TYPER(k) ((PV_SYSREG_CRM(k) & 4u) != 0)
@@ -85,19 +86,19 @@
 #define PV_PMCR_IMP_MASK PV_GENMASK(31, 24)
 
 /* PMEVTYPER<n>_EL0 and PMCCFILTR_EL0 filter bits (Arm ARM D24.5.x). */
-#define PV_PMEVTYPER_P PV_BIT(31)   /* 1: do not count at EL1 */
-#define PV_PMEVTYPER_U PV_BIT(30)   /* 1: do not count at EL0 */
-#define PV_PMEVTYPER_NSK PV_BIT(29) /* NS EL1 counted iff NSK == P (EL3 implemented) */
-#define PV_PMEVTYPER_NSU PV_BIT(28) /* NS EL0 counted iff NSU == U (EL3 implemented) */
-#define PV_PMEVTYPER_NSH PV_BIT(27) /* 1: count at NS EL2 -- an include bit */
-#define PV_PMEVTYPER_M PV_BIT(26)   /* EL3 counted iff M == P */
-#define PV_PMEVTYPER_MT PV_BIT(25)  /* FEAT_MTPMU */
-#define PV_PMEVTYPER_SH PV_BIT(24)  /* Secure EL2 counted iff SH != NSH (FEAT_SEL2) */
-#define PV_PMEVTYPER_T PV_BIT(23)   /* FEAT_TME */
-#define PV_PMEVTYPER_RLK PV_BIT(22) /* Realm EL1 counted iff RLK == P (FEAT_RME) */
-#define PV_PMEVTYPER_RLU PV_BIT(21) /* Realm EL0 counted iff RLU == U (FEAT_RME) */
-#define PV_PMEVTYPER_RLH PV_BIT(20) /* Realm EL2 counted iff RLH != NSH (FEAT_RME) */
-#define PV_PMEVTYPER_EVT_V3 PV_GENMASK(9, 0)   /* PMUv3: 10-bit event numbers */
+#define PV_PMEVTYPER_P PV_BIT(31)            /* 1: do not count at EL1 */
+#define PV_PMEVTYPER_U PV_BIT(30)            /* 1: do not count at EL0 */
+#define PV_PMEVTYPER_NSK PV_BIT(29)          /* NS EL1 counted iff NSK == P (EL3 implemented) */
+#define PV_PMEVTYPER_NSU PV_BIT(28)          /* NS EL0 counted iff NSU == U (EL3 implemented) */
+#define PV_PMEVTYPER_NSH PV_BIT(27)          /* 1: count at NS EL2 -- an include bit */
+#define PV_PMEVTYPER_M PV_BIT(26)            /* EL3 counted iff M == P */
+#define PV_PMEVTYPER_MT PV_BIT(25)           /* FEAT_MTPMU */
+#define PV_PMEVTYPER_SH PV_BIT(24)           /* Secure EL2 counted iff SH != NSH (FEAT_SEL2) */
+#define PV_PMEVTYPER_T PV_BIT(23)            /* FEAT_TME */
+#define PV_PMEVTYPER_RLK PV_BIT(22)          /* Realm EL1 counted iff RLK == P (FEAT_RME) */
+#define PV_PMEVTYPER_RLU PV_BIT(21)          /* Realm EL0 counted iff RLU == U (FEAT_RME) */
+#define PV_PMEVTYPER_RLH PV_BIT(20)          /* Realm EL2 counted iff RLH != NSH (FEAT_RME) */
+#define PV_PMEVTYPER_EVT_V3 PV_GENMASK(9, 0) /* PMUv3: 10-bit event numbers */
 #define PV_PMEVTYPER_EVT_V3P1 PV_GENMASK(15, 0) /* PMUv3p1 and later */
 
 /* PMUSERENR_EL0 */
@@ -105,7 +106,8 @@
 #define PV_PMUSERENR_SW PV_BIT(1)
 #define PV_PMUSERENR_CR PV_BIT(2)
 #define PV_PMUSERENR_ER PV_BIT(3)
-#define PV_PMUSERENR_MASK (PV_PMUSERENR_EN | PV_PMUSERENR_SW | PV_PMUSERENR_CR | PV_PMUSERENR_ER)
+#define PV_PMUSERENR_MASK                                                                      \
+	(PV_PMUSERENR_EN | PV_PMUSERENR_SW | PV_PMUSERENR_CR | PV_PMUSERENR_ER)
 
 /* PMSELR_EL0 */
 #define PV_PMSELR_SEL_MASK 0x1Fu
@@ -210,11 +212,12 @@
 /* The group is one masked table entry (CRm[3] = 0; CRm = 0 is excluded by the lookup);
  * slot = CRm * 8 + Op2, CRm 1..7. */
 #define PV_ID_GROUP_KEY PV_ID_GROUP(0)
-#define PV_ID_GROUP_MASK (PV_ISS_SYS_KEY_MASK & ~(0x7u << PV_ISS_SYS_CRM_SHIFT) &               \
-			  ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+#define PV_ID_GROUP_MASK                                                                       \
+	(PV_ISS_SYS_KEY_MASK & ~(0x7u << PV_ISS_SYS_CRM_SHIFT) &                               \
+	 ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
 #define PV_ID_SLOT(k) (PV_SYSREG_CRM(k) * 8u + PV_SYSREG_OP2(k))
-#define PV_ID_SLOT_FIRST 8u  /* CRm = 1 */
-#define PV_ID_SLOTS 64u      /* slots 0..63; 0..7 (CRm = 0) are not in the group */
+#define PV_ID_SLOT_FIRST 8u /* CRm = 1 */
+#define PV_ID_SLOTS 64u     /* slots 0..63; 0..7 (CRm = 0) are not in the group */
 
 /* ID_AA64DFR0_EL1 fields */
 #define PV_DFR0_TRACEVER_SHIFT 4

@@ -56,29 +56,29 @@ enum pv_reg_gate {
 /* The EL0 rule of a register, one per direction, enforced by the trap dispatch after the
  * register is found present and before its handler runs (Arm ARM D24, each register's
  * accessibility pseudocode: the EL0 enable checks come before the EL2 trap). */
-#define PV_EL0_UNDEF 0x000u        /* UNDEFINED at EL0 */
-#define PV_EL0_ANY 0x100u          /* always accessible at EL0 */
+#define PV_EL0_UNDEF 0x000u                /* UNDEFINED at EL0 */
+#define PV_EL0_ANY 0x100u                  /* always accessible at EL0 */
 #define PV_EL0_PMU(bits) (0x200u | (bits)) /* any of these PMUSERENR_EL0 bits, else to EL1 */
-#define PV_EL0_AMU 0x300u          /* AMUSERENR_EL0.EN, else to EL1 */
-#define PV_EL0_IDST 0x400u         /* to EL1 with FEAT_IDST, else UNDEFINED */
-#define PV_EL0_KIND(rule) ((rule) & 0xF00u)
+#define PV_EL0_AMU 0x300u                  /* AMUSERENR_EL0.EN, else to EL1 */
+#define PV_EL0_IDST 0x400u                 /* to EL1 with FEAT_IDST, else UNDEFINED */
+#define PV_EL0_KIND(rule) (0xF00u & (rule))
 
 struct pv_reg_desc {
-	const char *name;        /* as the Arm ARM names it; families as PMEVCNTR<n>_EL0 */
-	uint32_t key;            /* ISS key of the register (of member `first` for a family) */
-	uint32_t mask;           /* a key k is a candidate when (k & mask) == (key & mask) */
-	uint8_t first, last;     /* a family's members (0, 0 for a register) */
-	uint8_t kind;            /* enum pv_trap_kind: the register group */
-	uint8_t feature;         /* PV_FEAT_* the VM must have, 0 for always present */
-	uint8_t min_version;     /* lowest version of the feature that has the register */
-	uint8_t id;              /* position in the table: pv_vm.reg_limit[id] gates it */
-	uint8_t access;          /* enum pv_reg_access */
-	uint8_t gate;            /* enum pv_reg_gate */
-	uint16_t el0_read;       /* PV_EL0_* */
+	const char *name;    /* as the Arm ARM names it; families as PMEVCNTR<n>_EL0 */
+	uint32_t key;        /* ISS key of the register (of member `first` for a family) */
+	uint32_t mask;       /* a key k is a candidate when (k & mask) == (key & mask) */
+	uint8_t first, last; /* a family's members (0, 0 for a register) */
+	uint8_t kind;        /* enum pv_trap_kind: the register group */
+	uint8_t feature;     /* PV_FEAT_* the VM must have, 0 for always present */
+	uint8_t min_version; /* lowest version of the feature that has the register */
+	uint8_t id;          /* position in the table: pv_vm.reg_limit[id] gates it */
+	uint8_t access;      /* enum pv_reg_access */
+	uint8_t gate;        /* enum pv_reg_gate */
+	uint16_t el0_read;   /* PV_EL0_* */
 	uint16_t el0_write;
-	pv_reg_read_fn *read;    /* NULL for write-only */
-	pv_reg_write_fn *write;  /* NULL for read-only */
-	const char *behaviour;   /* one line for the coverage document */
+	pv_reg_read_fn *read;   /* NULL for write-only */
+	pv_reg_write_fn *write; /* NULL for read-only */
+	const char *behaviour;  /* one line for the coverage document */
 };
 
 /* Member n of a family (0 for a register) from a key the entry matches. */
@@ -94,7 +94,5 @@ static inline unsigned pv_reg_member(const struct pv_reg_desc *d, uint32_t key)
 const struct pv_reg_desc *pv_reg_table(size_t *count);
 /* The descriptor a key dispatches to, or NULL if perfvisor does not own the register. */
 const struct pv_reg_desc *pv_reg_lookup(uint32_t key);
-
-
 
 #endif

@@ -25,12 +25,14 @@ struct pv_hw;
 enum pv_trap_result;
 
 /* ---- Architecture (Arm ARM D24.6, AMU registers) ------------------------------------------ */
-#define PV_AMU_GROUP0 4u  /* architected counters: CPU_CYCLES, CNT_CYCLES, INST_RETIRED,
+#define PV_AMU_GROUP0                                                                          \
+	4u                 /* architected counters: CPU_CYCLES, CNT_CYCLES, INST_RETIRED,
 			     STALL_BACKEND_MEM */
 #define PV_AMU_AUX_MAX 16u /* auxiliary (group 1) counters */
-#define PV_AMU_COUNTERS (PV_AMU_GROUP0 + PV_AMU_AUX_MAX) /* k < 4: AMEVCNTR0<k>, else
+#define PV_AMU_COUNTERS                                                                        \
+	(PV_AMU_GROUP0 + PV_AMU_AUX_MAX) /* k < 4: AMEVCNTR0<k>, else
 							     AMEVCNTR1<k - 4> */
-#define PV_AMU_CNT_CYCLES 1u /* the group 0 counter with no AMEVCNTVOFF0<n>_EL2 */
+#define PV_AMU_CNT_CYCLES 1u             /* the group 0 counter with no AMEVCNTVOFF0<n>_EL2 */
 
 #define PV_AMU_EVT_CPU_CYCLES 0x0011u
 #define PV_AMU_EVT_CNT_CYCLES 0x4004u
@@ -63,11 +65,11 @@ enum pv_trap_result;
 /* The AMU as probed (pv_hw_probe), valid when pv_hw.amu. */
 struct pv_hw_amu {
 	uint64_t amcr, amcfgr, amcgcr, amcg1idr; /* AMCG1IDR_EL0 only with AMUv1p1 */
-	uint64_t cnten0, cnten1;  /* AMCNTENSET0/1_EL0 as firmware left them */
+	uint64_t cnten0, cnten1;                 /* AMCNTENSET0/1_EL0 as firmware left them */
 	uint16_t evtyper1[PV_AMU_AUX_MAX];
-	uint8_t aux;              /* AMCGCR_EL0.CG1NC */
-	uint16_t aux_present;     /* auxiliary counters implemented (AMCG1IDR_EL0 or [0, aux)) */
-	uint16_t aux_voff;        /* ... of which have AMEVCNTVOFF1<n>_EL2 (AMUv1p1) */
+	uint8_t aux;          /* AMCGCR_EL0.CG1NC */
+	uint16_t aux_present; /* auxiliary counters implemented (AMCG1IDR_EL0 or [0, aux)) */
+	uint16_t aux_voff;    /* ... of which have AMEVCNTVOFF1<n>_EL2 (AMUv1p1) */
 	/* The virtual-offset path can be used: AMUv1p1 and FEAT_FGT. It also needs EL3 to set
 	 * SCR_EL3.AMVOFFEN (and SCR_EL3.FGTEn), which EL2 cannot see: an integration whose
 	 * firmware does not clears this after pv_hw_probe, and every VM takes the trap path. */
@@ -77,7 +79,7 @@ struct pv_hw_amu {
 /* Per-VM configuration. */
 struct pv_amu_config {
 	uint8_t version; /* ID_AA64PFR0_EL1.AMU to expose: PV_AMU_V1 or PV_AMU_V1P1 (<= hardware) */
-	uint8_t nr_aux;  /* auxiliary counters the VM sees: AMEVCNTR1<n> for n < nr_aux, all
+	uint8_t nr_aux; /* auxiliary counters the VM sees: AMEVCNTR1<n> for n < nr_aux, all
 			    implemented in hardware */
 };
 
@@ -90,15 +92,15 @@ enum pv_amu_path {
 
 /* Per-VM values derived once (pv_vamu_vm_init). */
 struct pv_vm_amu {
-	uint8_t version;     /* 0: the VM has no AMU */
+	uint8_t version; /* 0: the VM has no AMU */
 	uint8_t nr_aux;
-	uint8_t nr;          /* counters switched at load/put: 4 + nr_aux, or 4 with CG1RZ */
-	uint8_t path;        /* enum pv_amu_path */
-	bool cg1rz;          /* group 1 reads as zero below the highest EL (AMCR_EL0.CG1RZ) */
-	uint32_t voff;       /* counters k offset by hardware on the virtual-offset path */
-	uint64_t hafgrtr;    /* HAFGRTR_EL2 of the virtual-offset path */
+	uint8_t nr;       /* counters switched at load/put: 4 + nr_aux, or 4 with CG1RZ */
+	uint8_t path;     /* enum pv_amu_path */
+	bool cg1rz;       /* group 1 reads as zero below the highest EL (AMCR_EL0.CG1RZ) */
+	uint32_t voff;    /* counters k offset by hardware on the virtual-offset path */
+	uint64_t hafgrtr; /* HAFGRTR_EL2 of the virtual-offset path */
 	uint64_t amcr, amcfgr, amcgcr, amcg1idr; /* the VM's views */
-	uint32_t aux_mask;   /* bits [nr_aux-1:0] */
+	uint32_t aux_mask;                       /* bits [nr_aux-1:0] */
 };
 
 /* Per-vCPU state. Counter k of the vCPU is val[k] while it is not loaded, and the physical
@@ -106,7 +108,7 @@ struct pv_vm_amu {
 struct pv_vamu {
 	uint64_t val[PV_AMU_COUNTERS];
 	uint64_t off[PV_AMU_COUNTERS];
-	uint64_t userenr;    /* AMUSERENR_EL0 (EN) */
+	uint64_t userenr; /* AMUSERENR_EL0 (EN) */
 };
 
 /* A pCPU's power-down loses AMEVCNTVOFF<g><n>_EL2 (firmware need not preserve them) and may

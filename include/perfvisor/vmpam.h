@@ -42,14 +42,14 @@ struct pv_vcpu;
 enum pv_trap_result;
 
 #define PV_VMPAM_MAX_MSCS 32
-#define PV_VMPAM_MAX_RIS 16       /* MPAMF_IDR.RIS_MAX is 4 bits */
+#define PV_VMPAM_MAX_RIS 16 /* MPAMF_IDR.RIS_MAX is 4 bits */
 #define PV_VMPAM_MAX_NODES 8
 #define PV_VMPAM_MAX_CACHES 8
-#define PV_VMPAM_MAX_MONS 256     /* monitor slots used per memory node */
-#define PV_VMPAM_NODE_RIS 8       /* monitored RIS per memory node (their counts are summed) */
-#define PV_VMPAM_MAX_VPARTIDS 32  /* virtual PARTIDs per VM (MPAMVPMV_EL2 has 32 bits) */
+#define PV_VMPAM_MAX_MONS 256    /* monitor slots used per memory node */
+#define PV_VMPAM_NODE_RIS 8      /* monitored RIS per memory node (their counts are summed) */
+#define PV_VMPAM_MAX_VPARTIDS 32 /* virtual PARTIDs per VM (MPAMVPMV_EL2 has 32 bits) */
 #define PV_VMPAM_PARTIDS 65536u
-#define PV_VMPAM_NRDY_RETRIES 4   /* re-reads of a counter that reads NRDY (or torn) */
+#define PV_VMPAM_NRDY_RETRIES 4 /* re-reads of a counter that reads NRDY (or torn) */
 
 /* Errors (negative), described by pv_vmpam_strerror(). */
 enum pv_vmpam_err {
@@ -73,10 +73,10 @@ const char *pv_vmpam_strerror(int err);
 /* An MSC as firmware describes it (ACPI MPAM table or devicetree). */
 enum { PV_VMPAM_MSC_MEMORY, PV_VMPAM_MSC_CACHE };
 struct pv_vmpam_msc_desc {
-	uint64_t base;     /* MMIO base (physical) */
-	uint8_t kind;      /* PV_VMPAM_MSC_MEMORY or PV_VMPAM_MSC_CACHE */
-	uint8_t id;        /* memory node (0..7) or cache id (0..7) */
-	uint32_t nrdy_ns;  /* monitors' not-ready time after configuration (arm,not-ready-us) */
+	uint64_t base;    /* MMIO base (physical) */
+	uint8_t kind;     /* PV_VMPAM_MSC_MEMORY or PV_VMPAM_MSC_CACHE */
+	uint8_t id;       /* memory node (0..7) or cache id (0..7) */
+	uint32_t nrdy_ns; /* monitors' not-ready time after configuration (arm,not-ready-us) */
 };
 
 struct pv_vmpam_acct;
@@ -87,15 +87,15 @@ struct pv_vmpam_setup {
 	unsigned nmsc;
 	const uint64_t *cpu_mpamidr; /* MPAMIDR_EL1 of every pCPU */
 	unsigned ncpus;
-	const uint8_t *cpu_node;     /* the memory node local to every pCPU (ncpus entries, by
+	const uint8_t *cpu_node; /* the memory node local to every pCPU (ncpus entries, by
 					struct pv_pcpu.index; kept, not copied), or NULL. With it,
 					and a usable PMG_MAX of at least nodes - 1, local bytes are
 					counted: see enum pv_vmpam_local */
-	unsigned host_partids;       /* PARTIDs [0, host_partids) stay the host's; 0 means 1 */
-	unsigned mons_per_node;      /* monitors used per node, 0: all (at most PV_VMPAM_MAX_MONS) */
-	struct pv_vmpam_vm **vms;    /* the VM table: max_vms entries */
+	unsigned host_partids;   /* PARTIDs [0, host_partids) stay the host's; 0 means 1 */
+	unsigned mons_per_node; /* monitors used per node, 0: all (at most PV_VMPAM_MAX_MONS) */
+	struct pv_vmpam_vm **vms; /* the VM table: max_vms entries */
 	unsigned max_vms;
-	struct pv_vmpam_acct *acct;  /* pv_vmpam_acct_entries() entries */
+	struct pv_vmpam_acct *acct; /* pv_vmpam_acct_entries() entries */
 	size_t nacct;
 };
 
@@ -105,12 +105,12 @@ size_t pv_vmpam_acct_entries(const struct pv_vmpam_setup *s);
 
 /* Discovered resource instance. */
 struct pv_vmpam_ris {
-	uint8_t bwa_wd;    /* MBW_MAX fraction bits; 0: no MBW_MAX */
+	uint8_t bwa_wd; /* MBW_MAX fraction bits; 0: no MBW_MAX */
 	bool has_min;
-	uint16_t cpbm_wd;  /* cache portions; 0: none (or more than 64) */
-	uint16_t num_mon;  /* MBWU monitors */
-	uint8_t cbits;     /* counter used: 31 (MSMON_MBWU), 44 or 63 (MSMON_MBWU_L) */
-	uint8_t scale;     /* MBWUMON_IDR.SCALE, applied with SCLEN */
+	uint16_t cpbm_wd; /* cache portions; 0: none (or more than 64) */
+	uint16_t num_mon; /* MBWU monitors */
+	uint8_t cbits;    /* counter used: 31 (MSMON_MBWU), 44 or 63 (MSMON_MBWU_L) */
+	uint8_t scale;    /* MBWUMON_IDR.SCALE, applied with SCLEN */
 	bool has_rwbw;
 };
 
@@ -119,8 +119,8 @@ struct pv_vmpam_msc {
 	uint32_t nrdy_ns;
 	uint8_t kind, id;
 	uint8_t nris;
-	bool has_ris;      /* PART_SEL / MON_SEL carry a RIS */
-	bool extd_esr;     /* MPAMF_ESR is 64-bit */
+	bool has_ris;  /* PART_SEL / MON_SEL carry a RIS */
+	bool extd_esr; /* MPAMF_ESR is 64-bit */
 	uint16_t partid_max;
 	uint8_t pmg_max;
 	struct pv_vmpam_ris ris[PV_VMPAM_MAX_RIS];
@@ -128,16 +128,17 @@ struct pv_vmpam_msc {
 
 #define PV_VMPAM_SLOT_FREE UINT32_MAX
 struct pv_vmpam_node {
-	uint16_t nmons;    /* monitor slots: the least NUM_MON of its monitored RIS */
-	uint8_t nris;      /* monitored RIS; a slot is monitor `slot` on each of them */
+	uint16_t nmons; /* monitor slots: the least NUM_MON of its monitored RIS */
+	uint8_t nris;   /* monitored RIS; a slot is monitor `slot` on each of them */
 	uint8_t msc[PV_VMPAM_NODE_RIS], ris[PV_VMPAM_NODE_RIS];
-	bool rotating;     /* more PARTIDs to count than slots: monitors rotate */
-	bool repack;       /* dedicated slots to be reassigned at the next tick */
-	uint32_t nrdy_ns;  /* the longest not-ready time of its MSCs */
-	uint32_t used;     /* slots its VMs need (one per PARTID) */
-	uint32_t cursor;   /* rotation: next VM (table index) to measure */
-	uint64_t t_prog;   /* when the current rotation window began */
-	uint32_t slot[PV_VMPAM_MAX_MONS]; /* account (internal.h) << 5 | vPARTID, or SLOT_FREE */
+	bool rotating;    /* more PARTIDs to count than slots: monitors rotate */
+	bool repack;      /* dedicated slots to be reassigned at the next tick */
+	uint32_t nrdy_ns; /* the longest not-ready time of its MSCs */
+	uint32_t used;    /* slots its VMs need (one per PARTID) */
+	uint32_t cursor;  /* rotation: next VM (table index) to measure */
+	uint64_t t_prog;  /* when the current rotation window began */
+	/* Per monitor: account (internal.h) << 5 | vPARTID, or SLOT_FREE. */
+	uint32_t slot[PV_VMPAM_MAX_MONS];
 	bool match_pmg[PV_VMPAM_MAX_MONS]; /* the slot's CTL has MATCH_PMG (a local account) */
 	uint64_t last[PV_VMPAM_MAX_MONS][PV_VMPAM_NODE_RIS]; /* dedicated: last raw counts */
 	uint32_t pred[PV_VMPAM_MAX_MONS][PV_VMPAM_NODE_RIS]; /* dedicated: last change, units */
@@ -145,35 +146,35 @@ struct pv_vmpam_node {
 
 struct pv_vmpam_stats {
 	uint64_t ticks;
-	uint64_t samples;      /* rotation windows closed with a reading */
-	uint64_t retries;      /* counter re-reads (NRDY, or halves of a long counter torn) */
-	uint64_t not_ready;    /* counter reads given up as not ready */
-	uint64_t wraps;        /* 31-bit counter wraps corrected */
-	uint64_t msc_errors;   /* MPAMF_ESR found holding an error (then cleared) */
+	uint64_t samples;    /* rotation windows closed with a reading */
+	uint64_t retries;    /* counter re-reads (NRDY, or halves of a long counter torn) */
+	uint64_t not_ready;  /* counter reads given up as not ready */
+	uint64_t wraps;      /* 31-bit counter wraps corrected */
+	uint64_t msc_errors; /* MPAMF_ESR found holding an error (then cleared) */
 	uint64_t last_esr;
 	uint8_t last_esr_msc;
 };
 
 /* Whether local bytes are counted (struct pv_vmpam.local). */
 enum pv_vmpam_local {
-	PV_VMPAM_LOCAL_COUNTED,     /* the physical PMG names the pCPU's node; monitors match it */
+	PV_VMPAM_LOCAL_COUNTED, /* the physical PMG names the pCPU's node; monitors match it */
 	PV_VMPAM_LOCAL_NO_TOPOLOGY, /* the setup gave no cpu_node */
 	PV_VMPAM_LOCAL_PMG_RANGE,   /* the usable PMG_MAX is below nodes - 1: no PMG per node */
 };
 
 struct pv_vmpam {
-	uint16_t partid_max;   /* usable: the least over pCPUs and MSCs */
-	uint8_t pmg_max;       /* usable: the least over pCPUs and MSCs */
-	uint8_t local;         /* enum pv_vmpam_local */
-	uint8_t acct_shift;    /* accounts per VM and node: 1 << acct_shift (total, local) */
+	uint16_t partid_max;     /* usable: the least over pCPUs and MSCs */
+	uint8_t pmg_max;         /* usable: the least over pCPUs and MSCs */
+	uint8_t local;           /* enum pv_vmpam_local */
+	uint8_t acct_shift;      /* accounts per VM and node: 1 << acct_shift (total, local) */
 	const uint8_t *cpu_node; /* the setup's, while local bytes are counted; else NULL */
 	uint32_t ncpus;
-	bool has_hcr;          /* every pCPU has MPAMHCR_EL2 and the VPM registers */
-	bool has_tidr;         /* every pCPU has MPAM2_EL2.TIDR */
-	uint8_t vpm_entries;   /* virtual PARTIDs the VPM registers map (0 without HAS_HCR) */
+	bool has_hcr;        /* every pCPU has MPAMHCR_EL2 and the VPM registers */
+	bool has_tidr;       /* every pCPU has MPAM2_EL2.TIDR */
+	uint8_t vpm_entries; /* virtual PARTIDs the VPM registers map (0 without HAS_HCR) */
 	uint16_t host_partids;
 	uint8_t nmsc, nnodes, ncaches;
-	uint64_t now;          /* time of the last tick (ns) */
+	uint64_t now; /* time of the last tick (ns) */
 	struct pv_vmpam_msc msc[PV_VMPAM_MAX_MSCS];
 	struct pv_vmpam_node node[PV_VMPAM_MAX_NODES];
 	struct pv_vmpam_vm **vms;
@@ -213,15 +214,15 @@ struct pv_vmpam_el2 {
 
 struct pv_vmpam_vm {
 	struct pv_vmpam *sys;
-	uint32_t index;                 /* in sys->vms */
+	uint32_t index; /* in sys->vms */
 	uint8_t nr_partids;
-	uint8_t pmg_max;                /* the guest's PMG_MAX */
-	bool visible;                   /* the guest has MPAM (its registers do not UNDEF) */
-	bool vpm;                       /* hardware maps virtual PARTIDs (MPAMVPM<n>_EL2) */
+	uint8_t pmg_max; /* the guest's PMG_MAX */
+	bool visible;    /* the guest has MPAM (its registers do not UNDEF) */
+	bool vpm;        /* hardware maps virtual PARTIDs (MPAMVPM<n>_EL2) */
 	uint16_t partid[PV_VMPAM_MAX_VPARTIDS]; /* physical PARTID of each virtual PARTID */
-	uint64_t mpamidr;               /* the guest's MPAMIDR_EL1 */
+	uint64_t mpamidr;                       /* the guest's MPAMIDR_EL1 */
 	struct pv_vmpam_el2 el2;
-	struct pv_vmpam_config cfg;     /* limits in force */
+	struct pv_vmpam_config cfg; /* limits in force */
 };
 
 /* Allocates the VM's physical PARTIDs (all or nothing: exhaustion is PV_VMPAM_ERR_NO_PARTID,
@@ -263,18 +264,18 @@ void pv_vmpam_vcpu_attach(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm)
 /* ---- accounting --------------------------------------------------------------------------- */
 
 struct pv_vmpam_acct {
-	uint64_t bytes;    /* estimate of the bytes up to `at` */
-	uint64_t at;       /* ns */
-	uint64_t rate;     /* last measured rate, bytes per 2^30 ns */
-	uint64_t dev;      /* typical change of the rate between samples, same unit */
-	uint64_t gap_dev;  /* dev when the open unmeasured gap began */
-	uint64_t sq;       /* sum of the variances of closed gaps, KiB^2 */
-	uint64_t lin;      /* sum of linear error bounds (NRDY compensation, scaling), bytes */
-	uint64_t pend;     /* dedicated: bytes read from some of its counters, others not ready */
-	uint32_t gran;     /* counter granularity of the current figure, bytes */
-	uint8_t status;    /* enum pv_vmpam_status of the last attempt */
+	uint64_t bytes;   /* estimate of the bytes up to `at` */
+	uint64_t at;      /* ns */
+	uint64_t rate;    /* last measured rate, bytes per 2^30 ns */
+	uint64_t dev;     /* typical change of the rate between samples, same unit */
+	uint64_t gap_dev; /* dev when the open unmeasured gap began */
+	uint64_t sq;      /* sum of the variances of closed gaps, KiB^2 */
+	uint64_t lin;     /* sum of linear error bounds (NRDY compensation, scaling), bytes */
+	uint64_t pend;  /* dedicated: bytes read from some of its counters, others not ready */
+	uint32_t gran;  /* counter granularity of the current figure, bytes */
+	uint8_t status; /* enum pv_vmpam_status of the last attempt */
 	uint8_t flags;
-	uint16_t nrdy;     /* consecutive not-ready reads */
+	uint16_t nrdy; /* consecutive not-ready reads */
 };
 
 /* Call every tick period (10 ms suits 31-bit counters up to ~100 GB/s per node). `now` is
@@ -283,17 +284,17 @@ struct pv_vmpam_acct {
 void pv_vmpam_tick(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint64_t now);
 
 enum pv_vmpam_status {
-	PV_VMPAM_MEASURED,  /* counted by monitors all along: bound is the counter granularity */
+	PV_VMPAM_MEASURED, /* counted by monitors all along: bound is the counter granularity */
 	PV_VMPAM_ESTIMATED, /* includes time the VM's monitors were rotated away */
 	PV_VMPAM_NOT_READY, /* its last monitor read stayed NRDY: no figure */
 	PV_VMPAM_NO_DATA,   /* not measured yet, or the node has no monitors: no figure */
 };
 
 struct pv_vmpam_reading {
-	uint64_t at_ns;    /* the tick the figure is for */
-	uint64_t bytes;    /* bytes the VM moved through the node since pv_vmpam_partition_init */
-	uint64_t bound;    /* |bytes - truth| <= bound (95 % confidence when ESTIMATED) */
-	uint8_t status;    /* enum pv_vmpam_status; bytes and bound are 0 unless MEASURED or
+	uint64_t at_ns; /* the tick the figure is for */
+	uint64_t bytes; /* bytes the VM moved through the node since pv_vmpam_partition_init */
+	uint64_t bound; /* |bytes - truth| <= bound (95 % confidence when ESTIMATED) */
+	uint8_t status; /* enum pv_vmpam_status; bytes and bound are 0 unless MEASURED or
 			      ESTIMATED */
 	/* for pv_vmpam_rate() */
 	uint64_t sq, lin, open;
@@ -310,7 +311,7 @@ int pv_vmpam_read_local(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm
 			struct pv_vmpam_reading *out);
 
 struct pv_vmpam_rate {
-	uint64_t ns;          /* length of the interval */
+	uint64_t ns; /* length of the interval */
 	uint64_t bytes, bound;
 	uint64_t bytes_per_s, bound_per_s;
 	uint8_t status;

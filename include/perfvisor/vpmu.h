@@ -40,49 +40,49 @@ struct pv_pmu_config {
 
 /* Per-VM values derived once from the configuration and the hardware. */
 struct pv_vm_pmu {
-	uint32_t counter_mask;  /* implemented counters [0, N) and bit 31 (cycle counter) */
-	uint64_t evtyper_mask;  /* guest-visible (stored) bits of PMEVTYPER<n>_EL0 */
-	uint64_t ccfiltr_mask;  /* guest-visible bits of PMCCFILTR_EL0 */
-	uint64_t pmcr_stored;   /* PMCR_EL0 bits a guest write stores */
-	uint64_t pmcr_fixed;    /* read-only PMCR_EL0 bits: IMP, IDCODE, N, LC when RES1 */
-	uint64_t pmceid0;       /* guest views, masked by the event filter */
+	uint32_t counter_mask; /* implemented counters [0, N) and bit 31 (cycle counter) */
+	uint64_t evtyper_mask; /* guest-visible (stored) bits of PMEVTYPER<n>_EL0 */
+	uint64_t ccfiltr_mask; /* guest-visible bits of PMCCFILTR_EL0 */
+	uint64_t pmcr_stored;  /* PMCR_EL0 bits a guest write stores */
+	uint64_t pmcr_fixed;   /* read-only PMCR_EL0 bits: IMP, IDCODE, N, LC when RES1 */
+	uint64_t pmceid0;      /* guest views, masked by the event filter */
 	uint64_t pmceid1;
 	uint64_t pmmir;
 	uint64_t cycles_allowed; /* 1 if the filter allows CPU_CYCLES (the cycle counter) */
 	uint8_t version;
 	uint8_t nr_counters;
 	/* Added by vpmu/ (all derived in pv_vpmu_vm_init): */
-	bool el3;               /* NSK/NSU/M are implemented (hw->el3) */
-	uint32_t event_mask;    /* evtCount width: 0x3FF (PMUv3) or 0xFFFF (PMUv3p1+) */
-	uint32_t host_mask;     /* physical overflow bits of host counters [HPMN, N) */
-	uint64_t evcntr_mask;   /* guest-visible width of PMEVCNTR<n>: 32 or 64 bits */
-	uint64_t pmcr_res1;     /* PMCR_EL0.LC when RES1 (no AArch32), else 0 */
-	uint64_t hw_nothing;    /* physical PMEVTYPER value that counts nothing */
+	bool el3;                /* NSK/NSU/M are implemented (hw->el3) */
+	uint32_t event_mask;     /* evtCount width: 0x3FF (PMUv3) or 0xFFFF (PMUv3p1+) */
+	uint32_t host_mask;      /* physical overflow bits of host counters [HPMN, N) */
+	uint64_t evcntr_mask;    /* guest-visible width of PMEVCNTR<n>: 32 or 64 bits */
+	uint64_t pmcr_res1;      /* PMCR_EL0.LC when RES1 (no AArch32), else 0 */
+	uint64_t hw_nothing;     /* physical PMEVTYPER value that counts nothing */
 	uint32_t filter_lut[16]; /* physical filter bits for guest PMEVTYPER bits [31:28] */
 	uint64_t allowed[65536 / 64]; /* bit e: event e is counted in hardware (allowed by the
 					 filter, not SW_INCR or CHAIN) */
 };
 
 struct pv_vpmu {
-	uint64_t pmcr;               /* stored bits only (E, D, DP, LC, LP) */
-	uint64_t evcntr[31];         /* counter values while the vCPU is not loaded */
+	uint64_t pmcr;       /* stored bits only (E, D, DP, LC, LP) */
+	uint64_t evcntr[31]; /* counter values while the vCPU is not loaded */
 	uint64_t ccntr;
-	uint64_t evtyper[31];        /* what the guest wrote, masked to the visible bits */
+	uint64_t evtyper[31]; /* what the guest wrote, masked to the visible bits */
 	uint64_t ccfiltr;
-	uint32_t cnten;              /* PMCNTENSET_EL0 */
-	uint32_t inten;              /* PMINTENSET_EL1 */
-	uint32_t ovs;                /* PMOVSSET_EL0: the canonical overflow status */
-	uint32_t emulated;           /* counters whose event is SW_INCR or CHAIN (software) */
-	uint8_t selr;                /* PMSELR_EL0.SEL */
-	uint8_t userenr;             /* PMUSERENR_EL0 */
-	bool active;                 /* touched: its state is switched at load/put */
-	bool irq_level;              /* current level of the virtual PMU interrupt */
+	uint32_t cnten;    /* PMCNTENSET_EL0 */
+	uint32_t inten;    /* PMINTENSET_EL1 */
+	uint32_t ovs;      /* PMOVSSET_EL0: the canonical overflow status */
+	uint32_t emulated; /* counters whose event is SW_INCR or CHAIN (software) */
+	uint8_t selr;      /* PMSELR_EL0.SEL */
+	uint8_t userenr;   /* PMUSERENR_EL0 */
+	bool active;       /* touched: its state is switched at load/put */
+	bool irq_level;    /* current level of the virtual PMU interrupt */
 	/* Added by vpmu/: */
-	uint32_t chain;              /* odd counters whose event is CHAIN */
-	uint32_t slow;               /* counters (bit 31: the cycle counter) whose accesses take
+	uint32_t chain;      /* odd counters whose event is CHAIN */
+	uint32_t slow;       /* counters (bit 31: the cycle counter) whose accesses take
 					the slow path: the CHAIN ones while the vCPU is active
 					and loaded, all of them otherwise (vpmu_set_slow) */
-	uint64_t hwtype[32];         /* sanitised physical PMEVTYPER<n> (31: PMCCFILTR) */
+	uint64_t hwtype[32]; /* sanitised physical PMEVTYPER<n> (31: PMCCFILTR) */
 };
 
 /* The KVM filter semantics: the first range sets the default (ALLOW first: deny the rest),

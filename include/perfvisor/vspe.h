@@ -69,20 +69,20 @@ enum pv_trap_result;
 #define PV_PMSIDR_LDS PV_BIT(4)
 #define PV_PMSIDR_ERND PV_BIT(5)
 #define PV_PMSIDR_FNE PV_BIT(6)
-#define PV_PMSIDR_FDS PV_BIT(7)            /* FEAT_SPE_FDS: PMSDSFR_EL1, not offered */
+#define PV_PMSIDR_FDS PV_BIT(7) /* FEAT_SPE_FDS: PMSDSFR_EL1, not offered */
 #define PV_PMSIDR_INTERVAL_SHIFT 8
 #define PV_PMSIDR_MAXSIZE_SHIFT 12
 #define PV_PMSIDR_COUNTSIZE_SHIFT 16
-#define PV_PMSIDR_COUNTSIZE_16 3u          /* 16-bit saturating counters (else 12-bit) */
-#define PV_PMSIDR_EFT PV_BIT(26)           /* FEAT_SPE_EFT: PMSFCR_EL1 type masks, not offered */
+#define PV_PMSIDR_COUNTSIZE_16 3u /* 16-bit saturating counters (else 12-bit) */
+#define PV_PMSIDR_EFT PV_BIT(26)  /* FEAT_SPE_EFT: PMSFCR_EL1 type masks, not offered */
 
 /* PMBLIMITR_EL1 */
 #define PV_PMBLIMITR_E PV_BIT(0)
 #define PV_PMBLIMITR_FM_MASK PV_GENMASK(2, 1)
 #define PV_PMBLIMITR_FM_FILL 0u
-#define PV_PMBLIMITR_FM_DISCARD 2u         /* FEAT_SPEv1p2 */
-#define PV_PMBLIMITR_PMFZ PV_BIT(5)        /* FEAT_SPEv1p2 */
-#define PV_PMBLIMITR_nVM PV_BIT(7)         /* FEAT_SPE_nVM, not offered */
+#define PV_PMBLIMITR_FM_DISCARD 2u  /* FEAT_SPEv1p2 */
+#define PV_PMBLIMITR_PMFZ PV_BIT(5) /* FEAT_SPEv1p2 */
+#define PV_PMBLIMITR_nVM PV_BIT(7)  /* FEAT_SPE_nVM, not offered */
 #define PV_PMBLIMITR_LIMIT_MASK PV_GENMASK(63, 12)
 
 /* PMBSR_EL1 */
@@ -95,13 +95,13 @@ enum pv_trap_result;
 #define PV_PMBSR_EC_MASK PV_GENMASK(31, 26)
 #define PV_PMBSR_MSS2_MASK PV_GENMASK(55, 32)
 #define PV_PMBSR_EC(v) ((unsigned)PV_FIELD_GET(v, 31, 26))
-#define PV_PMBSR_EC_BUF 0x00u      /* other buffer management event: BSC in MSS[5:0] */
-#define PV_PMBSR_EC_IMPDEF 0x1Fu   /* IMPLEMENTATION DEFINED reason */
-#define PV_PMBSR_EC_FAULT_S1 0x24u /* stage 1 Data Abort on write to the buffer: FSC */
-#define PV_PMBSR_EC_FAULT_S2 0x25u /* stage 2 Data Abort on write to the buffer: FSC */
+#define PV_PMBSR_EC_BUF 0x00u          /* other buffer management event: BSC in MSS[5:0] */
+#define PV_PMBSR_EC_IMPDEF 0x1Fu       /* IMPLEMENTATION DEFINED reason */
+#define PV_PMBSR_EC_FAULT_S1 0x24u     /* stage 1 Data Abort on write to the buffer: FSC */
+#define PV_PMBSR_EC_FAULT_S2 0x25u     /* stage 2 Data Abort on write to the buffer: FSC */
 #define PV_PMBSR_BSC_NOT_STOPPED 0x00u /* collection not stopped, or access not allowed */
 #define PV_PMBSR_BSC_FULL 0x01u
-#define PV_PMBSR_BSC_SIZE 0x04u        /* the requested buffer size was too large */
+#define PV_PMBSR_BSC_SIZE 0x04u /* the requested buffer size was too large */
 /* EC 0x1F syndromes perfvisor reports (MSS): data lost while the hypervisor repaired stage 2
  * (a partial record), and buffer memory the VM no longer has. */
 #define PV_PMBSR_IMPDEF_S2_REPAIR_DL 0x0001u
@@ -140,14 +140,16 @@ enum pv_trap_result;
  * `max` bytes (4 KiB pages, each a store entry in the worst case, plus the table pages the
  * stage-1 walk visits at every level). */
 #define PV_SPE_MAX_BUFFER (UINT64_C(1) << 42)
-#define PV_VSPE_PIN_SLOTS(max) ((uint32_t)((max) / PV_SPE_PAGE + (max) / (UINT64_C(1) << 21) + 16))
+#define PV_VSPE_PIN_SLOTS(max)                                                                 \
+	((uint32_t)((max) / PV_SPE_PAGE + (max) / (UINT64_C(1) << 21) + 16))
 
 /* ---- The hardware, as probed (pv_hw_probe; valid when pv_hw.spe) ------------------------- */
 struct pv_hw_spe {
-	bool usable;        /* PMBIDR_EL1.P reads 0 at EL2: EL3 lets the Non-secure side own SPE */
-	uint8_t version;    /* ID_AA64DFR0_EL1.PMSVer */
+	bool usable;     /* PMBIDR_EL1.P reads 0 at EL2: EL3 lets the Non-secure side own SPE */
+	uint8_t version; /* ID_AA64DFR0_EL1.PMSVer */
 	uint64_t pmsidr, pmbidr;
-	uint64_t evfr_mask;  /* PMSEVFR_EL1 bits that hold a value (written all ones, read back) */
+	/* PMSEVFR_EL1 bits that hold a value (written all ones, read back). */
+	uint64_t evfr_mask;
 	uint64_t nevfr_mask; /* PMSNEVFR_EL1 likewise (FEAT_SPE_FnE) */
 	bool ecv;            /* PMSCR_EL1.PCT is two bits */
 	uint8_t tgran;       /* stage-1 granules the PE implements: bit 0 4K, 1 16K, 2 64K */
@@ -156,19 +158,20 @@ struct pv_hw_spe {
 
 /* ---- Per-VM configuration ------------------------------------------------------------------ */
 struct pv_spe_config {
-	uint8_t version;     /* PMSVer to expose: PV_SPE_V1, _V1P1 or _V1P2, at most the hardware's */
-	uint64_t max_buffer; /* the largest buffer (PMBLIMITR.LIMIT - PMBPTR) a vCPU may have pinned,
-				bytes, a multiple of 4 KiB; advertised in PMBIDR_EL1.MaxBuffSize */
+	uint8_t version; /* PMSVer to expose: PV_SPE_V1, _V1P1 or _V1P2, at most the hardware's */
+	/* The largest buffer (PMBLIMITR.LIMIT - PMBPTR) a vCPU may have pinned, bytes, a
+	 * multiple of 4 KiB; advertised in PMBIDR_EL1.MaxBuffSize. */
+	uint64_t max_buffer;
 };
 
 /* Per-VM values derived once (pv_vspe_vm_init). */
 struct pv_vm_spe {
-	uint8_t version;      /* 0: the VM has no SPE */
-	uint8_t align;        /* PMBIDR_EL1.Align */
-	uint8_t max_record;   /* PMSIDR_EL1.MaxSize: log2 of the largest record */
+	uint8_t version;    /* 0: the VM has no SPE */
+	uint8_t align;      /* PMBIDR_EL1.Align */
+	uint8_t max_record; /* PMSIDR_EL1.MaxSize: log2 of the largest record */
 	uint64_t max_buffer;
 	uint64_t pmsidr, pmbidr; /* the VM's views */
-	uint64_t scr_mask;    /* PMSCR_EL1 bits the VM has */
+	uint64_t scr_mask;       /* PMSCR_EL1 bits the VM has */
 	uint64_t fcr_mask, evfr_mask, nevfr_mask, latfr_mask, limitr_mask;
 };
 
@@ -180,13 +183,13 @@ struct pv_vspe_pin {
 };
 
 struct pv_vspe_stats {
-	uint64_t enables;      /* buffers checked, walked and pinned */
-	uint64_t rejected;     /* enables refused with a buffer management event */
-	uint64_t pages_walked; /* stage-1 leaf pages translated */
+	uint64_t enables;                /* buffers checked, walked and pinned */
+	uint64_t rejected;               /* enables refused with a buffer management event */
+	uint64_t pages_walked;           /* stage-1 leaf pages translated */
 	uint64_t pin_calls, unpin_calls; /* pv_plat_s2_pin / _unpin */
-	uint64_t events;       /* management events reflected to the guest */
-	uint64_t s2_faults;    /* stage-2 faults the hardware reported (0 unless memory moved) */
-	uint64_t s2_repaired;  /* ... repaired transparently */
+	uint64_t events;                 /* management events reflected to the guest */
+	uint64_t s2_faults;   /* stage-2 faults the hardware reported (0 unless memory moved) */
+	uint64_t s2_repaired; /* ... repaired transparently */
 	uint64_t records_lost; /* records the hardware dropped at a stage-2 fault */
 	uint64_t drains;       /* PSB CSYNC at put */
 };
@@ -195,13 +198,14 @@ struct pv_vspe {
 	/* The guest's registers (masked to what the VM has). */
 	uint64_t scr, icr, irr, fcr, evfr, nevfr, latfr;
 	uint64_t limitr, ptr, bsr;
-	bool used;            /* the guest wrote an SPE register: switched at load/put */
-	bool line;            /* virtual INTID 21 level (PMBSR_EL1.S) */
-	bool hw_on;           /* the hardware buffer is enabled for this vCPU */
-	bool ready;           /* [pin_lo, pin_hi) is checked and pinned for the current regime */
-	bool need_pin;        /* an enable arrived while the vCPU was not loaded: do it at load */
-	uint64_t pin_lo, pin_hi; /* VA range whose pages are pinned (pin_hi: walk end or fault) */
-	uint64_t regime[4];   /* TTBR0_EL1, TTBR1_EL1, TCR_EL1, SCTLR_EL1.M at pin time */
+	bool used;     /* the guest wrote an SPE register: switched at load/put */
+	bool line;     /* virtual INTID 21 level (PMBSR_EL1.S) */
+	bool hw_on;    /* the hardware buffer is enabled for this vCPU */
+	bool ready;    /* [pin_lo, pin_hi) is checked and pinned for the current regime */
+	bool need_pin; /* an enable arrived while the vCPU was not loaded: do it at load */
+	uint64_t pin_lo,
+		pin_hi;     /* VA range whose pages are pinned (pin_hi: walk end or fault) */
+	uint64_t regime[4]; /* TTBR0_EL1, TTBR1_EL1, TCR_EL1, SCTLR_EL1.M at pin time */
 	struct pv_vspe_pin *pins; /* the caller's store (pv_vspe_vcpu_pins) */
 	uint32_t npins, max_pins;
 	uint64_t pinned_bytes;

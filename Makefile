@@ -11,7 +11,9 @@
 #   make fresh-check  make demo and make check on a new minimal Debian 12 root file system
 #   make check-sanitize  the host tests again, built with AddressSanitizer + UBSan
 #   make memcheck   the host tests under valgrind memcheck
-#   make lint       cppcheck and clang-tidy (.clang-tidy, .cppcheck-suppressions), docs-check
+#   make lint       cppcheck, clang-tidy, clang-format (.clang-tidy, .cppcheck-suppressions,
+#                   .clang-format) and docs-check
+#   make format     rewrite the C sources as .clang-format says (format-check: only check)
 #   make fuzz       every libFuzzer target of tests/fuzz/ for FUZZ_SECONDS (60) each
 
 # Every goal first has the Debian packages it needs installed (scripts/deps.sh: as root or
@@ -88,7 +90,7 @@ AARCH64_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -ffreestanding -fno-builtin
                   -mgeneral-regs-only -Iinclude -I$(GEN) -MMD -MP
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
-.PHONY: all check demo bench aarch64 aarch64-cc docs docs-check clean deps tests check-host \
+.PHONY: all check demo bench aarch64 aarch64-cc docs docs-check format format-check clean deps tests check-host \
 	check-sanitize memcheck lint fuzz fuzz-build fresh-check
 .SECONDARY:
 all: $(LIB) $(SIMLIB) $(TOOL) tests
@@ -195,11 +197,24 @@ check-sanitize:
 # error or definite leak fails the binary's tests. Not traced: the parsers, sed, and the
 # shell script scripts/deps.sh with its stand-ins (test_tool_deps), which hold no C of ours.
 VALGRIND ?= valgrind
+# Test binaries run at once under valgrind: one per CPU (each is single-threaded).
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MEMCHECK := $(VALGRIND) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	--trace-children=yes --trace-children-skip=*python3*,*/jq,*/sed \
 	--trace-children-skip-by-arg=*scripts/deps.sh*
 memcheck: tests $(TOOL)
-	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" sh tests/run.sh $(TEST_BINS)
+	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" TEST_JOBS=$(TEST_JOBS) \
+		sh tests/run.sh $(TEST_BINS)
+
+# Every C source and header as .clang-format says (make format rewrites them in place).
+FORMAT_DIRS := core trap vpmu vspe vamu vmpam include/perfvisor hyp sim tools bench \
+	tests/fuzz tests/guest tests/guest/lib tests/guest/linux tests/scenario tests/support \
+	tests/tool tests/unit
+FORMAT_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS))))
+CLANG_FORMAT ?= clang-format
+format:
+	@$(CLANG_FORMAT) --style=file -i $(FORMAT_SRCS)
+	@echo "format: $(words $(FORMAT_SRCS)) files as .clang-format says"
 
 # cppcheck and clang-tidy on the core and the fuzz targets; the configurations are checked in.
 LINT_DIRS  := core trap vpmu vamu vmpam vspe
@@ -208,8 +223,14 @@ LINT_FUZZ  := $(sort $(wildcard tests/fuzz/*.c))
 CPPCHECK   ?= cppcheck
 CLANG_TIDY ?= clang-tidy
 lint: $(GEN_HDRS) $(BUILD)/docs/registers.md
-	@sh tests/lint.sh "$(CPPCHECK)" "$(CLANG_TIDY)" "$(LINT_SRCS)" "$(LINT_FUZZ)" \
+	@CLANG_FORMAT="$(CLANG_FORMAT)" FORMAT_SRCS="$(FORMAT_SRCS)" \
+		sh tests/lint.sh "$(CPPCHECK)" "$(CLANG_TIDY)" "$(LINT_SRCS)" "$(LINT_FUZZ)" \
 		"$(TOOL_CFLAGS)" $(BUILD)/docs/registers.md
+
+# The format part of make lint alone.
+format-check:
+	@$(CLANG_FORMAT) --style=file --dry-run -Werror $(FORMAT_SRCS) && \
+		echo "format-check: $(words $(FORMAT_SRCS)) files as .clang-format says"
 
 # libFuzzer targets (clang): the core and the plain-memory platform built with the fuzzer's
 # coverage and ASan + UBSan; each target runs FUZZ_SECONDS from its corpus in tests/fuzz/corpus/.

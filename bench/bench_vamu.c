@@ -82,15 +82,15 @@ static int run_read_v1p1(unsigned cnt_cycles)
 	return 0;
 }
 
-#define READ_LOOP(function, trap)                                                                \
-	BENCH_MEASURED unsigned function(struct pv_vcpu *v, const uint64_t *esr, unsigned len,   \
-					 uint64_t *x, unsigned rounds)                           \
-	{                                                                                        \
-		unsigned handled = 0;                                                            \
-		for (unsigned r = 0; r < rounds; r++)                                            \
-			for (unsigned i = 0; i < len; i++)                                       \
-				handled += trap(v, esr[i], 1, x) == PV_TRAP_HANDLED;              \
-		return handled;                                                                  \
+#define READ_LOOP(function, trap)                                                              \
+	BENCH_MEASURED unsigned function(struct pv_vcpu *v, const uint64_t *esr, unsigned len, \
+					 uint64_t *x, unsigned rounds)                         \
+	{                                                                                      \
+		unsigned handled = 0;                                                          \
+		for (unsigned r = 0; r < rounds; r++)                                          \
+			for (unsigned i = 0; i < len; i++)                                     \
+				handled += trap(v, esr[i], 1, x) == PV_TRAP_HANDLED;           \
+		return handled;                                                                \
 	}
 READ_LOOP(measure_read_v1, pv_trap)
 READ_LOOP(measure_read_v1_baseline, baseline_trap)
@@ -130,10 +130,11 @@ static int run_switch(unsigned arg)
 	bool baseline = arg & BASELINE;
 	struct amu_rig *r = machine_new(version);
 	if (version == 2)
-		(baseline ? measure_switch_baseline : measure_switch)(&r->v[0], &r->cpu[0], ROUNDS);
+		(baseline ? measure_switch_baseline : measure_switch)(&r->v[0], &r->cpu[0],
+								      ROUNDS);
 	else
-		(baseline ? measure_switch_v1_baseline : measure_switch_v1)(&r->v[0], &r->cpu[0],
-									   ROUNDS);
+		(baseline ? measure_switch_v1_baseline : measure_switch_v1)(&r->v[0],
+									    &r->cpu[0], ROUNDS);
 	printf("operations %u\n", ROUNDS);
 	free(r);
 	return 0;

@@ -72,8 +72,8 @@ static struct tick_machine *tick_machine_new(void)
 	if (!t)
 		die("out of memory");
 	memplat_init(&t->mc, 6);
-	t->io = (struct memplat_mmio){.base = 0x40000000, .words = t->words,
-				      .nwords = sizeof(t->words) / 4};
+	t->io = (struct memplat_mmio){
+		.base = 0x40000000, .words = t->words, .nwords = sizeof(t->words) / 4};
 	t->mc.mmio = &t->io;
 	pv_pcpu_init(&t->cpu, &t->mc);
 	struct pv_vmpam_msc_desc desc[NODES];
@@ -85,16 +85,23 @@ static struct tick_machine *tick_machine_new(void)
 		f[PV_MPAMF_MBWUMON_IDR / 4] = TICK_MONS | (uint32_t)PV_MBWUMON_IDR_HAS_LONG |
 					      (uint32_t)PV_MBWUMON_IDR_LWD;
 		desc[n] = (struct pv_vmpam_msc_desc){.base = 0x40000000 + n * PV_MSC_FRAME,
-						     .kind = PV_VMPAM_MSC_MEMORY, .id = (uint8_t)n,
+						     .kind = PV_VMPAM_MSC_MEMORY,
+						     .id = (uint8_t)n,
 						     .nrdy_ns = 10000};
 	}
 	uint64_t idr = 8191 | UINT64_C(1) << 32 | PV_MPAMIDR_HAS_HCR | UINT64_C(7) << 18;
-	struct pv_vmpam_setup s = {.msc = desc, .nmsc = NODES, .cpu_mpamidr = &idr, .ncpus = 1,
-				   .vms = t->table, .max_vms = TICK_VMS, .acct = t->acct,
+	struct pv_vmpam_setup s = {.msc = desc,
+				   .nmsc = NODES,
+				   .cpu_mpamidr = &idr,
+				   .ncpus = 1,
+				   .vms = t->table,
+				   .max_vms = TICK_VMS,
+				   .acct = t->acct,
 				   .nacct = TICK_VMS * NODES};
 	check(pv_vmpam_init(&t->sys, &t->cpu, &s), "init");
 	for (unsigned i = 0; i < TICK_VMS; i++)
-		check(pv_vmpam_partition_init(&t->sys, &t->cpu, &t->vm[i], NULL, true), "vm_init");
+		check(pv_vmpam_partition_init(&t->sys, &t->cpu, &t->vm[i], NULL, true),
+		      "vm_init");
 	/* Steady state: several whole rotations. */
 	for (unsigned k = 0; k < 3 * TICK_VMS / TICK_MONS; k++)
 		pv_vmpam_tick(&t->sys, &t->cpu, t->now += TICK);
@@ -108,11 +115,11 @@ BENCH_MEASURED void baseline_tick(struct pv_vmpam *sys, struct pv_pcpu *cpu, uin
 	(void)sys, (void)cpu, (void)now;
 }
 
-#define TICK_LOOP(function, tick)                                                                \
-	BENCH_MEASURED void function(struct tick_machine *t, unsigned rounds)                    \
-	{                                                                                        \
-		for (unsigned r = 0; r < rounds; r++)                                            \
-			tick(&t->sys, &t->cpu, t->now += TICK);                                  \
+#define TICK_LOOP(function, tick)                                                              \
+	BENCH_MEASURED void function(struct tick_machine *t, unsigned rounds)                  \
+	{                                                                                      \
+		for (unsigned r = 0; r < rounds; r++)                                          \
+			tick(&t->sys, &t->cpu, t->now += TICK);                                \
 	}
 TICK_LOOP(measure_tick_4096vm, pv_vmpam_tick)
 TICK_LOOP(measure_tick_4096vm_baseline, baseline_tick)
@@ -183,30 +190,48 @@ static struct rot_machine *rot_machine_new(void)
 		die("out of memory");
 	struct pv_vmpam_msc_desc desc[NODES];
 	for (unsigned n = 0; n < NODES; n++) {
-		struct sim_msc_config c = {.base = 0x50000000 + n * 0x10000, .node = (int)n,
-					   .partid_max = 1023, .pmg_max = 1, .aidr = 0x11,
-					   .nrdy_ns = 10000, .nris = 1};
-		c.ris[0] = (struct sim_ris_config){.mbw = true, .bwa_wd = 8, .has_max = true,
-						   .num_mon = ROT_MONS, .has_long = true, .lwd = true,
-						   .weight = 1, .capacity = 200000000000ull};
+		struct sim_msc_config c = {.base = 0x50000000 + n * 0x10000,
+					   .node = (int)n,
+					   .partid_max = 1023,
+					   .pmg_max = 1,
+					   .aidr = 0x11,
+					   .nrdy_ns = 10000,
+					   .nris = 1};
+		c.ris[0] = (struct sim_ris_config){.mbw = true,
+						   .bwa_wd = 8,
+						   .has_max = true,
+						   .num_mon = ROT_MONS,
+						   .has_long = true,
+						   .lwd = true,
+						   .weight = 1,
+						   .capacity = 200000000000ull};
 		if (sim_msc_init(&r->msc[n], &c))
 			die("sim_msc_init");
-		desc[n] = (struct pv_vmpam_msc_desc){.base = c.base, .kind = PV_VMPAM_MSC_MEMORY,
-						     .id = (uint8_t)n, .nrdy_ns = 10000};
+		desc[n] = (struct pv_vmpam_msc_desc){.base = c.base,
+						     .kind = PV_VMPAM_MSC_MEMORY,
+						     .id = (uint8_t)n,
+						     .nrdy_ns = 10000};
 	}
 	if (sim_mpam_init(&r->mp, r->msc, NODES))
 		die("sim_mpam_init");
 	memplat_init(&r->mc, 6);
-	r->io = (struct memplat_mmio){.dev_read = model_read, .dev_write = model_write, .dev = &r->mp};
+	r->io = (struct memplat_mmio){
+		.dev_read = model_read, .dev_write = model_write, .dev = &r->mp};
 	r->mc.mmio = &r->io;
 	pv_pcpu_init(&r->cpu, &r->mc);
 	uint64_t idr = 1023 | UINT64_C(1) << 32 | PV_MPAMIDR_HAS_HCR | UINT64_C(7) << 18;
-	struct pv_vmpam_setup s = {.msc = desc, .nmsc = NODES, .cpu_mpamidr = &idr, .ncpus = 1,
-				   .vms = r->table, .max_vms = ROT_VMS, .acct = r->acct,
+	struct pv_vmpam_setup s = {.msc = desc,
+				   .nmsc = NODES,
+				   .cpu_mpamidr = &idr,
+				   .ncpus = 1,
+				   .vms = r->table,
+				   .max_vms = ROT_VMS,
+				   .acct = r->acct,
 				   .nacct = ROT_VMS * NODES};
 	check(pv_vmpam_init(&r->sys, &r->cpu, &s), "init");
 	for (unsigned i = 0; i < ROT_VMS; i++) {
-		check(pv_vmpam_partition_init(&r->sys, &r->cpu, &r->vm[i], NULL, true), "vm_init");
+		check(pv_vmpam_partition_init(&r->sys, &r->cpu, &r->vm[i], NULL, true),
+		      "vm_init");
 		/* The label of its vCPU's traffic: virtual PARTID 0 through the VPM (the CPU-side
 		 * rule is checked by tests/scenario/test_scen_mpam.c). */
 		sim_tgen_init(&r->gen[i], r->vm[i].partid[0], 0, 0, 1);
@@ -240,8 +265,10 @@ static int run_rotation(bool coverage)
 				struct pv_vmpam_rate rate;
 				pv_vmpam_read(&r->sys, &r->vm[i], k, &rd);
 				uint64_t t = truth(r, i, k);
-				if (sec && pv_vmpam_rate(&prev[i][k], &rd, &rate) <= PV_VMPAM_ESTIMATED) {
-					double err = fabs((double)rate.bytes - (double)(t - tprev[i][k]));
+				if (sec && pv_vmpam_rate(&prev[i][k], &rd, &rate) <=
+						   PV_VMPAM_ESTIMATED) {
+					double err = fabs((double)rate.bytes -
+							  (double)(t - tprev[i][k]));
 					rel += err / (double)(t - tprev[i][k]);
 					covered += err <= (double)rate.bound;
 					n++;

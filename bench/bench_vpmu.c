@@ -49,16 +49,12 @@ struct guest_access {
  * x1..x5, reads land in x10..x15, so every round sees the same inputs.
  */
 static const struct guest_access trap_mix[] = {
-	{ PV_PMCCNTR_EL0, 10, true },
-	{ PV_PMEVCNTR_EL0(0), 11, true },
-	{ PV_PMEVCNTR_EL0(3), 12, true },
-	{ PV_PMCCNTR_EL0, 13, true },
-	{ PV_PMEVCNTR_EL0(5), 14, true },
-	{ PV_PMEVCNTR_EL0(1), 1, false },
-	{ PV_PMXEVTYPER_EL0, 2, false }, /* PMSELR_EL0.SEL = 2, set up below */
-	{ PV_PMEVCNTR_EL0(4), 3, false },
-	{ PV_PMCR_EL0, 4, false },
-	{ PV_PMCCNTR_EL0, 15, true },
+	{PV_PMCCNTR_EL0, 10, true},     {PV_PMEVCNTR_EL0(0), 11, true},
+	{PV_PMEVCNTR_EL0(3), 12, true}, {PV_PMCCNTR_EL0, 13, true},
+	{PV_PMEVCNTR_EL0(5), 14, true}, {PV_PMEVCNTR_EL0(1), 1, false},
+	{PV_PMXEVTYPER_EL0, 2, false}, /* PMSELR_EL0.SEL = 2, set up below */
+	{PV_PMEVCNTR_EL0(4), 3, false}, {PV_PMCR_EL0, 4, false},
+	{PV_PMCCNTR_EL0, 15, true},
 };
 #define TRAP_MIX_LEN (sizeof(trap_mix) / sizeof(trap_mix[0]))
 
@@ -88,7 +84,7 @@ static struct bench_machine *machine_new(void)
 	if (err)
 		die(pv_strerror(err));
 	pv_pcpu_setup(&m->cpu, &m->hw);
-	struct pv_vm_config cfg = { .features = PV_FEAT_PMU };
+	struct pv_vm_config cfg = {.features = PV_FEAT_PMU};
 	cfg.pmu.version = PV_PMUVER_V3P5;
 	cfg.pmu.nr_counters = VM_COUNTERS;
 	err = pv_vm_init(&m->vm, &m->hw, &cfg);
@@ -110,22 +106,24 @@ static void guest_uses_all_counters(struct bench_machine *m)
 		guest_write(m, PV_PMEVCNTR_EL0(n), 1000u * n);
 	}
 	guest_write(m, PV_PMCCFILTR_EL0, 0);
-	guest_write(m, PV_PMINTENSET_EL1, PV_BIT(PV_PMU_CYCLE_IDX) | PV_GENMASK(VM_COUNTERS - 1, 0));
-	guest_write(m, PV_PMCNTENSET_EL0, PV_BIT(PV_PMU_CYCLE_IDX) | PV_GENMASK(VM_COUNTERS - 1, 0));
+	guest_write(m, PV_PMINTENSET_EL1,
+		    PV_BIT(PV_PMU_CYCLE_IDX) | PV_GENMASK(VM_COUNTERS - 1, 0));
+	guest_write(m, PV_PMCNTENSET_EL0,
+		    PV_BIT(PV_PMU_CYCLE_IDX) | PV_GENMASK(VM_COUNTERS - 1, 0));
 	guest_write(m, PV_PMSELR_EL0, 2);
 	guest_write(m, PV_PMCR_EL0, PV_PMCR_E | PV_PMCR_LC | PV_PMCR_LP);
 }
 
 /* The measured loop and its baseline are one body, so they compile alike. */
-#define TRAP_LOOP(function, trap)                                                                \
-	BENCH_MEASURED unsigned function(struct bench_machine *m, const uint64_t *esr,           \
-					 unsigned len, unsigned rounds)                          \
-	{                                                                                        \
-		unsigned handled = 0;                                                            \
-		for (unsigned r = 0; r < rounds; r++)                                            \
-			for (unsigned i = 0; i < len; i++)                                       \
-				handled += trap(&m->vcpu, esr[i], 1, m->x) == PV_TRAP_HANDLED;    \
-		return handled;                                                                  \
+#define TRAP_LOOP(function, trap)                                                              \
+	BENCH_MEASURED unsigned function(struct bench_machine *m, const uint64_t *esr,         \
+					 unsigned len, unsigned rounds)                        \
+	{                                                                                      \
+		unsigned handled = 0;                                                          \
+		for (unsigned r = 0; r < rounds; r++)                                          \
+			for (unsigned i = 0; i < len; i++)                                     \
+				handled += trap(&m->vcpu, esr[i], 1, m->x) == PV_TRAP_HANDLED; \
+		return handled;                                                                \
 	}
 TRAP_LOOP(measure_trap_mix, pv_trap)
 TRAP_LOOP(measure_trap_mix_baseline, baseline_trap)
@@ -150,7 +148,8 @@ static int run_trap_mix(bool baseline)
 	for (unsigned i = 0; i < TRAP_MIX_LEN; i++)
 		esr[i] = esr_sys(trap_mix[i].key, trap_mix[i].rt, trap_mix[i].is_read);
 
-	unsigned handled = baseline ? measure_trap_mix_baseline(m, esr, TRAP_MIX_LEN, TRAP_ROUNDS)
+	unsigned handled = baseline ? measure_trap_mix_baseline(m, esr, TRAP_MIX_LEN,
+								TRAP_ROUNDS)
 				    : measure_trap_mix(m, esr, TRAP_MIX_LEN, TRAP_ROUNDS);
 	if (handled != TRAP_MIX_LEN * TRAP_ROUNDS)
 		die("trap_mix: an access of the mix was not handled");
@@ -166,7 +165,8 @@ static int run_switch_busy(bool baseline)
 	guest_uses_all_counters(m);
 	pv_vcpu_put(&m->vcpu);
 	if (!m->vcpu.pmu.active)
-		die("switch_busy: the vCPU's PMU is not active after it programmed every counter");
+		die("switch_busy: the vCPU's PMU is not active after it programmed every "
+		    "counter");
 	if (baseline)
 		measure_switch_busy_baseline(&m->vcpu, &m->cpu, SWITCH_ROUNDS);
 	else

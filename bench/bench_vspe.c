@@ -88,7 +88,8 @@ static struct spe_rig *machine_new(uint64_t max, uint64_t size, unsigned vcpus)
 		}
 		for (uint64_t p = 0; p < pages; p++)
 			rig_map(r, root1, 12, 48, KVA + (uint64_t)i * (16u << 20) + p * 4096,
-				RIG_RAM + (uint64_t)i * (32u << 20) + perm[p] * 4096, 4096, 3, 0);
+				RIG_RAM + (uint64_t)i * (32u << 20) + perm[p] * 4096, 4096, 3,
+				0);
 	}
 	free(perm);
 	return r;
@@ -96,10 +97,11 @@ static struct spe_rig *machine_new(uint64_t max, uint64_t size, unsigned vcpus)
 
 /* ---- enable ------------------------------------------------------------------------------- */
 
-#define ENABLE_ONE(function, trap)                                                               \
-	BENCH_MEASURED enum pv_trap_result function(struct pv_vcpu *v, uint64_t esr, uint64_t *x) \
-	{                                                                                        \
-		return trap(v, esr, 1, x);                                                       \
+#define ENABLE_ONE(function, trap)                                                             \
+	BENCH_MEASURED enum pv_trap_result function(struct pv_vcpu *v, uint64_t esr,           \
+						    uint64_t *x)                               \
+	{                                                                                      \
+		return trap(v, esr, 1, x);                                                     \
 	}
 ENABLE_ONE(measure_enable_1mib, pv_trap)
 ENABLE_ONE(measure_enable_1mib_baseline, baseline_trap)
@@ -123,10 +125,11 @@ static int run_enable(unsigned arg)
 		wr(v, PV_PMBPTR_EL1, KVA);
 		uint64_t x[31] = {0};
 		x[3] = (KVA + size) | PV_PMBLIMITR_E;
-		enum pv_trap_result t =
-			size > (UINT64_C(1) << 20)
-				? (baseline ? measure_enable_64mib_baseline : measure_enable_64mib)(v, esr, x)
-				: (baseline ? measure_enable_1mib_baseline : measure_enable_1mib)(v, esr, x);
+		enum pv_trap_result t = size > (UINT64_C(1) << 20)
+						? (baseline ? measure_enable_64mib_baseline
+							    : measure_enable_64mib)(v, esr, x)
+						: (baseline ? measure_enable_1mib_baseline
+							    : measure_enable_1mib)(v, esr, x);
 		if (t != PV_TRAP_HANDLED)
 			die("enable: not handled");
 		if (baseline)
@@ -174,24 +177,33 @@ static int run_switch(unsigned baseline)
 
 /* ---- loss: the model's unit behind the platform's cells ---------------------------------- */
 
-static const uint32_t bridged[] = {PV_PMSCR_EL1,  PV_PMSICR_EL1,    PV_PMSIRR_EL1,
-				   PV_PMSFCR_EL1, PV_PMSEVFR_EL1,   PV_PMSNEVFR_EL1,
-				   PV_PMSLATFR_EL1, PV_PMBLIMITR_EL1, PV_PMBPTR_EL1,
-				   PV_PMBSR_EL1};
+static const uint32_t bridged[] = {
+	PV_PMSCR_EL1,    PV_PMSICR_EL1,   PV_PMSIRR_EL1,    PV_PMSFCR_EL1, PV_PMSEVFR_EL1,
+	PV_PMSNEVFR_EL1, PV_PMSLATFR_EL1, PV_PMBLIMITR_EL1, PV_PMBPTR_EL1, PV_PMBSR_EL1};
 
 static uint64_t *unit_field(struct sim_spe *u, uint32_t key)
 {
 	switch (key) {
-	case PV_PMSCR_EL1: return &u->scr;
-	case PV_PMSICR_EL1: return &u->icr;
-	case PV_PMSIRR_EL1: return &u->irr;
-	case PV_PMSFCR_EL1: return &u->fcr;
-	case PV_PMSEVFR_EL1: return &u->evfr;
-	case PV_PMSNEVFR_EL1: return &u->nevfr;
-	case PV_PMSLATFR_EL1: return &u->latfr;
-	case PV_PMBLIMITR_EL1: return &u->limitr;
-	case PV_PMBPTR_EL1: return &u->ptr;
-	default: return &u->bsr;
+	case PV_PMSCR_EL1:
+		return &u->scr;
+	case PV_PMSICR_EL1:
+		return &u->icr;
+	case PV_PMSIRR_EL1:
+		return &u->irr;
+	case PV_PMSFCR_EL1:
+		return &u->fcr;
+	case PV_PMSEVFR_EL1:
+		return &u->evfr;
+	case PV_PMSNEVFR_EL1:
+		return &u->nevfr;
+	case PV_PMSLATFR_EL1:
+		return &u->latfr;
+	case PV_PMBLIMITR_EL1:
+		return &u->limitr;
+	case PV_PMBPTR_EL1:
+		return &u->ptr;
+	default:
+		return &u->bsr;
 	}
 }
 
@@ -199,8 +211,8 @@ struct loss {
 	struct spe_rig *r;
 	struct sim_spe unit[RIG_CPUS];
 	struct pv_vcpu *on[RIG_CPUS];
-	unsigned cpu;                 /* the pCPU whose unit is writing */
-	uint64_t stray, s2_faults;    /* bytes outside the VM's pinned pages; stage-2 faults */
+	unsigned cpu;              /* the pCPU whose unit is writing */
+	uint64_t stray, s2_faults; /* bytes outside the VM's pinned pages; stage-2 faults */
 	uint64_t decoded, guest_faults;
 };
 
@@ -208,7 +220,8 @@ static bool desc_read(void *ctx, uint64_t addr, uint64_t *d, struct sim_fault *f
 {
 	struct spe_rig *r = ctx;
 	if (addr < RIG_RAM || addr + 8 > RIG_RAM + RIG_RAM_SIZE) {
-		*f = (struct sim_fault){.kind = SIM_FAULT_TRANSLATION, .stage2 = true, .ipa = addr};
+		*f = (struct sim_fault){
+			.kind = SIM_FAULT_TRANSLATION, .stage2 = true, .ipa = addr};
 		return false;
 	}
 	*d = *rig_ipa(r, addr);
@@ -237,9 +250,10 @@ static bool loss_xlate(void *ctx, uint64_t va, bool buffer, uint64_t *pa, struct
 	w.ctx = r;
 	if (!sim_walk(&w, va, true, true, &ipa, &block, f))
 		return false;
-	if (ipa < RIG_RAM || ipa >= RIG_RAM + RIG_RAM_SIZE || !rig_pin_count(r, ipa & ~UINT64_C(0xFFF))) {
-		*f = (struct sim_fault){.kind = SIM_FAULT_TRANSLATION, .level = 3, .stage2 = true,
-					.ipa = ipa};
+	if (ipa < RIG_RAM || ipa >= RIG_RAM + RIG_RAM_SIZE ||
+	    !rig_pin_count(r, ipa & ~UINT64_C(0xFFF))) {
+		*f = (struct sim_fault){
+			.kind = SIM_FAULT_TRANSLATION, .level = 3, .stage2 = true, .ipa = ipa};
 		l->s2_faults++;
 		return false;
 	}
@@ -278,8 +292,10 @@ static void loss_run(struct loss *l, unsigned c, const struct sim_work *w, uint6
 		.cntpct = t,
 		.ticks = 1000,
 		.contextidr_el1 = 0x100 + v->id,
-		.code = {.pc = UINT64_C(0xFFFF800010000000), .pc_size = 1u << 20,
-			 .data = UINT64_C(0xFFFF800090000000), .data_size = 16u << 20},
+		.code = {.pc = UINT64_C(0xFFFF800010000000),
+			 .pc_size = 1u << 20,
+			 .data = UINT64_C(0xFFFF800090000000),
+			 .data_size = 16u << 20},
 		.xlate = loss_xlate,
 		.write = loss_write,
 		.ctx = l,
@@ -344,8 +360,8 @@ static int run_loss(unsigned arg)
 		die("out of memory");
 	l->r = machine_new(UINT64_C(1) << 20, size, 2);
 	struct spe_rig *r = l->r;
-	struct sim_spe_config uc = {.version = 3, .align = 6, .max_size = 7, .interval = 2,
-				    .events = 0xFFE};
+	struct sim_spe_config uc = {
+		.version = 3, .align = 6, .max_size = 7, .interval = 2, .events = 0xFFE};
 	for (unsigned c = 0; c < RIG_CPUS; c++)
 		sim_spe_init(&l->unit[c], &uc, 0xB0B + c);
 	for (unsigned i = 0; i < 2; i++) {

@@ -37,13 +37,13 @@ BENCH_MEASURED void baseline_put(struct pv_vcpu *v)
 
 /* One switch = load + put, the pair a scheduler performs for each time slice; the measured
  * loop and its baseline are one body, so they compile alike. */
-#define BENCH_SWITCH_LOOP(function, load, put)                                                   \
-	BENCH_MEASURED void function(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned rounds)    \
-	{                                                                                        \
-		for (unsigned r = 0; r < rounds; r++) {                                          \
-			load(v, cpu);                                                            \
-			put(v);                                                                  \
-		}                                                                                \
+#define BENCH_SWITCH_LOOP(function, load, put)                                                 \
+	BENCH_MEASURED void function(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned rounds)  \
+	{                                                                                      \
+		for (unsigned r = 0; r < rounds; r++) {                                        \
+			load(v, cpu);                                                          \
+			put(v);                                                                \
+		}                                                                              \
 	}
 
 #endif

@@ -20,7 +20,7 @@ struct fdt_w {
 	size_t size;
 	uint8_t st[4096]; /* structure block */
 	size_t st_len;
-	char str[512];    /* strings block */
+	char str[512]; /* strings block */
 	size_t str_len;
 	bool overflow;
 };
@@ -126,8 +126,16 @@ static size_t finish(struct fdt_w *w)
 		return 0;
 	uint8_t *b = w->buf;
 	memset(b, 0, total);
-	uint32_t hdr[10] = {FDT_MAGIC, total, off_st, off_str, off_rsv, 17, 16, 0,
-			    (uint32_t)w->str_len, (uint32_t)w->st_len};
+	uint32_t hdr[10] = {FDT_MAGIC,
+			    total,
+			    off_st,
+			    off_str,
+			    off_rsv,
+			    17,
+			    16,
+			    0,
+			    (uint32_t)w->str_len,
+			    (uint32_t)w->st_len};
 	for (unsigned i = 0; i < 10; i++)
 		put32(b + 4 * i, hdr[i]);
 	memcpy(b + off_st, w->st, w->st_len);
@@ -165,7 +173,8 @@ size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 	prop_u32(w, "perfvisor,pmu-counters", (uint32_t)vm->pv.pmu.nr_counters);
 	prop_str(w, "stdout-path", "/pl011@9000000");
 	if (vm->initrd_end) { /* Linux: Documentation/devicetree/bindings/chosen.txt */
-		uint32_t start[2] = {(uint32_t)(vm->initrd_start >> 32), (uint32_t)vm->initrd_start};
+		uint32_t start[2] = {(uint32_t)(vm->initrd_start >> 32),
+				     (uint32_t)vm->initrd_start};
 		uint32_t stop[2] = {(uint32_t)(vm->initrd_end >> 32), (uint32_t)vm->initrd_end};
 		prop_cells(w, "linux,initrd-start", start, 2);
 		prop_cells(w, "linux,initrd-end", stop, 2);
@@ -223,7 +232,8 @@ size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 	prop_u32(w, "#interrupt-cells", 3);
 	prop(w, "interrupt-controller", NULL, 0);
 	prop_u32(w, "#redistributor-regions", 1);
-	uint32_t greg[8] = {0, (uint32_t)GICD_BASE, 0, 0x10000, 0, (uint32_t)GICR_BASE, 0, 0x20000};
+	uint32_t greg[8] = {0, (uint32_t)GICD_BASE, 0, 0x10000,
+			    0, (uint32_t)GICR_BASE, 0, 0x20000};
 	prop_cells(w, "reg", greg, 8);
 	prop_u32(w, "phandle", 1);
 	end(w);

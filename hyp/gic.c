@@ -22,7 +22,8 @@
 
 void gic_init(void)
 {
-	mmio_write32(GICD_BASE + GICD_CTLR, GICD_CTLR_ARE | GICD_CTLR_ENGRP1 | GICD_CTLR_ENGRP0);
+	mmio_write32(GICD_BASE + GICD_CTLR,
+		     GICD_CTLR_ARE | GICD_CTLR_ENGRP1 | GICD_CTLR_ENGRP0);
 	while (mmio_read32(GICD_BASE + GICD_CTLR) & GICD_CTLR_RWP)
 		;
 	/* GICv3 8.9.23: wake the redistributor and wait until its interface is awake. */
@@ -39,18 +40,19 @@ void gic_init(void)
 			     (1u << INTID_VTIMER));
 
 	/* The UART's SPI (INTID 33): Group 1, routed to this PE (affinity 0.0.0.0), level. */
-	mmio_write32(GICD_BASE + 0x0084, 1u << (INTID_UART - 32));              /* IGROUPR1 */
-	mmio_write32(GICD_BASE + 0x0400 + (INTID_UART & ~3u), 0x80808080u);     /* IPRIORITYR */
-	mmio_write32(GICD_BASE + 0x6000 + 8 * INTID_UART, 0);                    /* IROUTER */
-	mmio_write32(GICD_BASE + 0x0104, 1u << (INTID_UART - 32));              /* ISENABLER1 */
+	mmio_write32(GICD_BASE + 0x0084, 1u << (INTID_UART - 32));          /* IGROUPR1 */
+	mmio_write32(GICD_BASE + 0x0400 + (INTID_UART & ~3u), 0x80808080u); /* IPRIORITYR */
+	mmio_write32(GICD_BASE + 0x6000 + 8 * INTID_UART, 0);               /* IROUTER */
+	mmio_write32(GICD_BASE + 0x0104, 1u << (INTID_UART - 32));          /* ISENABLER1 */
 
 	/* ICC_SRE_EL2: SRE, DFB, DIB, Enable (lets EL1 use its system-register interface). */
 	write_sysreg(S3_4_C12_C9_5, 0xFul);
 	isb();
-	write_sysreg(S3_0_C4_C6_0, 0xFFul);  /* ICC_PMR_EL1: every priority */
-	write_sysreg(S3_0_C12_C12_3, 0ul);   /* ICC_BPR1_EL1 */
-	write_sysreg(S3_0_C12_C12_4, 0ul);   /* ICC_CTLR_EL1: EOImode 0 (EOI drops and deactivates) */
-	write_sysreg(S3_0_C12_C12_7, 1ul);   /* ICC_IGRPEN1_EL1 */
+	write_sysreg(S3_0_C4_C6_0, 0xFFul); /* ICC_PMR_EL1: every priority */
+	write_sysreg(S3_0_C12_C12_3, 0ul);  /* ICC_BPR1_EL1 */
+	write_sysreg(S3_0_C12_C12_4,
+		     0ul); /* ICC_CTLR_EL1: EOImode 0 (EOI drops and deactivates) */
+	write_sysreg(S3_0_C12_C12_7, 1ul); /* ICC_IGRPEN1_EL1 */
 	isb();
 
 	/* Virtual CPU interface (GICv3 ch. 6): number of list registers from ICH_VTR_EL2. */

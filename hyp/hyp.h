@@ -26,16 +26,16 @@
  * initrd, as QEMU and kvmtool place it (main.c, place_dtb). */
 #define MAX_VMS 8
 #define VM_RAM_SIZE 0x04000000ul
-#define VM_SLOT(k) (0x48000000ul + (uint64_t)(k) * VM_RAM_SIZE)
+#define VM_SLOT(k) (0x48000000ul + VM_RAM_SIZE * (uint64_t)(k))
 #define VM_IMAGE_OFF 0x200000ul
 #define VM_DTB_BLOCK 0x200000ul /* Linux booting.rst: at most 2 MiB, alone in its 2 MiB block */
 #define VM_DTB_MAX 0x10000ul
 #define GUEST_ARGS_MAX 512 /* bootargs after "--": every VM's /chosen/bootargs, as they are */
 
 /* Interrupts (GIC INTIDs): PPIs of the virt board. */
-#define INTID_MAINT 25  /* GIC virtual CPU interface maintenance */
+#define INTID_MAINT 25    /* GIC virtual CPU interface maintenance */
 #define INTID_HYPTIMER 26 /* CNTHP, EL2 physical timer: the scheduler tick */
-#define INTID_VTIMER 27 /* CNTV, EL1 virtual timer */
+#define INTID_VTIMER 27   /* CNTV, EL1 virtual timer */
 #define INTID_SPURIOUS 1023
 
 /* ---- Per-vCPU state ------------------------------------------------------------------- */
@@ -51,6 +51,7 @@ _Static_assert(offsetof(struct frame, elr) == FRAME_ELR, "frame.h: ELR_EL2");
 _Static_assert(offsetof(struct frame, spsr) == FRAME_SPSR, "frame.h: SPSR_EL2");
 
 /* EL1/EL0 system registers switched with the vCPU (Arm ARM D1: the EL1&0 regime state). */
+/* clang-format off */
 #define EL1_REGS(X)                                                                              \
 	X(sctlr, S3_0_C1_C0_0) X(cpacr, S3_0_C1_C0_2) X(ttbr0, S3_0_C2_C0_0)                     \
 	X(ttbr1, S3_0_C2_C0_1) X(tcr, S3_0_C2_C0_2) X(esr, S3_0_C5_C2_0)                         \
@@ -61,6 +62,7 @@ _Static_assert(offsetof(struct frame, spsr) == FRAME_SPSR, "frame.h: SPSR_EL2");
 	X(tpidrro_el0, S3_3_C13_C0_3) X(elr, S3_0_C4_C0_1) X(spsr, S3_0_C4_C0_0)                 \
 	X(sp_el0, S3_0_C4_C1_0) X(sp_el1, S3_4_C4_C1_0) X(mdscr, S2_0_C0_C2_2)                   \
 	X(cntv_ctl, S3_3_C14_C3_1) X(cntv_cval, S3_3_C14_C3_2)
+/* clang-format on */
 
 struct el1_regs {
 #define EL1_FIELD(name, enc) uint64_t name;
@@ -80,41 +82,56 @@ struct fpsimd {
 };
 
 #define NR_LR_MAX 16
-#define VGIC_NR_IRQS 64  /* SGIs, PPIs and SPIs 32..63 (GICD_TYPER.ITLinesNumber = 1) */
-#define INTID_UART 33    /* the PL011's SPI, as on QEMU virt (SPI 1) */
+#define VGIC_NR_IRQS 64 /* SGIs, PPIs and SPIs 32..63 (GICD_TYPER.ITLinesNumber = 1) */
+#define INTID_UART 33   /* the PL011's SPI, as on QEMU virt (SPI 1) */
 struct vgic_cpu {
 	/* Virtual distributor / redistributor state (emulated MMIO), one bit per INTID:
 	 * SGIs and PPIs from the redistributor, SPIs from the distributor. */
-	uint32_t gicd_ctlr;      /* EnableGrp0 (bit 0), EnableGrp1 (bit 1) */
-	uint32_t waker;          /* GICR_WAKER.ProcessorSleep */
-	uint64_t group;          /* GICR_IGROUPR0, GICD_IGROUPR1 */
-	uint64_t enabled;        /* GICR_ISENABLER0, GICD_ISENABLER1 */
-	uint64_t line;           /* level of each PPI's and SPI's input (driven by devices) */
-	uint64_t latch;          /* software pending (ISPENDR, SGIs) */
-	uint32_t spi_cfg[2];     /* GICD_ICFGR2/3: edge (1) or level (0) per SPI, as written */
+	uint32_t gicd_ctlr;  /* EnableGrp0 (bit 0), EnableGrp1 (bit 1) */
+	uint32_t waker;      /* GICR_WAKER.ProcessorSleep */
+	uint64_t group;      /* GICR_IGROUPR0, GICD_IGROUPR1 */
+	uint64_t enabled;    /* GICR_ISENABLER0, GICD_ISENABLER1 */
+	uint64_t line;       /* level of each PPI's and SPI's input (driven by devices) */
+	uint64_t latch;      /* software pending (ISPENDR, SGIs) */
+	uint32_t spi_cfg[2]; /* GICD_ICFGR2/3: edge (1) or level (0) per SPI, as written */
 	uint32_t spi_route[VGIC_NR_IRQS - 32]; /* GICD_IROUTER<n>: Aff0..Aff2, IRM */
 	uint8_t prio[VGIC_NR_IRQS]; /* GICR_IPRIORITYR<n>, GICD_IPRIORITYR<n> bytes */
 	/* Virtual CPU interface state, in hardware while the vCPU is loaded. */
 	uint64_t lr[NR_LR_MAX];
 	uint64_t vmcr, ap0r0, ap1r0;
-	bool hw;                 /* list registers live in hardware (between restore and save) */
+	bool hw; /* list registers live in hardware (between restore and save) */
 };
 
 /* Why the hypervisor was entered, for the overhead figures. */
 enum exit_kind {
-	EXIT_SYSREG_PMU, EXIT_SYSREG_ID, EXIT_SYSREG_OTHER, EXIT_HVC, EXIT_HVC_NULL, EXIT_SMC,
-	EXIT_MMIO_UART, EXIT_MMIO_GIC, EXIT_MMIO_OTHER, EXIT_WFI, EXIT_IRQ_TICK, EXIT_IRQ_POLL, EXIT_IRQ_PMU,
-	EXIT_IRQ_MAINT, EXIT_IRQ_OTHER, EXIT_OTHER, EXIT_SWITCH, EXIT_KINDS
+	EXIT_SYSREG_PMU,
+	EXIT_SYSREG_ID,
+	EXIT_SYSREG_OTHER,
+	EXIT_HVC,
+	EXIT_HVC_NULL,
+	EXIT_SMC,
+	EXIT_MMIO_UART,
+	EXIT_MMIO_GIC,
+	EXIT_MMIO_OTHER,
+	EXIT_WFI,
+	EXIT_IRQ_TICK,
+	EXIT_IRQ_POLL,
+	EXIT_IRQ_PMU,
+	EXIT_IRQ_MAINT,
+	EXIT_IRQ_OTHER,
+	EXIT_OTHER,
+	EXIT_SWITCH,
+	EXIT_KINDS
 };
 
 struct vm;
 
 struct vcpu {
-	struct frame f;           /* first: vectors.S saves into it */
+	struct frame f; /* first: vectors.S saves into it */
 	struct el1_regs el1;
 	struct dbg_regs dbg;
-	uint64_t tpidr2, vdisr;   /* where the CPU has them (vcpu_regs.c) */
-	bool dbg_live;            /* its debug registers are switched (after its first access) */
+	uint64_t tpidr2, vdisr; /* where the CPU has them (vcpu_regs.c) */
+	bool dbg_live;          /* its debug registers are switched (after its first access) */
 	struct fpsimd fp;
 	struct vgic_cpu vgic;
 	struct pv_vcpu pv;
@@ -124,9 +141,9 @@ struct vcpu {
 					   sysreg-id are the library's count (exits_of) */
 	uint64_t el2_instr[EXIT_KINDS]; /* EL2 instructions spent on them (self-measurement) */
 	uint64_t switches_in;
-	bool waiting;                   /* in WFI until a wake-up event (sched.c) */
+	bool waiting; /* in WFI until a wake-up event (sched.c) */
 	uint64_t injected_undef, injected_abort;
-	uint64_t pv_undef, pv_el1;      /* library answers: UNDEF, re-sent to guest EL1 */
+	uint64_t pv_undef, pv_el1; /* library answers: UNDEF, re-sent to guest EL1 */
 };
 
 enum vm_state { VM_EMPTY, VM_RUNNABLE, VM_ENDED };
@@ -137,40 +154,40 @@ struct vm {
 	enum vm_state state;
 	const char *end_reason;
 	uint64_t pa_base, ram_size;
-	uint64_t image_size;              /* from its arm64 Image header, else 0 */
+	uint64_t image_size;               /* from its arm64 Image header, else 0 */
 	uint64_t initrd_start, initrd_end; /* IPAs; both 0 without an initrd */
-	uint64_t dtb_ipa;                 /* its device tree, handed over in x0 */
-	const char *guest_args;           /* its /chosen/bootargs */
+	uint64_t dtb_ipa;                  /* its device tree, handed over in x0 */
+	const char *guest_args;            /* its /chosen/bootargs */
 	uint64_t vttbr;
 	uint64_t *s2_l1, *s2_l2;
 	struct pv_vm pv;
 	struct vcpu vcpu;
-	char uart_line[1024];             /* the line it is writing (uart.c) */
+	char uart_line[1024]; /* the line it is writing (uart.c) */
 	unsigned uart_len;
 	uint64_t uart_lines;
-	uint32_t uart_ris;                /* its PL011's TXRIS (the RX bits follow its FIFO) */
-	char uart_rx[256];                /* its receive FIFO: input while it has the focus */
+	uint32_t uart_ris; /* its PL011's TXRIS (the RX bits follow its FIFO) */
+	char uart_rx[256]; /* its receive FIFO: input while it has the focus */
 	unsigned uart_rx_head, uart_rx_len;
-	unsigned char uart_esc;           /* inside a terminal control sequence it writes */
+	unsigned char uart_esc; /* inside a terminal control sequence it writes */
 };
 
 /* ---- Global hypervisor state (one pCPU) ----------------------------------------------- */
 struct hyp {
 	/* Scalars first, the large members last: what every exception touches stays within
 	 * one ADRP page offset of the structure's start. */
-	uint64_t last_count;      /* host counter at the end of the previous exception */
+	uint64_t last_count; /* host counter at the end of the previous exception */
 	struct vcpu *current;
-	uint64_t pmu_poll_ticks;  /* 0: no overflow polling (see timer.c) */
-	bool poll_armed;          /* the timer is set for an overflow poll, not the slice end */
-	bool switched;            /* the current exception switched vCPUs */
-	bool selfcount;           /* the host counter counts EL2 instructions */
-	unsigned host_counter;    /* its index (= HPMN) */
+	uint64_t pmu_poll_ticks; /* 0: no overflow polling (see timer.c) */
+	bool poll_armed;         /* the timer is set for an overflow poll, not the slice end */
+	bool switched;           /* the current exception switched vCPUs */
+	bool selfcount;          /* the host counter counts EL2 instructions */
+	unsigned host_counter;   /* its index (= HPMN) */
 	unsigned nr_vms;
 	unsigned nr_lr;
 	uint64_t slice_ticks, slice_deadline;
 	uint64_t mdcr_hyp, hcr_hyp, cptr_hyp;
 	uint64_t switches;
-	uint64_t idle_waits;      /* times the pCPU waited at EL2 with no vCPU to run */
+	uint64_t idle_waits; /* times the pCPU waited at EL2 with no vCPU to run */
 	uint64_t limit_ms, limit_deadline; /* limit_ms=N: every VM ends at this counter value */
 	struct pv_hw hw;
 	struct pv_pcpu pcpu;
@@ -183,7 +200,8 @@ extern struct hyp hyp;
 void hyp_putc(char c);
 void hyp_puts(const char *s);
 void hyp_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int hyp_snprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int hyp_snprintf(char *buf, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 __attribute__((noreturn)) void hyp_panic(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
@@ -256,7 +274,7 @@ void vcpu_regs_save(struct vcpu *v);
 void vcpu_regs_restore(const struct vcpu *v);
 uint64_t vcpu_regs_mdcr(const struct vcpu *v);
 bool vcpu_regs_debug_trap(struct vcpu *v);
-#define MDCR_EL2_TDA (1ul << 9)   /* debug register accesses trap (Arm ARM D24.2, MDCR_EL2) */
+#define MDCR_EL2_TDA (1ul << 9)    /* debug register accesses trap (Arm ARM D24.2, MDCR_EL2) */
 #define MDCR_EL2_TDOSA (1ul << 10) /* OS lock, OS double lock, DBGPRCR accesses trap */
 
 /* sched.c */
@@ -309,16 +327,16 @@ __attribute__((noreturn)) void guest_enter(struct frame *f);
 /* ---- System register access ------------------------------------------------------------ */
 #define STR_(x) #x
 #define STR(x) STR_(x)
-#define read_sysreg(r)                                                                           \
-	({                                                                                       \
-		uint64_t v_;                                                                     \
-		__asm__ volatile("mrs %0, " STR(r) : "=r"(v_));                                  \
-		v_;                                                                              \
+#define read_sysreg(r)                                                                         \
+	({                                                                                     \
+		uint64_t v_;                                                                   \
+		__asm__ volatile("mrs %0, " STR(r) : "=r"(v_));                                \
+		v_;                                                                            \
 	})
-#define write_sysreg(r, v)                                                                       \
-	do {                                                                                     \
-		uint64_t v_ = (uint64_t)(v);                                                     \
-		__asm__ volatile("msr " STR(r) ", %0" : : "r"(v_));                              \
+#define write_sysreg(r, v)                                                                     \
+	do {                                                                                   \
+		uint64_t v_ = (uint64_t)(v);                                                   \
+		__asm__ volatile("msr " STR(r) ", %0" : : "r"(v_));                            \
 	} while (0)
 #define isb() __asm__ volatile("isb" ::: "memory")
 #define dsb(opt) __asm__ volatile("dsb " #opt ::: "memory")

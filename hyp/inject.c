@@ -28,10 +28,10 @@ void inject_sync(struct vcpu *v, uint64_t esr, uint64_t far, bool set_far)
 	else if (spsr & 1)
 		off = 0x200; /* EL1h */
 	else
-		off = 0x000; /* EL1t */
-	write_sysreg(S3_0_C5_C2_0, esr);     /* ESR_EL1 */
-	write_sysreg(S3_0_C4_C0_1, f->elr);  /* ELR_EL1 */
-	write_sysreg(S3_0_C4_C0_0, spsr);    /* SPSR_EL1 */
+		off = 0x000;                /* EL1t */
+	write_sysreg(S3_0_C5_C2_0, esr);    /* ESR_EL1 */
+	write_sysreg(S3_0_C4_C0_1, f->elr); /* ELR_EL1 */
+	write_sysreg(S3_0_C4_C0_0, spsr);   /* SPSR_EL1 */
 	if (set_far)
 		write_sysreg(S3_0_C6_C0_0, far); /* FAR_EL1 */
 	uint64_t sctlr = read_sysreg(S3_0_C1_C0_0);

@@ -24,14 +24,15 @@
 
 /* HCR_EL2 (Arm ARM D24.2): VM (stage 2), SWIO, FMO/IMO/AMO (interrupts and SErrors to EL2),
  * TWI (WFI yields), TSC (guest SMCs trap), RW (EL1 is AArch64). */
-#define HCR_HYP ((1ul << 0) | (1ul << 1) | (1ul << 3) | (1ul << 4) | (1ul << 5) | (1ul << 13) | \
-		 (1ul << 19) | (1ul << 31))
+#define HCR_HYP                                                                                \
+	((1ul << 0) | (1ul << 1) | (1ul << 3) | (1ul << 4) | (1ul << 5) | (1ul << 13) |        \
+	 (1ul << 19) | (1ul << 31))
 /* CPTR_EL2 (E2H = 0): RES1 bits, with TZ (SVE) and TSM (SME) set, so those trap; FP free. */
 #define CPTR_HYP 0x33FFul
 /* VTCR_EL2: T0SZ = 32, SL0 = 1 (level 1), IRGN0/ORGN0 WB-WA, SH0 inner, TG0 4K, PS 40 bits,
  * RES1 bit 31. */
-#define VTCR_HYP (32ul | (1ul << 6) | (1ul << 8) | (1ul << 10) | (3ul << 12) | (2ul << 16) | \
-		  (1ul << 31))
+#define VTCR_HYP                                                                               \
+	(32ul | (1ul << 6) | (1ul << 8) | (1ul << 10) | (3ul << 12) | (2ul << 16) | (1ul << 31))
 
 static struct {
 	uint64_t slice_us, pmu_poll_us, limit_ms;
@@ -41,7 +42,10 @@ static struct {
 	uint64_t mem_mib[MAX_VMS];
 	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
 	char guest_args[GUEST_ARGS_MAX];
-} cfg = {.slice_us = 1000, .pmu_poll_us = 10, .counters = 0, .host_counters = 1,
+} cfg = {.slice_us = 1000,
+	 .pmu_poll_us = 10,
+	 .counters = 0,
+	 .host_counters = 1,
 	 .focus = MAX_VMS};
 
 /* A decimal or 0x-prefixed hexadecimal number at the start of s[0, n); *used = its length. */
@@ -123,11 +127,11 @@ static void parse_bootargs(const char *a)
 				unsigned k = (unsigned)(a[2] - '0');
 				cfg.initrd_off[k] = parse_num_len(val, vl, &used);
 				cfg.initrd_size[k] = used < vl && val[used] == ','
-							     ? parse_num(val + used + 1, vl - used - 1)
+							     ? parse_num(val + used + 1,
+									 vl - used - 1)
 							     : 0;
-			}
-			else if (kl == 3 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				 a[2] < '0' + MAX_VMS) {
+			} else if (kl == 3 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				   a[2] < '0' + MAX_VMS) {
 				char *dst = cfg.names[a[2] - '0'];
 				size_t m = vl < 23 ? vl : 23;
 				memcpy(dst, val, m);
@@ -156,14 +160,14 @@ static void hide_unswitched(struct pv_vm *pvm)
 	uint64_t *pfr1 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64PFR1_EL1)];
 	uint64_t *isar1 = &pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 6, 1))];
 	uint64_t *isar2 = &pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 6, 2))];
-	*pfr0 &= ~PV_ID_FIELD_MASK(32);                          /* SVE */
-	*pfr1 &= ~(PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(24));  /* MTE, SME */
+	*pfr0 &= ~PV_ID_FIELD_MASK(32);                         /* SVE */
+	*pfr1 &= ~(PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(24)); /* MTE, SME */
 	/* ISAR1: APA, API, GPA, GPI; ISAR2: GPA3, APA3 (Arm ARM D19.2) */
 	*isar1 &= ~(PV_ID_FIELD_MASK(4) | PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(24) |
 		    PV_ID_FIELD_MASK(28));
 	*isar2 &= ~(PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(12));
-	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 4))] = 0;  /* ID_AA64ZFR0_EL1 */
-	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 5))] = 0;  /* ID_AA64SMFR0_EL1 */
+	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 4))] = 0; /* ID_AA64ZFR0_EL1 */
+	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 5))] = 0; /* ID_AA64SMFR0_EL1 */
 }
 
 /* The arm64 Image header, if the image has one (Linux booting.rst): magic "ARM\x64" at
@@ -178,12 +182,15 @@ static void describe_image(struct vm *vm)
 		hyp_printf("hyp: vm %s: flat image (no arm64 Image header)\n", vm->name);
 		return;
 	}
-	uint64_t text_offset = *(const uint64_t *)(img + 8), size = *(const uint64_t *)(img + 16);
+	uint64_t text_offset = *(const uint64_t *)(img + 8),
+		 size = *(const uint64_t *)(img + 16);
 	hyp_printf("hyp: vm %s: arm64 Image, text_offset %lx, image_size %lu%s\n", vm->name,
 		   text_offset, size,
-		   text_offset ? " (nonzero text_offset: entered at the load address anyway)" : "");
+		   text_offset ? " (nonzero text_offset: entered at the load address anyway)"
+			       : "");
 	if (size > vm->ram_size - VM_IMAGE_OFF) { /* a size no placement may trust */
-		hyp_printf("hyp: vm %s: image_size exceeds its RAM: taken as unknown\n", vm->name);
+		hyp_printf("hyp: vm %s: image_size exceeds its RAM: taken as unknown\n",
+			   vm->name);
 		size = 0;
 	}
 	vm->image_size = size;
@@ -199,14 +206,16 @@ static void place_initrd(struct vm *vm, unsigned k)
 	uint64_t image_end = VM_IMAGE_OFF + vm->image_size;
 	if (off > vm->ram_size || size > vm->ram_size - off ||
 	    (off < image_end && off + size > VM_IMAGE_OFF)) {
-		hyp_printf("hyp: vm %s: initrd at RAM offset %lx, %lu bytes, does not fit beside "
-			   "its image in its RAM: ignored\n",
-			   vm->name, off, size);
+		hyp_printf(
+			"hyp: vm %s: initrd at RAM offset %lx, %lu bytes, does not fit beside "
+			"its image in its RAM: ignored\n",
+			vm->name, off, size);
 		return;
 	}
 	vm->initrd_start = RAM_BASE + off;
 	vm->initrd_end = RAM_BASE + off + size;
-	hyp_printf("hyp: vm %s: initrd at IPA %lx, %lu bytes\n", vm->name, vm->initrd_start, size);
+	hyp_printf("hyp: vm %s: initrd at IPA %lx, %lu bytes\n", vm->name, vm->initrd_start,
+		   size);
 }
 
 /* Where the VM's device tree goes, as QEMU places it for -kernel: the first 2 MiB block after
@@ -221,8 +230,8 @@ static bool dtb_block_free(const struct vm *vm, uint64_t off)
 	uint64_t image_end = VM_IMAGE_OFF + (vm->image_size ? vm->image_size : VM_DTB_BLOCK);
 	if (off < image_end && off + VM_DTB_BLOCK > VM_IMAGE_OFF)
 		return false;
-	return !vm->initrd_end ||
-	       !(off < vm->initrd_end - RAM_BASE && off + VM_DTB_BLOCK > vm->initrd_start - RAM_BASE);
+	return !vm->initrd_end || !(off < vm->initrd_end - RAM_BASE &&
+				    off + VM_DTB_BLOCK > vm->initrd_start - RAM_BASE);
 }
 
 static bool place_dtb(struct vm *vm)
@@ -264,21 +273,25 @@ static void vm_create(unsigned k)
 	vm->pa_base = VM_SLOT(k);
 	vm->ram_size = (uint64_t)vm_slots(k) * VM_RAM_SIZE;
 	if (cfg.mem_mib[k] && cfg.mem_mib[k] != vm->ram_size >> 20)
-		hyp_printf("hyp: vm %s: vm%u_mem=%lu: RAM comes in slots of %lu MiB; it gets %lu\n",
+		hyp_printf("hyp: vm %s: vm%u_mem=%lu: RAM comes in slots of %lu MiB; it gets "
+			   "%lu\n",
 			   vm->name, k, cfg.mem_mib[k], VM_RAM_SIZE >> 20, vm->ram_size >> 20);
 	vm->guest_args = cfg.guest_args;
 	describe_image(vm);
 	place_initrd(vm, k);
 	if (!place_dtb(vm)) {
-		hyp_printf("hyp: vm %s: no 2 MiB block of its RAM is free for its device tree beside "
-			   "its image and initrd: not started\n", vm->name);
+		hyp_printf("hyp: vm %s: no 2 MiB block of its RAM is free for its device tree "
+			   "beside "
+			   "its image and initrd: not started\n",
+			   vm->name);
 		return;
 	}
 
 	struct pv_vm_config vc = {.features = PV_FEAT_PMU};
-	vc.pmu.version = hyp.hw.pmu_version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5 : hyp.hw.pmu_version;
+	vc.pmu.version = hyp.hw.pmu_version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5
+							     : hyp.hw.pmu_version;
 	vc.pmu.nr_counters = cfg.counters && cfg.counters <= hyp.hw.hpmn ? (uint8_t)cfg.counters
-									  : hyp.hw.hpmn;
+									 : hyp.hw.hpmn;
 	int err = pv_vm_init(&vm->pv, &hyp.hw, &vc);
 	if (err)
 		hyp_panic("VM %s: pv_vm_init: %s", vm->name, pv_strerror(err));
@@ -294,17 +307,18 @@ static void vm_create(unsigned k)
 	vcpu_regs_init(v);
 	v->vm = vm;
 	v->vmpidr = 0x80000000ul; /* MPIDR_EL1: RES1 bit 31, affinity 0.0.0.0 */
-	v->f.x[0] = vm->dtb_ipa; /* Linux arm64 boot protocol: x0 = DTB, x1..x3 = 0 */
+	v->f.x[0] = vm->dtb_ipa;  /* Linux arm64 boot protocol: x0 = DTB, x1..x3 = 0 */
 	v->f.elr = RAM_BASE + VM_IMAGE_OFF;
-	v->f.spsr = 0x3C5; /* EL1h, D A I F masked */
+	v->f.spsr = 0x3C5;           /* EL1h, D A I F masked */
 	v->el1.sctlr = 0x30D00800ul; /* RES1 bits, MMU and caches off */
 	vgic_init(v);
 	vm->state = VM_RUNNABLE;
 	hyp.nr_vms++;
-	hyp_printf("hyp: vm %s: slot %u, RAM %lu MiB at PA %lx (IPA %lx), entry %lx, device tree "
-		   "%lx, VMID %u, %u PMU counters\n",
-		   vm->name, k, vm->ram_size >> 20, vm->pa_base, RAM_BASE, v->f.elr, vm->dtb_ipa,
-		   k + 1, (unsigned)vm->pv.pmu.nr_counters);
+	hyp_printf(
+		"hyp: vm %s: slot %u, RAM %lu MiB at PA %lx (IPA %lx), entry %lx, device tree "
+		"%lx, VMID %u, %u PMU counters\n",
+		vm->name, k, vm->ram_size >> 20, vm->pa_base, RAM_BASE, v->f.elr, vm->dtb_ipa,
+		k + 1, (unsigned)vm->pv.pmu.nr_counters);
 }
 
 void hyp_main(void)
@@ -334,9 +348,10 @@ void hyp_main(void)
 	write_sysreg(S3_4_C0_C0_0, read_sysreg(midr_el1)); /* VPIDR_EL2 */
 	/* MDCR_EL2 until the first vCPU is loaded (then its trap words): the partition (HPMN),
 	 * the host counters enabled (HPME) and 64 bits wide (HLP, PMUv3p5). */
-	write_sysreg(mdcr_el2, PV_FIELD_PREP(hyp.hw.hpmn, 4, 0) |
-				       (hyp.hw.host_counters ? PV_MDCR_EL2_HPME : 0) |
-				       (hyp.hw.pmu_version >= PV_PMUVER_V3P5 ? PV_MDCR_EL2_HLP : 0));
+	write_sysreg(mdcr_el2,
+		     PV_FIELD_PREP(hyp.hw.hpmn, 4, 0) |
+			     (hyp.hw.host_counters ? PV_MDCR_EL2_HPME : 0) |
+			     (hyp.hw.pmu_version >= PV_PMUVER_V3P5 ? PV_MDCR_EL2_HLP : 0));
 	isb();
 	__asm__ volatile("tlbi alle1\n\tdsb ish" ::: "memory");
 	isb();
@@ -370,7 +385,8 @@ void hyp_main(void)
 	if (cfg.focus < MAX_VMS) {
 		uart_set_focus(&hyp.vms[cfg.focus]);
 		hyp_printf("hyp: console input goes to slot %u%s\n", cfg.focus,
-			   hyp.vms[cfg.focus].state == VM_RUNNABLE ? "" : " (which runs no VM)");
+			   hyp.vms[cfg.focus].state == VM_RUNNABLE ? ""
+								   : " (which runs no VM)");
 	}
 	uart_host_init();
 	if (cfg.limit_ms)

@@ -19,7 +19,8 @@ static uint64_t el2_l1[512] __attribute__((aligned(4096)));
 void mmu_init(void)
 {
 	el2_l1[0] = 0x00000000ul | DESC_BLOCK | DESC_AF | DESC_ATTR(ATTR_DEVICE) | DESC_XN;
-	el2_l1[1] = 0x40000000ul | DESC_BLOCK | DESC_AF | DESC_SH_INNER | DESC_ATTR(ATTR_NORMAL);
+	el2_l1[1] = 0x40000000ul | DESC_BLOCK | DESC_AF | DESC_SH_INNER |
+		    DESC_ATTR(ATTR_NORMAL);
 
 	write_sysreg(mair_el2, 0xFF00ul);
 	/* TCR_EL2 (E2H = 0): T0SZ = 32, IRGN0 = ORGN0 = WB-WA, SH0 = inner, TG0 = 4K,

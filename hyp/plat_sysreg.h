@@ -36,8 +36,9 @@ extern struct plat_feat plat_feat;
 /* Every register EL2 accesses is a row of the register database (arch/sysregs.txt);
  * regdb_el2.h lists them by (Op0, Op1, CRn) space, and within a space the switch is on
  * CRm:Op2, dense enough for a jump table. */
-#define PLAT_SPACE_MASK (PV_ISS_SYS_KEY_MASK & ~(0xFu << PV_ISS_SYS_CRM_SHIFT) &                    \
-			 ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+#define PLAT_SPACE_MASK                                                                        \
+	(PV_ISS_SYS_KEY_MASK & ~(0xFu << PV_ISS_SYS_CRM_SHIFT) &                               \
+	 ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
 #define PLAT_SPACE(op0, op1, crn) PV_SYSREG(op0, op1, crn, 0, 0)
 #define PLAT_DENSE(k) (PV_SYSREG_CRM(k) * 8u + PV_SYSREG_OP2(k))
 
@@ -54,17 +55,20 @@ extern struct plat_feat plat_feat;
 #define PLAT_STR_(x) #x
 #define PLAT_STR(x) PLAT_STR_(x)
 #define PLAT_REG(a, b, c, d, e) S##a##_##b##_C##c##_C##d##_##e
-#define PLAT_MRS(a, b, c, d, e, feat, min)                                                       \
-	case (d) * 8 + (e): {                                                                    \
-		uint64_t v_ = 0;                                                                 \
-		if (PLAT_HAS_##feat(min))                                                        \
-			__asm__ volatile("mrs %0, " PLAT_STR(PLAT_REG(a, b, c, d, e)) : "=r"(v_)); \
-		return v_;                                                                       \
+#define PLAT_MRS(a, b, c, d, e, feat, min)                                                     \
+	case 8 * (d) + (e): {                                                                  \
+		uint64_t v_ = 0;                                                               \
+		if (PLAT_HAS_##feat(min))                                                      \
+			__asm__ volatile("mrs %0, " PLAT_STR(PLAT_REG(a, b, c, d, e))          \
+					 : "=r"(v_));                                          \
+		return v_;                                                                     \
 	}
-#define PLAT_MSR(a, b, c, d, e, feat, min)                                                       \
-	case (d) * 8 + (e):                                                                      \
-		if (PLAT_HAS_##feat(min))                                                        \
-			__asm__ volatile("msr " PLAT_STR(PLAT_REG(a, b, c, d, e)) ", %0" : : "r"(val)); \
+#define PLAT_MSR(a, b, c, d, e, feat, min)                                                     \
+	case 8 * (d) + (e):                                                                    \
+		if (PLAT_HAS_##feat(min))                                                      \
+			__asm__ volatile("msr " PLAT_STR(PLAT_REG(a, b, c, d, e)) ", %0"       \
+					 :                                                     \
+					 : "r"(val));                                          \
 		return;
 #define PLAT_NONE(a, b, c, d, e, feat, min)
 
@@ -77,13 +81,17 @@ extern struct plat_feat plat_feat;
 #define PLAT_WR_RW PLAT_MSR
 #define PLAT_WR_WO PLAT_MSR
 #define PLAT_WR_RO PLAT_NONE
-#define PLAT_SPACE_RD(o0, o1, n, list)                                                           \
-	case PLAT_SPACE(o0, o1, n):                                                              \
-		switch (d) { list(PLAT_RD) }                                                     \
+#define PLAT_SPACE_RD(o0, o1, n, list)                                                         \
+	case PLAT_SPACE(o0, o1, n):                                                            \
+		switch (d) {                                                                   \
+			list(PLAT_RD)                                                          \
+		}                                                                              \
 		break;
-#define PLAT_SPACE_WR(o0, o1, n, list)                                                           \
-	case PLAT_SPACE(o0, o1, n):                                                              \
-		switch (d) { list(PLAT_WR) }                                                     \
+#define PLAT_SPACE_WR(o0, o1, n, list)                                                         \
+	case PLAT_SPACE(o0, o1, n):                                                            \
+		switch (d) {                                                                   \
+			list(PLAT_WR)                                                          \
+		}                                                                              \
 		break;
 
 #define PLAT_INLINE static inline __attribute__((always_inline))
@@ -177,11 +185,15 @@ PLAT_INLINE void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_
 /* PMEVCNTR<n>_EL0 / PMEVTYPER<n>_EL0, n = 0..30 (CRm = 8 + n / 8 or 12 + n / 8, Op2 = n % 8):
  * one MRS or MSR when n is known at compile time, else a branch to entry n of a table of
  * two-instruction entries (an MRS or MSR, then a branch out). */
+/* clang-format off */
 #define PLAT_PMEV_N(X, crm)                                                                           \
 	X(crm, 0) X(crm, 1) X(crm, 2) X(crm, 3) X(crm, 4) X(crm, 5) X(crm, 6) X(crm, 7)
+/* clang-format on */
+/* clang-format off */
 #define PLAT_PMEV_TABLE(X, c0, c1, c2, c3)                                                            \
 	PLAT_PMEV_N(X, c0) PLAT_PMEV_N(X, c1) PLAT_PMEV_N(X, c2) X(c3, 0) X(c3, 1) X(c3, 2) X(c3, 3) X(c3, 4)   \
 	X(c3, 5) X(c3, 6)
+/* clang-format on */
 #define PLAT_PMEV_MRS(crm, op2) "mrs %0, S3_3_C14_C" #crm "_" #op2 "\n\tb 2f\n\t"
 #define PLAT_PMEV_MSR(crm, op2) "msr S3_3_C14_C" #crm "_" #op2 ", %2\n\tb 2f\n\t"
 
@@ -191,10 +203,11 @@ PLAT_INLINE uint64_t pv_plat_pmevcntr_read(struct pv_pcpu *cpu, unsigned n)
 	if (__builtin_constant_p(n))
 		return plat_sysreg_read_any(PV_PMEVCNTR_EL0(n));
 	uint64_t v, at;
-	__asm__ volatile("adr %1, 1f\n\tadd %1, %1, %w2, uxtw #3\n\tbr %1\n1:\n\t"
-			 PLAT_PMEV_TABLE(PLAT_PMEV_MRS, 8, 9, 10, 11) "2:"
-			 : "=r"(v), "=&r"(at)
-			 : "r"(n));
+	__asm__ volatile(
+		"adr %1, 1f\n\tadd %1, %1, %w2, uxtw #3\n\tbr %1\n1:\n\t" PLAT_PMEV_TABLE(
+			PLAT_PMEV_MRS, 8, 9, 10, 11) "2:"
+		: "=r"(v), "=&r"(at)
+		: "r"(n));
 	return v;
 }
 
@@ -202,13 +215,14 @@ PLAT_INLINE void pmev_write(unsigned n, uint64_t val, bool typer)
 {
 	uint64_t at;
 	if (typer)
-		__asm__ volatile("adr %0, 1f\n\tadd %0, %0, %w1, uxtw #3\n\tbr %0\n1:\n\t"
-				 PLAT_PMEV_TABLE(PLAT_PMEV_MSR, 12, 13, 14, 15) "2:"
-				 : "=&r"(at)
-				 : "r"(n), "r"(val));
+		__asm__ volatile(
+			"adr %0, 1f\n\tadd %0, %0, %w1, uxtw #3\n\tbr "
+			"%0\n1:\n\t" PLAT_PMEV_TABLE(PLAT_PMEV_MSR, 12, 13, 14, 15) "2:"
+			: "=&r"(at)
+			: "r"(n), "r"(val));
 	else
-		__asm__ volatile("adr %0, 1f\n\tadd %0, %0, %w1, uxtw #3\n\tbr %0\n1:\n\t"
-				 PLAT_PMEV_TABLE(PLAT_PMEV_MSR, 8, 9, 10, 11) "2:"
+		__asm__ volatile("adr %0, 1f\n\tadd %0, %0, %w1, uxtw #3\n\tbr "
+				 "%0\n1:\n\t" PLAT_PMEV_TABLE(PLAT_PMEV_MSR, 8, 9, 10, 11) "2:"
 				 : "=&r"(at)
 				 : "r"(n), "r"(val));
 }

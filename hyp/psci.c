@@ -105,4 +105,3 @@ struct vcpu *psci_call(struct vcpu *v, bool smc)
 	x[0] = (uint64_t)ret;
 	return v;
 }
-

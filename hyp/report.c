@@ -7,12 +7,23 @@
 #include "hyp.h"
 
 static const char *const kind_names[EXIT_KINDS] = {
-	[EXIT_SYSREG_PMU] = "sysreg-pmu", [EXIT_SYSREG_ID] = "sysreg-id",
-	[EXIT_SYSREG_OTHER] = "sysreg-other", [EXIT_HVC] = "hvc-psci",
-	[EXIT_HVC_NULL] = "hvc-null", [EXIT_SMC] = "smc-psci", [EXIT_MMIO_UART] = "mmio-uart",
-	[EXIT_MMIO_GIC] = "mmio-gic", [EXIT_MMIO_OTHER] = "mmio-abort", [EXIT_WFI] = "wfi",
-	[EXIT_IRQ_TICK] = "irq-tick", [EXIT_IRQ_POLL] = "irq-pmu-poll",[EXIT_IRQ_PMU] = "irq-pmu", [EXIT_IRQ_MAINT] = "irq-maint",
-	[EXIT_IRQ_OTHER] = "irq-other", [EXIT_OTHER] = "other", [EXIT_SWITCH] = "switch",
+	[EXIT_SYSREG_PMU] = "sysreg-pmu",
+	[EXIT_SYSREG_ID] = "sysreg-id",
+	[EXIT_SYSREG_OTHER] = "sysreg-other",
+	[EXIT_HVC] = "hvc-psci",
+	[EXIT_HVC_NULL] = "hvc-null",
+	[EXIT_SMC] = "smc-psci",
+	[EXIT_MMIO_UART] = "mmio-uart",
+	[EXIT_MMIO_GIC] = "mmio-gic",
+	[EXIT_MMIO_OTHER] = "mmio-abort",
+	[EXIT_WFI] = "wfi",
+	[EXIT_IRQ_TICK] = "irq-tick",
+	[EXIT_IRQ_POLL] = "irq-pmu-poll",
+	[EXIT_IRQ_PMU] = "irq-pmu",
+	[EXIT_IRQ_MAINT] = "irq-maint",
+	[EXIT_IRQ_OTHER] = "irq-other",
+	[EXIT_OTHER] = "other",
+	[EXIT_SWITCH] = "switch",
 };
 
 const char *exit_kind_name(enum exit_kind k)
@@ -42,8 +53,10 @@ static void report_vm(const struct vm *vm)
 	hyp_printf("hyp:   traps to perfvisor: pmu %lu, spe %lu, amu %lu, mpam %lu, id %lu; "
 		   "answered undef %lu, sent to guest EL1 %lu; vpmu loads %lu\n",
 		   s->traps[PV_KIND_PMU], s->traps[PV_KIND_SPE], s->traps[PV_KIND_AMU],
-		   s->traps[PV_KIND_MPAM], s->traps[PV_KIND_ID], v->pv_undef, v->pv_el1, s->loads);
-	hyp_printf("hyp:   scheduled in %lu times; uart lines %lu; injected undef %lu, abort %lu\n",
+		   s->traps[PV_KIND_MPAM], s->traps[PV_KIND_ID], v->pv_undef, v->pv_el1,
+		   s->loads);
+	hyp_printf("hyp:   scheduled in %lu times; uart lines %lu; injected undef %lu, abort "
+		   "%lu\n",
 		   v->switches_in, vm->uart_lines, v->injected_undef, v->injected_abort);
 	for (unsigned k = 0; k < EXIT_KINDS; k++) {
 		uint64_t n = exits_of(v, k);
@@ -60,8 +73,8 @@ static void report_vm(const struct vm *vm)
 		hyp_puts("hyp:   vpmu: never used\n");
 		return;
 	}
-	hyp_printf("hyp:   vpmu: pmcr %lx cnten %x inten %x ovs %x\n", p->pmcr, p->cnten, p->inten,
-		   p->ovs);
+	hyp_printf("hyp:   vpmu: pmcr %lx cnten %x inten %x ovs %x\n", p->pmcr, p->cnten,
+		   p->inten, p->ovs);
 	for (unsigned n = 0; n < vm->pv.pmu.nr_counters; n++) {
 		uint64_t val = pv_vpmu_counter((struct pv_vcpu *)&v->pv, n);
 		if (val || p->evtyper[n] || (p->cnten & (1u << n)))
@@ -77,11 +90,13 @@ static void report_vm(const struct vm *vm)
 static void report_overhead(void)
 {
 	if (!hyp.selfcount) {
-		hyp_puts("hyp: overhead: not measured (needs -icount shift=0 and a host counter)\n");
+		hyp_puts("hyp: overhead: not measured (needs -icount shift=0 and a host "
+			 "counter)\n");
 		return;
 	}
 	if (read_sysreg(S3_3_C9_C12_5) != hyp.host_counter) /* PMSELR_EL0, selfcount.c */
-		hyp_puts("hyp: overhead: PMSELR_EL0 was changed: the figures are not reliable\n");
+		hyp_puts("hyp: overhead: PMSELR_EL0 was changed: the figures are not "
+			 "reliable\n");
 	for (unsigned k = 0; k < EXIT_KINDS; k++) {
 		uint64_t n = 0, instr = 0;
 		for (unsigned i = 0; i < MAX_VMS; i++) {
@@ -89,8 +104,9 @@ static void report_overhead(void)
 			instr += hyp.vms[i].vcpu.el2_instr[k];
 		}
 		if (n)
-			hyp_printf("hyp: overhead %-12s %8lu exits, %lu el2-instructions each\n",
-				   kind_names[k], n, instr / n);
+			hyp_printf(
+				"hyp: overhead %-12s %8lu exits, %lu el2-instructions each\n",
+				kind_names[k], n, instr / n);
 	}
 }
 

@@ -19,7 +19,8 @@ void vcpu_load(struct vcpu *v)
 	write_sysreg(vttbr_el2, v->vm->vttbr);
 	write_sysreg(S3_4_C0_C0_5, v->vmpidr); /* VMPIDR_EL2 */
 	write_sysreg(hcr_el2, (hyp.hcr_hyp & ~t->hcr_el2_owned) | t->hcr_el2);
-	write_sysreg(mdcr_el2, (hyp.mdcr_hyp & ~t->mdcr_el2_owned) | t->mdcr_el2 | vcpu_regs_mdcr(v));
+	write_sysreg(mdcr_el2,
+		     (hyp.mdcr_hyp & ~t->mdcr_el2_owned) | t->mdcr_el2 | vcpu_regs_mdcr(v));
 	write_sysreg(cptr_el2, (hyp.cptr_hyp & ~t->cptr_el2_owned) | t->cptr_el2);
 	EL1_REGS(EL1_RESTORE)
 	vcpu_regs_restore(v);
@@ -90,7 +91,8 @@ enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
 	case PV_INTID_PMU:
 		kind = EXIT_IRQ_PMU;
 		if (pv_irq(&hyp.pcpu, intid) == PV_IRQ_HOST_PENDING)
-			pv_plat_sysreg_write(&hyp.pcpu, PV_PMOVSCLR_EL0, 1ul << hyp.host_counter);
+			pv_plat_sysreg_write(&hyp.pcpu, PV_PMOVSCLR_EL0,
+					     1ul << hyp.host_counter);
 		gic_eoi(intid);
 		break;
 	case INTID_MAINT:
@@ -121,7 +123,6 @@ enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
 	return kind;
 }
 
-
 /* No vCPU can run: the pCPU waits at EL2 (WFI) for the next physical interrupt, with the EL2
  * timer set for the earliest virtual timer of a waiting vCPU that is not loaded (the loaded
  * one's timer is live and interrupts by itself) or the time limit, and takes it. A wait
@@ -139,7 +140,8 @@ static void idle(void)
 		/* The loaded vCPU's timer, once it has fired without waking it (its interrupt
 		 * disabled in the vGIC), raises nothing more. */
 		if (v == hyp.current) {
-			loaded_timer = (read_sysreg(S3_3_C14_C3_1) & 7ul) == 1ul; /* ENABLE alone */
+			loaded_timer = (read_sysreg(S3_3_C14_C3_1) & 7ul) ==
+				       1ul; /* ENABLE alone */
 			continue;
 		}
 		/* Its timer came due since ready() looked: it can run now. */
@@ -153,7 +155,8 @@ static void idle(void)
 	/* Nothing can end the wait: no timer, no time limit, and no VM that input typed at the
 	 * terminal could reach. */
 	if (deadline == UINT64_MAX && !loaded_timer && !uart_input_possible())
-		sched_end_all("ended: waits in WFI with no timer armed: no interrupt can wake it");
+		sched_end_all(
+			"ended: waits in WFI with no timer armed: no interrupt can wake it");
 	timer_wake_at(deadline);
 	dsb(sy);
 	__asm__ volatile("wfi" ::: "memory");

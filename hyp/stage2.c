@@ -25,9 +25,10 @@ void stage2_init(struct vm *vm)
 	memset(l1, 0, 4096);
 	memset(l2, 0, 4096);
 	for (uint64_t off = 0; off < vm->ram_size; off += BLOCK_2M)
-		l2[(RAM_BASE + off - 0x40000000ul) / BLOCK_2M] =
-			(vm->pa_base + off) | S2_BLOCK | S2_MEMATTR_NORMAL_WB | S2_AP_RW |
-			S2_SH_INNER | S2_AF;
+		l2[(RAM_BASE + off - 0x40000000ul) / BLOCK_2M] = (vm->pa_base + off) |
+								 S2_BLOCK |
+								 S2_MEMATTR_NORMAL_WB |
+								 S2_AP_RW | S2_SH_INNER | S2_AF;
 	l1[RAM_BASE >> 30] = (uint64_t)l2 | S2_TABLE;
 	dsb(ishst);
 	vm->s2_l1 = l1;

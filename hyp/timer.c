@@ -74,9 +74,9 @@ void timer_init(uint64_t slice_ticks, uint64_t poll_ticks)
 {
 	hyp.slice_ticks = slice_ticks;
 	hyp.pmu_poll_ticks = poll_ticks;
-	write_sysreg(S3_4_C14_C1_0, 1ul);  /* CNTHCTL_EL2: EL1PCTEN = 1, EL1PCEN = 0 */
-	write_sysreg(S3_4_C14_C0_3, 0ul);  /* CNTVOFF_EL2: virtual time = physical time */
-	write_sysreg(S3_3_C14_C3_1, 0ul);  /* CNTV_CTL_EL0 off until a guest programs it */
+	write_sysreg(S3_4_C14_C1_0, 1ul); /* CNTHCTL_EL2: EL1PCTEN = 1, EL1PCEN = 0 */
+	write_sysreg(S3_4_C14_C0_3, 0ul); /* CNTVOFF_EL2: virtual time = physical time */
+	write_sysreg(S3_3_C14_C3_1, 0ul); /* CNTV_CTL_EL0 off until a guest programs it */
 	isb();
 }
 
@@ -104,7 +104,8 @@ void timer_wake_at(uint64_t deadline)
 void vtimer_sync(struct vcpu *v)
 {
 	uint64_t ctl = read_sysreg(S3_3_C14_C3_1);
-	bool level = (ctl & (CNT_ENABLE | CNT_IMASK | CNT_ISTATUS)) == (CNT_ENABLE | CNT_ISTATUS);
+	bool level = (ctl & (CNT_ENABLE | CNT_IMASK | CNT_ISTATUS)) ==
+		     (CNT_ENABLE | CNT_ISTATUS);
 	vgic_set_line(v, INTID_VTIMER, level);
 	gic_enable_ppi(INTID_VTIMER, !level);
 }

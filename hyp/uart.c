@@ -46,10 +46,10 @@ static uint32_t uart_regs[MAX_VMS][0x50 / 4];
 static const uint8_t uart_id[8] = {0x11, 0x10, 0x14, 0x00, 0x0D, 0xF0, 0x05, 0xB1};
 
 static struct {
-	struct vm *open;   /* the VM whose line is printed in part and continues */
-	struct vm *focus;  /* where input goes; NULL: nowhere */
-	bool escape;       /* the last input character was Ctrl-A */
-	bool quit;         /* Ctrl-A x, not yet acted on (uart_quit_requested) */
+	struct vm *open;  /* the VM whose line is printed in part and continues */
+	struct vm *focus; /* where input goes; NULL: nowhere */
+	bool escape;      /* the last input character was Ctrl-A */
+	bool quit;        /* Ctrl-A x, not yet acted on (uart_quit_requested) */
 } console;
 
 bool uart_quit_requested(void)
@@ -155,7 +155,8 @@ static uint32_t ris(const struct vm *vm)
 /* The VM's interrupt line: UARTMIS != 0. */
 static void update_line(struct vm *vm)
 {
-	vgic_set_line(&vm->vcpu, INTID_UART, (ris(vm) & uart_regs[vm->index][UARTIMSC / 4]) != 0);
+	vgic_set_line(&vm->vcpu, INTID_UART,
+		      (ris(vm) & uart_regs[vm->index][UARTIMSC / 4]) != 0);
 }
 
 static void rx_push(struct vm *vm, char c)

@@ -21,8 +21,10 @@
 
 /* Debug register encodings: DBGBVR<n>_EL1 = S2_0_C0_C<n>_4, DBGBCR<n> _5, DBGWVR<n> _6,
  * DBGWCR<n> _7. */
+/* clang-format off */
 #define DBG_EACH(X)                                                                              \
 	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+/* clang-format on */
 #define OSLAR_EL1 S2_0_C1_C0_4
 #define OSLSR_EL1 S2_0_C1_C1_4
 #define OSDLR_EL1 S2_0_C1_C3_4
@@ -45,7 +47,8 @@ void vcpu_regs_probe(void)
 	cpu.ras = ((read_sysreg(id_aa64pfr0_el1) >> 28) & 0xF) != 0;
 	hyp_printf("hyp: switched per vCPU: %u breakpoints, %u watchpoints, OS lock, OS double "
 		   "lock%s%s\n",
-		   cpu.brps, cpu.wrps, cpu.sme ? ", TPIDR2_EL0" : "", cpu.ras ? ", DISR_EL1" : "");
+		   cpu.brps, cpu.wrps, cpu.sme ? ", TPIDR2_EL0" : "",
+		   cpu.ras ? ", DISR_EL1" : "");
 }
 
 /* A vCPU's registers before its first load: their reset values. The OS lock is locked at
@@ -65,14 +68,14 @@ static void debug_save(struct dbg_regs *d)
 		write_sysreg(OSDLR_EL1, 0ul);
 	d->oslsr = read_sysreg(OSLSR_EL1);
 	isb();
-#define SAVE_PAIR(n)                                                                             \
-	if ((n) < cpu.brps) {                                                                    \
-		d->bvr[n] = read_sysreg(S2_0_C0_C##n##_4);                                       \
-		d->bcr[n] = read_sysreg(S2_0_C0_C##n##_5);                                       \
-	}                                                                                        \
-	if ((n) < cpu.wrps) {                                                                    \
-		d->wvr[n] = read_sysreg(S2_0_C0_C##n##_6);                                       \
-		d->wcr[n] = read_sysreg(S2_0_C0_C##n##_7);                                       \
+#define SAVE_PAIR(n)                                                                           \
+	if ((n) < cpu.brps) {                                                                  \
+		d->bvr[n] = read_sysreg(S2_0_C0_C##n##_4);                                     \
+		d->bcr[n] = read_sysreg(S2_0_C0_C##n##_5);                                     \
+	}                                                                                      \
+	if ((n) < cpu.wrps) {                                                                  \
+		d->wvr[n] = read_sysreg(S2_0_C0_C##n##_6);                                     \
+		d->wcr[n] = read_sysreg(S2_0_C0_C##n##_7);                                     \
 	}
 	DBG_EACH(SAVE_PAIR)
 #undef SAVE_PAIR
@@ -85,14 +88,14 @@ static void debug_restore(const struct dbg_regs *d)
 	write_sysreg(OSDLR_EL1, 0ul);
 	write_sysreg(OSLAR_EL1, 0ul);
 	isb();
-#define RESTORE_PAIR(n)                                                                          \
-	if ((n) < cpu.brps) {                                                                    \
-		write_sysreg(S2_0_C0_C##n##_4, d->bvr[n]);                                       \
-		write_sysreg(S2_0_C0_C##n##_5, d->bcr[n]);                                       \
-	}                                                                                        \
-	if ((n) < cpu.wrps) {                                                                    \
-		write_sysreg(S2_0_C0_C##n##_6, d->wvr[n]);                                       \
-		write_sysreg(S2_0_C0_C##n##_7, d->wcr[n]);                                       \
+#define RESTORE_PAIR(n)                                                                        \
+	if ((n) < cpu.brps) {                                                                  \
+		write_sysreg(S2_0_C0_C##n##_4, d->bvr[n]);                                     \
+		write_sysreg(S2_0_C0_C##n##_5, d->bcr[n]);                                     \
+	}                                                                                      \
+	if ((n) < cpu.wrps) {                                                                  \
+		write_sysreg(S2_0_C0_C##n##_6, d->wvr[n]);                                     \
+		write_sysreg(S2_0_C0_C##n##_7, d->wcr[n]);                                     \
 	}
 	DBG_EACH(RESTORE_PAIR)
 #undef RESTORE_PAIR

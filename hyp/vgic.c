@@ -26,17 +26,19 @@
 #define LR_PRIO_SHIFT 48
 #define PRIO_MASK 0xF8u /* 5 priority bits (ICH_VTR_EL2.PRIbits = 4) */
 
+/* clang-format off */
 #define LR_CASES(X)                                                                              \
 	X(0, S3_4_C12_C12_0) X(1, S3_4_C12_C12_1) X(2, S3_4_C12_C12_2) X(3, S3_4_C12_C12_3)       \
 	X(4, S3_4_C12_C12_4) X(5, S3_4_C12_C12_5) X(6, S3_4_C12_C12_6) X(7, S3_4_C12_C12_7)       \
 	X(8, S3_4_C12_C13_0) X(9, S3_4_C12_C13_1) X(10, S3_4_C12_C13_2) X(11, S3_4_C12_C13_3)     \
 	X(12, S3_4_C12_C13_4) X(13, S3_4_C12_C13_5) X(14, S3_4_C12_C13_6) X(15, S3_4_C12_C13_7)
+/* clang-format on */
 
 static uint64_t lr_hw_read(unsigned n)
 {
 	switch (n) {
-#define RD(i, r)                                                                                 \
-	case i:                                                                                  \
+#define RD(i, r)                                                                               \
+	case i:                                                                                \
 		return read_sysreg(r);
 		LR_CASES(RD)
 #undef RD
@@ -47,9 +49,9 @@ static uint64_t lr_hw_read(unsigned n)
 static void lr_hw_write(unsigned n, uint64_t v)
 {
 	switch (n) {
-#define WR(i, r)                                                                                 \
-	case i:                                                                                  \
-		write_sysreg(r, v);                                                              \
+#define WR(i, r)                                                                               \
+	case i:                                                                                \
+		write_sysreg(r, v);                                                            \
 		break;
 		LR_CASES(WR)
 #undef WR
@@ -75,7 +77,7 @@ static void lr_set(struct vcpu *v, unsigned n, uint64_t val)
 }
 
 #define BIT(intid) (1ul << (intid))
-#define LR_INTID(lr) ((unsigned)((lr) & 0xFFFFFFFFul))
+#define LR_INTID(lr) ((unsigned)(0xFFFFFFFFul & (lr)))
 
 /* Pending (line or latch), enabled, and its group enabled in the virtual GICD_CTLR. */
 static uint64_t deliverable(const struct vgic_cpu *g)
@@ -129,8 +131,8 @@ static void vgic_update(struct vcpu *v)
 		unsigned n = (unsigned)__builtin_ctz(free_lrs);
 		todo &= todo - 1;
 		free_lrs &= free_lrs - 1;
-		uint64_t lr = LR_PENDING | LR_EOI | ((uint64_t)g->prio[intid] << LR_PRIO_SHIFT) |
-			      intid;
+		uint64_t lr = LR_PENDING | LR_EOI |
+			      ((uint64_t)g->prio[intid] << LR_PRIO_SHIFT) | intid;
 		if (g->group & BIT(intid))
 			lr |= LR_GROUP1;
 		lr_set(v, n, lr);
@@ -171,9 +173,9 @@ void vgic_save(struct vcpu *v)
 		lr_hw_write(n, 0);
 	}
 	g->hw = false;
-	g->vmcr = read_sysreg(S3_4_C12_C11_7);  /* ICH_VMCR_EL2 */
-	g->ap0r0 = read_sysreg(S3_4_C12_C8_0);  /* ICH_AP0R0_EL2 */
-	g->ap1r0 = read_sysreg(S3_4_C12_C9_0);  /* ICH_AP1R0_EL2 */
+	g->vmcr = read_sysreg(S3_4_C12_C11_7); /* ICH_VMCR_EL2 */
+	g->ap0r0 = read_sysreg(S3_4_C12_C8_0); /* ICH_AP0R0_EL2 */
+	g->ap1r0 = read_sysreg(S3_4_C12_C9_0); /* ICH_AP1R0_EL2 */
 	write_sysreg(S3_4_C12_C8_0, 0ul);
 	write_sysreg(S3_4_C12_C9_0, 0ul);
 }
@@ -229,7 +231,8 @@ static void clear_active(struct vcpu *v, uint64_t bits)
 {
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		uint64_t lr = lr_get(v, n);
-		if ((lr & LR_ACTIVE) && LR_INTID(lr) < VGIC_NR_IRQS && (bits & BIT(LR_INTID(lr)))) {
+		if ((lr & LR_ACTIVE) && LR_INTID(lr) < VGIC_NR_IRQS &&
+		    (bits & BIT(LR_INTID(lr)))) {
 			lr &= ~LR_ACTIVE;
 			lr_set(v, n, (lr & LR_STATE) ? lr : 0);
 		}
@@ -259,9 +262,9 @@ static void prio_write(struct vgic_cpu *g, unsigned first, unsigned end, unsigne
 /* The distributor (GIC spec 12.9): with affinity routing (ARE = 1) it holds the SPIs, INTIDs
  * 32..63 here, in the second word of each bitmap register and in IPRIORITYR<8..15>,
  * ICFGR<2..3> and IROUTER<32..63>; the SGI/PPI words are the redistributor's and RAZ/WI. */
-#define SPI_WORD(reg) ((reg) + 4u)   /* the second 32-bit word: INTIDs 32..63 */
+#define SPI_WORD(reg) ((reg) + 4u) /* the second 32-bit word: INTIDs 32..63 */
 #define GICD_IROUTER(n) (0x6000u + 8u * (n))
-#define IROUTER_MASK 0x80FFFFFFu     /* IRM, Aff2..Aff0; Aff3 is RES0 (one PE) */
+#define IROUTER_MASK 0x80FFFFFFu /* IRM, Aff2..Aff0; Aff3 is RES0 (one PE) */
 
 static uint64_t hi(uint64_t bits)
 {

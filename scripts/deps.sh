@@ -37,7 +37,8 @@ packages() {
 	check-host | check-sanitize) echo "$build $parsers" ;;
 	memcheck) echo "$build $parsers valgrind" ;;
 	bench) echo "$build valgrind $guests" ;;
-	lint) echo "$build cppcheck clang-tidy" ;;
+	lint) echo "$build cppcheck clang-tidy clang-format" ;;
+	format | format-check) echo "make clang-format" ;;
 	fuzz | fuzz-build) echo "$build clang libclang-rt-dev" ;;
 	aarch64 | aarch64-cc | build/aarch64/*) echo "make gcc-aarch64-linux-gnu" ;;
 	hyp | guests | qemu-check | qemu-linux | qemu-bench | run | run-linux) echo "$guests" ;;

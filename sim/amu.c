@@ -11,22 +11,41 @@
 #define UNKNOWN_VALUE UINT64_C(0x5EED0FF5E7DEAD00)
 
 enum reg_id {
-	R_CR, R_CFGR, R_CGCR, R_USERENR, R_CNTENCLR0, R_CNTENSET0, R_CG1IDR, R_CNTENCLR1,
-	R_CNTENSET1, R_EVCNTR0, R_EVTYPER0, R_EVCNTR1, R_EVTYPER1, R_VOFF0, R_VOFF1, R_NONE
+	R_CR,
+	R_CFGR,
+	R_CGCR,
+	R_USERENR,
+	R_CNTENCLR0,
+	R_CNTENSET0,
+	R_CG1IDR,
+	R_CNTENCLR1,
+	R_CNTENSET1,
+	R_EVCNTR0,
+	R_EVTYPER0,
+	R_EVCNTR1,
+	R_EVTYPER1,
+	R_VOFF0,
+	R_VOFF1,
+	R_NONE
 };
 
 static const uint32_t keys[R_EVCNTR0] = {
-	[R_CR] = PV_AMCR_EL0,           [R_CFGR] = PV_AMCFGR_EL0,
-	[R_CGCR] = PV_AMCGCR_EL0,       [R_USERENR] = PV_AMUSERENR_EL0,
-	[R_CNTENCLR0] = PV_AMCNTENCLR0_EL0, [R_CNTENSET0] = PV_AMCNTENSET0_EL0,
-	[R_CG1IDR] = PV_AMCG1IDR_EL0,   [R_CNTENCLR1] = PV_AMCNTENCLR1_EL0,
+	[R_CR] = PV_AMCR_EL0,
+	[R_CFGR] = PV_AMCFGR_EL0,
+	[R_CGCR] = PV_AMCGCR_EL0,
+	[R_USERENR] = PV_AMUSERENR_EL0,
+	[R_CNTENCLR0] = PV_AMCNTENCLR0_EL0,
+	[R_CNTENSET0] = PV_AMCNTENSET0_EL0,
+	[R_CG1IDR] = PV_AMCG1IDR_EL0,
+	[R_CNTENCLR1] = PV_AMCNTENCLR1_EL0,
 	[R_CNTENSET1] = PV_AMCNTENSET1_EL0,
 };
 
 /* Families: Op0=3 CRn=13, n = CRm[0]:Op2; Op1=3 CRm 4/6/12/14 for counters and types, Op1=4
  * CRm 8/10 for the EL2 offsets. */
-#define FAMILY_MASK (PV_ISS_SYS_KEY_MASK & ~(0x1u << PV_ISS_SYS_CRM_SHIFT) &                   \
-		     ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
+#define FAMILY_MASK                                                                            \
+	(PV_ISS_SYS_KEY_MASK & ~(0x1u << PV_ISS_SYS_CRM_SHIFT) &                               \
+	 ~(0x7u << PV_ISS_SYS_OP2_SHIFT))
 
 static enum reg_id lookup(uint32_t key, unsigned *n)
 {
@@ -34,9 +53,9 @@ static enum reg_id lookup(uint32_t key, unsigned *n)
 		uint32_t key;
 		enum reg_id id;
 	} families[] = {
-		{PV_AMEVCNTR0_EL0(0), R_EVCNTR0},     {PV_AMEVTYPER0_EL0(0), R_EVTYPER0},
-		{PV_AMEVCNTR1_EL0(0), R_EVCNTR1},     {PV_AMEVTYPER1_EL0(0), R_EVTYPER1},
-		{PV_AMEVCNTVOFF0_EL2(0), R_VOFF0},    {PV_AMEVCNTVOFF1_EL2(0), R_VOFF1},
+		{PV_AMEVCNTR0_EL0(0), R_EVCNTR0},  {PV_AMEVTYPER0_EL0(0), R_EVTYPER0},
+		{PV_AMEVCNTR1_EL0(0), R_EVCNTR1},  {PV_AMEVTYPER1_EL0(0), R_EVTYPER1},
+		{PV_AMEVCNTVOFF0_EL2(0), R_VOFF0}, {PV_AMEVCNTVOFF1_EL2(0), R_VOFF1},
 	};
 	*n = (PV_SYSREG_CRM(key) & 1u) << 3 | PV_SYSREG_OP2(key);
 	for (unsigned i = 0; i < sizeof(families) / sizeof(families[0]); i++)
@@ -83,7 +102,8 @@ static uint64_t event_count(uint32_t event, const struct sim_work *w, uint64_t t
 	if (event == PV_AMU_EVT_CNT_CYCLES)
 		return ticks;
 	if (event == PV_AMU_EVT_STALL_BACKEND_MEM)
-		return w->ev[SIM_EV_STALL_BACKEND]; /* the model's backend stalls are all memory */
+		return w->ev
+			[SIM_EV_STALL_BACKEND]; /* the model's backend stalls are all memory */
 	int s = sim_ev_slot(event);
 	return s < 0 ? 0 : w->ev[s];
 }
@@ -129,8 +149,7 @@ static bool has_voff(const struct sim_amu *a, unsigned k)
 	return k < 4 ? k != 1 : (a->cfg.aux_voff >> (k - 4) & 1);
 }
 
-bool sim_amu_has(const struct sim_amu *a, uint32_t key, bool is_read, unsigned el,
-		 bool highest)
+bool sim_amu_has(const struct sim_amu *a, uint32_t key, bool is_read, unsigned el, bool highest)
 {
 	unsigned n;
 	enum reg_id r = lookup(key, &n);

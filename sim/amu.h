@@ -21,15 +21,15 @@
 #define SIM_AMU_COUNTERS (4 + SIM_AMU_AUX_MAX) /* k < 4: group 0, 4 + n: AMEVCNTR1<n> */
 
 struct sim_amu_config {
-	uint8_t version;      /* ID_AA64PFR0_EL1.AMU: 0 (none), 1 (AMUv1), 2 (AMUv1p1) */
-	uint8_t aux;          /* AMCGCR_EL0.CG1NC, 0..16 */
+	uint8_t version; /* ID_AA64PFR0_EL1.AMU: 0 (none), 1 (AMUv1), 2 (AMUv1p1) */
+	uint8_t aux;     /* AMCGCR_EL0.CG1NC, 0..16 */
 	uint16_t aux_events[SIM_AMU_AUX_MAX]; /* AMEVTYPER1<n>: a modelled event number, 0x4004
 						 or 0x4005; fixed at implementation */
-	uint16_t aux_voff;    /* AMUv1p1: AMEVCNTVOFF1<n>_EL2 implemented (AMCG1IDR_EL0[16+n]) */
-	uint16_t enable1;     /* AMCNTENSET1_EL0 as firmware sets it */
-	uint8_t enable0;      /* AMCNTENSET0_EL0 as firmware sets it (TF-A: 0xF) */
-	bool cg1rz;           /* AMCR_EL0.CG1RZ as firmware sets it (AMUv1p1) */
-	bool el3_amvoffen;    /* SCR_EL3.AMVOFFEN: firmware lets EL2 use the offsets */
+	uint16_t aux_voff; /* AMUv1p1: AMEVCNTVOFF1<n>_EL2 implemented (AMCG1IDR_EL0[16+n]) */
+	uint16_t enable1;  /* AMCNTENSET1_EL0 as firmware sets it */
+	uint8_t enable0;   /* AMCNTENSET0_EL0 as firmware sets it (TF-A: 0xF) */
+	bool cg1rz;        /* AMCR_EL0.CG1RZ as firmware sets it (AMUv1p1) */
+	bool el3_amvoffen; /* SCR_EL3.AMVOFFEN: firmware lets EL2 use the offsets */
 	bool fw_keeps_counters; /* CPU power-down: firmware saves and restores the counters
 				   (TF-A amu_context_save/restore); else they come back 0 */
 };
@@ -37,8 +37,8 @@ struct sim_amu_config {
 /* Where the PE is when it accesses an AMU register. */
 struct sim_amu_ctx {
 	unsigned el;
-	bool highest;  /* the current EL is the highest implemented */
-	bool offsets;  /* EL0/EL1 reads are offset: AMUv1p1, HCR_EL2.AMVOFFEN, SCR_EL3.AMVOFFEN,
+	bool highest; /* the current EL is the highest implemented */
+	bool offsets; /* EL0/EL1 reads are offset: AMUv1p1, HCR_EL2.AMVOFFEN, SCR_EL3.AMVOFFEN,
 			  EL2 enabled and {E2H, TGE} != {1, 1} */
 };
 

@@ -61,7 +61,8 @@ enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsi
 		if (!sim_pmu_el0_allowed(&c->pmu, key, is_read))
 			return SIM_ROUTE_EL1;
 	}
-	if ((c->mdcr & PV_MDCR_EL2_TPM) || (key == PV_PMCR_EL0 && (c->mdcr & PV_MDCR_EL2_TPMCR)))
+	if ((c->mdcr & PV_MDCR_EL2_TPM) ||
+	    (key == PV_PMCR_EL0 && (c->mdcr & PV_MDCR_EL2_TPMCR)))
 		return SIM_ROUTE_EL2;
 	return SIM_ROUTE_DIRECT;
 }
@@ -109,8 +110,8 @@ static struct sim_amu_ctx amu_ctx(const struct sim_cpu *c, unsigned el)
 	bool offsets = cfg->amu.version >= 2 && (c->hcr & PV_HCR_EL2_AMVOFFEN) &&
 		       (!cfg->el3 || cfg->amu.el3_amvoffen) && !e2h_tge;
 	/* EL2 is the highest EL without EL3. */
-	return (struct sim_amu_ctx){.el = el, .highest = el == 3 || (el == 2 && !cfg->el3),
-				    .offsets = offsets};
+	return (struct sim_amu_ctx){
+		.el = el, .highest = el == 3 || (el == 2 && !cfg->el3), .offsets = offsets};
 }
 
 /* Ground-truth mark for the AMU counter read of the running vCPU's current op: a direct
@@ -151,7 +152,8 @@ enum sim_acc sim_cpu_read(struct sim_cpu *c, unsigned el, uint32_t key, uint64_t
 	}
 	if (sim_amu_is_reg(key) || sim_amu_is_voff(key)) {
 		struct sim_amu_ctx x = amu_ctx(c, el);
-		if (el == 2 && sim_amu_is_voff(key) && c->m->cfg.el3 && !c->m->cfg.amu.el3_amvoffen)
+		if (el == 2 && sim_amu_is_voff(key) && c->m->cfg.el3 &&
+		    !c->m->cfg.amu.el3_amvoffen)
 			return SIM_ACC_UNDEF; /* trapped to EL3: firmware did not delegate */
 		amu_mark(c, el, key);
 		return sim_amu_read(&c->amu, &x, key, val);
@@ -169,8 +171,9 @@ enum sim_acc sim_cpu_write(struct sim_cpu *c, unsigned el, uint32_t key, uint64_
 	if (r) {
 		if (el < 2)
 			return SIM_ACC_UNDEF;
-		*r = key == PV_MDCR_EL2 ? val & mdcr_mask(c)
-		     : key == PV_HAFGRTR_EL2 ? val & PV_HAFGRTR_MASK : val;
+		*r = key == PV_MDCR_EL2      ? val & mdcr_mask(c)
+		     : key == PV_HAFGRTR_EL2 ? val & PV_HAFGRTR_MASK
+					     : val;
 		return SIM_ACC_OK;
 	}
 	if (is_id_group(key))
@@ -181,7 +184,8 @@ enum sim_acc sim_cpu_write(struct sim_cpu *c, unsigned el, uint32_t key, uint64_
 	}
 	if (sim_amu_is_reg(key) || sim_amu_is_voff(key)) {
 		struct sim_amu_ctx x = amu_ctx(c, el);
-		if (el == 2 && sim_amu_is_voff(key) && c->m->cfg.el3 && !c->m->cfg.amu.el3_amvoffen)
+		if (el == 2 && sim_amu_is_voff(key) && c->m->cfg.el3 &&
+		    !c->m->cfg.amu.el3_amvoffen)
 			return SIM_ACC_UNDEF;
 		return sim_amu_write(&c->amu, &x, key, val);
 	}

@@ -10,30 +10,30 @@
 
 /* X(name, number): every event a work chunk can carry. SW_INCR and CHAIN are not here: the
  * PMU makes them (PMSWINC writes, even-counter overflow). */
-#define SIM_EVENTS(X)                                                                            \
-	X(L1I_CACHE_REFILL, 0x01)                                                                \
-	X(L1D_CACHE_REFILL, 0x03)                                                                \
-	X(L1D_CACHE, 0x04)                                                                       \
-	X(INST_RETIRED, 0x08)                                                                    \
-	X(EXC_TAKEN, 0x09)                                                                       \
-	X(EXC_RETURN, 0x0A)                                                                      \
-	X(BR_MIS_PRED, 0x10)                                                                     \
-	X(CPU_CYCLES, 0x11)                                                                      \
-	X(BR_PRED, 0x12)                                                                         \
-	X(MEM_ACCESS, 0x13)                                                                      \
-	X(L1I_CACHE, 0x14)                                                                       \
-	X(L2D_CACHE, 0x16)                                                                       \
-	X(L2D_CACHE_REFILL, 0x17)                                                                \
-	X(INST_SPEC, 0x1B)                                                                       \
-	X(BR_RETIRED, 0x21)                                                                      \
-	X(STALL_FRONTEND, 0x23)                                                                  \
+#define SIM_EVENTS(X)                                                                          \
+	X(L1I_CACHE_REFILL, 0x01)                                                              \
+	X(L1D_CACHE_REFILL, 0x03)                                                              \
+	X(L1D_CACHE, 0x04)                                                                     \
+	X(INST_RETIRED, 0x08)                                                                  \
+	X(EXC_TAKEN, 0x09)                                                                     \
+	X(EXC_RETURN, 0x0A)                                                                    \
+	X(BR_MIS_PRED, 0x10)                                                                   \
+	X(CPU_CYCLES, 0x11)                                                                    \
+	X(BR_PRED, 0x12)                                                                       \
+	X(MEM_ACCESS, 0x13)                                                                    \
+	X(L1I_CACHE, 0x14)                                                                     \
+	X(L2D_CACHE, 0x16)                                                                     \
+	X(L2D_CACHE_REFILL, 0x17)                                                              \
+	X(INST_SPEC, 0x1B)                                                                     \
+	X(BR_RETIRED, 0x21)                                                                    \
+	X(STALL_FRONTEND, 0x23)                                                                \
 	X(STALL_BACKEND, 0x24)
 
 enum sim_ev {
 #define SIM_EV_ENUM(name, num) SIM_EV_##name,
 	SIM_EVENTS(SIM_EV_ENUM)
 #undef SIM_EV_ENUM
-	SIM_EV_COUNT
+		SIM_EV_COUNT
 };
 
 /* Event numbers by name: SIM_EVT_INST_RETIRED == 0x08. */

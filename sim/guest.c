@@ -50,16 +50,14 @@ size_t sim_prog_work(struct sim_prog *p, unsigned el, const struct sim_work *w)
 	return i;
 }
 
-size_t sim_prog_workload(struct sim_prog *p, unsigned el, enum sim_profile prof,
-			 uint64_t insts)
+size_t sim_prog_workload(struct sim_prog *p, unsigned el, enum sim_profile prof, uint64_t insts)
 {
 	struct sim_work w;
 	sim_work_profile(&w, prof, insts);
 	return sim_prog_work(p, el, &w);
 }
 
-size_t sim_prog_msr_rt(struct sim_prog *p, unsigned el, uint32_t key, unsigned rt,
-		       uint64_t val)
+size_t sim_prog_msr_rt(struct sim_prog *p, unsigned el, uint32_t key, unsigned rt, uint64_t val)
 {
 	size_t i = push(p, SIM_OP_MSR, el);
 	p->ops[i].key = key;
@@ -120,8 +118,14 @@ size_t sim_prog_append(struct sim_prog *p, const struct sim_op *op)
 {
 	size_t i = push(p, (enum sim_op_kind)op->kind, op->el);
 	struct sim_op *o = &p->ops[i];
-	*o = (struct sim_op){.kind = op->kind, .el = op->el, .rt = op->rt, .expect = op->expect,
-			     .from_x = op->from_x, .key = op->key, .imm = op->imm, .work = op->work};
+	*o = (struct sim_op){.kind = op->kind,
+			     .el = op->el,
+			     .rt = op->rt,
+			     .expect = op->expect,
+			     .from_x = op->from_x,
+			     .key = op->key,
+			     .imm = op->imm,
+			     .work = op->work};
 	return i;
 }
 
@@ -268,8 +272,8 @@ static bool guest_irq(struct sim_vcpu *v)
 		for (unsigned b = 0; b < 32; b++)
 			if (rd.value >> b & 1)
 				v->irq.handled[b]++;
-		struct sim_op wr = {.kind = SIM_OP_MSR, .el = 1, .key = PV_PMOVSCLR_EL0,
-				    .from_x = true};
+		struct sim_op wr = {
+			.kind = SIM_OP_MSR, .el = 1, .key = PV_PMOVSCLR_EL0, .from_x = true};
 		access(v, &wr);
 		if (wr.outcome != SIM_OUT_OK)
 			v->irq.failed++;

@@ -35,22 +35,22 @@ enum sim_outcome {
 };
 
 struct sim_op {
-	uint8_t kind;    /* enum sim_op_kind */
-	uint8_t el;      /* exception level of the guest for this op (0 or 1) */
-	uint8_t rt;      /* MSR/MRS register, 31 = XZR */
-	uint8_t expect;  /* enum sim_outcome the program expects (SIM_OUT_OK by default) */
-	bool from_x;     /* MSR: write x<rt> as it stands */
-	uint32_t key;    /* MSR/MRS: register ISS key */
+	uint8_t kind;   /* enum sim_op_kind */
+	uint8_t el;     /* exception level of the guest for this op (0 or 1) */
+	uint8_t rt;     /* MSR/MRS register, 31 = XZR */
+	uint8_t expect; /* enum sim_outcome the program expects (SIM_OUT_OK by default) */
+	bool from_x;    /* MSR: write x<rt> as it stands */
+	uint32_t key;   /* MSR/MRS: register ISS key */
 	uint64_t imm;
 	struct sim_work work;
 
 	/* Results */
-	uint8_t outcome;  /* enum sim_outcome */
-	bool trapped;     /* the access reached EL2 (pv_trap) */
-	bool line;        /* IRQ_CHECK: line level; IRQ_HANDLE: the handler ran */
-	uint64_t value;   /* MRS: value read (0 for XZR or an exception) */
-	uint64_t seq;     /* machine step at which it completed */
-	unsigned cpu;     /* pCPU it completed on */
+	uint8_t outcome;    /* enum sim_outcome */
+	bool trapped;       /* the access reached EL2 (pv_trap) */
+	bool line;          /* IRQ_CHECK: line level; IRQ_HANDLE: the handler ran */
+	uint64_t value;     /* MRS: value read (0 for XZR or an exception) */
+	uint64_t seq;       /* machine step at which it completed */
+	unsigned cpu;       /* pCPU it completed on */
 	struct sim_snap at; /* truth when the op took effect (for a trapped access: after the
 			       exception was taken, before the hypervisor handled it) */
 };
@@ -58,7 +58,7 @@ struct sim_op {
 struct sim_prog {
 	struct sim_op *ops;
 	size_t n, cap;
-	bool irq_auto;      /* take the virtual PMU interrupt whenever the line is high */
+	bool irq_auto;       /* take the virtual PMU interrupt whenever the line is high */
 	unsigned unexpected; /* ops whose outcome differed from `expect` */
 };
 

@@ -23,21 +23,24 @@ void sim_id_init(uint64_t id[64], const struct sim_config *c)
 	memset(id, 0, 64 * sizeof(id[0]));
 	/* ELx fields: 0b0001 AArch64 only, 0b0010 AArch64 and AArch32. */
 	uint64_t elv = c->aarch32 ? 2 : 1;
-	id[SLOT(PV_ID_AA64PFR0_EL1)] =
-		elv << PV_PFR0_EL0_SHIFT | elv << PV_PFR0_EL1_SHIFT | elv << PV_PFR0_EL2_SHIFT |
-		(c->el3 ? elv : 0) << PV_PFR0_EL3_SHIFT | UINT64_C(1) << 24 /* GIC CPU sysregs */ |
-		(uint64_t)(c->el3 && c->sel2) << PV_PFR0_SEL2_SHIFT |
-		(uint64_t)c->amu.version << PV_PFR0_AMU_SHIFT;
+	id[SLOT(PV_ID_AA64PFR0_EL1)] = elv << PV_PFR0_EL0_SHIFT | elv << PV_PFR0_EL1_SHIFT |
+				       elv << PV_PFR0_EL2_SHIFT |
+				       (c->el3 ? elv : 0) << PV_PFR0_EL3_SHIFT |
+				       UINT64_C(1) << 24 /* GIC CPU sysregs */ |
+				       (uint64_t)(c->el3 && c->sel2) << PV_PFR0_SEL2_SHIFT |
+				       (uint64_t)c->amu.version << PV_PFR0_AMU_SHIFT;
 
 	unsigned ver = c->pmu.version;
 	/* DebugVer 6 (Armv8.0 debug), 6 breakpoints, 4 watchpoints, 2 context comparators. */
 	id[SLOT(PV_ID_AA64DFR0_EL1)] = 6 | (uint64_t)ver << PV_DFR0_PMUVER_SHIFT |
-				       UINT64_C(5) << 12 | UINT64_C(3) << 20 | UINT64_C(1) << 28 |
+				       UINT64_C(5) << 12 | UINT64_C(3) << 20 |
+				       UINT64_C(1) << 28 |
 				       (uint64_t)c->hpmn0 << PV_DFR0_HPMN0_SHIFT |
 				       (uint64_t)c->spe.unit.version << PV_DFR0_PMSVER_SHIFT;
 
 	/* PARange 48 bits, 16-bit ASIDs, SNSMem with EL3, 4K/16K/64K granules. */
-	id[SLOT(PV_ID_AA64MMFR0_EL1)] = 5 | 2 << 4 | (uint64_t)c->el3 << 12 | UINT64_C(1) << 20 |
+	id[SLOT(PV_ID_AA64MMFR0_EL1)] = 5 | 2 << 4 | (uint64_t)c->el3 << 12 |
+					UINT64_C(1) << 20 |
 					(uint64_t)c->fgt << PV_MMFR0_FGT_SHIFT;
 	id[SLOT(PV_ID_AA64MMFR2_EL1)] = (uint64_t)c->idst << PV_MMFR2_IDS_SHIFT;
 

@@ -12,7 +12,10 @@ void sim_config_default(struct sim_config *c)
 {
 	*c = (struct sim_config){
 		.cpus = 1,
-		.pmu = {.counters = 6, .version = PV_PMUVER_V3P5, .idcode = 1, .slots = 4,
+		.pmu = {.counters = 6,
+			.version = PV_PMUVER_V3P5,
+			.idcode = 1,
+			.slots = 4,
 			.events = sim_ev_common_mask()},
 		.host_events = {PV_EVT_INST_RETIRED, PV_EVT_CPU_CYCLES, SIM_EVT_EXC_RETURN,
 				PV_EVT_MEM_ACCESS},
@@ -27,7 +30,9 @@ void sim_config_default(struct sim_config *c)
 		.cpu_khz = {2000000},
 		.nfreqs = 1,
 		.dvfs_ticks = 50000,
-		.amu = {.enable0 = 0xF, .enable1 = 0xFFFF, .el3_amvoffen = true,
+		.amu = {.enable0 = 0xF,
+			.enable1 = 0xFFFF,
+			.el3_amvoffen = true,
 			.fw_keeps_counters = true},
 	};
 	sim_spe_machine_config_default(&c->spe);
@@ -156,7 +161,8 @@ uint64_t sim_host_counter(struct sim_machine *m, unsigned cpu, unsigned k)
 	uint64_t val = 0;
 	unsigned n = m->cfg.pmu.counters;
 	if (cpu < m->cfg.cpus && k < m->cfg.host_counters)
-		sim_cpu_read(&m->cpu[cpu], 2, PV_PMEVCNTR_EL0(n - m->cfg.host_counters + k), &val);
+		sim_cpu_read(&m->cpu[cpu], 2, PV_PMEVCNTR_EL0(n - m->cfg.host_counters + k),
+			     &val);
 	return val;
 }
 

@@ -142,7 +142,8 @@ bool sim_walk(const struct sim_walk *w, uint64_t in, bool write, bool hw_flags, 
 		}
 		unsigned type = (unsigned)(d & 3);
 		bool blocks = level == 2 || (w->granule == 12 && level == 1);
-		if (!(type & 1) || (level == 3 && type != 3) || (level < 3 && type == 1 && !blocks))
+		if (!(type & 1) || (level == 3 && type != 3) ||
+		    (level < 3 && type == 1 && !blocks))
 			return fault(f, SIM_FAULT_TRANSLATION, level);
 		bool leaf = level == 3 || type == 1;
 		uint64_t oa = d & PV_GENMASK(47, leaf ? shift : w->granule);
@@ -167,7 +168,9 @@ bool sim_walk(const struct sim_walk *w, uint64_t in, bool write, bool hw_flags, 
 			bool ok;
 			if (w->stage2) {
 				ok = d & PV_BIT(7); /* S2AP[1]: write */
-			} else if (d & PV_BIT(7)) { /* AP[2]: read-only, unless dirty-state managed */
+			} else if (
+				d &
+				PV_BIT(7)) { /* AP[2]: read-only, unless dirty-state managed */
 				ok = hw_flags && w->hd && (d & PV_BIT(51)) && w->write;
 				if (ok) {
 					d &= ~PV_BIT(7);
@@ -235,8 +238,13 @@ static uint64_t table_alloc(struct sim_s1 *t)
 bool sim_s1_init(struct sim_s1 *t, unsigned granule, unsigned va_bits, uint64_t pool,
 		 uint64_t pool_size, sim_ipa_read_fn *read, sim_ipa_write_fn *write, void *ctx)
 {
-	*t = (struct sim_s1){.granule = granule, .va_bits = va_bits, .pool = pool,
-			     .pool_end = pool + pool_size, .read = read, .write = write, .ctx = ctx};
+	*t = (struct sim_s1){.granule = granule,
+			     .va_bits = va_bits,
+			     .pool = pool,
+			     .pool_end = pool + pool_size,
+			     .read = read,
+			     .write = write,
+			     .ctx = ctx};
 	t->root[0] = table_alloc(t);
 	t->root[1] = table_alloc(t);
 	return t->root[0] && t->root[1];
@@ -280,8 +288,8 @@ bool sim_s1_map(struct sim_s1 *t, uint64_t va, uint64_t ipa, uint64_t size, unsi
 		/* Level-2 blocks (and level-1 with 4K) where the range allows. */
 		for (unsigned l = 1; l <= 2 && (attrs & SIM_S1_BLOCK); l++) {
 			uint64_t b = UINT64_C(1) << (t->granule + stride * (3 - l));
-			if ((l == 2 || t->granule == 12) && !(va & (b - 1)) && !(ipa & (b - 1)) &&
-			    size >= b) {
+			if ((l == 2 || t->granule == 12) && !(va & (b - 1)) &&
+			    !(ipa & (b - 1)) && size >= b) {
 				level = l;
 				span = b;
 				break;
@@ -290,8 +298,9 @@ bool sim_s1_map(struct sim_s1 *t, uint64_t va, uint64_t ipa, uint64_t size, unsi
 		uint64_t addr = entry(t, va, level, attrs & SIM_S1_WP);
 		if (!addr)
 			return false;
-		uint64_t d = ipa | (level == 3 ? 3 : 1) | PV_BIT(11) /* nG */ | 3u << 8 /* ISH */ |
-			     (attrs & SIM_S1_NOAF ? 0 : PV_BIT(10)) | (attrs & SIM_S1_RO ? PV_BIT(7) : 0) |
+		uint64_t d = ipa | (level == 3 ? 3 : 1) | PV_BIT(11) /* nG */ |
+			     3u << 8 /* ISH */ | (attrs & SIM_S1_NOAF ? 0 : PV_BIT(10)) |
+			     (attrs & SIM_S1_RO ? PV_BIT(7) : 0) |
 			     (attrs & SIM_S1_DBM ? PV_BIT(51) : 0);
 		if (!t->write(t->ctx, addr, d))
 			return false;
@@ -318,7 +327,8 @@ uint64_t sim_s1_tcr(const struct sim_s1 *t, bool tbi, bool ha, bool hd)
 	uint64_t tg0 = t->granule == 12 ? 0 : t->granule == 16 ? 1 : 2;
 	uint64_t tg1 = t->granule == 12 ? 2 : t->granule == 16 ? 3 : 1;
 	return tsz | tg0 << 14 | tsz << 16 | tg1 << 30 | UINT64_C(5) << 32 /* IPS 48 bits */ |
-	       (tbi ? PV_BIT(37) | PV_BIT(38) : 0) | (ha ? PV_BIT(39) : 0) | (hd ? PV_BIT(40) : 0);
+	       (tbi ? PV_BIT(37) | PV_BIT(38) : 0) | (ha ? PV_BIT(39) : 0) |
+	       (hd ? PV_BIT(40) : 0);
 }
 
 uint64_t sim_s1_ttbr(const struct sim_s1 *t, unsigned half)

@@ -23,9 +23,9 @@
 
 struct sim_mem {
 	uint64_t base, frames;
-	uint8_t **data;       /* per frame: its bytes, NULL until allocated */
+	uint8_t **data; /* per frame: its bytes, NULL until allocated */
 	uint16_t *owner;
-	uint64_t next;        /* next frame never handed out */
+	uint64_t next; /* next frame never handed out */
 	uint64_t used;
 };
 
@@ -53,19 +53,19 @@ enum sim_fault_kind {
 
 struct sim_fault {
 	uint8_t kind, level;
-	bool stage2;      /* a stage-2 fault (for stage 1: on reading one of its tables) */
-	bool on_walk;     /* ... while reading a stage-1 table */
-	uint64_t ipa;     /* stage 2: the IPA that faulted */
+	bool stage2;  /* a stage-2 fault (for stage 1: on reading one of its tables) */
+	bool on_walk; /* ... while reading a stage-1 table */
+	uint64_t ipa; /* stage 2: the IPA that faulted */
 };
 
 /* One stage of translation as its controls describe it. */
 struct sim_walk {
-	unsigned granule;    /* 12, 14 or 16 */
-	unsigned in_bits;    /* 64 - TnSZ (stage 1), 64 - VTCR_EL2.T0SZ (stage 2) */
-	unsigned out_bits;   /* effective output size */
-	uint64_t root;       /* base of the start-level table */
+	unsigned granule;  /* 12, 14 or 16 */
+	unsigned in_bits;  /* 64 - TnSZ (stage 1), 64 - VTCR_EL2.T0SZ (stage 2) */
+	unsigned out_bits; /* effective output size */
+	uint64_t root;     /* base of the start-level table */
 	bool stage2;
-	bool ha, hd, hpd;    /* stage 1: TCR_EL1.HA, HD, HPDn */
+	bool ha, hd, hpd; /* stage 1: TCR_EL1.HA, HD, HPDn */
 	/* Reads the descriptor at `addr` (an IPA for stage 1, a PA for stage 2) into *d; false
 	 * with *f filled (a stage-2 fault on the walk) when it cannot. */
 	bool (*read)(void *ctx, uint64_t addr, uint64_t *d, struct sim_fault *f);
@@ -89,11 +89,11 @@ bool sim_s1_params(uint64_t tcr, uint64_t ttbr0, uint64_t ttbr1, uint64_t va, un
 /* ---- a guest's stage-1 tables ----------------------------------------------------------------- */
 
 /* Attributes of a mapping. */
-#define SIM_S1_RO 1u      /* AP[2] = 1: read-only */
-#define SIM_S1_NOAF 2u    /* AF = 0 */
-#define SIM_S1_BLOCK 4u   /* use block descriptors where aligned */
-#define SIM_S1_WP 8u      /* APTable[1] on the table above (hierarchical write protection) */
-#define SIM_S1_DBM 16u    /* DBM = 1 (with AP[2] = 1: writable through dirty state) */
+#define SIM_S1_RO 1u    /* AP[2] = 1: read-only */
+#define SIM_S1_NOAF 2u  /* AF = 0 */
+#define SIM_S1_BLOCK 4u /* use block descriptors where aligned */
+#define SIM_S1_WP 8u    /* APTable[1] on the table above (hierarchical write protection) */
+#define SIM_S1_DBM 16u  /* DBM = 1 (with AP[2] = 1: writable through dirty state) */
 
 /* Writes 8 bytes at an IPA of the guest (a stage-1 table entry); false if it is not RAM. */
 typedef bool sim_ipa_write_fn(void *ctx, uint64_t ipa, uint64_t val);
@@ -101,12 +101,12 @@ typedef bool sim_ipa_read_fn(void *ctx, uint64_t ipa, uint64_t *val);
 
 struct sim_s1 {
 	unsigned granule, va_bits;
-	uint64_t root[2];           /* table IPA for TTBR0 / TTBR1 */
-	uint64_t pool, pool_end;    /* IPAs table pages are taken from */
+	uint64_t root[2];        /* table IPA for TTBR0 / TTBR1 */
+	uint64_t pool, pool_end; /* IPAs table pages are taken from */
 	sim_ipa_write_fn *write;
 	sim_ipa_read_fn *read;
 	void *ctx;
-	uint64_t tables;            /* table pages used */
+	uint64_t tables; /* table pages used */
 };
 
 /* Tables for both halves in [pool, pool + pool_size) of the guest's IPA space. */

@@ -83,7 +83,9 @@ struct sim_mpam_label sim_mpam_cpu_label(const struct sim_mpam_cpu *c, unsigned 
 	bool gstplk = el == 0 && c->el2_enabled && has_hcr(c) &&
 		      (c->mpamhcr & PV_MPAMHCR_EL2_GSTAPP_PLK) && !(c->hcr & PV_HCR_EL2_TGE);
 	unsigned eff = gstplk ? 1 : el;
-	uint64_t reg = eff == 2 ? (c->el2_enabled ? c->mpam2 : 0) : eff == 1 ? c->mpam1 : c->mpam0;
+	uint64_t reg = eff == 2   ? (c->el2_enabled ? c->mpam2 : 0)
+		       : eff == 1 ? c->mpam1
+				  : c->mpam0;
 	/* genPARTID: checked against the physical PARTID_MAX before any mapping. */
 	unsigned partid = partid_of(reg, ifetch);
 	if (partid > partid_max(c)) {
@@ -103,7 +105,8 @@ struct sim_mpam_label sim_mpam_cpu_label(const struct sim_mpam_cpu *c, unsigned 
 
 /* The register a key names, its writable bits, and the lowest EL that may access it;
  * NULL when the PE lacks it. */
-static uint64_t *reg_cell(struct sim_mpam_cpu *c, uint32_t key, uint64_t *wmask, unsigned *min_el)
+static uint64_t *reg_cell(struct sim_mpam_cpu *c, uint32_t key, uint64_t *wmask,
+			  unsigned *min_el)
 {
 	*min_el = 1;
 	if (key == PV_MPAM0_EL1) {
@@ -116,7 +119,8 @@ static uint64_t *reg_cell(struct sim_mpam_cpu *c, uint32_t key, uint64_t *wmask,
 	}
 	*min_el = 2;
 	if (key == PV_MPAM2_EL2) {
-		*wmask = PV_MPAMN_LABELS | PV_MPAM2_EL2_TRAPMPAM0EL1 | PV_MPAM2_EL2_TRAPMPAM1EL1 |
+		*wmask = PV_MPAMN_LABELS | PV_MPAM2_EL2_TRAPMPAM0EL1 |
+			 PV_MPAM2_EL2_TRAPMPAM1EL1 |
 			 ((c->idr & PV_MPAMIDR_HAS_TIDR) ? PV_MPAM2_EL2_TIDR : 0);
 		return &c->mpam2;
 	}
@@ -143,9 +147,11 @@ static uint64_t *reg_cell(struct sim_mpam_cpu *c, uint32_t key, uint64_t *wmask,
 static bool is_mpam_key(uint32_t key)
 {
 	return PV_SYSREG_OP0(key) == 3 && PV_SYSREG_CRN(key) == 10 &&
-	       ((PV_SYSREG_OP1(key) == 0 && (PV_SYSREG_CRM(key) == 4 || PV_SYSREG_CRM(key) == 5)) ||
+	       ((PV_SYSREG_OP1(key) == 0 &&
+		 (PV_SYSREG_CRM(key) == 4 || PV_SYSREG_CRM(key) == 5)) ||
 		(PV_SYSREG_OP1(key) == 4 &&
-		 (PV_SYSREG_CRM(key) == 4 || PV_SYSREG_CRM(key) == 5 || PV_SYSREG_CRM(key) == 6)));
+		 (PV_SYSREG_CRM(key) == 4 || PV_SYSREG_CRM(key) == 5 ||
+		  PV_SYSREG_CRM(key) == 6)));
 }
 
 enum sim_acc sim_mpam_cpu_read(const struct sim_mpam_cpu *c, unsigned el, uint32_t key,

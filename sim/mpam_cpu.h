@@ -15,10 +15,10 @@
 #include "pmu.h" /* enum sim_acc */
 
 struct sim_mpam_cpu {
-	uint64_t idr;        /* MPAMIDR_EL1 (read-only) */
-	bool mpamen;         /* MPAM enabled by the highest EL (MPAM3_EL3.MPAMEN) */
-	bool el2_enabled;    /* EL2 enabled in the current Security state */
-	uint64_t hcr;        /* HCR_EL2: E2H and TGE matter */
+	uint64_t idr;     /* MPAMIDR_EL1 (read-only) */
+	bool mpamen;      /* MPAM enabled by the highest EL (MPAM3_EL3.MPAMEN) */
+	bool el2_enabled; /* EL2 enabled in the current Security state */
+	uint64_t hcr;     /* HCR_EL2: E2H and TGE matter */
 	uint64_t mpam0, mpam1, mpam2;
 	uint64_t mpamhcr, vpmv;
 	uint64_t vpm[8];
@@ -27,7 +27,7 @@ struct sim_mpam_cpu {
 struct sim_mpam_label {
 	uint16_t partid;
 	uint8_t pmg;
-	bool err;            /* the default was substituted (out of range, no valid mapping) */
+	bool err; /* the default was substituted (out of range, no valid mapping) */
 };
 
 /* Reset: every label register 0, MPAM enabled, EL2 enabled, HCR_EL2 = 0. */

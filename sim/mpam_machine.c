@@ -48,7 +48,8 @@ int sim_mpam_machine_init(struct sim_machine *m)
 	mm->tick_ns = tick;
 	/* Every pCPU: PARTID_MAX, PMG_MAX, MPAM2_EL2.TIDR and, unless told otherwise,
 	 * MPAMHCR_EL2 with eight MPAMVPM<n>_EL2 (32 virtual PARTIDs). */
-	uint64_t idr = mm->cfg.partid_max | (uint64_t)mm->cfg.pmg_max << PV_MPAMIDR_PMG_MAX_SHIFT |
+	uint64_t idr = mm->cfg.partid_max |
+		       (uint64_t)mm->cfg.pmg_max << PV_MPAMIDR_PMG_MAX_SHIFT |
 		       PV_MPAMIDR_HAS_TIDR;
 	if (!c->no_hcr)
 		idr |= PV_MPAMIDR_HAS_HCR | UINT64_C(7) << PV_MPAMIDR_VPMR_MAX_SHIFT;
@@ -69,17 +70,23 @@ int sim_mpam_machine_init(struct sim_machine *m)
 static int add_msc(struct sim_mpam_machine *mm, int node, const struct sim_ris_config *ris)
 {
 	unsigned i = mm->nmsc;
-	struct sim_msc_config c = {.base = MSC_BASE + i * MSC_STRIDE, .node = node,
-				   .partid_max = mm->cfg.partid_max, .pmg_max = mm->cfg.pmg_max,
-				   .aidr = 0x11, .iidr = 0x0000043B, .nrdy_ns = mm->cfg.nrdy_ns,
+	struct sim_msc_config c = {.base = MSC_BASE + i * MSC_STRIDE,
+				   .node = node,
+				   .partid_max = mm->cfg.partid_max,
+				   .pmg_max = mm->cfg.pmg_max,
+				   .aidr = 0x11,
+				   .iidr = 0x0000043B,
+				   .nrdy_ns = mm->cfg.nrdy_ns,
 				   .nris = 1};
 	c.ris[0] = *ris;
 	if (sim_msc_init(&mm->msc[i], &c))
 		return -1;
 	mm->nmsc++;
 	mm->desc[i] = (struct pv_vmpam_msc_desc){
-		.base = c.base, .kind = node >= 0 ? PV_VMPAM_MSC_MEMORY : PV_VMPAM_MSC_CACHE,
-		.id = (uint8_t)(node >= 0 ? node : mm->cfg.cache_id), .nrdy_ns = mm->cfg.nrdy_ns};
+		.base = c.base,
+		.kind = node >= 0 ? PV_VMPAM_MSC_MEMORY : PV_VMPAM_MSC_CACHE,
+		.id = (uint8_t)(node >= 0 ? node : mm->cfg.cache_id),
+		.nrdy_ns = mm->cfg.nrdy_ns};
 	return 0;
 }
 
@@ -91,10 +98,17 @@ int sim_mpam_machine_attach(struct sim_machine *m)
 	for (unsigned n = 0; n < SIM_MPAM_MAX_NODES; n++) {
 		if (!(mm->cfg.nodes >> n & 1))
 			continue;
-		struct sim_ris_config ris = {
-			.mbw = true, .bwa_wd = 8, .has_min = true, .has_max = true,
-			.num_mon = mm->cfg.mons, .has_long = true, .lwd = true, .has_capture = true,
-			.has_rwbw = true, .weight = 1, .capacity = mm->cfg.capacity[n]};
+		struct sim_ris_config ris = {.mbw = true,
+					     .bwa_wd = 8,
+					     .has_min = true,
+					     .has_max = true,
+					     .num_mon = mm->cfg.mons,
+					     .has_long = true,
+					     .lwd = true,
+					     .has_capture = true,
+					     .has_rwbw = true,
+					     .weight = 1,
+					     .capacity = mm->cfg.capacity[n]};
 		if (add_msc(mm, (int)n, &ris))
 			return PV_ERR_UNSUPPORTED;
 	}
@@ -106,10 +120,13 @@ int sim_mpam_machine_attach(struct sim_machine *m)
 	if (sim_mpam_init(&mm->mp, mm->msc, mm->nmsc))
 		return PV_ERR_UNSUPPORTED;
 	m->mpam = &mm->mp;
-	struct pv_vmpam_setup setup = {.msc = mm->desc, .nmsc = mm->nmsc,
-				       .cpu_mpamidr = mm->mpamidr, .ncpus = m->cfg.cpus,
+	struct pv_vmpam_setup setup = {.msc = mm->desc,
+				       .nmsc = mm->nmsc,
+				       .cpu_mpamidr = mm->mpamidr,
+				       .ncpus = m->cfg.cpus,
 				       .cpu_node = mm->cfg.topology ? mm->cfg.cpu_node : NULL,
-				       .vms = mm->table, .max_vms = SIM_MPAM_MACHINE_VMS,
+				       .vms = mm->table,
+				       .max_vms = SIM_MPAM_MACHINE_VMS,
 				       .acct = mm->acct};
 	setup.nacct = pv_vmpam_acct_entries(&setup);
 	if (setup.nacct > sizeof(mm->acct) / sizeof(mm->acct[0]))
@@ -221,10 +238,14 @@ static struct sim_mpam_gen *gen_for(struct sim_mpam_machine *mm, unsigned vcpu, 
 		mm->capgen = cap;
 	}
 	unsigned i = mm->ngen++;
-	mm->gen[i] = (struct sim_mpam_gen){.vcpu = vcpu, .cpu = (uint8_t)cpu, .el = (uint8_t)el,
-					   .partid = l.partid, .pmg = l.pmg};
+	mm->gen[i] = (struct sim_mpam_gen){.vcpu = vcpu,
+					   .cpu = (uint8_t)cpu,
+					   .el = (uint8_t)el,
+					   .partid = l.partid,
+					   .pmg = l.pmg};
 	struct sim_tgen *g = &mm->tg[i];
-	sim_tgen_init(g, l.partid, 0, 0, i + 1); /* constant, no noise: the rate is set per window */
+	sim_tgen_init(g, l.partid, 0, 0,
+		      i + 1); /* constant, no noise: the rate is set per window */
 	g->pmg = l.pmg;
 	g->read_pct = mm->vcpu[vcpu].read_pct;
 	return &mm->gen[i];
@@ -400,7 +421,8 @@ uint64_t sim_mpam_machine_vm_bytes(const struct sim_machine *m, unsigned vm, uns
 	return sum;
 }
 
-uint64_t sim_mpam_machine_vm_local_bytes(const struct sim_machine *m, unsigned vm, unsigned node)
+uint64_t sim_mpam_machine_vm_local_bytes(const struct sim_machine *m, unsigned vm,
+					 unsigned node)
 {
 	const struct sim_mpam_machine *mm = m->mpam_machine;
 	uint64_t sum = 0;

@@ -51,22 +51,22 @@ struct pv_trap_words;
 #define SIM_MPAM_MACHINE_VMS 16   /* SIM_MAX_VMS */
 #define SIM_MPAM_MACHINE_VCPUS 32 /* SIM_MAX_VCPUS */
 #define SIM_MPAM_MACHINE_MSCS (SIM_MPAM_MAX_NODES + 1)
-#define SIM_MPAM_NO_NODE 0xFF     /* cpu_node of a pCPU local to no memory node */
+#define SIM_MPAM_NO_NODE 0xFF /* cpu_node of a pCPU local to no memory node */
 
 struct sim_mpam_config {
-	uint8_t nodes;            /* bit n: memory node n has a memory MSC; 0: no MPAM */
+	uint8_t nodes; /* bit n: memory node n has a memory MSC; 0: no MPAM */
 	uint64_t capacity[SIM_MPAM_MAX_NODES]; /* bytes per second a node serves, 0: no limit */
-	uint16_t mons;            /* MBWU monitors of each node's MSC */
-	uint16_t partid_max;      /* PARTID_MAX of every pCPU and MSC (0 means 63) */
+	uint16_t mons;                         /* MBWU monitors of each node's MSC */
+	uint16_t partid_max; /* PARTID_MAX of every pCPU and MSC (0 means 63) */
 	uint8_t pmg_max;
-	bool no_hcr;              /* pCPUs without MPAMHCR_EL2 and the VPM registers */
-	uint16_t cache_portions;  /* an L3 cache MSC (id cache_id) with this CPBM_WD; 0: none */
+	bool no_hcr;             /* pCPUs without MPAMHCR_EL2 and the VPM registers */
+	uint16_t cache_portions; /* an L3 cache MSC (id cache_id) with this CPBM_WD; 0: none */
 	uint8_t cache_id;
-	uint32_t nrdy_ns;         /* monitors read NRDY this long after being configured */
-	uint64_t window_ns;       /* the MSCs' regulation window: memory time advances by it
+	uint32_t nrdy_ns;   /* monitors read NRDY this long after being configured */
+	uint64_t window_ns; /* the MSCs' regulation window: memory time advances by it
 				     (MPAMCFG_MBW_WINWD); 0 means 100 us */
-	uint64_t tick_ns;         /* pv_vmpam_tick period, a multiple of the window; 0: 1 ms */
-	bool topology;            /* vmpam is told cpu_node (pv_vmpam_setup.cpu_node) */
+	uint64_t tick_ns;   /* pv_vmpam_tick period, a multiple of the window; 0: 1 ms */
+	bool topology;      /* vmpam is told cpu_node (pv_vmpam_setup.cpu_node) */
 	uint8_t cpu_node[SIM_MPAM_MACHINE_CPUS]; /* memory node local to each pCPU, or
 						    SIM_MPAM_NO_NODE: the truth of local bytes,
 						    with or without `topology` */
@@ -80,15 +80,15 @@ struct sim_mpam_vtraffic {
 };
 
 struct sim_mpam_span {
-	uint64_t t0, t1;          /* memory time, ns */
+	uint64_t t0, t1; /* memory time, ns */
 };
 
 /* One traffic generator: a vCPU's traffic at one EL with one label. */
 struct sim_mpam_gen {
 	unsigned vcpu;
-	uint8_t cpu;              /* the pCPU it ran on */
+	uint8_t cpu; /* the pCPU it ran on */
 	uint8_t el;
-	uint16_t partid;          /* the label, as the CPU model put it on the bus */
+	uint16_t partid; /* the label, as the CPU model put it on the bus */
 	uint8_t pmg;
 	struct sim_mpam_span *run; /* when the vCPU ran with this label, not yet served */
 	size_t nrun, caprun;
@@ -99,22 +99,24 @@ struct sim_mpam_machine {
 	struct sim_msc msc[SIM_MPAM_MACHINE_MSCS];
 	struct pv_vmpam_msc_desc desc[SIM_MPAM_MACHINE_MSCS];
 	unsigned nmsc;
-	struct sim_mpam mp;       /* the memory system: MSCs, memory time, truth per PARTID */
+	struct sim_mpam mp; /* the memory system: MSCs, memory time, truth per PARTID */
 	struct sim_mpam_cpu cpu[SIM_MPAM_MACHINE_CPUS];
 	uint64_t mpamidr[SIM_MPAM_MACHINE_CPUS];
 	uint64_t hyp_mpam2, hyp_mpamhcr; /* the hypervisor's own EL2 controls (its label) */
 	struct pv_vmpam sys;
 	struct pv_vmpam_vm *table[SIM_MPAM_MACHINE_VMS];
-	struct pv_vmpam_acct acct[SIM_MPAM_MACHINE_VMS * SIM_MPAM_MAX_NODES * 2]; /* total, local */
+	/* Per VM and node: total, local. */
+	struct pv_vmpam_acct acct[SIM_MPAM_MACHINE_VMS * SIM_MPAM_MAX_NODES * 2];
 	uint64_t vm_ready[SIM_MPAM_MACHINE_VMS]; /* memory time its traffic may start */
 	struct sim_mpam_vtraffic vcpu[SIM_MPAM_MACHINE_VCPUS];
-	struct sim_tgen *tg;      /* generators, for sim_traffic_step; tg[i] is gen[i]'s */
+	struct sim_tgen *tg; /* generators, for sim_traffic_step; tg[i] is gen[i]'s */
 	struct sim_mpam_gen *gen;
 	unsigned ngen, capgen;
 	uint64_t window_ns, tick_ns;
-	uint64_t start;           /* memory time of every pCPU's time 0 */
+	uint64_t start; /* memory time of every pCPU's time 0 */
 	uint64_t next_tick, last_tick;
-	uint64_t windows, ticks, late_ns; /* late_ns: run time found behind memory time, dropped */
+	uint64_t windows, ticks,
+		late_ns; /* late_ns: run time found behind memory time, dropped */
 };
 
 /* ---- built into the machine (machine.c, cpu.c, sched.c call these) ---- */
@@ -156,7 +158,8 @@ uint64_t sim_mpam_machine_vm_bytes(const struct sim_machine *m, unsigned vm, uns
 				   bool demanded);
 /* Ground truth of local bytes: those a VM's vCPUs moved through `node` (after throttling)
  * while running on a pCPU whose cpu_node is `node`. */
-uint64_t sim_mpam_machine_vm_local_bytes(const struct sim_machine *m, unsigned vm, unsigned node);
+uint64_t sim_mpam_machine_vm_local_bytes(const struct sim_machine *m, unsigned vm,
+					 unsigned node);
 /* Bytes any vCPU moved labelled with a PARTID that is not one of its own VM's (0 when
  * isolation holds). */
 uint64_t sim_mpam_machine_foreign_bytes(const struct sim_machine *m);

@@ -74,8 +74,8 @@ int sim_msc_init(struct sim_msc *m, const struct sim_msc_config *c)
 		r->dwr = calloc(np, sizeof(uint64_t));
 		r->touched = calloc(np, sizeof(uint16_t));
 		r->mark = calloc(np, 1);
-		if (!r->mbw_min || !r->mbw_max || !r->mbw_prop || !r->cpbm || !r->mon || !r->dem ||
-		    !r->got || !r->drd || !r->dwr || !r->touched || !r->mark)
+		if (!r->mbw_min || !r->mbw_max || !r->mbw_prop || !r->cpbm || !r->mon ||
+		    !r->dem || !r->got || !r->drd || !r->dwr || !r->touched || !r->mark)
 			return -1;
 		for (size_t p = 0; p < np; p++)
 			ris_reset_partid(r, (unsigned)p);
@@ -345,7 +345,8 @@ static void write_count(struct sim_msc *m, uint32_t off, uint32_t val)
 	} else if (off == PV_MSMON_MBWU_L) {
 		mon->count = ((mon->count & ~UINT64_C(0xFFFFFFFF)) | val) & wmask;
 	} else {
-		mon->count = ((mon->count & UINT64_C(0xFFFFFFFF)) | (uint64_t)val << 32) & wmask;
+		mon->count = ((mon->count & UINT64_C(0xFFFFFFFF)) | (uint64_t)val << 32) &
+			     wmask;
 	}
 	mon->frac = 0;
 }
@@ -363,7 +364,8 @@ static uint32_t read_mon(struct sim_msc *m, uint32_t off)
 	case PV_MSMON_CFG_MBWU_CTL:
 		return mon->ctl | PV_MBWU_CTL_TYPE_MBWU;
 	case PV_MSMON_MBWU:
-		return (uint32_t)(mon->count & PV_MBWU_VALUE) | (nrdy ? (uint32_t)PV_MBWU_NRDY : 0);
+		return (uint32_t)(mon->count & PV_MBWU_VALUE) |
+		       (nrdy ? (uint32_t)PV_MBWU_NRDY : 0);
 	case PV_MSMON_MBWU_CAPTURE:
 		if (!r->cfg.has_capture)
 			return 0;
@@ -494,7 +496,8 @@ void sim_msc_write(struct sim_msc *m, uint32_t off, uint32_t val)
 		return;
 	case PV_MPAMF_ESR + 4:
 		if (extd_esr(m))
-			m->esr = (m->esr & UINT64_C(0xFFFFFFFF)) | ((uint64_t)val << 32 & PV_ESR_RIS);
+			m->esr = (m->esr & UINT64_C(0xFFFFFFFF)) |
+				 ((uint64_t)val << 32 & PV_ESR_RIS);
 		return;
 	case PV_MPAMCFG_PART_SEL:
 		/* INTERNAL is RAZ/WI without PARTID narrowing; RIS without HAS_RIS. */
@@ -502,7 +505,8 @@ void sim_msc_write(struct sim_msc *m, uint32_t off, uint32_t val)
 					       (m->cfg.nris > 1 ? PV_SEL_RIS : 0));
 		return;
 	case PV_MSMON_CFG_MON_SEL:
-		m->mon_sel = val & (uint32_t)(PV_MON_SEL_MON | (m->cfg.nris > 1 ? PV_SEL_RIS : 0));
+		m->mon_sel = val &
+			     (uint32_t)(PV_MON_SEL_MON | (m->cfg.nris > 1 ? PV_SEL_RIS : 0));
 		return;
 	case PV_MSMON_CAPT_EVNT:
 		if (val & PV_MSMON_CAPT_EVNT_NOW)
@@ -679,7 +683,8 @@ static uint64_t mon_bytes(const struct sim_mon *mon, uint64_t rd, uint64_t wr)
 }
 
 static void count_monitors(struct sim_msc *m, struct sim_ris *r, const struct sim_req *req,
-			   unsigned n, const uint16_t *ps, unsigned np, uint64_t t0, uint64_t dt)
+			   unsigned n, const uint16_t *ps, unsigned np, uint64_t t0,
+			   uint64_t dt)
 {
 	uint64_t t1 = t0 + dt;
 	for (unsigned j = 0; j < r->cfg.num_mon; j++) {
@@ -688,17 +693,20 @@ static void count_monitors(struct sim_msc *m, struct sim_ris *r, const struct si
 			continue;
 		unsigned fp = (unsigned)FIELD(mon->flt, PV_MBWU_FLT_PARTID);
 		unsigned fg = (unsigned)FIELD(mon->flt, PV_MBWU_FLT_PMG);
-		bool mp = mon->ctl & PV_MBWU_CTL_MATCH_PARTID, mg = mon->ctl & PV_MBWU_CTL_MATCH_PMG;
+		bool mp = mon->ctl & PV_MBWU_CTL_MATCH_PARTID,
+		     mg = mon->ctl & PV_MBWU_CTL_MATCH_PMG;
 		uint64_t bytes = 0;
 		if (mp && !mg) {
-			bytes = fp <= m->cfg.partid_max ? mon_bytes(mon, r->drd[fp], r->dwr[fp]) : 0;
+			bytes = fp <= m->cfg.partid_max ? mon_bytes(mon, r->drd[fp], r->dwr[fp])
+							: 0;
 		} else if (!mg) {
 			for (unsigned i = 0; i < np; i++)
 				bytes += mon_bytes(mon, r->drd[ps[i]], r->dwr[ps[i]]);
 		} else {
 			/* The label as the MSC saw it: out-of-range parts served as 0. */
 			for (unsigned i = 0; i < n; i++) {
-				unsigned p = req[i].partid > m->cfg.partid_max ? 0 : req[i].partid;
+				unsigned p = req[i].partid > m->cfg.partid_max ? 0
+									       : req[i].partid;
 				unsigned g = req[i].pmg > m->cfg.pmg_max ? 0 : req[i].pmg;
 				if ((!mp || p == fp) && g == fg)
 					bytes += mon_bytes(mon, req[i].rd_done, req[i].wr_done);
@@ -706,7 +714,8 @@ static void count_monitors(struct sim_msc *m, struct sim_ris *r, const struct si
 		}
 		/* Counting starts when the monitor is ready: pro rata within the step. */
 		if (mon->ready_at > t0)
-			bytes = (uint64_t)((double)bytes * (double)(t1 - mon->ready_at) / (double)dt);
+			bytes = (uint64_t)((double)bytes * (double)(t1 - mon->ready_at) /
+					   (double)dt);
 		if (bytes)
 			mon_add(m, r, mon, bytes);
 	}

@@ -30,17 +30,17 @@
 struct sim_ris_config {
 	/* Memory-bandwidth partitioning (MPAMF_MBW_IDR); `mbw` sets HAS_MBW_PART. */
 	bool mbw;
-	uint8_t bwa_wd;         /* implemented fraction bits of MIN/MAX, 1..16 */
+	uint8_t bwa_wd; /* implemented fraction bits of MIN/MAX, 1..16 */
 	bool has_min, has_max, has_prop;
 	/* Cache-portion partitioning (MPAMF_CPOR_IDR): CPBM_WD, 0 for none. */
 	uint16_t cpbm_wd;
 	/* Bandwidth-usage monitors (MPAMF_MBWUMON_IDR). */
 	uint16_t num_mon;
-	bool has_long;          /* MSMON_MBWU_L */
-	bool lwd;               /* long counter is 63 bits (else 44) */
+	bool has_long; /* MSMON_MBWU_L */
+	bool lwd;      /* long counter is 63 bits (else 44) */
 	bool has_capture;
-	bool has_rwbw;          /* MSMON_CFG_MBWU_FLT.RWBW */
-	uint8_t scale;          /* SCALE: with CTL.SCLEN the counter counts 2^SCALE-byte units */
+	bool has_rwbw; /* MSMON_CFG_MBWU_FLT.RWBW */
+	uint8_t scale; /* SCALE: with CTL.SCLEN the counter counts 2^SCALE-byte units */
 	/* Traffic through this RIS: its share of the node's traffic (weight, 0: none) and the
 	 * bytes per second it can serve (0: unlimited). */
 	uint32_t weight;
@@ -48,48 +48,48 @@ struct sim_ris_config {
 };
 
 struct sim_msc_config {
-	uint64_t base;          /* MMIO base (PV_MSC_FRAME bytes) */
-	int node;               /* memory node it serves, or -1 (a cache: no traffic) */
+	uint64_t base; /* MMIO base (PV_MSC_FRAME bytes) */
+	int node;      /* memory node it serves, or -1 (a cache: no traffic) */
 	uint16_t partid_max;
 	uint8_t pmg_max;
-	uint8_t aidr;           /* MPAMF_AIDR: 0x10 (v1.0) or 0x11 (v1.1) */
+	uint8_t aidr; /* MPAMF_AIDR: 0x10 (v1.0) or 0x11 (v1.1) */
 	uint32_t iidr;
-	uint64_t nrdy_ns;       /* monitors read NRDY this long after a (re)configuration */
-	unsigned nris;          /* 1..16; more than one sets HAS_RIS and EXT */
+	uint64_t nrdy_ns; /* monitors read NRDY this long after a (re)configuration */
+	unsigned nris;    /* 1..16; more than one sets HAS_RIS and EXT */
 	struct sim_ris_config ris[SIM_MSC_MAX_RIS];
 };
 
 struct sim_mon {
-	uint32_t flt, ctl;      /* MSMON_CFG_MBWU_FLT / _CTL as stored */
-	uint64_t count;         /* the counter, masked to its width */
-	uint64_t frac;          /* bytes towards the next 2^SCALE unit (SCLEN) */
-	uint64_t ready_at;      /* model time at which NRDY clears */
-	bool stuck;             /* fault injection: NRDY never clears */
-	uint64_t capture;       /* MSMON_MBWU_L_CAPTURE value (31-bit view in the short one) */
+	uint32_t flt, ctl; /* MSMON_CFG_MBWU_FLT / _CTL as stored */
+	uint64_t count;    /* the counter, masked to its width */
+	uint64_t frac;     /* bytes towards the next 2^SCALE unit (SCLEN) */
+	uint64_t ready_at; /* model time at which NRDY clears */
+	bool stuck;        /* fault injection: NRDY never clears */
+	uint64_t capture;  /* MSMON_MBWU_L_CAPTURE value (31-bit view in the short one) */
 	bool capture_nrdy;
-	uint64_t counted;       /* bytes this monitor counted (statistics) */
+	uint64_t counted; /* bytes this monitor counted (statistics) */
 };
 
 /* A request stream through one RIS in one step: demand in, delivery out. */
 struct sim_req {
 	uint16_t partid;
 	uint8_t pmg;
-	uint64_t rd, wr;        /* bytes demanded */
+	uint64_t rd, wr;           /* bytes demanded */
 	uint64_t rd_done, wr_done; /* bytes delivered */
 };
 
 struct sim_ris {
 	struct sim_ris_config cfg;
 	uint32_t *mbw_min, *mbw_max, *mbw_prop; /* per PARTID */
-	uint32_t *cpbm;         /* per PARTID, cpbm_words words each */
+	uint32_t *cpbm;                         /* per PARTID, cpbm_words words each */
 	unsigned cpbm_words;
 	struct sim_mon *mon;
 	/* per-PARTID scratch for sim_msc_serve */
 	double *dem, *got;
 	uint64_t *drd, *dwr;
-	uint16_t *touched;      /* PARTIDs seen in the current step */
+	uint16_t *touched; /* PARTIDs seen in the current step */
 	uint8_t *mark;
-	uint64_t served;        /* bytes delivered (statistics) */
+	uint64_t served; /* bytes delivered (statistics) */
 };
 
 struct sim_msc {
@@ -128,11 +128,11 @@ unsigned sim_msc_counter_bits(const struct sim_ris_config *r);
 
 /* ---- the memory system ---- */
 struct sim_mpam {
-	struct sim_msc *msc;    /* the caller's array */
+	struct sim_msc *msc; /* the caller's array */
 	unsigned nmsc;
-	unsigned nodes;         /* 1 + the highest node served by an MSC */
-	uint64_t now;           /* model time, ns */
-	uint64_t *truth;        /* bytes delivered, [node * SIM_MPAM_PARTIDS + label PARTID] */
+	unsigned nodes;  /* 1 + the highest node served by an MSC */
+	uint64_t now;    /* model time, ns */
+	uint64_t *truth; /* bytes delivered, [node * SIM_MPAM_PARTIDS + label PARTID] */
 	uint64_t mmio_reads, mmio_writes, mmio_unmapped;
 	struct sim_req *scratch;
 	unsigned nscratch;

@@ -13,9 +13,26 @@
 #define CYC PV_PMU_CYCLE_IDX
 
 enum reg_id {
-	R_PMCR, R_CNTENSET, R_CNTENCLR, R_OVSCLR, R_SWINC, R_SELR, R_CEID0, R_CEID1, R_CCNTR,
-	R_XEVTYPER, R_XEVCNTR, R_USERENR, R_INTENSET, R_INTENCLR, R_OVSSET, R_MMIR, R_CCFILTR,
-	R_EVCNTR, R_EVTYPER, R_NONE
+	R_PMCR,
+	R_CNTENSET,
+	R_CNTENCLR,
+	R_OVSCLR,
+	R_SWINC,
+	R_SELR,
+	R_CEID0,
+	R_CEID1,
+	R_CCNTR,
+	R_XEVTYPER,
+	R_XEVCNTR,
+	R_USERENR,
+	R_INTENSET,
+	R_INTENCLR,
+	R_OVSSET,
+	R_MMIR,
+	R_CCFILTR,
+	R_EVCNTR,
+	R_EVTYPER,
+	R_NONE
 };
 
 enum { ACC_RW, ACC_RO, ACC_WO };
@@ -210,7 +227,8 @@ static uint64_t bump(struct sim_pmu *p, uint64_t mdcr, unsigned idx, uint64_t k)
 	uint64_t old = *cnt;
 	unsigned bits = ovf_bits(p, mdcr, idx);
 	uint64_t wraps = bits == 64 ? (old + k < old)
-				    : (k >> 32) + (((old & 0xFFFFFFFFu) + (k & 0xFFFFFFFFu)) >> 32);
+				    : (k >> 32) +
+					      (((old & 0xFFFFFFFFu) + (k & 0xFFFFFFFFu)) >> 32);
 	uint64_t val = old + k;
 	if (idx != CYC && p->cfg.version < PV_PMUVER_V3P5)
 		val &= 0xFFFFFFFFu; /* 32-bit event counters before PMUv3p5 */
@@ -349,7 +367,8 @@ enum sim_acc sim_pmu_read(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint32
 	switch (r) {
 	case R_PMCR: {
 		/* N reads HPMN at EL1 and EL0 when EL2 is enabled (D13 "counter enables"). */
-		unsigned num = c->el >= 2 || c->secure ? p->cfg.counters : sim_pmu_hpmn(p, c->mdcr);
+		unsigned num = c->el >= 2 || c->secure ? p->cfg.counters
+						       : sim_pmu_hpmn(p, c->mdcr);
 		*val = (UINT64_C(0x41) << 24) | ((uint64_t)p->cfg.idcode << 16) |
 		       ((uint64_t)num << PV_PMCR_N_SHIFT) | pmcr_eff(p);
 		break;
@@ -371,7 +390,9 @@ enum sim_acc sim_pmu_read(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint32
 		break;
 	case R_CEID0:
 		*val = (p->cfg.events & 0xFFFFFFFFu) |
-		       (p->cfg.version >= PV_PMUVER_V3P1 ? (p->cfg.ext_events & 0xFFFFFFFFu) << 32 : 0);
+		       (p->cfg.version >= PV_PMUVER_V3P1
+				? (p->cfg.ext_events & 0xFFFFFFFFu) << 32
+				: 0);
 		break;
 	case R_CEID1:
 		*val = (p->cfg.events >> 32) |

@@ -26,7 +26,7 @@ struct sim_pmu_config {
 
 /* Where the PE is when it counts or accesses a register. */
 struct sim_pmu_ctx {
-	unsigned el;   /* 0..3 */
+	unsigned el; /* 0..3 */
 	bool secure;
 	uint64_t mdcr; /* MDCR_EL2 in force */
 };
@@ -40,8 +40,8 @@ struct sim_pmu {
 	uint64_t ccfiltr;
 	uint32_t cnten, inten, ovs; /* bit 31: the cycle counter */
 	uint64_t selr, userenr;
-	unsigned div64;           /* cycles towards the next PMCR_EL0.D tick */
-	uint64_t overflows[32];   /* unsigned overflows seen per counter (statistics) */
+	unsigned div64;         /* cycles towards the next PMCR_EL0.D tick */
+	uint64_t overflows[32]; /* unsigned overflows seen per counter (statistics) */
 };
 
 /* Result of a register access: done, UNDEFINED, or not a register this model knows. */
@@ -60,9 +60,9 @@ void sim_pmu_swinc(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint64_t val)
 bool sim_pmu_irq(const struct sim_pmu *p, uint64_t mdcr);
 
 /* Register-space questions for the access routing. */
-bool sim_pmu_is_reg(uint32_t key);         /* a PMUv3 System register encoding */
+bool sim_pmu_is_reg(uint32_t key); /* a PMUv3 System register encoding */
 bool sim_pmu_has(const struct sim_pmu *p, uint32_t key, bool is_read); /* implemented here */
-bool sim_pmu_el1_reg(uint32_t key);        /* an _EL1 register: UNDEFINED at EL0 */
+bool sim_pmu_el1_reg(uint32_t key); /* an _EL1 register: UNDEFINED at EL0 */
 bool sim_pmu_el0_allowed(const struct sim_pmu *p, uint32_t key, bool is_read);
 
 enum sim_acc sim_pmu_read(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint32_t key,

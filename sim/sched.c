@@ -140,7 +140,8 @@ void sim_power_cycle(struct sim_machine *m, unsigned cpu)
 	struct sim_cpu *c = &m->cpu[cpu];
 	struct sim_vcpu *v = c->cur;
 	if (v)
-		sim_cpu_guest_exception(c, v); /* the vCPU's PSCI call, or the host's decision */
+		sim_cpu_guest_exception(c,
+					v); /* the vCPU's PSCI call, or the host's decision */
 	c->el = 2;
 	pv_pcpu_suspend(&c->pv);
 	/* Power is off: nothing runs, nothing counts. EL2's own registers are lost; the

@@ -38,26 +38,26 @@
 #define SIM_MAX_HOST_COUNTERS 4
 
 struct sim_config {
-	unsigned cpus;              /* pCPUs, 1..SIM_MAX_CPUS */
-	struct sim_pmu_config pmu;  /* its el3/sel2/aarch32/secure_counting follow the fields
+	unsigned cpus;             /* pCPUs, 1..SIM_MAX_CPUS */
+	struct sim_pmu_config pmu; /* its el3/sel2/aarch32/secure_counting follow the fields
 				       below */
-	bool el3, sel2, aarch32;    /* EL3 implemented, Secure EL2, AArch32 at EL0..EL2 */
-	bool idst;                  /* FEAT_IDST: EL0 ID-space reads trap to EL1 (EC 0x18) */
-	bool hpmn0;                 /* FEAT_HPMN0 */
-	bool secure_counting;       /* firmware lets the PMU count in Secure state and at EL3 */
-	unsigned host_counters;     /* counters [N - k, N) reserved for and used by the host */
+	bool el3, sel2, aarch32;   /* EL3 implemented, Secure EL2, AArch32 at EL0..EL2 */
+	bool idst;                 /* FEAT_IDST: EL0 ID-space reads trap to EL1 (EC 0x18) */
+	bool hpmn0;                /* FEAT_HPMN0 */
+	bool secure_counting;      /* firmware lets the PMU count in Secure state and at EL3 */
+	unsigned host_counters;    /* counters [N - k, N) reserved for and used by the host */
 	uint16_t host_events[SIM_MAX_HOST_COUNTERS]; /* event of each host counter */
-	uint64_t host_initial;      /* initial value of the host counters */
-	uint64_t seed;              /* scheduler PRNG */
-	uint64_t slice_min, slice_max; /* guest cycles per time slice */
-	unsigned trap_insts;        /* EL2 instructions per trapped access */
-	unsigned irq_insts;         /* EL2 instructions per physical interrupt */
-	unsigned switch_insts;      /* EL2 instructions per scheduler tick or switch */
-	uint64_t id_override[64];   /* ID group slots to replace (bit s of id_override_mask) */
+	uint64_t host_initial;                       /* initial value of the host counters */
+	uint64_t seed;                               /* scheduler PRNG */
+	uint64_t slice_min, slice_max;               /* guest cycles per time slice */
+	unsigned trap_insts;                         /* EL2 instructions per trapped access */
+	unsigned irq_insts;       /* EL2 instructions per physical interrupt */
+	unsigned switch_insts;    /* EL2 instructions per scheduler tick or switch */
+	uint64_t id_override[64]; /* ID group slots to replace (bit s of id_override_mask) */
 	uint64_t id_override_mask;
-	struct sim_amu_config amu;  /* version 0: no AMU */
-	bool fgt;                   /* FEAT_FGT (HAFGRTR_EL2) */
-	struct sim_mpam_config mpam; /* nodes 0: no MPAM (sim/mpam_machine.h) */
+	struct sim_amu_config amu;         /* version 0: no AMU */
+	bool fgt;                          /* FEAT_FGT (HAFGRTR_EL2) */
+	struct sim_mpam_config mpam;       /* nodes 0: no MPAM (sim/mpam_machine.h) */
 	struct sim_spe_machine_config spe; /* SPE units, memory, stage 2 (sim/spe_machine.h) */
 	/* Time: the system counter runs at cnt_khz; a pCPU runs at cpu_khz[level], and every
 	 * dvfs_ticks of its own running time (when nfreqs > 1) moves to a pseudo-random level,
@@ -75,78 +75,78 @@ struct sim_mpam;
 
 struct sim_cpu_stats {
 	uint64_t plat_reads, plat_writes; /* pv_plat_sysreg_read/write calls */
-	uint64_t plat_undef;   /* library accesses that UNDEF at EL2 on this machine */
-	uint64_t plat_unknown; /* library accesses to registers the model does not know */
-	uint32_t last_bad_key; /* key of the last such access */
-	uint64_t traps;        /* pv_trap calls */
-	uint64_t irqs;         /* physical PMU interrupts taken */
-	uint64_t irq_host;     /* ... for which pv_irq said PV_IRQ_HOST_PENDING */
-	uint64_t irq_not_mine; /* ... for which pv_irq said PV_IRQ_NOT_MINE */
-	uint64_t irq_storms;   /* level still high after handling (the library left it) */
+	uint64_t plat_undef;     /* library accesses that UNDEF at EL2 on this machine */
+	uint64_t plat_unknown;   /* library accesses to registers the model does not know */
+	uint32_t last_bad_key;   /* key of the last such access */
+	uint64_t traps;          /* pv_trap calls */
+	uint64_t irqs;           /* physical PMU interrupts taken */
+	uint64_t irq_host;       /* ... for which pv_irq said PV_IRQ_HOST_PENDING */
+	uint64_t irq_not_mine;   /* ... for which pv_irq said PV_IRQ_NOT_MINE */
+	uint64_t irq_storms;     /* level still high after handling (the library left it) */
 	uint64_t host_overflows; /* host counter overflows the host acknowledged */
-	uint64_t switches;     /* load of a different vCPU */
-	uint64_t ticks;        /* scheduler ticks */
-	uint64_t dvfs;         /* frequency changes */
-	uint64_t power_cycles; /* CPU power-down and power-up */
+	uint64_t switches;       /* load of a different vCPU */
+	uint64_t ticks;          /* scheduler ticks */
+	uint64_t dvfs;           /* frequency changes */
+	uint64_t power_cycles;   /* CPU power-down and power-up */
 };
 
 struct sim_cpu {
-	struct pv_pcpu pv;            /* pv.plat points here */
+	struct pv_pcpu pv; /* pv.plat points here */
 	struct sim_machine *m;
 	unsigned idx;
-	unsigned el;                  /* current exception level */
+	unsigned el; /* current exception level */
 	bool secure;
-	uint64_t hcr, mdcr, cptr;     /* HCR_EL2, MDCR_EL2, CPTR_EL2 in force */
+	uint64_t hcr, mdcr, cptr;             /* HCR_EL2, MDCR_EL2, CPTR_EL2 in force */
 	uint64_t hyp_hcr, hyp_mdcr, hyp_cptr; /* the hypervisor's own values */
-	uint64_t hafgrtr, hyp_hafgrtr; /* HAFGRTR_EL2 (FEAT_FGT) */
-	uint64_t id[64];              /* ID group (slot = CRm * 8 + Op2) */
+	uint64_t hafgrtr, hyp_hafgrtr;        /* HAFGRTR_EL2 (FEAT_FGT) */
+	uint64_t id[64];                      /* ID group (slot = CRm * 8 + Op2) */
 	struct sim_pmu pmu;
 	struct sim_amu amu;
-	unsigned level;               /* frequency level: cfg.cpu_khz[level] */
-	uint64_t time, time_rem;      /* system counter ticks this pCPU has run, and the
+	unsigned level;          /* frequency level: cfg.cpu_khz[level] */
+	uint64_t time, time_rem; /* system counter ticks this pCPU has run, and the
 					 remainder in kHz-cycles */
-	uint64_t next_dvfs;           /* time of the next frequency change */
-	uint64_t amu_marked;          /* stats.traps at the last AMU truth mark */
-	struct sim_vcpu *cur;         /* vCPU loaded and running, or NULL */
-	unsigned rr;                  /* round-robin cursor */
+	uint64_t next_dvfs;      /* time of the next frequency change */
+	uint64_t amu_marked;     /* stats.traps at the last AMU truth mark */
+	struct sim_vcpu *cur;    /* vCPU loaded and running, or NULL */
+	unsigned rr;             /* round-robin cursor */
 	struct sim_cpu_truth truth;
 	struct sim_cpu_stats stats;
 };
 
 struct sim_vm {
 	struct pv_vm pv;
-	int err;                      /* pv_vm_init result */
+	int err; /* pv_vm_init result */
 	unsigned idx, nvcpus;
 };
 
 struct sim_irq_log {
-	unsigned taken;        /* handler runs */
-	unsigned empty;        /* handler runs that found PMOVSSET = 0 */
-	unsigned stuck;        /* line still high after the handler acknowledged */
-	unsigned failed;       /* handler accesses that did not complete */
-	uint64_t handled[32];  /* overflow bits acknowledged, per counter */
+	unsigned taken;       /* handler runs */
+	unsigned empty;       /* handler runs that found PMOVSSET = 0 */
+	unsigned stuck;       /* line still high after the handler acknowledged */
+	unsigned failed;      /* handler accesses that did not complete */
+	uint64_t handled[32]; /* overflow bits acknowledged, per counter */
 };
 
 struct sim_vcpu {
-	struct pv_vcpu pv;            /* pv.plat points here */
+	struct pv_vcpu pv; /* pv.plat points here */
 	struct sim_machine *m;
 	struct sim_vm *vm;
-	struct sim_cpu *cpu;          /* pCPU it is assigned to */
+	struct sim_cpu *cpu; /* pCPU it is assigned to */
 	unsigned idx;
 	struct sim_prog *prog;
 	size_t pc;
-	bool in_work;                 /* the op at pc is a WORK op cut by a switch point */
-	struct sim_work rest;         /* its remaining part */
-	uint64_t x[31];               /* general registers */
+	bool in_work;         /* the op at pc is a WORK op cut by a switch point */
+	struct sim_work rest; /* its remaining part */
+	uint64_t x[31];       /* general registers */
 	unsigned el;
 	bool done;
-	bool line[32];                /* virtual PPI levels (pv_plat_virq_set) */
-	unsigned rises[32];           /* rising edges */
+	bool line[32];      /* virtual PPI levels (pv_plat_virq_set) */
+	unsigned rises[32]; /* rising edges */
 	unsigned virq_calls;
 	struct sim_irq_log irq;
 	struct sim_truth truth;
-	uint64_t xzr_clobbered;       /* pv_trap calls that wrote past x30 */
-	struct sim_amu_truth amu;     /* AMU events while it was the running vCPU */
+	uint64_t xzr_clobbered;   /* pv_trap calls that wrote past x30 */
+	struct sim_amu_truth amu; /* AMU events while it was the running vCPU */
 	/* Caller's array of prog->n entries, or NULL: amu_at[i] is `amu` at the instant the
 	 * AMU counter read of op i took effect: when the guest's MRS read the hardware, or,
 	 * trapped, when the library read the physical counter for it. */
@@ -161,8 +161,8 @@ struct sim_machine {
 	struct sim_vcpu vcpu[SIM_MAX_VCPUS];
 	unsigned nvms, nvcpus;
 	uint64_t rng;
-	uint64_t seq;                 /* ops executed, machine-wide */
-	struct sim_mpam *mpam;        /* the MSCs (sim/msc.h) pv_plat_mmio_* reach, or NULL */
+	uint64_t seq;          /* ops executed, machine-wide */
+	struct sim_mpam *mpam; /* the MSCs (sim/msc.h) pv_plat_mmio_* reach, or NULL */
 	struct sim_mpam_machine *mpam_machine; /* MPAM in the run (cfg.mpam), or NULL */
 	struct sim_spe_machine *spe_machine;   /* SPE and memory (cfg.spe), or NULL */
 };

@@ -11,10 +11,11 @@
 #include "perfvisor/spe_packet.h"
 #include "perfvisor/vspe.h"
 
-#define PMSCR_EL1_MASK (PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA | PV_PMSCR_TS | \
-			PV_BIT(6))
-#define PMBSR_MASK (PV_PMBSR_EC_MASK | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL |   \
-		    PV_PMBSR_MSS_MASK)
+#define PMSCR_EL1_MASK                                                                         \
+	(PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA | PV_PMSCR_TS | PV_BIT(6))
+#define PMBSR_MASK                                                                             \
+	(PV_PMBSR_EC_MASK | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL |           \
+	 PV_PMBSR_MSS_MASK)
 
 void sim_spe_init(struct sim_spe *s, const struct sim_spe_config *cfg, uint64_t seed)
 {
@@ -61,9 +62,9 @@ static bool chance(struct sim_spe *s, uint64_t num, uint64_t den)
 
 bool sim_spe_is_reg(uint32_t key)
 {
-	return (key & ~(0x7u << 17)) == PV_SYSREG(3, 0, 9, 9, 0) ||
-	       key == PV_PMBLIMITR_EL1 || key == PV_PMBPTR_EL1 || key == PV_PMBSR_EL1 ||
-	       key == PV_PMBIDR_EL1 || key == PV_PMSCR_EL2;
+	return (key & ~(0x7u << 17)) == PV_SYSREG(3, 0, 9, 9, 0) || key == PV_PMBLIMITR_EL1 ||
+	       key == PV_PMBPTR_EL1 || key == PV_PMBSR_EL1 || key == PV_PMBIDR_EL1 ||
+	       key == PV_PMSCR_EL2;
 }
 
 bool sim_spe_has(const struct sim_spe *s, uint32_t key, bool is_read, unsigned el)
@@ -91,8 +92,8 @@ static uint64_t *reg(struct sim_spe *s, uint32_t key, uint64_t *mask)
 		*mask = PV_PMSIRR_INTERVAL_MASK | PV_PMSIRR_RND;
 		return &s->irr;
 	case PV_PMSFCR_EL1:
-		*mask = PV_PMSFCR_FE | PV_PMSFCR_FT | PV_PMSFCR_FL | PV_PMSFCR_B | PV_PMSFCR_LD |
-			PV_PMSFCR_ST | (v1p2 ? PV_PMSFCR_FnE : 0);
+		*mask = PV_PMSFCR_FE | PV_PMSFCR_FT | PV_PMSFCR_FL | PV_PMSFCR_B |
+			PV_PMSFCR_LD | PV_PMSFCR_ST | (v1p2 ? PV_PMSFCR_FnE : 0);
 		return &s->fcr;
 	case PV_PMSEVFR_EL1:
 		*mask = s->cfg.events; /* unimplemented filters RAZ/WI */
@@ -278,7 +279,8 @@ static void draw(struct sim_spe *s, const struct sim_spe_env *e, const struct si
 		if (chance(s, ev(w, SIM_EV_L1D_CACHE_REFILL), ev(w, SIM_EV_L1D_CACHE))) {
 			o->events |= PV_SPE_EV_L1D_REFILL;
 			level = 1;
-			if (chance(s, ev(w, SIM_EV_L2D_CACHE_REFILL), ev(w, SIM_EV_L2D_CACHE))) {
+			if (chance(s, ev(w, SIM_EV_L2D_CACHE_REFILL),
+				   ev(w, SIM_EV_L2D_CACHE))) {
 				o->events |= PV_SPE_EV_LLC_ACCESS;
 				level = 2;
 				if (chance(s, 1, 2)) {
@@ -288,7 +290,8 @@ static void draw(struct sim_spe *s, const struct sim_spe_env *e, const struct si
 			}
 		}
 		static const uint16_t lat[4] = {4, 14, 40, 160}, jitter[4] = {1, 8, 20, 200};
-		static const uint16_t source[4] = {0x0, 0x8, 0xB, 0xE}; /* IMPLEMENTATION DEFINED */
+		static const uint16_t source[4] = {0x0, 0x8, 0xB,
+						   0xE}; /* IMPLEMENTATION DEFINED */
 		rest = (uint16_t)(lat[level] + rnd(s) % jitter[level]);
 		if (chance(s, 1, 32)) {
 			o->events |= PV_SPE_EV_TLB_WALK;
@@ -331,7 +334,7 @@ static bool rejected(const struct sim_spe *s, const struct sim_spe_sample *o)
 		uint64_t ctrl = s->fcr >> 16 & 7; /* B, LD, ST */
 		unsigned flags = o->op_class == PV_SPE_OP_BRANCH ? 1
 				 : o->op_class == PV_SPE_OP_LDST ? (o->op_sub & 1 ? 4 : 2)
-								    : 0;
+								 : 0;
 		if (ctrl && !(flags & ctrl))
 			return true;
 	}
@@ -350,11 +353,11 @@ static bool timestamp(const struct sim_spe *s, const struct sim_spe_env *e, uint
 		       (e->el == 2 || (e->el == 0 && (e->hcr_el2 & PV_HCR_EL2_TGE)));
 	bool physical;
 	if (!(e->pmscr_el2 & PV_BIT(6)))
-		physical = in_host;                    /* PCT_el2 = 0b00: virtual */
+		physical = in_host; /* PCT_el2 = 0b00: virtual */
 	else if (owner == 2)
-		physical = true;                       /* 0b01, owned by EL2 */
+		physical = true; /* 0b01, owned by EL2 */
 	else
-		physical = (s->scr & PV_BIT(6)) != 0;  /* 0b01: PMSCR_EL1.PCT decides */
+		physical = (s->scr & PV_BIT(6)) != 0; /* 0b01: PMSCR_EL1.PCT decides */
 	*ts = physical ? e->cntpct : e->cntpct - e->cntvoff;
 	return true;
 }
@@ -362,8 +365,10 @@ static bool timestamp(const struct sim_spe *s, const struct sim_spe_env *e, uint
 /* DebugWriteFault(): the syndrome of a buffer write that faulted. */
 static uint64_t fault_syndrome(const struct sim_fault *f)
 {
-	static const uint8_t base[] = {[SIM_FAULT_ADDR_SIZE] = 0x00, [SIM_FAULT_TRANSLATION] = 0x04,
-				       [SIM_FAULT_ACCESS] = 0x08, [SIM_FAULT_PERMISSION] = 0x0C,
+	static const uint8_t base[] = {[SIM_FAULT_ADDR_SIZE] = 0x00,
+				       [SIM_FAULT_TRANSLATION] = 0x04,
+				       [SIM_FAULT_ACCESS] = 0x08,
+				       [SIM_FAULT_PERMISSION] = 0x0C,
 				       [SIM_FAULT_EXTERNAL] = 0x14};
 	unsigned ec = f->stage2 ? PV_PMBSR_EC_FAULT_S2 : PV_PMBSR_EC_FAULT_S1;
 	return (uint64_t)ec << PV_PMBSR_EC_SHIFT | (uint64_t)(base[f->kind] + f->level);
@@ -390,8 +395,8 @@ static size_t write_record(struct sim_spe *s, const struct sim_spe_env *e, const
 		if (va >> 12 != page) { /* translated once a page, as a TLB would */
 			struct sim_fault f;
 			if (!e->xlate(e->ctx, va, true, &pa, &f)) {
-				s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S | fault_syndrome(&f) |
-					 (i ? PV_PMBSR_DL : 0);
+				s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S |
+					 fault_syndrome(&f) | (i ? PV_PMBSR_DL : 0);
 				if (f.stage2)
 					s->stats.s2_faults++;
 				else
@@ -525,7 +530,8 @@ static void sample(struct sim_spe *s, const struct sim_spe_env *e, const struct 
 	}
 	log_sample(e, &o);
 	/* SPEBufferIsFull(): no room left for a record of the largest size. */
-	uint64_t limit = s->limitr & PV_PMBLIMITR_LIMIT_MASK, max = UINT64_C(1) << s->cfg.max_size;
+	uint64_t limit = s->limitr & PV_PMBLIMITR_LIMIT_MASK, max = UINT64_C(1)
+								    << s->cfg.max_size;
 	if (!(s->bsr & PV_PMBSR_S) && (limit < max || s->ptr > limit - max)) {
 		s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S | PV_PMBSR_BSC_FULL;
 		s->stats.full_events++;
@@ -538,8 +544,9 @@ void sim_spe_exec(struct sim_spe *s, const struct sim_spe_env *e, const struct s
 	s->cycle += cycles;
 	if (!profiling_enabled(s, e))
 		return; /* PMSICR_EL1 does not change while profiling is disabled */
-	uint64_t n = w->ev[SIM_EV_INST_SPEC] > w->ev[SIM_EV_INST_RETIRED] ? w->ev[SIM_EV_INST_SPEC]
-									  : w->ev[SIM_EV_INST_RETIRED];
+	uint64_t n = w->ev[SIM_EV_INST_SPEC] > w->ev[SIM_EV_INST_RETIRED]
+			     ? w->ev[SIM_EV_INST_SPEC]
+			     : w->ev[SIM_EV_INST_RETIRED];
 	/* SPEToCollectSample() per operation, in bulk: COUNT == 0 reloads (that operation is not
 	 * sampled); otherwise it counts down and the operation that takes it to zero is sampled. */
 	uint64_t i = 0;

@@ -27,14 +27,14 @@
 #include "pmu.h" /* enum sim_acc */
 
 struct sim_spe_config {
-	uint8_t version;   /* ID_AA64DFR0_EL1.PMSVer: 0 (none), 1 SPE, 2 SPEv1p1, 3 SPEv1p2 */
-	uint8_t align;     /* PMBIDR_EL1.Align */
-	uint8_t max_size;  /* PMSIDR_EL1.MaxSize: log2 of the largest record */
-	uint8_t interval;  /* PMSIDR_EL1.Interval */
-	bool count16;      /* 16-bit saturating counters (else 12-bit) */
-	bool el3_owned;    /* EL3 keeps SPE (MDCR_EL3.NSPB): PMBIDR_EL1.P = 1 at EL2 */
-	uint16_t events;   /* PMSEVFR_EL1 / PMSNEVFR_EL1 bits that filter (others RAZ/WI) */
-	bool ea_events;    /* PMBIDR_EL1.EA 0b0010: an External abort on a buffer write is a
+	uint8_t version;  /* ID_AA64DFR0_EL1.PMSVer: 0 (none), 1 SPE, 2 SPEv1p1, 3 SPEv1p2 */
+	uint8_t align;    /* PMBIDR_EL1.Align */
+	uint8_t max_size; /* PMSIDR_EL1.MaxSize: log2 of the largest record */
+	uint8_t interval; /* PMSIDR_EL1.Interval */
+	bool count16;     /* 16-bit saturating counters (else 12-bit) */
+	bool el3_owned;   /* EL3 keeps SPE (MDCR_EL3.NSPB): PMBIDR_EL1.P = 1 at EL2 */
+	uint16_t events;  /* PMSEVFR_EL1 / PMSNEVFR_EL1 bits that filter (others RAZ/WI) */
+	bool ea_events;   /* PMBIDR_EL1.EA 0b0010: an External abort on a buffer write is a
 			      buffer management event (else 0b0001: ignored) */
 };
 
@@ -48,7 +48,7 @@ enum sim_spe_status {
 	SIM_SPE_FILTERED,  /* rejected by PMSFCR_EL1 filters */
 	SIM_SPE_COLLIDED,  /* selected while the previous sample was in flight: dropped, COLL */
 	SIM_SPE_DISCARDED, /* discard mode */
-	SIM_SPE_LOST,      /* a buffer management event stopped its write (DL if partly written) */
+	SIM_SPE_LOST, /* a buffer management event stopped its write (DL if partly written) */
 };
 
 /* Ground truth of one sample. */
@@ -56,12 +56,12 @@ struct sim_spe_sample {
 	uint64_t seq;
 	uint8_t status, el, op_class, op_sub;
 	bool has_target, has_va, has_pa, has_ts, has_ds, has_ctx1, has_ctx2;
-	uint16_t lat[3];   /* total, issue, translation (lat[2] only with a TLB walk) */
+	uint16_t lat[3]; /* total, issue, translation (lat[2] only with a TLB walk) */
 	uint16_t ds;
 	uint32_t events;
 	uint32_t ctx1, ctx2;
 	uint64_t pc, target, va, pa, ts;
-	uint64_t buf_va;   /* where its record starts (WRITTEN, LOST) */
+	uint64_t buf_va; /* where its record starts (WRITTEN, LOST) */
 	uint16_t rec_len, written;
 };
 
@@ -71,11 +71,11 @@ struct sim_spe_log {
 };
 
 struct sim_spe_env {
-	unsigned el;                 /* where the work runs */
-	uint64_t mdcr_el2, hcr_el2;  /* E2PB; TGE, E2H */
-	uint64_t pmscr_el2;          /* as in force */
-	uint64_t cntpct, ticks;      /* physical count at the chunk's start, ticks it lasts */
-	uint64_t cntvoff;            /* CNTVOFF_EL2 in force */
+	unsigned el;                /* where the work runs */
+	uint64_t mdcr_el2, hcr_el2; /* E2PB; TGE, E2H */
+	uint64_t pmscr_el2;         /* as in force */
+	uint64_t cntpct, ticks;     /* physical count at the chunk's start, ticks it lasts */
+	uint64_t cntvoff;           /* CNTVOFF_EL2 in force */
 	uint32_t contextidr_el1, contextidr_el2;
 	struct sim_spe_region code;
 	/* Translates a VA of the owning regime: for a buffer write (`buffer`: the profiler's
@@ -84,14 +84,14 @@ struct sim_spe_env {
 	bool (*xlate)(void *ctx, uint64_t va, bool buffer, uint64_t *pa, struct sim_fault *f);
 	void (*write)(void *ctx, uint64_t pa, const uint8_t *b, size_t n);
 	void *ctx;
-	struct sim_spe_log *log;     /* the running context's truth, or NULL */
+	struct sim_spe_log *log; /* the running context's truth, or NULL */
 };
 
 struct sim_spe_stats {
 	uint64_t selected, collisions, filtered, written, lost, discarded, bytes;
 	uint64_t s1_faults, s2_faults, full_events;
-	uint64_t stray;              /* bytes the machine saw written outside the owner's memory */
-	uint64_t ext_aborts;         /* External aborts injected (sim_spe_inject_ea) */
+	uint64_t stray;      /* bytes the machine saw written outside the owner's memory */
+	uint64_t ext_aborts; /* External aborts injected (sim_spe_inject_ea) */
 };
 
 struct sim_spe {
@@ -100,9 +100,9 @@ struct sim_spe {
 	uint64_t limitr, ptr, bsr;                       /* PMB*_EL1 */
 	uint64_t pmsidr, pmbidr;
 	uint64_t rng, cycle, busy_until, seq;
-	bool ea_armed;               /* fault injection: an External abort after ea_left bytes */
+	bool ea_armed; /* fault injection: an External abort after ea_left bytes */
 	uint64_t ea_left;
-	uint64_t coll_left;          /* fault injection: samples to collide regardless of timing */
+	uint64_t coll_left; /* fault injection: samples to collide regardless of timing */
 	struct sim_spe_stats stats;
 };
 

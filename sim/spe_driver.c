@@ -47,7 +47,8 @@ static void driver_irq(struct sim_vcpu *v, struct sim_spe_vcpu *g)
 		g->start = base;
 		guest_sysreg(v, PV_PMBPTR_EL1, false, &base);
 	} else { /* arm_spe_pmu_disable_and_drain_local() */
-		if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S1 || PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2)
+		if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S1 ||
+		    PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2)
 			g->drv.faults++;
 		else
 			g->drv.other++;

@@ -38,7 +38,8 @@ int sim_spe_machine_init(struct sim_machine *m)
 	const struct sim_spe_config *u = &c->unit;
 	if (!u->version && !c->ram)
 		return 0;
-	if (u->version > PV_SPE_V1P2 || u->max_size < 4 || u->max_size > 11 || u->align > u->max_size)
+	if (u->version > PV_SPE_V1P2 || u->max_size < 4 || u->max_size > 11 ||
+	    u->align > u->max_size)
 		return PV_ERR_UNSUPPORTED;
 	struct sim_spe_machine *sm = calloc(1, sizeof(*sm));
 	if (!sm)
@@ -62,8 +63,8 @@ void sim_spe_machine_vm_added(struct sim_machine *m, unsigned vm)
 	struct spe_vm *s = &sm->vm[vm];
 	/* CNTVOFF_EL2: the VM's virtual counter runs far from the physical one. */
 	s->cntvoff = (uint64_t)0 - ((uint64_t)(vm + 1) << 40);
-	if (sm->has_mem && !sim_s2_init(&s->s2, &sm->mem, SIM_OWNER_VM(vm), SIM_VM_RAM_IPA,
-					m->cfg.spe.vm_ram))
+	if (sm->has_mem &&
+	    !sim_s2_init(&s->s2, &sm->mem, SIM_OWNER_VM(vm), SIM_VM_RAM_IPA, m->cfg.spe.vm_ram))
 		s->has_s2 = true;
 }
 
@@ -81,8 +82,10 @@ struct sim_spe_vcpu *sim_spe_machine_vcpu(struct sim_machine *m, unsigned vcpu)
 						     .pc_size = 1u << 20,
 						     .data = UINT64_C(0xFFFF000000000000),
 						     .data_size = 1u << 20};
-		g->code[0] = (struct sim_spe_region){.pc = 0x400000, .pc_size = 1u << 20,
-						     .data = 0x10000000, .data_size = 1u << 20};
+		g->code[0] = (struct sim_spe_region){.pc = 0x400000,
+						     .pc_size = 1u << 20,
+						     .data = 0x10000000,
+						     .data_size = 1u << 20};
 		sm->vcpu[vcpu] = g;
 	}
 	return sm->vcpu[vcpu];
@@ -209,16 +212,18 @@ int sim_spe_machine_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigne
 	struct sim_spe_machine *sm = c->m->spe_machine;
 	if (!sm || (!sim_spe_is_reg(key) && !is_el1_ctx(key)))
 		return -1;
-	if (is_el1_ctx(key)) /* EL1 registers: UNDEFINED at EL0, not trapped (HCR_EL2.TVM = 0) */
+	if (is_el1_ctx(
+		    key)) /* EL1 registers: UNDEFINED at EL0, not trapped (HCR_EL2.TVM = 0) */
 		return el == 0 ? SIM_ROUTE_UNDEF : SIM_ROUTE_DIRECT;
 	if (!sim_spe_has(&sm->unit[c->idx], key, is_read, el) || key == PV_PMSCR_EL2)
 		return SIM_ROUTE_UNDEF;
 	if (key == PV_PMBIDR_EL1) /* trapped only by FEAT_FGT */
 		return c->m->cfg.fgt && (hdfgrtr(c) & PV_HDFGRTR_PMBIDR_EL1) ? SIM_ROUTE_EL2
-									      : SIM_ROUTE_DIRECT;
+									     : SIM_ROUTE_DIRECT;
 	if (key == PV_PMBLIMITR_EL1 || key == PV_PMBPTR_EL1 || key == PV_PMBSR_EL1)
-		return !(c->mdcr & PV_BIT(PV_MDCR_EL2_E2PB_SHIFT)) ? SIM_ROUTE_EL2 /* E2PB 0bx0 */
-								     : SIM_ROUTE_DIRECT;
+		return !(c->mdcr & PV_BIT(PV_MDCR_EL2_E2PB_SHIFT))
+			       ? SIM_ROUTE_EL2 /* E2PB 0bx0 */
+			       : SIM_ROUTE_DIRECT;
 	return (c->mdcr & PV_MDCR_EL2_TPMS) ? SIM_ROUTE_EL2 : SIM_ROUTE_DIRECT;
 }
 
@@ -362,7 +367,8 @@ static bool translate(struct sim_machine *m, struct sim_vcpu *v, uint64_t va, bo
 static bool unit_xlate(void *ctx, uint64_t va, bool buffer, uint64_t *pa, struct sim_fault *f)
 {
 	struct sim_cpu *c = ctx;
-	if (PV_FIELD_GET(c->mdcr, 13, 12) == 0) { /* owned by EL2: the hypervisor's identity map */
+	if (PV_FIELD_GET(c->mdcr, 13, 12) ==
+	    0) { /* owned by EL2: the hypervisor's identity map */
 		*pa = va;
 		return true;
 	}
@@ -390,8 +396,8 @@ static void unit_write(void *ctx, uint64_t pa, const uint8_t *b, size_t n)
 	sim_mem_write(&sm->mem, pa, b, n);
 }
 
-void sim_spe_machine_exec(struct sim_cpu *c, unsigned el, bool secure,
-			  const struct sim_work *w, uint64_t t0, uint64_t ticks)
+void sim_spe_machine_exec(struct sim_cpu *c, unsigned el, bool secure, const struct sim_work *w,
+			  uint64_t t0, uint64_t ticks)
 {
 	struct sim_spe_machine *sm = c->m->spe_machine;
 	if (!sm || !c->m->cfg.spe.unit.version)
@@ -488,7 +494,8 @@ bool sim_spe_machine_guest_read(struct sim_machine *m, unsigned vcpu, uint64_t v
 		struct sim_fault f;
 		size_t k = SIM_PAGE - (va & (SIM_PAGE - 1));
 		k = k < n ? k : n;
-		if (!translate(m, v, va, false, &pa, &f) || !sim_mem_read(&m->spe_machine->mem, pa, out, k))
+		if (!translate(m, v, va, false, &pa, &f) ||
+		    !sim_mem_read(&m->spe_machine->mem, pa, out, k))
 			return false;
 		out += k;
 		va += k;

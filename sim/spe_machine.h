@@ -40,13 +40,13 @@ struct sim_cpu;
 struct sim_vcpu;
 struct sim_work;
 
-#define SIM_RAM_BASE UINT64_C(0x80000000) /* machine RAM (PA) */
+#define SIM_RAM_BASE UINT64_C(0x80000000)   /* machine RAM (PA) */
 #define SIM_VM_RAM_IPA UINT64_C(0x40000000) /* each VM's RAM (IPA) */
 
 struct sim_spe_machine_config {
 	struct sim_spe_config unit; /* unit.version 0: no SPE */
-	uint64_t ram;               /* machine RAM for the VMs and stage 2; 0: no memory model */
-	uint64_t vm_ram;            /* each VM's RAM */
+	uint64_t ram;    /* machine RAM for the VMs and stage 2; 0: no memory model */
+	uint64_t vm_ram; /* each VM's RAM */
 };
 
 /* A guest's EL1 translation context, kept per vCPU. */
@@ -65,8 +65,8 @@ struct sim_spe_vcpu {
 	struct sim_spe_log log;        /* every sample taken while it ran */
 	/* Its guest SPE driver, when `driver`: a ring [base, base + size) of VAs. */
 	bool driver, stopped;
-	uint64_t base, size, start;    /* start: first byte not yet collected */
-	uint8_t *out;                  /* collected records */
+	uint64_t base, size, start; /* start: first byte not yet collected */
+	uint8_t *out;               /* collected records */
 	size_t len, cap;
 	struct sim_spe_driver_stats drv;
 };
@@ -85,8 +85,8 @@ void sim_spe_machine_free(struct sim_machine *m);
 int sim_spe_machine_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigned el);
 enum sim_acc sim_spe_machine_read(struct sim_cpu *c, unsigned el, uint32_t key, uint64_t *val);
 enum sim_acc sim_spe_machine_write(struct sim_cpu *c, unsigned el, uint32_t key, uint64_t val);
-void sim_spe_machine_exec(struct sim_cpu *c, unsigned el, bool secure,
-			  const struct sim_work *w, uint64_t t0, uint64_t ticks);
+void sim_spe_machine_exec(struct sim_cpu *c, unsigned el, bool secure, const struct sim_work *w,
+			  uint64_t t0, uint64_t ticks);
 bool sim_spe_machine_irq(struct sim_cpu *c);
 void sim_spe_driver_irq(struct sim_cpu *c);
 void sim_spe_machine_psb(struct sim_cpu *c);

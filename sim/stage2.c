@@ -10,7 +10,8 @@
 
 #include "perfvisor/sysreg.h"
 
-#define S2_PAGE_ATTRS (PV_BIT(10) | UINT64_C(3) << 8 | UINT64_C(3) << 6 | UINT64_C(0xF) << 2 | 3)
+#define S2_PAGE_ATTRS                                                                          \
+	(PV_BIT(10) | UINT64_C(3) << 8 | UINT64_C(3) << 6 | UINT64_C(0xF) << 2 | 3)
 #define S2_BITS 48
 
 int sim_s2_init(struct sim_s2 *s, struct sim_mem *mem, unsigned owner, uint64_t ram_ipa,
@@ -49,8 +50,13 @@ static bool read_pa(void *ctx, uint64_t pa, uint64_t *d, struct sim_fault *f)
 bool sim_s2_translate(const struct sim_s2 *s, uint64_t ipa, bool write, uint64_t *pa,
 		      struct sim_fault *f)
 {
-	struct sim_walk w = {.granule = 12, .in_bits = S2_BITS, .out_bits = S2_BITS,
-			     .root = s->root, .stage2 = true, .read = read_pa, .ctx = s->mem};
+	struct sim_walk w = {.granule = 12,
+			     .in_bits = S2_BITS,
+			     .out_bits = S2_BITS,
+			     .root = s->root,
+			     .stage2 = true,
+			     .read = read_pa,
+			     .ctx = s->mem};
 	uint64_t block;
 	bool ok = sim_walk(&w, ipa, write, false, pa, &block, f);
 	f->stage2 = true;
@@ -124,7 +130,8 @@ static bool access(struct sim_s2 *s, uint64_t ipa, uint8_t *buf, uint64_t n, boo
 		k = k < n ? k : n;
 		if (!sim_s2_fault_in(s, ipa, &pa))
 			return false;
-		if (!(write ? sim_mem_write(s->mem, pa, buf, k) : sim_mem_read(s->mem, pa, buf, k)))
+		if (!(write ? sim_mem_write(s->mem, pa, buf, k)
+			    : sim_mem_read(s->mem, pa, buf, k)))
 			return false;
 		buf += k;
 		ipa += k;
@@ -189,7 +196,8 @@ uint64_t sim_s2_mapped_pages(const struct sim_s2 *s)
 	uint64_t n = 0, pa;
 	struct sim_fault f;
 	for (uint64_t p = 0; p < s->ram_size / SIM_PAGE; p++)
-		n += s->frame[p] && sim_s2_translate(s, s->ram_ipa + p * SIM_PAGE, false, &pa, &f);
+		n += s->frame[p] &&
+		     sim_s2_translate(s, s->ram_ipa + p * SIM_PAGE, false, &pa, &f);
 	return n;
 }
 

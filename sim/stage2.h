@@ -17,21 +17,21 @@
 #include "mem.h"
 
 struct sim_s2_stats {
-	uint64_t faults_in;   /* pages mapped on a CPU access */
-	uint64_t reclaimed;   /* pages unmapped by sim_s2_reclaim */
+	uint64_t faults_in; /* pages mapped on a CPU access */
+	uint64_t reclaimed; /* pages unmapped by sim_s2_reclaim */
 	uint64_t pin_calls, unpin_calls;
-	uint64_t refused;     /* pins refused: not RAM */
-	uint64_t bad_unpins;  /* unpins of a page with no pin */
-	uint64_t forced;      /* pages unmapped although pinned (sim_s2_unmap) */
+	uint64_t refused;    /* pins refused: not RAM */
+	uint64_t bad_unpins; /* unpins of a page with no pin */
+	uint64_t forced;     /* pages unmapped although pinned (sim_s2_unmap) */
 };
 
 struct sim_s2 {
 	struct sim_mem *mem;
-	unsigned owner;       /* SIM_OWNER_VM(i) */
-	uint64_t root;        /* VTTBR_EL2.BADDR */
+	unsigned owner; /* SIM_OWNER_VM(i) */
+	uint64_t root;  /* VTTBR_EL2.BADDR */
 	uint64_t ram_ipa, ram_size;
-	uint64_t *frame;      /* per RAM page: its PA, 0 until first touched */
-	uint32_t *pins;       /* per RAM page */
+	uint64_t *frame; /* per RAM page: its PA, 0 until first touched */
+	uint32_t *pins;  /* per RAM page */
 	struct sim_s2_stats stats;
 };
 

@@ -46,24 +46,30 @@ void sim_tgen_mix(struct sim_tgen *g, unsigned i, unsigned nodes, uint64_t min_r
 	double span = log((double)max_rate / (double)min_rate);
 	double base = (double)min_rate * exp(span * uniform(&rng));
 	for (unsigned n = 0; n < nodes && n < SIM_MPAM_MAX_NODES; n++)
-		g->rate[n] = (uint64_t)(n == i % nodes ? base : base * (0.1 + 0.2 * uniform(&rng)));
+		g->rate[n] = (uint64_t)(n == i % nodes ? base
+						       : base * (0.1 + 0.2 * uniform(&rng)));
 	g->read_pct = (uint8_t)(40 + 40 * uniform(&rng));
 	g->noise = 0.1;
 	g->level = 1.0;
 	g->phase_end = 0;
 	g->rng = rng;
 	switch (i % 10) {
-	case 0: case 1: case 2:
+	case 0:
+	case 1:
+	case 2:
 		g->pattern = SIM_TRAFFIC_SINE;
 		g->depth = 0.3 + 0.3 * uniform(&rng);
 		g->period_ns = (uint64_t)(1e9 + 5e9 * uniform(&rng));
 		g->phase = 6.283185307179586 * uniform(&rng);
 		break;
-	case 3: case 4: case 5:
+	case 3:
+	case 4:
+	case 5:
 		g->pattern = SIM_TRAFFIC_WALK;
 		g->depth = 0.02 + 0.03 * uniform(&rng);
 		break;
-	case 6: case 7:
+	case 6:
+	case 7:
 		g->pattern = SIM_TRAFFIC_ONOFF;
 		g->depth = 0.1 + 0.3 * uniform(&rng);
 		g->period_ns = (uint64_t)(0.5e9 + 3.5e9 * uniform(&rng));
@@ -144,7 +150,8 @@ static void serve_node(struct sim_mpam *mp, unsigned node, struct sim_tgen *g, u
 	struct sim_req *req = scratch(mp, n);
 	if (!total_w || !req)
 		return; /* no memory behind the node: nothing is delivered */
-	uint64_t *given_rd = calloc(n, sizeof(uint64_t)), *given_wr = calloc(n, sizeof(uint64_t));
+	uint64_t *given_rd = calloc(n, sizeof(uint64_t)),
+		 *given_wr = calloc(n, sizeof(uint64_t));
 	uint64_t acc_w = 0;
 	for (unsigned i = 0; i < mp->nmsc; i++) {
 		struct sim_msc *m = &mp->msc[i];
@@ -158,19 +165,24 @@ static void serve_node(struct sim_mpam *mp, unsigned node, struct sim_tgen *g, u
 			bool last = acc_w == total_w;
 			for (unsigned j = 0; j < n; j++) {
 				uint64_t r = last ? rd[j] - given_rd[j]
-						  : (uint64_t)((double)rd[j] * (double)w / (double)total_w);
+						  : (uint64_t)((double)rd[j] * (double)w /
+							       (double)total_w);
 				uint64_t x = last ? wr[j] - given_wr[j]
-						  : (uint64_t)((double)wr[j] * (double)w / (double)total_w);
+						  : (uint64_t)((double)wr[j] * (double)w /
+							       (double)total_w);
 				given_rd[j] += r;
 				given_wr[j] += x;
-				req[j] = (struct sim_req){.partid = g[j].partid, .pmg = g[j].pmg,
-							  .rd = r, .wr = x};
+				req[j] = (struct sim_req){.partid = g[j].partid,
+							  .pmg = g[j].pmg,
+							  .rd = r,
+							  .wr = x};
 			}
 			sim_msc_serve(m, k, req, n, t0, dt);
 			for (unsigned j = 0; j < n; j++) {
 				uint64_t done = req[j].rd_done + req[j].wr_done;
 				g[j].delivered[node] += done;
-				mp->truth[(size_t)node * SIM_MPAM_PARTIDS + g[j].partid] += done;
+				mp->truth[(size_t)node * SIM_MPAM_PARTIDS + g[j].partid] +=
+					done;
 			}
 		}
 	}
@@ -183,7 +195,8 @@ void sim_traffic_step(struct sim_mpam *mp, struct sim_tgen *g, unsigned n, uint6
 	uint64_t t0 = mp->now;
 	set_now(mp, t0);
 	double *lvl = calloc(n ? n : 1, sizeof(double));
-	uint64_t *rd = calloc(n ? n : 1, sizeof(uint64_t)), *wr = calloc(n ? n : 1, sizeof(uint64_t));
+	uint64_t *rd = calloc(n ? n : 1, sizeof(uint64_t)),
+		 *wr = calloc(n ? n : 1, sizeof(uint64_t));
 	for (unsigned j = 0; j < n; j++)
 		lvl[j] = g[j].active ? sim_tgen_level(&g[j], t0, dt) : 0;
 	for (unsigned node = 0; node < mp->nodes; node++) {

@@ -16,11 +16,11 @@
 #include "msc.h"
 
 enum sim_pattern {
-	SIM_TRAFFIC_CONST,  /* the base rate */
-	SIM_TRAFFIC_SINE,   /* base * (1 + depth * sin(2 pi t / period + phase)) */
-	SIM_TRAFFIC_ONOFF,  /* base while on, base * depth while off; phase lengths exponential
+	SIM_TRAFFIC_CONST, /* the base rate */
+	SIM_TRAFFIC_SINE,  /* base * (1 + depth * sin(2 pi t / period + phase)) */
+	SIM_TRAFFIC_ONOFF, /* base while on, base * depth while off; phase lengths exponential
 			       with mean period / 2 */
-	SIM_TRAFFIC_WALK,   /* base * a random walk: log-normal steps of `depth` per 10 ms,
+	SIM_TRAFFIC_WALK,  /* base * a random walk: log-normal steps of `depth` per 10 ms,
 			       kept within [0.1, 3] */
 };
 
@@ -28,19 +28,19 @@ struct sim_tgen {
 	/* Label of every request (what the CPU's MPAM state gives: sim_mpam_cpu_label). */
 	uint16_t partid;
 	uint8_t pmg;
-	bool active;                          /* false: demands nothing */
-	uint64_t rate[SIM_MPAM_MAX_NODES];    /* base demand per node, bytes per second */
-	uint8_t read_pct;                     /* share of reads in the bytes, percent */
-	uint8_t pattern;                      /* enum sim_pattern */
-	double depth;                         /* pattern parameter (see above) */
-	double noise;                         /* uniform multiplicative noise per step, +-noise */
+	bool active;                       /* false: demands nothing */
+	uint64_t rate[SIM_MPAM_MAX_NODES]; /* base demand per node, bytes per second */
+	uint8_t read_pct;                  /* share of reads in the bytes, percent */
+	uint8_t pattern;                   /* enum sim_pattern */
+	double depth;                      /* pattern parameter (see above) */
+	double noise;                      /* uniform multiplicative noise per step, +-noise */
 	uint64_t period_ns;
 	double phase;
 	uint64_t rng;
 	/* state */
-	double level;                         /* current multiplier (walk, on/off) */
+	double level; /* current multiplier (walk, on/off) */
 	uint64_t phase_end;
-	double carry[SIM_MPAM_MAX_NODES];     /* fraction of a byte carried to the next step */
+	double carry[SIM_MPAM_MAX_NODES]; /* fraction of a byte carried to the next step */
 	/* truth */
 	uint64_t demanded[SIM_MPAM_MAX_NODES];
 	uint64_t delivered[SIM_MPAM_MAX_NODES];

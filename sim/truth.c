@@ -19,8 +19,8 @@ void sim_truth_swinc(struct sim_truth *t, unsigned el, uint64_t val)
 			t->now.swinc[el][n]++;
 }
 
-uint64_t sim_snap_delta(const struct sim_snap *from, const struct sim_snap *to,
-			uint32_t number, unsigned els)
+uint64_t sim_snap_delta(const struct sim_snap *from, const struct sim_snap *to, uint32_t number,
+			unsigned els)
 {
 	int s = sim_ev_slot(number);
 	if (s < 0)

@@ -19,8 +19,8 @@ struct sim_snap {
 
 struct sim_truth {
 	struct sim_snap now;
-	uint64_t pieces; /* work pieces executed (a split WORK op makes several) */
-	uint64_t splits; /* WORK ops cut by a switch point */
+	uint64_t pieces;     /* work pieces executed (a split WORK op makes several) */
+	uint64_t splits;     /* WORK ops cut by a switch point */
 	uint64_t exceptions; /* exceptions the hardware took from this vCPU (EXC_TAKEN) */
 };
 
@@ -35,8 +35,8 @@ void sim_truth_work(struct sim_truth *t, unsigned el, const struct sim_work *w);
 void sim_truth_swinc(struct sim_truth *t, unsigned el, uint64_t val);
 /* Events `number` executed between two snapshots at the ELs in `els` (bit 0: EL0, bit 1:
  * EL1). SW_INCR and CHAIN are not work events: 0. */
-uint64_t sim_snap_delta(const struct sim_snap *from, const struct sim_snap *to,
-			uint32_t number, unsigned els);
+uint64_t sim_snap_delta(const struct sim_snap *from, const struct sim_snap *to, uint32_t number,
+			unsigned els);
 /* PMSWINC_EL0 writes of bit n between two snapshots at the ELs in `els`. */
 uint64_t sim_snap_swinc(const struct sim_snap *from, const struct sim_snap *to, unsigned n,
 			unsigned els);

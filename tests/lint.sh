@@ -1,6 +1,7 @@
 #!/bin/sh
 # make lint: cppcheck and clang-tidy with the configurations checked in at the top of the tree
-# (.cppcheck-suppressions, .clang-tidy), and the generated documents against what is committed.
+# (.cppcheck-suppressions, .clang-tidy), clang-format (.clang-format, over $FORMAT_SRCS), and the
+# generated documents against what is committed.
 #   lint.sh CPPCHECK CLANG_TIDY "CORE_SOURCES" "FUZZ_SOURCES" "TOOL_CFLAGS" REGISTERS_MD
 # One test per analyser and set of sources; an analyser that is not installed is a failure
 # (CI installs both). REGISTERS_MD is docs/registers.md as the register database generates it
@@ -70,6 +71,17 @@ if [ -n "$fuzz" ]; then
 	# shellcheck disable=SC2086
 	run_tidy fuzz "$fuzz" -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ibuild/gen -Itests/support -Itools -I. $toolcflags
 fi
+# Every C file as .clang-format says (make format fixes them).
+log=$logdir/format-check.log
+if command -v "${CLANG_FORMAT:-clang-format}" >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	"${CLANG_FORMAT:-clang-format}" --style=file --dry-run -Werror $FORMAT_SRCS >"$log" 2>&1
+	result "clang-format" $? "$log"
+else
+	echo "error: ${CLANG_FORMAT:-clang-format} is not installed" >"$log"
+	result "clang-format" 1 "$log"
+fi
+
 # docs/registers.md is generated (make docs): the committed one must be the database's.
 log=$logdir/docs-check.log
 if [ -n "$registers_md" ] && cmp -s "$registers_md" docs/registers.md; then

@@ -2,7 +2,9 @@
 # Runs test binaries (cmocka) and ends with one summary line: "N passed, M failed[, K skipped]".
 # A binary that dies without a cmocka summary counts as one failure. Output of each binary is
 # kept in build/test-logs/ (TEST_LOGDIR) and shown in full when it failed. TEST_WRAPPER, if
-# set, is the command each binary runs under (make memcheck: valgrind).
+# set, is the command each binary runs under (make memcheck: valgrind). TEST_JOBS (1 unless
+# set) binaries run at once; the results are reported in the order given, as if run one by
+# one (the tests name their temporary files by process, so they may share the machine).
 # Every skip is explained on the lines just above the summary, one "skipped: WHO: WHY" each:
 # a test that skips prints "skipped: WHY" first (a skip without one is named as such).
 passed=0
@@ -12,12 +14,19 @@ logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
 reasons="$logdir/skip-reasons"
 : >"$reasons"
+# Run: each binary's output in its log, its exit status beside it.
+export TEST_WRAPPER="${TEST_WRAPPER:-}" RUN_LOGDIR="$logdir"
+printf '%s\n' "$@" | xargs -P "${TEST_JOBS:-1}" -n 1 sh -c '
+	log="$RUN_LOGDIR/$(basename "$1").log"
+	# shellcheck disable=SC2086
+	$TEST_WRAPPER "$1" >"$log" 2>&1
+	echo $? >"$log.status"' run-one
+# Report, in order.
 for bin in "$@"; do
 	name=$(basename "$bin")
 	log="$logdir/$name.log"
-	# shellcheck disable=SC2086
-	${TEST_WRAPPER:-} "$bin" >"$log" 2>&1
-	rc=$?
+	rc=$(cat "$log.status" 2>/dev/null || echo 127)
+	rm -f "$log.status"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | head -n1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | head -n1)
 	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | head -n1)

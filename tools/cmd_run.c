@@ -29,20 +29,24 @@ static void usage(const char *cmd, FILE *out)
 		"%s"
 		"options:\n"
 		"  --format F      table (default), json, openmetrics or domstats\n"
-		"  --connect URI   libvirt connection for <vm domain=NAME> (default: the scenario's\n"
+		"  --connect URI   libvirt connection for <vm domain=NAME> (default: the "
+		"scenario's\n"
 		"                  <libvirt>, else " VIRT_DEFAULT_URI ")\n"
 		"  --seed N        the scheduler's seed (default: the scenario's)\n"
 		"%s",
 		cmd,
-		run ? "Runs the scenario on the simulated machine, prints the per-VM figures and\n"
-		      "checks each against the machine's ground truth (exit status 1 on a mismatch).\n"
-		    : "Runs the scenario on the simulated machine and prints the per-VM figures.\n",
+		run ? "Runs the scenario on the simulated machine, prints the per-VM figures "
+		      "and\n"
+		      "checks each against the machine's ground truth (exit status 1 on a "
+		      "mismatch).\n"
+		    : "Runs the scenario on the simulated machine and prints the per-VM "
+		      "figures.\n",
 		run ? "  --verify        print every figure next to its ground truth\n"
 		      "  --progress, --no-progress\n"
-		      "                  progress on stderr (default: when stderr is a terminal)\n"
+		      "                  progress on stderr (default: when stderr is a "
+		      "terminal)\n"
 		    : "  --domain NAME   only this domain (repeatable)\n");
 }
-
 
 static int parse(int argc, char **argv, struct run_args *a)
 {
@@ -65,8 +69,9 @@ static int parse(int argc, char **argv, struct run_args *a)
 		case 'f':
 			fmt = report_format_parse(optarg);
 			if (fmt < 0) {
-				fprintf(stderr, "perfvisor %s: unknown format '%s' (table, json, "
-						"openmetrics, domstats)\n",
+				fprintf(stderr,
+					"perfvisor %s: unknown format '%s' (table, json, "
+					"openmetrics, domstats)\n",
 					a->cmd, optarg);
 				return 2;
 			}
@@ -77,7 +82,8 @@ static int parse(int argc, char **argv, struct run_args *a)
 			break;
 		case 's':
 			if (!parse_u64(optarg, true, &a->seed)) {
-				fprintf(stderr, "perfvisor %s: bad seed '%s'\n", a->cmd, optarg);
+				fprintf(stderr, "perfvisor %s: bad seed '%s'\n", a->cmd,
+					optarg);
 				return 2;
 			}
 			a->seed_set = true;
@@ -134,8 +140,8 @@ static int select_domains(struct report *rep, const struct run_args *a)
 				found = true;
 			}
 		if (!found) {
-			fprintf(stderr, "perfvisor %s: %s: no domain '%s' in the scenario\n", a->cmd,
-				a->scenario, a->domain[k]);
+			fprintf(stderr, "perfvisor %s: %s: no domain '%s' in the scenario\n",
+				a->cmd, a->scenario, a->domain[k]);
 			free(keep);
 			return -1;
 		}

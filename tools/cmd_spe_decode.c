@@ -25,8 +25,10 @@ static void usage(FILE *out)
 	fputs("usage: perfvisor spe-decode [--json] FILE\n"
 	      "\n"
 	      "Decodes a raw Statistical Profiling Extension buffer (FILE, or - for standard\n"
-	      "input): one line per record with its offset, the sampled PC and exception level,\n"
-	      "the operation, addresses, latencies, events, data source, contexts and timestamp.\n"
+	      "input): one line per record with its offset, the sampled PC and exception "
+	      "level,\n"
+	      "the operation, addresses, latencies, events, data source, contexts and "
+	      "timestamp.\n"
 	      "\n"
 	      "options:\n"
 	      "  --json      one JSON document: {\"records\": [...], \"bytes\": N}\n"
@@ -35,8 +37,8 @@ static void usage(FILE *out)
 }
 
 static const char *const event_names[] = {
-	"exception", "retired", "l1d-access", "l1d-refill", "tlb-access", "tlb-walk",
-	"not-taken", "mispredicted", "llc-access", "llc-miss", "remote", "misaligned",
+	"exception", "retired",      "l1d-access", "l1d-refill", "tlb-access", "tlb-walk",
+	"not-taken", "mispredicted", "llc-access", "llc-miss",   "remote",     "misaligned",
 };
 #define NEVENTS (sizeof(event_names) / sizeof(event_names[0]))
 
@@ -52,10 +54,10 @@ static void op_text(const struct pv_spe_record *r, char *out, size_t size)
 		snprintf(out, size, "branch%s%s", sub & 2 ? "-indirect" : "",
 			 sub & 1 ? "-conditional" : "");
 	} else {
-		const char *kind = (sub & 0xE2) == 0x02 ? "atomic-"
-				   : (sub & 0xFE) == 0x04   ? "simd-fp-"
-				   : (sub & 0x0A) == 0x08   ? "sve-"
-							    : "";
+		const char *kind = (sub & 0xE2) == 0x02   ? "atomic-"
+				   : (sub & 0xFE) == 0x04 ? "simd-fp-"
+				   : (sub & 0x0A) == 0x08 ? "sve-"
+							  : "";
 		snprintf(out, size, "%s%s", kind, sub & 1 ? "store" : "load");
 	}
 }
@@ -67,8 +69,10 @@ static void events_text(uint64_t ev, char *out, size_t size)
 	for (unsigned b = 0; b < 64 && at < size; b++) {
 		if (!(ev >> b & 1))
 			continue;
-		int n = b < NEVENTS ? snprintf(out + at, size - at, "%s%s", at ? "," : "", event_names[b])
-				    : snprintf(out + at, size - at, "%sevent%u", at ? "," : "", b);
+		int n = b < NEVENTS
+				? snprintf(out + at, size - at, "%s%s", at ? "," : "",
+					   event_names[b])
+				: snprintf(out + at, size - at, "%sevent%u", at ? "," : "", b);
 		at += n > 0 ? (size_t)n : 0;
 	}
 	if (!at)
@@ -79,8 +83,9 @@ static void events_text(uint64_t ev, char *out, size_t size)
 static void addr_text(FILE *out, const char *name, uint64_t a, bool with_el)
 {
 	if (with_el)
-		fprintf(out, " %s=0x%014" PRIx64 ":el%u%s", name, a & UINT64_C(0xFFFFFFFFFFFFFF),
-			(unsigned)(a >> 61 & 3), a >> 63 ? "" : ":s");
+		fprintf(out, " %s=0x%014" PRIx64 ":el%u%s", name,
+			a & UINT64_C(0xFFFFFFFFFFFFFF), (unsigned)(a >> 61 & 3),
+			a >> 63 ? "" : ":s");
 	else
 		fprintf(out, " %s=0x%016" PRIx64, name, a);
 }
@@ -98,7 +103,8 @@ static void line(FILE *out, size_t off, const struct pv_spe_record *r)
 	if (r->addr_valid >> PV_SPE_ADDR_DATA_VA & 1)
 		addr_text(out, "va", r->addr[PV_SPE_ADDR_DATA_VA], false);
 	if (r->addr_valid >> PV_SPE_ADDR_DATA_PA & 1)
-		addr_text(out, "pa", r->addr[PV_SPE_ADDR_DATA_PA] & UINT64_C(0xFFFFFFFFFFFFFF), false);
+		addr_text(out, "pa", r->addr[PV_SPE_ADDR_DATA_PA] & UINT64_C(0xFFFFFFFFFFFFFF),
+			  false);
 	if (r->addr_valid >> PV_SPE_ADDR_PREV_BRANCH & 1)
 		addr_text(out, "prev", r->addr[PV_SPE_ADDR_PREV_BRANCH], true);
 	for (unsigned i = PV_SPE_ADDR_PREV_BRANCH + 1; i < PV_SPE_ADDR_MAX; i++)
@@ -127,8 +133,9 @@ static void line(FILE *out, size_t off, const struct pv_spe_record *r)
 static void json_addr(FILE *out, const char *name, uint64_t a, bool with_el)
 {
 	if (with_el)
-		fprintf(out, ", \"%s\": {\"address\": \"0x%" PRIx64 "\", \"el\": %u, \"ns\": %s}", name,
-			a & UINT64_C(0xFFFFFFFFFFFFFF), (unsigned)(a >> 61 & 3),
+		fprintf(out,
+			", \"%s\": {\"address\": \"0x%" PRIx64 "\", \"el\": %u, \"ns\": %s}",
+			name, a & UINT64_C(0xFFFFFFFFFFFFFF), (unsigned)(a >> 61 & 3),
 			a >> 63 ? "true" : "false");
 	else
 		fprintf(out, ", \"%s\": \"0x%" PRIx64 "\"", name, a);
@@ -148,7 +155,8 @@ static void json_record(FILE *out, size_t off, const struct pv_spe_record *r, bo
 	if (r->addr_valid >> PV_SPE_ADDR_DATA_VA & 1)
 		json_addr(out, "va", r->addr[PV_SPE_ADDR_DATA_VA], false);
 	if (r->addr_valid >> PV_SPE_ADDR_DATA_PA & 1)
-		json_addr(out, "pa", r->addr[PV_SPE_ADDR_DATA_PA] & UINT64_C(0xFFFFFFFFFFFFFF), false);
+		json_addr(out, "pa", r->addr[PV_SPE_ADDR_DATA_PA] & UINT64_C(0xFFFFFFFFFFFFFF),
+			  false);
 	if (r->addr_valid >> PV_SPE_ADDR_PREV_BRANCH & 1)
 		json_addr(out, "prev_target", r->addr[PV_SPE_ADDR_PREV_BRANCH], true);
 	if (r->cnt_valid) {
@@ -159,9 +167,11 @@ static void json_record(FILE *out, size_t off, const struct pv_spe_record *r, bo
 			if (!(r->cnt_valid >> i & 1))
 				continue;
 			if (i < 3)
-				fprintf(out, "%s\"%s\": %u", any ? ", " : "", cnt[i], r->cnt[i]);
+				fprintf(out, "%s\"%s\": %u", any ? ", " : "", cnt[i],
+					r->cnt[i]);
 			else
-				fprintf(out, "%s\"counter%u\": %u", any ? ", " : "", i, r->cnt[i]);
+				fprintf(out, "%s\"counter%u\": %u", any ? ", " : "", i,
+					r->cnt[i]);
 			any = true;
 		}
 		fputc('}', out);
@@ -237,8 +247,8 @@ int tool_spe_decode(int argc, char **argv)
 		} else if (!path) {
 			path = argv[i];
 		} else {
-			fprintf(stderr, "perfvisor spe-decode: one file only ('%s' and '%s')\n", path,
-				argv[i]);
+			fprintf(stderr, "perfvisor spe-decode: one file only ('%s' and '%s')\n",
+				path, argv[i]);
 			return 2;
 		}
 	}
@@ -270,8 +280,8 @@ int tool_spe_decode(int argc, char **argv)
 		records++;
 	}
 	if (json)
-		fprintf(stdout, "%s], \"bytes\": %zu, \"complete\": %s}\n", records ? "\n  " : "", len,
-			res == 0 ? "true" : "false");
+		fprintf(stdout, "%s], \"bytes\": %zu, \"complete\": %s}\n",
+			records ? "\n  " : "", len, res == 0 ? "true" : "false");
 	free(buf);
 	if (res < 0) {
 		fflush(stdout);

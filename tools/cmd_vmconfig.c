@@ -20,7 +20,8 @@ static void usage(FILE *out)
 	      "Reads libvirt domain XML and prints what each element becomes: vCPUs and pins,\n"
 	      "the PMU (version, counters, event filter built from <perf>), SPE, AMU, and the\n"
 	      "MPAM limits and monitors of <cputune> memorytune/cachetune.\n"
-	      "With no file, reads the domains of a libvirt connection (--connect, default\n" VIRT_DEFAULT_URI
+	      "With no file, reads the domains of a libvirt connection (--connect, "
+	      "default\n" VIRT_DEFAULT_URI
 	      "; e.g. test:///ABS/PATH/examples/libvirt-test-node.xml).\n"
 	      "Exit status 1 if any definition is refused (file:line: <element>: reason).\n",
 	      out);
@@ -38,7 +39,8 @@ static void features(char *buf, size_t len, uint32_t f)
 static void print_pmu(const struct domain *d, FILE *out)
 {
 	if (!(d->cfg.features & PV_FEAT_PMU)) {
-		fprintf(out, "  %-24s none: <pmu state='off'> (the guest's PMU registers UNDEF)\n",
+		fprintf(out,
+			"  %-24s none: <pmu state='off'> (the guest's PMU registers UNDEF)\n",
 			"pmu");
 		return;
 	}
@@ -46,7 +48,8 @@ static void print_pmu(const struct domain *d, FILE *out)
 	if (d->pmu_version_auto)
 		snprintf(version, sizeof(version), "the machine's (up to PMUv3p5)");
 	else
-		snprintf(version, sizeof(version), "PMUv%s", domxml_pmu_version_name(d->cfg.pmu.version));
+		snprintf(version, sizeof(version), "PMUv%s",
+			 domxml_pmu_version_name(d->cfg.pmu.version));
 	if (d->pmu_counters_auto)
 		snprintf(counters, sizeof(counters), "every counter the host leaves to guests");
 	else
@@ -54,7 +57,8 @@ static void print_pmu(const struct domain *d, FILE *out)
 	fprintf(out, "  %-24s %s, PMCR_EL0.N = %s\n", "pmu", version, counters);
 
 	if (!d->has_perf) {
-		fprintf(out, "  %-24s absent: every event allowed, no perf.<event> figure\n", "<perf>");
+		fprintf(out, "  %-24s absent: every event allowed, no perf.<event> figure\n",
+			"<perf>");
 		return;
 	}
 	bool first = true;
@@ -68,10 +72,11 @@ static void print_pmu(const struct domain *d, FILE *out)
 			snprintf(what, sizeof(what), "no Arm PMUv3 event (%s)%s", info->text,
 				 on ? ": not offered" : "");
 		else if (on)
-			snprintf(what, sizeof(what), "%s 0x%02X offered; host counts perf.%s", info->text,
-				 info->arm, info->name);
+			snprintf(what, sizeof(what), "%s 0x%02X offered; host counts perf.%s",
+				 info->text, info->arm, info->name);
 		else
-			snprintf(what, sizeof(what), "%s 0x%02X not offered", info->text, info->arm);
+			snprintf(what, sizeof(what), "%s 0x%02X not offered", info->text,
+				 info->arm);
 		fprintf(out, "  %-24s %s=%s -> %s\n", first ? "<perf>" : "", info->name,
 			on ? "yes" : "no", what);
 		first = false;
@@ -91,8 +96,9 @@ static void print_pmu(const struct domain *d, FILE *out)
 				 f->base_event + f->nevents - 1);
 		fprintf(out, "  %-24s %s %s%s\n", i ? "" : "event filter",
 			f->action == PV_PMU_FILTER_ALLOW ? "ALLOW" : "DENY ", range,
-			i == 0 ? (f->action == PV_PMU_FILTER_ALLOW ? "  (first range ALLOW: the rest denied)"
-								   : "  (first range DENY: the rest allowed)")
+			i == 0 ? (f->action == PV_PMU_FILTER_ALLOW
+					  ? "  (first range ALLOW: the rest denied)"
+					  : "  (first range DENY: the rest allowed)")
 			       : "");
 	}
 	fprintf(out, "  %-24s SW_INCR and CHAIN are never filtered\n", "");
@@ -114,13 +120,17 @@ static void print_tunes(const struct domain *d, FILE *out)
 		const struct dom_memorytune *t = &d->memorytune[k];
 		tune_header(out, "memorytune", t->vcpus);
 		for (unsigned n = 0; n < t->nnodes; n++)
-			fprintf(out, "  %-24s memory node %u: at most %u%% of its bandwidth (MBW_MAX)\n", "",
-				t->node[n].id, t->node[n].percent);
+			fprintf(out,
+				"  %-24s memory node %u: at most %u%% of its bandwidth "
+				"(MBW_MAX)\n",
+				"", t->node[n].id, t->node[n].percent);
 		for (unsigned n = 0; n < t->nmonitors; n++) {
 			domxml_monitor_name(t->monitor[n].vcpus, name, sizeof(name));
 			cpuset_format(t->monitor[n].vcpus, vcpus, sizeof(vcpus));
-			fprintf(out, "  %-24s bandwidth monitor %s (vCPUs %s): bytes per memory node\n", "",
-				name, vcpus);
+			fprintf(out,
+				"  %-24s bandwidth monitor %s (vCPUs %s): bytes per memory "
+				"node\n",
+				"", name, vcpus);
 		}
 	}
 	static const char *const types[] = {"both", "code", "data"};
@@ -128,12 +138,15 @@ static void print_tunes(const struct domain *d, FILE *out)
 		const struct dom_cachetune *t = &d->cachetune[k];
 		tune_header(out, "cachetune", t->vcpus);
 		for (unsigned n = 0; n < t->ncaches; n++)
-			fprintf(out, "  %-24s L%u cache %u (%s): %llu KiB of cache portions (CPBM)\n", "",
-				t->cache[n].level, t->cache[n].id, types[t->cache[n].type],
+			fprintf(out,
+				"  %-24s L%u cache %u (%s): %llu KiB of cache portions "
+				"(CPBM)\n",
+				"", t->cache[n].level, t->cache[n].id, types[t->cache[n].type],
 				(unsigned long long)(t->cache[n].bytes / 1024));
 		for (unsigned n = 0; n < t->nmonitors; n++) {
 			domxml_monitor_name(t->monitor[n].vcpus, name, sizeof(name));
-			fprintf(out, "  %-24s cache monitor %s at level %u\n", "", name, t->monitor[n].level);
+			fprintf(out, "  %-24s cache monitor %s at level %u\n", "", name,
+				t->monitor[n].level);
 		}
 	}
 }
@@ -146,7 +159,8 @@ static void print_domain(const struct domain *d, FILE *out)
 	fprintf(out, "  %-24s %u\n", "vcpus", d->vcpus);
 	for (unsigned v = 0; v < d->vcpus; v++)
 		if (d->pin[v] >= 0)
-			fprintf(out, "  %-24s vCPU %u runs on pCPU %d\n", "<vcpupin>", v, d->pin[v]);
+			fprintf(out, "  %-24s vCPU %u runs on pCPU %d\n", "<vcpupin>", v,
+				d->pin[v]);
 	print_pmu(d, out);
 	fprintf(out, "  %-24s %s\n", "spe",
 		d->cfg.features & PV_FEAT_SPE ? "requested (<perfvisor:spe>)" : "no");
@@ -179,7 +193,8 @@ int tool_vmconfig(int argc, char **argv)
 			break;
 		case 'd':
 			if (nnames == MAX_DOMAINS) {
-				fprintf(stderr, "perfvisor vm-config: more than %d --domain\n", MAX_DOMAINS);
+				fprintf(stderr, "perfvisor vm-config: more than %d --domain\n",
+					MAX_DOMAINS);
 				return 2;
 			}
 			names[nnames++] = optarg;
@@ -188,14 +203,16 @@ int tool_vmconfig(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "perfvisor vm-config: bad option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "perfvisor vm-config: bad option '%s'\n",
+				argv[optind - 1]);
 			usage(stderr);
 			return 2;
 		}
 	}
 	unsigned nfiles = (unsigned)(argc - optind);
 	if (nfiles && (uri || nnames)) {
-		fputs("perfvisor vm-config: give domain files or --connect/--domain, not both\n",
+		fputs("perfvisor vm-config: give domain files or --connect/--domain, not "
+		      "both\n",
 		      stderr);
 		return 2;
 	}
@@ -215,7 +232,8 @@ int tool_vmconfig(int argc, char **argv)
 		for (unsigned i = 0; i < nfiles && !r; i++)
 			r = domxml_parse_file(argv[optind + i], &doms[n++], &d);
 	} else {
-		r = virt_load(uri ? uri : VIRT_DEFAULT_URI, names, nnames, doms, MAX_DOMAINS, &n, &d);
+		r = virt_load(uri ? uri : VIRT_DEFAULT_URI, names, nnames, doms, MAX_DOMAINS,
+			      &n, &d);
 	}
 	if (r) {
 		fprintf(stderr, "perfvisor vm-config: %s\n", d.msg);

@@ -24,8 +24,10 @@ static void usage(FILE *out)
 {
 	fputs("usage: perfvisor demo [--seed N] [--format F] [--examples DIR]\n"
 	      "Runs the bundled example (DIR/" DEMO_SCENARIO ", DIR = the examples/ folder of\n"
-	      "the source tree) on the simulated machine: four VMs from libvirt domain XML, their\n"
-	      "per-VM figures (PMU, AMU, SPE, memory bandwidth under MPAM), and each figure next to\n"
+	      "the source tree) on the simulated machine: four VMs from libvirt domain XML, "
+	      "their\n"
+	      "per-VM figures (PMU, AMU, SPE, memory bandwidth under MPAM), and each figure "
+	      "next to\n"
 	      "the machine's ground truth.\n"
 	      "Exit status 1 if any figure differs from the truth.\n",
 	      out);
@@ -66,7 +68,10 @@ int tool_demo(int argc, char **argv)
 					     {"examples", required_argument, NULL, 'e'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	struct run_args a = {.cmd = "demo", .fmt = FMT_TABLE, .progress = -1, .verify = true,
+	struct run_args a = {.cmd = "demo",
+			     .fmt = FMT_TABLE,
+			     .progress = -1,
+			     .verify = true,
 			     .all_checks = true};
 	const char *dir = NULL;
 	int o;
@@ -85,7 +90,8 @@ int tool_demo(int argc, char **argv)
 		case 'f':
 			fmt = report_format_parse(optarg);
 			if (fmt < 0) {
-				fprintf(stderr, "perfvisor demo: unknown format '%s'\n", optarg);
+				fprintf(stderr, "perfvisor demo: unknown format '%s'\n",
+					optarg);
 				return 2;
 			}
 			a.fmt = (enum report_format)fmt;
@@ -126,16 +132,26 @@ int tool_demo(int argc, char **argv)
 	}
 	a.scenario = scenario;
 	if (a.fmt == FMT_TABLE)
-		a.banner = "perfvisor demo: four VMs defined in libvirt domain XML (examples/demo/),\n"
-			   "each with its own virtual PMU, time-sliced on a simulated Arm machine.\n"
-			   "perf.<event> figures are counted by the host's own counters while each VM\n"
-			   "runs; guest PMU counters are what each vCPU's virtual PMU holds; AMU counters\n"
-			   "are each vCPU's own activity. MPAM gives every VM a PARTID of its own: db and\n"
-			   "batch run the same memory-bound workload, db under a 20% bandwidth cap, and\n"
-			   "the bandwidth monitors count each VM's bytes per memory node, and the part\n"
-			   "sent from pCPUs local to the node (web's vCPU 1 sends from pCPU 1 to node 0).\n"
-			   "branchy's guest profiles itself with SPE: its records, decoded from its own\n"
-			   "buffer, are checked one by one against the samples the machine's SPE units\n"
+		a.banner = "perfvisor demo: four VMs defined in libvirt domain XML "
+			   "(examples/demo/),\n"
+			   "each with its own virtual PMU, time-sliced on a simulated Arm "
+			   "machine.\n"
+			   "perf.<event> figures are counted by the host's own counters while "
+			   "each VM\n"
+			   "runs; guest PMU counters are what each vCPU's virtual PMU holds; "
+			   "AMU counters\n"
+			   "are each vCPU's own activity. MPAM gives every VM a PARTID of its "
+			   "own: db and\n"
+			   "batch run the same memory-bound workload, db under a 20% bandwidth "
+			   "cap, and\n"
+			   "the bandwidth monitors count each VM's bytes per memory node, and "
+			   "the part\n"
+			   "sent from pCPUs local to the node (web's vCPU 1 sends from pCPU 1 "
+			   "to node 0).\n"
+			   "branchy's guest profiles itself with SPE: its records, decoded "
+			   "from its own\n"
+			   "buffer, are checked one by one against the samples the machine's "
+			   "SPE units\n"
 			   "took.\n\n";
 	return tool_run_scenario(&a);
 }

@@ -105,8 +105,8 @@ static int parse_uuid(const struct xsrc *s, const xmlNode *n, struct domain *dom
 	if (k != 32)
 		return xerr(s, n, "'%s' is not a UUID", text);
 	hex[32] = '\0';
-	snprintf(dom->uuid, sizeof(dom->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12,
-		 hex + 16, hex + 20);
+	snprintf(dom->uuid, sizeof(dom->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8,
+		 hex + 12, hex + 16, hex + 20);
 	return 0;
 }
 
@@ -136,8 +136,8 @@ static int vcpus_attr(const struct xsrc *s, const xmlNode *n, const char *name, 
 		return required ? xerr(s, n, "missing attribute '%s'", name) : 0;
 	int r = cpuset_parse(v, DOM_MAX_VCPUS, out)
 			? 1
-			: xerr(s, n, "%s='%s' is not a set of vCPUs (0..%d), e.g. '0-1,3'", name, v,
-			       DOM_MAX_VCPUS - 1);
+			: xerr(s, n, "%s='%s' is not a set of vCPUs (0..%d), e.g. '0-1,3'",
+			       name, v, DOM_MAX_VCPUS - 1);
 	xmlFree(v);
 	return r;
 }
@@ -209,15 +209,17 @@ static int parse_memorytune(const struct xsrc *s, const xmlNode *n, struct domai
 				return -1;
 			for (unsigned k = 0; k < t->nnodes; k++)
 				if (t->node[k].id == b->id)
-					return xerr(s, c, "node %u appears twice (first at line %ld)",
+					return xerr(s, c,
+						    "node %u appears twice (first at line %ld)",
 						    b->id, t->node[k].line);
 			t->nnodes++;
 		} else if (xml_is(c, NULL, "monitor")) {
 			if (parse_monitor(s, c, false, &t->nmonitors, t->monitor))
 				return -1;
 		} else {
-			return xerr(s, c, "unexpected inside <memorytune> (expected <node> or "
-					  "<monitor>)");
+			return xerr(s, c,
+				    "unexpected inside <memorytune> (expected <node> or "
+				    "<monitor>)");
 		}
 	}
 	if (!t->nnodes && !t->nmonitors)
@@ -240,8 +242,8 @@ static bool unit_scale(const char *unit, uint64_t *scale)
 		return false;
 	unsigned power = (unsigned)(l - letters) + 1;
 	uint64_t base;
-	if (unit[1] == '\0' || ((unit[1] == 'i' || unit[1] == 'I') && (unit[2] | 0x20) == 'b' &&
-				unit[3] == '\0'))
+	if (unit[1] == '\0' ||
+	    ((unit[1] == 'i' || unit[1] == 'I') && (unit[2] | 0x20) == 'b' && unit[3] == '\0'))
 		base = 1024;
 	else if ((unit[1] | 0x20) == 'b' && unit[2] == '\0')
 		base = 1000;
@@ -304,7 +306,8 @@ static int parse_cache(const struct xsrc *s, const xmlNode *c, struct dom_cachet
 		return r;
 	for (unsigned i = 0; i < t->ncaches; i++)
 		if (t->cache[i].id == k->id && t->cache[i].level == k->level)
-			return xerr(s, c, "cache id %u level %u appears twice (first at line %ld)",
+			return xerr(s, c,
+				    "cache id %u level %u appears twice (first at line %ld)",
 				    k->id, k->level, t->cache[i].line);
 	t->ncaches++;
 	return 0;
@@ -329,8 +332,9 @@ static int parse_cachetune(const struct xsrc *s, const xmlNode *n, struct domain
 			if (parse_monitor(s, c, true, &t->nmonitors, t->monitor))
 				return -1;
 		} else {
-			return xerr(s, c, "unexpected inside <cachetune> (expected <cache> or "
-					  "<monitor>)");
+			return xerr(s, c,
+				    "unexpected inside <cachetune> (expected <cache> or "
+				    "<monitor>)");
 		}
 	}
 	if (!t->ncaches && !t->nmonitors)
@@ -404,9 +408,11 @@ static int parse_perf(const struct xsrc *s, const xmlNode *n, struct domain *dom
 		dom->perf_event_line[e] = xml_line(c);
 		if (on && dom_perf_events[e].arm < 0)
 			warn(dom, xml_line(c),
-			     "<event name='%s'>: no Arm PMUv3 equivalent (%s): not offered to the "
+			     "<event name='%s'>: no Arm PMUv3 equivalent (%s): not offered to "
+			     "the "
 			     "guest, no perf.%s figure",
-			     dom_perf_events[e].name, dom_perf_events[e].text, dom_perf_events[e].name);
+			     dom_perf_events[e].name, dom_perf_events[e].text,
+			     dom_perf_events[e].name);
 	}
 	return 0;
 }
@@ -437,7 +443,8 @@ static void build_filter(struct domain *dom)
 		p->filters[p->nr_filters++] = (struct pv_pmu_filter){
 			.base_event = (uint16_t)ev,
 			.nevents = (uint16_t)(end - ev + 1),
-			.action = want == DOM_PERF_ENABLED ? PV_PMU_FILTER_ALLOW : PV_PMU_FILTER_DENY,
+			.action = want == DOM_PERF_ENABLED ? PV_PMU_FILTER_ALLOW
+							   : PV_PMU_FILTER_DENY,
 		};
 		ev = end;
 	}
@@ -460,7 +467,8 @@ static int parse_ours(const struct xsrc *s, const xmlNode *vm, struct domain *do
 			*pmu_meta = true;
 			dom->pmu_line = xml_line(c);
 			unsigned n;
-			int r = xml_attr_uint(s, c, "counters", false, 0, PV_PMU_MAX_COUNTERS, &n);
+			int r = xml_attr_uint(s, c, "counters", false, 0, PV_PMU_MAX_COUNTERS,
+					      &n);
 			if (r < 0)
 				return -1;
 			if (r) {
@@ -470,14 +478,18 @@ static int parse_ours(const struct xsrc *s, const xmlNode *vm, struct domain *do
 			char *v = xml_attr(c, "version");
 			if (v) {
 				bool ok = false;
-				for (size_t i = 0; i < sizeof(pmu_versions) / sizeof(pmu_versions[0]); i++)
+				for (size_t i = 0;
+				     i < sizeof(pmu_versions) / sizeof(pmu_versions[0]); i++)
 					if (!strcmp(v, pmu_versions[i].name)) {
 						dom->cfg.pmu.version = pmu_versions[i].version;
 						dom->pmu_version_auto = false;
 						ok = true;
 					}
 				r = ok ? 0
-				       : xerr(s, c, "version='%s' is not offered (3, 3p1, 3p4 or 3p5)", v);
+				       : xerr(s, c,
+					      "version='%s' is not offered (3, 3p1, 3p4 or "
+					      "3p5)",
+					      v);
 				xmlFree(v);
 				if (r)
 					return r;
@@ -495,17 +507,21 @@ static int parse_ours(const struct xsrc *s, const xmlNode *vm, struct domain *do
 				return -1;
 			/* max-buffer: the largest profiling buffer a vCPU may have pinned (bytes,
 			 * a multiple of 4 KiB; PMBIDR_EL1.MaxBuffSize), DOM_SPE_MAX_BUFFER if absent */
-			if (spe && xml_attr_u64(s, c, "max-buffer", false, PV_SPE_PAGE,
-						PV_SPE_MAX_BUFFER, &dom->cfg.spe.max_buffer) < 0)
+			if (spe &&
+			    xml_attr_u64(s, c, "max-buffer", false, PV_SPE_PAGE,
+					 PV_SPE_MAX_BUFFER, &dom->cfg.spe.max_buffer) < 0)
 				return -1;
 			if (spe && dom->cfg.spe.max_buffer % PV_SPE_PAGE)
-				return xerr(s, c, "max-buffer='%" PRIu64 "' is not a multiple of 4096 bytes",
+				return xerr(s, c,
+					    "max-buffer='%" PRIu64
+					    "' is not a multiple of 4096 bytes",
 					    dom->cfg.spe.max_buffer);
 			if (on)
 				dom->cfg.features |= spe ? PV_FEAT_SPE : PV_FEAT_AMU;
 		} else {
-			return xerr(s, c, "unknown element in the perfvisor namespace (expected "
-					  "perfvisor:pmu, perfvisor:spe or perfvisor:amu)");
+			return xerr(s, c,
+				    "unknown element in the perfvisor namespace (expected "
+				    "perfvisor:pmu, perfvisor:spe or perfvisor:amu)");
 		}
 	}
 	return 0;
@@ -520,10 +536,11 @@ static int parse_metadata(const struct xsrc *s, const xmlNode *n, struct domain 
 		if (strncmp(href, DOMXML_NS_PREFIX, strlen(DOMXML_NS_PREFIX)) != 0)
 			continue; /* another application's metadata */
 		if (strcmp(href, DOMXML_NS) != 0)
-			return xerr(s, c, "namespace '%s' is not one this perfvisor reads (%s)", href,
-				    DOMXML_NS);
+			return xerr(s, c, "namespace '%s' is not one this perfvisor reads (%s)",
+				    href, DOMXML_NS);
 		if (!xml_is(c, DOMXML_NS, "vm"))
-			return xerr(s, c, "perfvisor metadata must be one <perfvisor:vm> element");
+			return xerr(s, c,
+				    "perfvisor metadata must be one <perfvisor:vm> element");
 		if (once(s, c, &seen) || parse_ours(s, c, dom, pmu_meta))
 			return -1;
 	}
@@ -540,7 +557,8 @@ static int check_vcpus(struct diag *d, const struct domain *dom, uint64_t set, l
 		char text[96];
 		cpuset_format(set & ~all, text, sizeof(text));
 		bool one = !((set & ~all) & ((set & ~all) - 1));
-		return xerr_at(d, dom->origin, line, element, "vCPU%s %s do%s not exist (the domain has %u vCPUs)",
+		return xerr_at(d, dom->origin, line, element,
+			       "vCPU%s %s do%s not exist (the domain has %u vCPUs)",
 			       one ? "" : "s", text, one ? "es" : "", dom->vcpus);
 	}
 	return 0;
@@ -561,11 +579,13 @@ static int check_tunes(struct diag *d, const struct domain *dom)
 		const char *el = kind ? "cachetune" : "memorytune";
 		uint64_t used = 0;
 		for (unsigned i = 0; i < n; i++) {
-			uint64_t vcpus = kind ? dom->cachetune[i].vcpus : dom->memorytune[i].vcpus;
+			uint64_t vcpus = kind ? dom->cachetune[i].vcpus
+					      : dom->memorytune[i].vcpus;
 			long line = kind ? dom->cachetune[i].line : dom->memorytune[i].line;
-			unsigned nmon = kind ? dom->cachetune[i].nmonitors : dom->memorytune[i].nmonitors;
-			const struct dom_monitor *mon =
-				kind ? dom->cachetune[i].monitor : dom->memorytune[i].monitor;
+			unsigned nmon = kind ? dom->cachetune[i].nmonitors
+					     : dom->memorytune[i].nmonitors;
+			const struct dom_monitor *mon = kind ? dom->cachetune[i].monitor
+							     : dom->memorytune[i].monitor;
 			if (check_vcpus(d, dom, vcpus, line, el))
 				return -1;
 			if (vcpus & used)
@@ -576,7 +596,8 @@ static int check_tunes(struct diag *d, const struct domain *dom)
 			for (unsigned k = 0; k < nmon; k++) {
 				if (mon[k].vcpus & ~vcpus)
 					return xerr_at(d, dom->origin, mon[k].line, "monitor",
-						       "vCPUs outside the <%s> they monitor", el);
+						       "vCPUs outside the <%s> they monitor",
+						       el);
 				if (mon[k].vcpus & monitored)
 					return xerr_at(d, dom->origin, mon[k].line, "monitor",
 						       "vCPUs overlap another monitor");
@@ -588,10 +609,11 @@ static int check_tunes(struct diag *d, const struct domain *dom)
 		for (unsigned k = 0; k < dom->ncachetune; k++) {
 			uint64_t a = dom->memorytune[i].vcpus, b = dom->cachetune[k].vcpus;
 			if ((a & b) && a != b)
-				return xerr_at(d, dom->origin, dom->memorytune[i].line, "memorytune",
-					       "vCPUs partially overlap the <cachetune> at line %ld "
-					       "(they must be equal or disjoint)",
-					       dom->cachetune[k].line);
+				return xerr_at(
+					d, dom->origin, dom->memorytune[i].line, "memorytune",
+					"vCPUs partially overlap the <cachetune> at line %ld "
+					"(they must be equal or disjoint)",
+					dom->cachetune[k].line);
 		}
 	return 0;
 }
@@ -623,7 +645,8 @@ static int parse_domain(const struct xsrc *s, const xmlNode *root, struct domain
 	for (xmlNode *c = xml_first(root); c; c = xml_next(c)) {
 		int r = 0;
 		if (xml_is(c, NULL, "name")) {
-			r = once(s, c, &seen_name) || xml_text(s, c, dom->name, sizeof(dom->name));
+			r = once(s, c, &seen_name) ||
+			    xml_text(s, c, dom->name, sizeof(dom->name));
 		} else if (xml_is(c, NULL, "uuid")) {
 			r = once(s, c, &seen_uuid) || parse_uuid(s, c, dom);
 		} else if (xml_is(c, NULL, "vcpu")) {
@@ -653,10 +676,11 @@ static int parse_domain(const struct xsrc *s, const xmlNode *root, struct domain
 		return xerr_at(s->d, s->origin, dom->pmu_line, "perfvisor:pmu",
 			       "contradicts <pmu state='off'> at line %ld", pmu_off_line);
 	if (pmu_off && perf_on)
-		return xerr_at(s->d, s->origin, dom->perf_line, "perf",
-			       "events enabled, but <pmu state='off'> at line %ld leaves the VM "
-			       "without a PMU",
-			       pmu_off_line);
+		return xerr_at(
+			s->d, s->origin, dom->perf_line, "perf",
+			"events enabled, but <pmu state='off'> at line %ld leaves the VM "
+			"without a PMU",
+			pmu_off_line);
 	if (pmu_off) {
 		dom->cfg.features &= ~PV_FEAT_PMU;
 		dom->pmu_version_auto = dom->pmu_counters_auto = false;
@@ -698,8 +722,7 @@ int domxml_parse_file(const char *path, struct domain *dom, struct diag *d)
 	return finish(dom, doc ? parse_doc(doc, &s, dom) : -1);
 }
 
-int domxml_parse_memory(const char *xml, const char *origin, struct domain *dom,
-			struct diag *d)
+int domxml_parse_memory(const char *xml, const char *origin, struct domain *dom, struct diag *d)
 {
 	begin(dom, origin);
 	struct xsrc s = {.origin = dom->origin, .d = d};

@@ -38,48 +38,48 @@
 
 #define DOM_MAX_VCPUS 32
 #define DOM_SPE_MAX_BUFFER (UINT64_C(1) << 20) /* <perfvisor:spe> without max-buffer */
-#define DOM_MAX_TUNES 8    /* memorytune / cachetune elements */
-#define DOM_MAX_NODES 8    /* <node> per memorytune */
-#define DOM_MAX_CACHES 8   /* <cache> per cachetune */
-#define DOM_MAX_MONITORS 8 /* <monitor> per memorytune / cachetune */
+#define DOM_MAX_TUNES 8                        /* memorytune / cachetune elements */
+#define DOM_MAX_NODES 8                        /* <node> per memorytune */
+#define DOM_MAX_CACHES 8                       /* <cache> per cachetune */
+#define DOM_MAX_MONITORS 8                     /* <monitor> per memorytune / cachetune */
 #define DOM_MAX_WARN 24
 
 /* The perf events libvirt knows (its virPerfEvent order) and their Arm PMUv3 common events. */
-#define DOM_PERF_EVENTS(X)                                                                       \
-	X(cmt, -1, "an Intel RDT cache-occupancy event; on Arm, use <cachetune> monitors")      \
-	X(mbmt, -1, "an Intel RDT bandwidth event; on Arm, use <memorytune> monitors")          \
-	X(mbml, -1, "an Intel RDT bandwidth event; on Arm, use <memorytune> monitors")          \
-	X(cpu_cycles, 0x11, "CPU_CYCLES")                                                        \
-	X(instructions, 0x08, "INST_RETIRED")                                                    \
-	X(cache_references, 0x04, "L1D_CACHE")                                                   \
-	X(cache_misses, 0x03, "L1D_CACHE_REFILL")                                                \
-	X(branch_instructions, 0x21, "BR_RETIRED")                                               \
-	X(branch_misses, 0x10, "BR_MIS_PRED")                                                    \
-	X(bus_cycles, 0x1D, "BUS_CYCLES")                                                        \
-	X(stalled_cycles_frontend, 0x23, "STALL_FRONTEND")                                       \
-	X(stalled_cycles_backend, 0x24, "STALL_BACKEND")                                         \
-	X(ref_cpu_cycles, -1, "no Arm PMUv3 common event counts reference cycles")              \
-	X(cpu_clock, -1, "a Linux software event, not a PMU event")                              \
-	X(task_clock, -1, "a Linux software event, not a PMU event")                             \
-	X(page_faults, -1, "a Linux software event, not a PMU event")                            \
-	X(context_switches, -1, "a Linux software event, not a PMU event")                       \
-	X(cpu_migrations, -1, "a Linux software event, not a PMU event")                         \
-	X(page_faults_min, -1, "a Linux software event, not a PMU event")                        \
-	X(page_faults_maj, -1, "a Linux software event, not a PMU event")                        \
-	X(alignment_faults, -1, "a Linux software event, not a PMU event")                       \
+#define DOM_PERF_EVENTS(X)                                                                     \
+	X(cmt, -1, "an Intel RDT cache-occupancy event; on Arm, use <cachetune> monitors")     \
+	X(mbmt, -1, "an Intel RDT bandwidth event; on Arm, use <memorytune> monitors")         \
+	X(mbml, -1, "an Intel RDT bandwidth event; on Arm, use <memorytune> monitors")         \
+	X(cpu_cycles, 0x11, "CPU_CYCLES")                                                      \
+	X(instructions, 0x08, "INST_RETIRED")                                                  \
+	X(cache_references, 0x04, "L1D_CACHE")                                                 \
+	X(cache_misses, 0x03, "L1D_CACHE_REFILL")                                              \
+	X(branch_instructions, 0x21, "BR_RETIRED")                                             \
+	X(branch_misses, 0x10, "BR_MIS_PRED")                                                  \
+	X(bus_cycles, 0x1D, "BUS_CYCLES")                                                      \
+	X(stalled_cycles_frontend, 0x23, "STALL_FRONTEND")                                     \
+	X(stalled_cycles_backend, 0x24, "STALL_BACKEND")                                       \
+	X(ref_cpu_cycles, -1, "no Arm PMUv3 common event counts reference cycles")             \
+	X(cpu_clock, -1, "a Linux software event, not a PMU event")                            \
+	X(task_clock, -1, "a Linux software event, not a PMU event")                           \
+	X(page_faults, -1, "a Linux software event, not a PMU event")                          \
+	X(context_switches, -1, "a Linux software event, not a PMU event")                     \
+	X(cpu_migrations, -1, "a Linux software event, not a PMU event")                       \
+	X(page_faults_min, -1, "a Linux software event, not a PMU event")                      \
+	X(page_faults_maj, -1, "a Linux software event, not a PMU event")                      \
+	X(alignment_faults, -1, "a Linux software event, not a PMU event")                     \
 	X(emulation_faults, -1, "a Linux software event, not a PMU event")
 
 enum dom_perf_event {
 #define DOM_PERF_ENUM(name, arm, text) DOM_PERF_##name,
 	DOM_PERF_EVENTS(DOM_PERF_ENUM)
 #undef DOM_PERF_ENUM
-	DOM_PERF_COUNT
+		DOM_PERF_COUNT
 };
 
 struct dom_perf_info {
-	const char *name;  /* libvirt's name: the perf.<name> stats key */
-	int arm;           /* Arm PMUv3 common event number, -1 if none */
-	const char *text;  /* the Arm event's name, or why there is none */
+	const char *name; /* libvirt's name: the perf.<name> stats key */
+	int arm;          /* Arm PMUv3 common event number, -1 if none */
+	const char *text; /* the Arm event's name, or why there is none */
 };
 extern const struct dom_perf_info dom_perf_events[DOM_PERF_COUNT];
 
@@ -123,12 +123,12 @@ struct dom_cachetune {
 };
 
 struct domain {
-	char origin[320];   /* file path, or "URI (domain NAME)" */
+	char origin[320]; /* file path, or "URI (domain NAME)" */
 	char name[64];
-	char uuid[37];      /* "" when the XML has none */
-	unsigned vcpus;     /* vCPUs that run: <vcpu current>, else <vcpu> */
+	char uuid[37];  /* "" when the XML has none */
+	unsigned vcpus; /* vCPUs that run: <vcpu current>, else <vcpu> */
 	long line, vcpu_line;
-	int pin[DOM_MAX_VCPUS];      /* pCPU of each vCPU (<vcpupin>), -1 if not pinned */
+	int pin[DOM_MAX_VCPUS]; /* pCPU of each vCPU (<vcpupin>), -1 if not pinned */
 	long pin_line[DOM_MAX_VCPUS];
 
 	/* What the VM asks of perfvisor. cfg.features has PV_FEAT_PMU, and PV_FEAT_SPE,
@@ -137,14 +137,14 @@ struct domain {
 	 * they are the machine's (the *_auto flags) and a runner resolves them. */
 	struct pv_vm_config cfg;
 	bool pmu_version_auto, pmu_counters_auto;
-	long pmu_line;              /* <perfvisor:pmu> or <features><pmu>, 0 if neither */
+	long pmu_line; /* <perfvisor:pmu> or <features><pmu>, 0 if neither */
 
-	bool has_perf;              /* a <perf> element is present */
+	bool has_perf; /* a <perf> element is present */
 	long perf_line;
 	enum dom_perf_state perf[DOM_PERF_COUNT];
 	long perf_event_line[DOM_PERF_COUNT];
 
-	long spe_line, amu_line;    /* their <perfvisor:*> elements, 0 if absent */
+	long spe_line, amu_line; /* their <perfvisor:*> elements, 0 if absent */
 
 	unsigned nmemorytune, ncachetune;
 	struct dom_memorytune memorytune[DOM_MAX_TUNES];

@@ -38,7 +38,9 @@ void hook_spe(const struct run *r, const struct run_vm *v, struct rep_domain *ou
 	f->max_buffer = vm->max_buffer;
 	for (unsigned c = 0; c < out->nvcpus; c++) {
 		const struct pv_vspe *s = &r->m->vcpu[v->first_vcpu + c].pv.spe;
-		f->profiling |= (s->limitr & PV_PMBLIMITR_E) && (s->scr & PV_PMSCR_EL2_OWNED) ? 1 : 0;
+		f->profiling |= (s->limitr & PV_PMBLIMITR_E) && (s->scr & PV_PMSCR_EL2_OWNED)
+					? 1
+					: 0;
 		f->enables += s->stats.enables;
 		f->interrupts += s->stats.events;
 		f->pinned += s->pinned_bytes;
@@ -71,7 +73,7 @@ void hook_amu(const struct run *r, const struct run_vm *v, struct rep_domain *ou
 			rv->amu[k] = pv_vamu_counter(pv, k);
 		uint64_t cnt = rv->amu[REP_AMU_cnt_cycles];
 		rv->amu_mhz = cnt ? (double)rv->amu[REP_AMU_cpu_cycles] / (double)cnt *
-					    r->cfg.cnt_khz / 1e3
+					      r->cfg.cnt_khz / 1e3
 				  : 0;
 		rv->amu_measured = true;
 	}
@@ -161,19 +163,24 @@ void hook_mpam(const struct run *r, const struct run_vm *v, struct rep_domain *o
 			if (run_monitor_whole(dom, vcpus)) {
 				monitor(r, v, vcpus, &out->monitor[out->nmonitors++]);
 				if (!local)
-					note(out, "memory-bandwidth monitor vcpus_%s bytes.local not offered: %s",
+					note(out,
+					     "memory-bandwidth monitor vcpus_%s bytes.local "
+					     "not offered: %s",
 					     set, why);
 			} else
 				note(out,
-				     "memory-bandwidth monitor vcpus_%s not offered: perfvisor counts a "
-				     "VM's bandwidth as a whole, and this monitor covers vCPUs %s of %s",
+				     "memory-bandwidth monitor vcpus_%s not offered: perfvisor "
+				     "counts a "
+				     "VM's bandwidth as a whole, and this monitor covers vCPUs "
+				     "%s of %s",
 				     set, set, all);
 		}
 	for (unsigned t = 0; t < dom->ncachetune; t++)
 		for (unsigned j = 0; j < dom->cachetune[t].nmonitors; j++) {
 			cpuset_format(dom->cachetune[t].monitor[j].vcpus, set, sizeof(set));
 			note(out,
-			     "cache monitor vcpus_%s not offered: perfvisor has no cache-occupancy "
+			     "cache monitor vcpus_%s not offered: perfvisor has no "
+			     "cache-occupancy "
 			     "(CSU) monitors yet",
 			     set);
 		}

@@ -21,12 +21,17 @@ struct tool_command {
 };
 
 static const struct tool_command commands[] = {
-	{ "vm-config", tool_vmconfig, "libvirt domain XML (files or --connect URI) -> VM configuration" },
-	{ "run", tool_run, "run a scenario on the simulated machine; figures checked against truth" },
-	{ "stats", tool_stats, "per-VM figures of a scenario: --format table|json|openmetrics|domstats" },
-	{ "demo", tool_demo, "the bundled example: four libvirt VMs, their figures and the truth" },
-	{ "regs", tool_regs, "print the register coverage table [--format text|markdown]" },
-	{ "spe-decode", tool_spe_decode, "decode a raw SPE profiling buffer, a line per record [--json]" },
+	{"vm-config", tool_vmconfig,
+	 "libvirt domain XML (files or --connect URI) -> VM configuration"},
+	{"run", tool_run,
+	 "run a scenario on the simulated machine; figures checked against truth"},
+	{"stats", tool_stats,
+	 "per-VM figures of a scenario: --format table|json|openmetrics|domstats"},
+	{"demo", tool_demo,
+	 "the bundled example: four libvirt VMs, their figures and the truth"},
+	{"regs", tool_regs, "print the register coverage table [--format text|markdown]"},
+	{"spe-decode", tool_spe_decode,
+	 "decode a raw SPE profiling buffer, a line per record [--json]"},
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -75,7 +80,7 @@ static int help(int argc, char **argv)
 		return 2;
 	}
 	char help_option[] = "--help";
-	char *sub_argv[] = { argv[1], help_option, NULL };
+	char *sub_argv[] = {argv[1], help_option, NULL};
 	return cmd->run(2, sub_argv);
 }
 

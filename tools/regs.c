@@ -29,8 +29,8 @@ enum regs_column {
 };
 
 static const char *const column_title[COL_COUNT] = {
-	"Register", "Encoding", "Op0", "Op1", "CRn", "CRm", "Op2",
-	"Index",    "Module",   "Access", "EL0",     "Feature", "Behaviour",
+	"Register", "Encoding", "Op0",    "Op1", "CRn",     "CRm",       "Op2",
+	"Index",    "Module",   "Access", "EL0", "Feature", "Behaviour",
 };
 
 #define CELL_SIZE 256
@@ -50,7 +50,7 @@ static struct field_range field_range(uint32_t key, uint32_t mask, unsigned shif
 {
 	unsigned fixed = (key >> shift) & width_mask;
 	unsigned free_bits = ~(mask >> shift) & width_mask;
-	struct field_range r = { fixed & ~free_bits, (fixed & ~free_bits) | free_bits };
+	struct field_range r = {fixed & ~free_bits, (fixed & ~free_bits) | free_bits};
 	return r;
 }
 
@@ -63,7 +63,8 @@ static void format_range(char *out, size_t size, struct field_range r)
 }
 
 /* Same, for the S<op0>_<op1>_C<n>_C<m>_<op2> spelling: braces around a range. */
-static void format_encoding_part(char *out, size_t size, const char *prefix, struct field_range r)
+static void format_encoding_part(char *out, size_t size, const char *prefix,
+				 struct field_range r)
 {
 	if (r.lo == r.hi)
 		snprintf(out, size, "%s%u", prefix, r.lo);
@@ -117,30 +118,59 @@ static void format_feature(char *out, size_t size, const struct pv_reg_desc *d)
 		break;
 	case PV_FEAT_PMU:
 		switch (d->min_version) {
-		case PV_PMUVER_V3: name = "PMUv3"; break;
-		case PV_PMUVER_V3P1: name = "PMUv3p1"; break;
-		case PV_PMUVER_V3P4: name = "PMUv3p4"; break;
-		case PV_PMUVER_V3P5: name = "PMUv3p5"; break;
-		case PV_PMUVER_V3P7: name = "PMUv3p7"; break;
-		case PV_PMUVER_V3P8: name = "PMUv3p8"; break;
-		case PV_PMUVER_V3P9: name = "PMUv3p9"; break;
-		default: break;
+		case PV_PMUVER_V3:
+			name = "PMUv3";
+			break;
+		case PV_PMUVER_V3P1:
+			name = "PMUv3p1";
+			break;
+		case PV_PMUVER_V3P4:
+			name = "PMUv3p4";
+			break;
+		case PV_PMUVER_V3P5:
+			name = "PMUv3p5";
+			break;
+		case PV_PMUVER_V3P7:
+			name = "PMUv3p7";
+			break;
+		case PV_PMUVER_V3P8:
+			name = "PMUv3p8";
+			break;
+		case PV_PMUVER_V3P9:
+			name = "PMUv3p9";
+			break;
+		default:
+			break;
 		}
 		break;
 	case PV_FEAT_SPE:
 		switch (d->min_version) {
-		case 1: name = "SPE"; break;
-		case 2: name = "SPEv1p1"; break;
-		case 3: name = "SPEv1p2"; break;
-		case 4: name = "SPEv1p3"; break;
-		default: break;
+		case 1:
+			name = "SPE";
+			break;
+		case 2:
+			name = "SPEv1p1";
+			break;
+		case 3:
+			name = "SPEv1p2";
+			break;
+		case 4:
+			name = "SPEv1p3";
+			break;
+		default:
+			break;
 		}
 		break;
 	case PV_FEAT_AMU:
 		switch (d->min_version) {
-		case 1: name = "AMUv1"; break;
-		case 2: name = "AMUv1p1"; break;
-		default: break;
+		case 1:
+			name = "AMUv1";
+			break;
+		case 2:
+			name = "AMUv1p1";
+			break;
+		default:
+			break;
 		}
 		break;
 	case PV_FEAT_MPAM:
@@ -198,15 +228,20 @@ static const char *el0_rule_name(unsigned rule, char *buf, size_t size)
 	case PV_EL0_IDST:
 		return "IDST: to EL1";
 	case PV_EL0_PMU(0): {
-		static const struct { unsigned bit; const char *name; } bits[] = {
-			{PV_PMUSERENR_EN, "EN"}, {PV_PMUSERENR_ER, "ER"},
-			{PV_PMUSERENR_CR, "CR"}, {PV_PMUSERENR_SW, "SW"},
+		static const struct {
+			unsigned bit;
+			const char *name;
+		} bits[] = {
+			{PV_PMUSERENR_EN, "EN"},
+			{PV_PMUSERENR_ER, "ER"},
+			{PV_PMUSERENR_CR, "CR"},
+			{PV_PMUSERENR_SW, "SW"},
 		};
 		size_t at = (size_t)snprintf(buf, size, "PMUSERENR.");
 		for (size_t i = 0, n = 0; i < sizeof(bits) / sizeof(bits[0]) && at < size; i++)
 			if (rule & bits[i].bit)
-				at += (size_t)snprintf(buf + at, size - at, "%s%s", n++ ? " or " : "",
-						       bits[i].name);
+				at += (size_t)snprintf(buf + at, size - at, "%s%s",
+						       n++ ? " or " : "", bits[i].name);
 		return buf;
 	}
 	default:
@@ -296,11 +331,21 @@ static void print_markdown_text(const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
-		case '<': fputs("&lt;", stdout); break;
-		case '>': fputs("&gt;", stdout); break;
-		case '&': fputs("&amp;", stdout); break;
-		case '|': fputs("\\|", stdout); break;
-		default: putchar(*s); break;
+		case '<':
+			fputs("&lt;", stdout);
+			break;
+		case '>':
+			fputs("&gt;", stdout);
+			break;
+		case '&':
+			fputs("&amp;", stdout);
+			break;
+		case '|':
+			fputs("\\|", stdout);
+			break;
+		default:
+			putchar(*s);
+			break;
 		}
 	}
 }
@@ -364,8 +409,9 @@ int tool_regs(int argc, char **argv)
 		}
 		if (strcmp(arg, "--format") == 0) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "perfvisor regs: --format needs a value (text or "
-						"markdown)\n");
+				fprintf(stderr,
+					"perfvisor regs: --format needs a value (text or "
+					"markdown)\n");
 				regs_usage(stderr);
 				return 2;
 			}
@@ -383,7 +429,8 @@ int tool_regs(int argc, char **argv)
 		} else if (strcmp(value, "markdown") == 0 || strcmp(value, "md") == 0) {
 			format = FORMAT_MARKDOWN;
 		} else {
-			fprintf(stderr, "perfvisor regs: unknown format '%s' (text or markdown)\n",
+			fprintf(stderr,
+				"perfvisor regs: unknown format '%s' (text or markdown)\n",
 				value);
 			regs_usage(stderr);
 			return 2;

@@ -24,7 +24,8 @@ void report_domstats(const struct report *r, FILE *out)
 		for (unsigned k = 0; k < d->nperf; k++)
 			if (d->perf[k].state == REP_MEASURED)
 				fprintf(out, "  perf.%s=%" PRIu64 "\n",
-					dom_perf_events[d->perf[k].event].name, d->perf[k].value);
+					dom_perf_events[d->perf[k].event].name,
+					d->perf[k].value);
 		if (d->mpam.state == REP_MEASURED && d->nmonitors) {
 			const char *p = "memory.bandwidth.monitor";
 			fprintf(out, "  %s.count=%u\n", p, d->nmonitors);
@@ -41,10 +42,13 @@ void report_domstats(const struct report *r, FILE *out)
 					if (!rep_bw_has_figure(b))
 						continue; /* not ready, or no data: no number */
 					if (b->has_local)
-						fprintf(out, "  %s.%u.node.%u.bytes.local=%" PRIu64 "\n", p, k,
-							n, b->bytes_local);
-					fprintf(out, "  %s.%u.node.%u.bytes.total=%" PRIu64 "\n", p, k, n,
-						b->bytes_total);
+						fprintf(out,
+							"  %s.%u.node.%u.bytes.local=%" PRIu64
+							"\n",
+							p, k, n, b->bytes_local);
+					fprintf(out,
+						"  %s.%u.node.%u.bytes.total=%" PRIu64 "\n", p,
+						k, n, b->bytes_total);
 				}
 			}
 		}
@@ -52,7 +56,8 @@ void report_domstats(const struct report *r, FILE *out)
 			fprintf(out, "  perfvisor.spe.version=%s\n",
 				rep_spe_version_name(d->spe_fig.version));
 			for (unsigned k = 0; k < rep_spe_nfigures; k++)
-				fprintf(out, "  perfvisor.spe.%s=%" PRIu64 "\n", rep_spe_figures[k].domstats,
+				fprintf(out, "  perfvisor.spe.%s=%" PRIu64 "\n",
+					rep_spe_figures[k].domstats,
 					rep_spe_value(&d->spe_fig, &rep_spe_figures[k]));
 		}
 		fputc('\n', out);

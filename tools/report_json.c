@@ -89,7 +89,8 @@ static void vcpus(FILE *out, const struct rep_domain *d)
 			char reg[16], ev[32];
 			rep_counter_name(rc, reg, sizeof(reg));
 			rep_event_name(rc->event, ev, sizeof(ev));
-			fprintf(out, "%s\n          {\"register\": \"%s\", \"event\": \"0x%04X\", ",
+			fprintf(out,
+				"%s\n          {\"register\": \"%s\", \"event\": \"0x%04X\", ",
 				k ? "," : "", reg, rc->event);
 			key(out, "event_name");
 			str(out, ev);
@@ -99,8 +100,8 @@ static void vcpus(FILE *out, const struct rep_domain *d)
 		if (v->amu_measured) {
 			fputs(", \"amu\": {", out);
 			for (int k = 0; k < REP_AMU_COUNT; k++)
-				fprintf(out, "%s\"%s\": %" PRIu64, k ? ", " : "", rep_amu_names[k],
-					v->amu[k]);
+				fprintf(out, "%s\"%s\": %" PRIu64, k ? ", " : "",
+					rep_amu_names[k], v->amu[k]);
 			fprintf(out, ", \"frequency_mhz\": %.3f}", v->amu_mhz);
 		}
 		fputs("}", out);
@@ -128,17 +129,20 @@ static void bandwidth(FILE *out, const struct rep_domain *d)
 				rep_bw_status_names[b->status]);
 			if (rep_bw_has_figure(b)) {
 				fprintf(out,
-					", \"bytes_total\": %" PRIu64 ", \"bound_bytes\": %" PRIu64
+					", \"bytes_total\": %" PRIu64
+					", \"bound_bytes\": %" PRIu64
 					", \"bytes_per_second\": %" PRIu64
 					", \"bound_bytes_per_second\": %" PRIu64,
-					b->bytes_total, b->bound, b->bytes_per_s, b->bound_per_s);
+					b->bytes_total, b->bound, b->bytes_per_s,
+					b->bound_per_s);
 				if (b->has_local)
 					fprintf(out,
 						", \"bytes_local\": %" PRIu64
 						", \"local_bound_bytes\": %" PRIu64,
 						b->bytes_local, b->local_bound);
 			}
-			fprintf(out, ", \"local_status\": \"%s\"", rep_bw_status_names[b->local_status]);
+			fprintf(out, ", \"local_status\": \"%s\"",
+				rep_bw_status_names[b->local_status]);
 			if (b->limit_percent)
 				fprintf(out, ", \"limit_percent\": %u", b->limit_percent);
 			fputs("}", out);
@@ -153,7 +157,8 @@ static void limits(FILE *out, const struct rep_domain *d)
 	const struct domain *def = d->def;
 	if (!def || (!def->nmemorytune && !def->ncachetune))
 		return;
-	fprintf(out, ",\n      \"limits\": {\"applied\": %s", d->limits_enforced ? "true" : "false");
+	fprintf(out, ",\n      \"limits\": {\"applied\": %s",
+		d->limits_enforced ? "true" : "false");
 	if (d->limits_why[0]) {
 		fputs(", ", out);
 		key(out, "reason");
@@ -167,7 +172,8 @@ static void limits(FILE *out, const struct rep_domain *d)
 		fputs(", \"nodes\": [", out);
 		for (unsigned n = 0; n < def->memorytune[k].nnodes; n++)
 			fprintf(out, "%s{\"id\": %u, \"bandwidth_percent\": %u}", n ? ", " : "",
-				def->memorytune[k].node[n].id, def->memorytune[k].node[n].percent);
+				def->memorytune[k].node[n].id,
+				def->memorytune[k].node[n].percent);
 		fputs("]}", out);
 	}
 	fputs("], \"cachetune\": [", out);
@@ -180,7 +186,8 @@ static void limits(FILE *out, const struct rep_domain *d)
 		for (unsigned n = 0; n < def->cachetune[k].ncaches; n++) {
 			const struct dom_cache *c = &def->cachetune[k].cache[n];
 			fprintf(out,
-				"%s{\"id\": %u, \"level\": %u, \"type\": \"%s\", \"bytes\": %" PRIu64 "}",
+				"%s{\"id\": %u, \"level\": %u, \"type\": \"%s\", \"bytes\": "
+				"%" PRIu64 "}",
 				n ? ", " : "", c->id, c->level, types[c->type], c->bytes);
 		}
 		fputs("]}", out);
@@ -234,25 +241,27 @@ void report_json(const struct report *r, FILE *out)
 		fprintf(out,
 			"{\"partids\": %u, \"pmgs\": %u, \"bandwidth_monitors\": %u, "
 			"\"local_bytes\": %s",
-			r->partids, r->pmgs, r->bw_monitors, r->local_counted ? "true" : "false");
+			r->partids, r->pmgs, r->bw_monitors,
+			r->local_counted ? "true" : "false");
 		if (!r->local_counted) {
 			fputs(", \"local_bytes_reason\": ", out);
 			str(out, r->local_why);
 		}
 		fputs("}", out);
-	}
-	else
+	} else
 		fputs("null", out);
 	fputs(", \"memory_nodes\": [", out);
 	for (unsigned k = 0; k < r->nnodes; k++) {
 		fprintf(out, "%s{\"id\": %u, \"cpus\": ", k ? ", " : "", r->node[k].id);
 		cpuset(out, r->node[k].cpus);
-		fprintf(out, ", \"bandwidth_bytes_per_second\": %" PRIu64 "}", r->node[k].bandwidth);
+		fprintf(out, ", \"bandwidth_bytes_per_second\": %" PRIu64 "}",
+			r->node[k].bandwidth);
 	}
 	fputs("]},\n", out);
 	fprintf(out,
-		"  \"run\": {\"seconds\": %.9f, \"stopped_at_duration\": %s, \"vcpu_switches\": %" PRIu64
-		", \"trapped_accesses\": %" PRIu64 ", \"interrupts\": %" PRIu64 "},\n",
+		"  \"run\": {\"seconds\": %.9f, \"stopped_at_duration\": %s, "
+		"\"vcpu_switches\": %" PRIu64 ", \"trapped_accesses\": %" PRIu64
+		", \"interrupts\": %" PRIu64 "},\n",
 		r->seconds, r->cut ? "true" : "false", r->switches, r->traps, r->irqs);
 	fputs("  \"domains\": [", out);
 	for (unsigned i = 0; i < r->ndomains; i++) {

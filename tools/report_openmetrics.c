@@ -52,7 +52,8 @@ static void perf(const struct report *r, FILE *out)
 	if (!any_perf(r))
 		return;
 	family(out, "perfvisor_domain_perf_events", "counter", NULL,
-	       "Count of an event the domain enables in <perf>, made by the host's own PMU counters "
+	       "Count of an event the domain enables in <perf>, made by the host's own PMU "
+	       "counters "
 	       "while the domain's vCPUs ran (virsh domstats perf.<event>).");
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
@@ -209,7 +210,8 @@ static void amu(const struct report *r, FILE *out)
 	       "constant-frequency cycles, instructions retired, cycles stalled on memory).");
 	amu_samples(r, out, false);
 	family(out, "perfvisor_vcpu_amu_frequency_hertz", "gauge", "hertz",
-	       "Average core frequency a vCPU ran at: its AMU CPU_CYCLES over CNT_CYCLES, times the "
+	       "Average core frequency a vCPU ran at: its AMU CPU_CYCLES over CNT_CYCLES, "
+	       "times the "
 	       "system counter's frequency.");
 	amu_samples(r, out, true);
 }
@@ -222,27 +224,34 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 		const char *family, *sample, *type, *unit, *help;
 	} f[] = {
 		[BW_TOTAL] = {"perfvisor_domain_memory_bandwidth_bytes",
-			      "perfvisor_domain_memory_bandwidth_bytes_total", "counter", "bytes",
+			      "perfvisor_domain_memory_bandwidth_bytes_total", "counter",
+			      "bytes",
 			      "Bytes a domain's monitored vCPUs moved through a memory node "
 			      "(domstats memory.bandwidth.monitor.<N>.node.<M>.bytes.total)."},
-		[BW_LOCAL] = {"perfvisor_domain_memory_bandwidth_local_bytes",
-			      "perfvisor_domain_memory_bandwidth_local_bytes_total", "counter", "bytes",
-			      "Of those, the bytes from vCPUs running on pCPUs local to the node "
-			      "(domstats ...bytes.local): counted by monitors that match the PMG "
-			      "perfvisor sets to the running pCPU's node."},
-		[BW_RATE] = {"perfvisor_domain_memory_bandwidth_bytes_per_second",
-			     "perfvisor_domain_memory_bandwidth_bytes_per_second", "gauge",
-			     "bytes_per_second",
-			     "Average bandwidth of a monitor through a memory node over the run."},
+		[BW_LOCAL] =
+			{"perfvisor_domain_memory_bandwidth_local_bytes",
+			 "perfvisor_domain_memory_bandwidth_local_bytes_total", "counter",
+			 "bytes",
+			 "Of those, the bytes from vCPUs running on pCPUs local to the node "
+			 "(domstats ...bytes.local): counted by monitors that match the PMG "
+			 "perfvisor sets to the running pCPU's node."},
+		[BW_RATE] =
+			{"perfvisor_domain_memory_bandwidth_bytes_per_second",
+			 "perfvisor_domain_memory_bandwidth_bytes_per_second", "gauge",
+			 "bytes_per_second",
+			 "Average bandwidth of a monitor through a memory node over the run."},
 		[BW_BOUND] = {"perfvisor_domain_memory_bandwidth_bound_bytes",
 			      "perfvisor_domain_memory_bandwidth_bound_bytes", "gauge", "bytes",
-			      "Error bound of ..._bytes_total: |reported - true bytes| <= bound. 0 when "
-			      "every byte was counted; a 95 % bound while monitors rotate among VMs."},
-		[BW_LOCAL_BOUND] = {"perfvisor_domain_memory_bandwidth_local_bound_bytes",
-				    "perfvisor_domain_memory_bandwidth_local_bound_bytes", "gauge",
-				    "bytes",
-				    "Error bound of ..._local_bytes_total, as ..._bound_bytes is of "
-				    "..._bytes_total."},
+			      "Error bound of ..._bytes_total: |reported - true bytes| <= "
+			      "bound. 0 when "
+			      "every byte was counted; a 95 % bound while monitors rotate "
+			      "among VMs."},
+		[BW_LOCAL_BOUND] =
+			{"perfvisor_domain_memory_bandwidth_local_bound_bytes",
+			 "perfvisor_domain_memory_bandwidth_local_bound_bytes", "gauge",
+			 "bytes",
+			 "Error bound of ..._local_bytes_total, as ..._bound_bytes is of "
+			 "..._bytes_total."},
 	};
 	bool header = false;
 	for (unsigned i = 0; i < r->ndomains; i++) {
@@ -257,7 +266,8 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 				if (!rep_bw_has_figure(b) || (local && !b->has_local))
 					continue;
 				if (!header)
-					family(out, f[fig].family, f[fig].type, f[fig].unit, f[fig].help);
+					family(out, f[fig].family, f[fig].type, f[fig].unit,
+					       f[fig].help);
 				header = true;
 				char node[16];
 				snprintf(node, sizeof(node), "%u", b->id);
@@ -266,11 +276,11 @@ static void bandwidth(const struct report *r, FILE *out, enum bw_figure fig)
 				label(out, false, "monitor", m->name);
 				label(out, false, "vcpus", vcpus);
 				label(out, false, "node", node);
-				uint64_t val = fig == BW_TOTAL	      ? b->bytes_total
-					       : fig == BW_LOCAL      ? b->bytes_local
-					       : fig == BW_RATE	      ? b->bytes_per_s
+				uint64_t val = fig == BW_TOTAL         ? b->bytes_total
+					       : fig == BW_LOCAL       ? b->bytes_local
+					       : fig == BW_RATE        ? b->bytes_per_s
 					       : fig == BW_LOCAL_BOUND ? b->local_bound
-								      : b->bound;
+								       : b->bound;
 				fprintf(out, "} %" PRIu64 "\n", val);
 			}
 		}
@@ -292,18 +302,23 @@ static void limits(const struct report *r, FILE *out)
 			cpuset_format(def->memorytune[k].vcpus, vcpus, sizeof(vcpus));
 			for (unsigned n = 0; n < def->memorytune[k].nnodes; n++) {
 				if (!header)
-					family(out, "perfvisor_domain_memory_bandwidth_limit_ratio", "gauge",
-					       "ratio",
-					       "The bandwidth limit applied to a domain's vCPUs on a memory "
-					       "node (<memorytune><node bandwidth>), as a fraction.");
+					family(out,
+					       "perfvisor_domain_memory_bandwidth_limit_ratio",
+					       "gauge", "ratio",
+					       "The bandwidth limit applied to a domain's "
+					       "vCPUs on a memory "
+					       "node (<memorytune><node bandwidth>), as a "
+					       "fraction.");
 				header = true;
 				char node[16];
-				snprintf(node, sizeof(node), "%u", def->memorytune[k].node[n].id);
+				snprintf(node, sizeof(node), "%u",
+					 def->memorytune[k].node[n].id);
 				fputs("perfvisor_domain_memory_bandwidth_limit_ratio", out);
 				label(out, true, "domain", d->name);
 				label(out, false, "vcpus", vcpus);
 				label(out, false, "node", node);
-				fprintf(out, "} %.2f\n", def->memorytune[k].node[n].percent / 100.0);
+				fprintf(out, "} %.2f\n",
+					def->memorytune[k].node[n].percent / 100.0);
 			}
 		}
 	}
@@ -325,7 +340,8 @@ void report_openmetrics(const struct report *r, FILE *out)
 		label(out, true, "domain", d->name);
 		label(out, false, "uuid", d->uuid);
 		label(out, false, "vcpus", n);
-		label(out, false, "pmu_version", d->pmu ? domxml_pmu_version_name(d->pmu_version) : "");
+		label(out, false, "pmu_version",
+		      d->pmu ? domxml_pmu_version_name(d->pmu_version) : "");
 		label(out, false, "pmu_counters", d->pmu ? ctrs : "0");
 		fputs("} 1\n", out);
 	}

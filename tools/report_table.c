@@ -94,7 +94,8 @@ static const char *feature_cell(const struct rep_feature *f)
 static void domains(const struct report *r, FILE *out)
 {
 	struct tbl t;
-	tbl_init(&t, 1u << 1, 7, "DOMAIN", "VCPUS", "PMU", "EVENTS OFFERED", "SPE", "AMU", "MPAM");
+	tbl_init(&t, 1u << 1, 7, "DOMAIN", "VCPUS", "PMU", "EVENTS OFFERED", "SPE", "AMU",
+		 "MPAM");
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
 		char n[16], pmu[48];
@@ -104,8 +105,8 @@ static void domains(const struct report *r, FILE *out)
 		else
 			snprintf(pmu, sizeof(pmu), "none");
 		snprintf(n, sizeof(n), "%u", d->nvcpus);
-		tbl_row(&t, d->name, n, pmu, d->pmu ? d->pmu_filter : "-", feature_cell(&d->spe),
-			feature_cell(&d->amu), feature_cell(&d->mpam));
+		tbl_row(&t, d->name, n, pmu, d->pmu ? d->pmu_filter : "-",
+			feature_cell(&d->spe), feature_cell(&d->amu), feature_cell(&d->mpam));
 	}
 	tbl_print(&t, out, "DOMAINS");
 }
@@ -125,18 +126,20 @@ static void perf(const struct report *r, FILE *out)
 			else
 				snprintf(arm, sizeof(arm), "-");
 			tbl_row(&t, d->name, info->name, arm,
-				p->state == REP_MEASURED ? u64(v, sizeof(v), p->value) : "not offered");
+				p->state == REP_MEASURED ? u64(v, sizeof(v), p->value)
+							 : "not offered");
 		}
 	}
 	tbl_print(&t, out,
-		  "PERF EVENTS (counted by the host while each domain ran; domstats perf.<event>)");
+		  "PERF EVENTS (counted by the host while each domain ran; domstats "
+		  "perf.<event>)");
 }
 
 static void counters(const struct report *r, FILE *out)
 {
 	struct tbl t;
-	tbl_init(&t, 1u << 1 | 1u << 2 | 1u << 5, 6, "DOMAIN", "VCPU", "PCPU", "COUNTER", "EVENT",
-		 "VALUE");
+	tbl_init(&t, 1u << 1 | 1u << 2 | 1u << 5, 6, "DOMAIN", "VCPU", "PCPU", "COUNTER",
+		 "EVENT", "VALUE");
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
 		for (unsigned c = 0; c < d->nvcpus; c++) {
@@ -152,7 +155,8 @@ static void counters(const struct report *r, FILE *out)
 			}
 		}
 	}
-	tbl_print(&t, out, "GUEST PMU COUNTERS (each vCPU's virtual PMU, as the guest programmed it)");
+	tbl_print(&t, out,
+		  "GUEST PMU COUNTERS (each vCPU's virtual PMU, as the guest programmed it)");
 }
 
 static void amu(const struct report *r, FILE *out)
@@ -174,7 +178,8 @@ static void amu(const struct report *r, FILE *out)
 			tbl_row(&t, d->name, id, a[0], a[1], a[2], a[3], mhz);
 		}
 	}
-	tbl_print(&t, out, "AMU (each vCPU's activity monitors; frequency = CPU_CYCLES / CNT_CYCLES)");
+	tbl_print(&t, out,
+		  "AMU (each vCPU's activity monitors; frequency = CPU_CYCLES / CNT_CYCLES)");
 }
 
 /* A row per figure of every domain whose SPE is measured. */
@@ -198,8 +203,9 @@ static void spe(const struct report *r, FILE *out)
 			tbl_row(&t, d->name, f->label, val);
 		}
 	}
-	tbl_print(&t, out, "SPE (each domain's profiling: the library's view, the records its SPE "
-			   "units wrote, those decoded from its guest's buffer)");
+	tbl_print(&t, out,
+		  "SPE (each domain's profiling: the library's view, the records its SPE "
+		  "units wrote, those decoded from its guest's buffer)");
 }
 
 static uint64_t node_bandwidth(const struct report *r, unsigned id)
@@ -221,13 +227,15 @@ static void bandwidth(const struct report *r, FILE *out)
 			const struct rep_bw_monitor *m = &d->monitor[k];
 			for (unsigned n = 0; n < m->nnodes; n++) {
 				const struct rep_bw_node *b = &m->node[n];
-				char node[16], tot[32] = "-", bound[32] = "-", rate[32] = "-", lim[64] = "-";
+				char node[16], tot[32] = "-", bound[32] = "-", rate[32] = "-",
+					       lim[64] = "-";
 				char loc[32] = "-", lbound[32] = "-", status[48];
 				snprintf(node, sizeof(node), "%u", b->id);
 				if (rep_bw_has_figure(b)) {
 					u64(tot, sizeof(tot), b->bytes_total);
 					u64(bound, sizeof(bound), b->bound);
-					rep_rate_text((double)b->bytes_per_s, rate, sizeof(rate));
+					rep_rate_text((double)b->bytes_per_s, rate,
+						      sizeof(rate));
 				}
 				if (b->has_local) {
 					u64(loc, sizeof(loc), b->bytes_local);
@@ -235,19 +243,22 @@ static void bandwidth(const struct report *r, FILE *out)
 				}
 				/* The local figure's own status when it has none beside a total (not
 				 * counted at all: NOT OFFERED says why). */
-				snprintf(status, sizeof(status), "%s", rep_bw_status_names[b->status]);
+				snprintf(status, sizeof(status), "%s",
+					 rep_bw_status_names[b->status]);
 				if (r->local_counted && rep_bw_has_figure(b) && !b->has_local)
 					snprintf(status, sizeof(status), "%s, local %s",
 						 rep_bw_status_names[b->status],
 						 rep_bw_status_names[b->local_status]);
 				if (b->limit_percent) {
 					char cap[32];
-					rep_rate_text((double)node_bandwidth(r, b->id) * b->limit_percent / 100,
+					rep_rate_text((double)node_bandwidth(r, b->id) *
+							      b->limit_percent / 100,
 						      cap, sizeof(cap));
-					snprintf(lim, sizeof(lim), "%u%% = %s", b->limit_percent, cap);
+					snprintf(lim, sizeof(lim), "%u%% = %s",
+						 b->limit_percent, cap);
 				}
-				tbl_row(&t, d->name, m->name, node, tot, bound, loc, lbound, rate, lim,
-					status);
+				tbl_row(&t, d->name, m->name, node, tot, bound, loc, lbound,
+					rate, lim, status);
 			}
 		}
 	}
@@ -269,14 +280,17 @@ static void limits(const struct report *r, FILE *out)
 		const struct rep_domain *d = &r->domain[i];
 		const struct domain *def = d->def;
 		char no[300], vcpus[96], res[64], lim[64];
-		snprintf(no, sizeof(no), "no (%s)", d->limits_why[0] ? d->limits_why : "MPAM not offered");
+		snprintf(no, sizeof(no), "no (%s)",
+			 d->limits_why[0] ? d->limits_why : "MPAM not offered");
 		for (unsigned k = 0; def && k < def->nmemorytune; k++) {
 			cpuset_format(def->memorytune[k].vcpus, vcpus, sizeof(vcpus));
 			for (unsigned n = 0; n < def->memorytune[k].nnodes; n++) {
-				snprintf(res, sizeof(res), "memory node %u", def->memorytune[k].node[n].id);
+				snprintf(res, sizeof(res), "memory node %u",
+					 def->memorytune[k].node[n].id);
 				snprintf(lim, sizeof(lim), "%u%% of its bandwidth",
 					 def->memorytune[k].node[n].percent);
-				tbl_row(&t, d->name, vcpus, res, lim, d->memorytune_applied[k] ? "yes" : no);
+				tbl_row(&t, d->name, vcpus, res, lim,
+					d->memorytune_applied[k] ? "yes" : no);
 			}
 		}
 		for (unsigned k = 0; def && k < def->ncachetune; k++) {
@@ -286,7 +300,8 @@ static void limits(const struct report *r, FILE *out)
 				snprintf(res, sizeof(res), "L%u cache %u (%s)", c->level, c->id,
 					 cache_type(c->type));
 				snprintf(lim, sizeof(lim), "%" PRIu64 " KiB", c->bytes / 1024);
-				tbl_row(&t, d->name, vcpus, res, lim, d->cachetune_applied[k] ? "yes" : no);
+				tbl_row(&t, d->name, vcpus, res, lim,
+					d->cachetune_applied[k] ? "yes" : no);
 			}
 		}
 	}
@@ -303,19 +318,21 @@ static void notes(const struct report *r, FILE *out)
 		for (int k = 0; k < 3; k++) {
 			if (f[k]->state != REP_NOT_OFFERED)
 				continue;
-			fprintf(out, "%s  %s: %s not offered: %s\n", any ? "" : "\nNOT OFFERED\n", d->name,
-				names[k], f[k]->why);
+			fprintf(out, "%s  %s: %s not offered: %s\n",
+				any ? "" : "\nNOT OFFERED\n", d->name, names[k], f[k]->why);
 			any = true;
 		}
 		for (unsigned k = 0; k < d->nnotes; k++) {
-			fprintf(out, "%s  %s: %s\n", any ? "" : "\nNOT OFFERED\n", d->name, d->note[k]);
+			fprintf(out, "%s  %s: %s\n", any ? "" : "\nNOT OFFERED\n", d->name,
+				d->note[k]);
 			any = true;
 		}
 		for (unsigned k = 0; k < d->nperf; k++) {
 			if (d->perf[k].state != REP_NOT_OFFERED)
 				continue;
-			fprintf(out, "%s  %s: perf.%s not offered: %s\n", any ? "" : "\nNOT OFFERED\n",
-				d->name, dom_perf_events[d->perf[k].event].name, d->perf[k].why);
+			fprintf(out, "%s  %s: perf.%s not offered: %s\n",
+				any ? "" : "\nNOT OFFERED\n", d->name,
+				dom_perf_events[d->perf[k].event].name, d->perf[k].why);
 			any = true;
 		}
 	}
@@ -323,15 +340,19 @@ static void notes(const struct report *r, FILE *out)
 
 void report_table(const struct report *r, FILE *out)
 {
-	fprintf(out, "scenario %s (%s): %u pCPU%s at %u MHz, PMUv%s with %u counters, %u kept by the "
-		     "host%s",
+	fprintf(out,
+		"scenario %s (%s): %u pCPU%s at %u MHz, PMUv%s with %u counters, %u kept by "
+		"the "
+		"host%s",
 		r->scenario, r->source, r->cpus, r->cpus == 1 ? "" : "s", r->mhz,
 		domxml_pmu_version_name(r->pmu_version), r->pmu_counters, r->host_counters,
 		r->amu ? ", AMUv1p1" : "");
 	if (r->spe)
 		fprintf(out, ", %s", rep_spe_version_name(r->spe));
 	if (r->mpam)
-		fprintf(out, ", MPAM with %u PARTIDs, %u PMGs and %u bandwidth monitors per memory node",
+		fprintf(out,
+			", MPAM with %u PARTIDs, %u PMGs and %u bandwidth monitors per memory "
+			"node",
 			r->partids, r->pmgs, r->bw_monitors);
 	fputc('\n', out);
 	for (unsigned k = 0; r->mpam && k < r->nnodes; k++) {
@@ -341,10 +362,11 @@ void report_table(const struct report *r, FILE *out)
 		fprintf(out, "memory node %u: %s, local to pCPUs %s\n", r->node[k].id, bw,
 			cpus[0] ? cpus : "none");
 	}
-	fprintf(out, "ran %.3f ms of simulated time%s: %" PRIu64 " vCPU switches, %" PRIu64
-		     " trapped accesses, %" PRIu64 " interrupts taken at EL2 (PMU, SPE)\n",
-		r->seconds * 1e3, r->cut ? " (stopped at the scenario's duration)" : "", r->switches,
-		r->traps, r->irqs);
+	fprintf(out,
+		"ran %.3f ms of simulated time%s: %" PRIu64 " vCPU switches, %" PRIu64
+		" trapped accesses, %" PRIu64 " interrupts taken at EL2 (PMU, SPE)\n",
+		r->seconds * 1e3, r->cut ? " (stopped at the scenario's duration)" : "",
+		r->switches, r->traps, r->irqs);
 	domains(r, out);
 	perf(r, out);
 	counters(r, out);
@@ -366,22 +388,25 @@ void report_traffic(const struct rep_traffic *tr, unsigned n, FILE *out)
 		rep_rate_text((double)tr[i].moved, moved, sizeof(moved));
 		rep_rate_text((double)tr[i].moved_local, local, sizeof(local));
 		if (tr[i].limit_percent) {
-			rep_rate_text((double)tr[i].node_bandwidth * tr[i].limit_percent / 100, cap,
-				      sizeof(cap));
+			rep_rate_text((double)tr[i].node_bandwidth * tr[i].limit_percent / 100,
+				      cap, sizeof(cap));
 			snprintf(lim, sizeof(lim), "%u%% = %s", tr[i].limit_percent, cap);
 		}
 		tbl_row(&t, tr[i].domain, node, asked, moved, local, lim);
 	}
 	tbl_print(&t, out,
-		  "MEMORY TRAFFIC (the machine model's ground truth, bytes/s over the run: what each "
-		  "domain's workload asked of a memory node, what it moved, and how much of that its "
+		  "MEMORY TRAFFIC (the machine model's ground truth, bytes/s over the run: "
+		  "what each "
+		  "domain's workload asked of a memory node, what it moved, and how much of "
+		  "that its "
 		  "vCPUs sent while on a pCPU local to the node)");
 }
 
 unsigned report_checks(const struct rep_check *c, unsigned n, bool all, FILE *out)
 {
 	struct tbl t;
-	tbl_init(&t, 1u << 2 | 1u << 3, 5, "DOMAIN", "FIGURE", "REPORTED", "GROUND TRUTH", "MATCH");
+	tbl_init(&t, 1u << 2 | 1u << 3, 5, "DOMAIN", "FIGURE", "REPORTED", "GROUND TRUTH",
+		 "MATCH");
 	unsigned bad = 0;
 	unsigned bounded = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -392,7 +417,8 @@ unsigned report_checks(const struct rep_check *c, unsigned n, bool all, FILE *ou
 			continue;
 		char f[48], g[32];
 		if (c[i].bound)
-			snprintf(f, sizeof(f), "%" PRIu64 " +- %" PRIu64, c[i].figure, c[i].bound);
+			snprintf(f, sizeof(f), "%" PRIu64 " +- %" PRIu64, c[i].figure,
+				 c[i].bound);
 		else
 			u64(f, sizeof(f), c[i].figure);
 		tbl_row(&t, c[i].domain, c[i].what, f, u64(g, sizeof(g), c[i].truth),
@@ -400,15 +426,20 @@ unsigned report_checks(const struct rep_check *c, unsigned n, bool all, FILE *ou
 	}
 	tbl_print(&t, out,
 		  all ? "GROUND TRUTH (each figure against what the simulated machine executed)"
-		      : "MISMATCHES (figures that differ from what the simulated machine executed)");
+		      : "MISMATCHES (figures that differ from what the simulated machine "
+			"executed)");
 	if (bad)
-		fprintf(out, "\nMISMATCH: %u of %u figures differ from the ground truth\n", bad, n);
+		fprintf(out, "\nMISMATCH: %u of %u figures differ from the ground truth\n", bad,
+			n);
 	else if (bounded)
 		fprintf(out,
-			"\nall %u figures match the ground truth of the simulated machine: %u equal "
+			"\nall %u figures match the ground truth of the simulated machine: %u "
+			"equal "
 			"it, %u bandwidth figures are estimates within their error bound\n",
 			n, n - bounded, bounded);
 	else
-		fprintf(out, "\nall %u figures equal the ground truth of the simulated machine\n", n);
+		fprintf(out,
+			"\nall %u figures equal the ground truth of the simulated machine\n",
+			n);
 	return bad;
 }

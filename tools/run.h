@@ -24,20 +24,20 @@
 
 /* The guest program's operations the checks need. */
 struct run_ops {
-	bool pmu;              /* the guest programs its PMU */
-	unsigned n;            /* event counters programmed */
+	bool pmu;   /* the guest programs its PMU */
+	unsigned n; /* event counters programmed */
 	uint16_t event[31];
-	size_t start;          /* PMCR_EL0.E = 1 */
-	size_t read[32];       /* final reads: read[i] of counter i, read[n] of PMCCNTR */
+	size_t start;    /* PMCR_EL0.E = 1 */
+	size_t read[32]; /* final reads: read[i] of counter i, read[n] of PMCCNTR */
 };
 
 struct run_vm {
 	const struct scen_vm *sv;
-	struct pv_vm_config cfg;   /* resolved against the machine, features offered only */
-	uint32_t requested;        /* PV_FEAT_* the domain asked for */
-	char why[4][160];          /* per feature bit (SPE 1, AMU 2, MPAM 3): why not offered */
+	struct pv_vm_config cfg; /* resolved against the machine, features offered only */
+	uint32_t requested;      /* PV_FEAT_* the domain asked for */
+	char why[4][160];        /* per feature bit (SPE 1, AMU 2, MPAM 3): why not offered */
 	unsigned sim_vm;
-	unsigned first_vcpu;       /* sim vCPU index of the domain's vCPU 0 */
+	unsigned first_vcpu; /* sim vCPU index of the domain's vCPU 0 */
 	struct sim_prog prog[DOM_MAX_VCPUS];
 	struct run_ops ops[DOM_MAX_VCPUS];
 	uint64_t host[SCEN_MAX_HOST_COUNTERS]; /* the host's counts while the VM ran */
@@ -49,9 +49,9 @@ struct run_vm {
 	uint64_t traffic_rate[DOM_MAX_VCPUS];
 	/* SPE (offered): its guest profiles (run_spe.c) */
 	bool spe;
-	struct sim_s1 s1;                  /* the guest's stage-1 tables */
-	size_t spe_stop[DOM_MAX_VCPUS];    /* the PMBPTR_EL1 read after the stop */
-	uint64_t spe_pinned_peak;          /* most bytes its vCPUs had pinned at once (library) */
+	struct sim_s1 s1;               /* the guest's stage-1 tables */
+	size_t spe_stop[DOM_MAX_VCPUS]; /* the PMBPTR_EL1 read after the stop */
+	uint64_t spe_pinned_peak;       /* most bytes its vCPUs had pinned at once (library) */
 };
 
 struct run {
@@ -60,16 +60,16 @@ struct run {
 	struct sim_machine *m;
 	unsigned nvms;
 	struct run_vm vm[SCEN_MAX_VMS];
-	unsigned nhost;            /* host counters used for accounting */
+	unsigned nhost; /* host counters used for accounting */
 	uint16_t host_event[SCEN_MAX_HOST_COUNTERS];
-	uint64_t host_mask;        /* their width */
+	uint64_t host_mask; /* their width */
 	uint64_t host_prev[SCEN_MAX_CPUS][SCEN_MAX_HOST_COUNTERS];
-	uint64_t cycles[SCEN_MAX_CPUS];      /* each pCPU's clock, in its cycles */
+	uint64_t cycles[SCEN_MAX_CPUS]; /* each pCPU's clock, in its cycles */
 	uint64_t el2_prev[SCEN_MAX_CPUS];
 	uint64_t vcpu_prev[SIM_MAX_VCPUS];
 	uint64_t steps;
-	bool cut;                  /* stopped at the duration */
-	unsigned cache_next;       /* MPAM: next free portion of the machine's cache */
+	bool cut;            /* stopped at the duration */
+	unsigned cache_next; /* MPAM: next free portion of the machine's cache */
 };
 
 int run_prepare(struct run *r, const struct scenario *sc, struct diag *d);
@@ -127,15 +127,15 @@ void run_spe_finish(struct run *r);
 
 /* What a VM's guest drivers collected, decoded, next to what the SPE units did. */
 struct run_spe_tally {
-	uint64_t decoded;      /* records decoded from the bytes the drivers collected */
-	uint64_t valid;        /* ... with a PC and an operation, nothing physical */
-	uint64_t matched;      /* ... equal to the sample the unit wrote at that place (truth) */
-	uint64_t undecodable;  /* bytes after a decode error */
-	uint64_t bytes;        /* collected */
+	uint64_t decoded;     /* records decoded from the bytes the drivers collected */
+	uint64_t valid;       /* ... with a PC and an operation, nothing physical */
+	uint64_t matched;     /* ... equal to the sample the unit wrote at that place (truth) */
+	uint64_t undecodable; /* bytes after a decode error */
+	uint64_t bytes;       /* collected */
 	uint64_t written, lost; /* the units' log of the VM's samples (truth) */
-	uint64_t irqs;         /* buffer interrupts the guest drivers serviced (truth) */
-	uint64_t guest_faults; /* buffer faults or other events the drivers saw (truth) */
-	uint64_t s2_pinned;    /* bytes of the VM's stage 2 still pinned (truth) */
+	uint64_t irqs;          /* buffer interrupts the guest drivers serviced (truth) */
+	uint64_t guest_faults;  /* buffer faults or other events the drivers saw (truth) */
+	uint64_t s2_pinned;     /* bytes of the VM's stage 2 still pinned (truth) */
 };
 void run_spe_tally(const struct run *r, const struct run_vm *v, struct run_spe_tally *t);
 

@@ -107,7 +107,8 @@ bool run_local_counted(const struct run *r, char *why, size_t len)
 	if (sys->local == PV_VMPAM_LOCAL_PMG_RANGE) {
 		unsigned nodes = sys->nnodes;
 		snprintf(why, len,
-			 "bytes.local takes a PMG per memory node (PMG_MAX >= %u), and the machine "
+			 "bytes.local takes a PMG per memory node (PMG_MAX >= %u), and the "
+			 "machine "
 			 "has PMG_MAX %u (<mpam pmgs='%u'>)",
 			 nodes - 1, sys->pmg_max, sc->pmgs);
 		return false;
@@ -118,7 +119,8 @@ bool run_local_counted(const struct run *r, char *why, size_t len)
 			local |= (sc->node[k].cpus >> c & 1) != 0;
 		if (!local) {
 			snprintf(why, len,
-				 "bytes.local takes every pCPU's memory node, and pCPU %u is local to "
+				 "bytes.local takes every pCPU's memory node, and pCPU %u is "
+				 "local to "
 				 "none (<memory-node cpus>)",
 				 c);
 			return false;

@@ -4,8 +4,6 @@
 
 #include <time.h>
 
-
-
 static uint64_t vcpu_cycles(const struct sim_vcpu *v)
 {
 	return v->truth.now.ev[0][SIM_EV_CPU_CYCLES] + v->truth.now.ev[1][SIM_EV_CPU_CYCLES];

@@ -7,7 +7,6 @@
 
 #include "hooks.h"
 
-
 /* The filter in words: the events by name ("only INST_RETIRED, CPU_CYCLES"), long ranges in
  * hex. */
 static void filter_text(const struct pv_pmu_config *p, char *buf, size_t len)
@@ -22,16 +21,18 @@ static void filter_text(const struct pv_pmu_config *p, char *buf, size_t len)
 	for (unsigned i = 0; i < p->nr_filters && n < len; i++) {
 		const struct pv_pmu_filter *f = &p->filters[i];
 		if (f->nevents > 8) {
-			n += (size_t)snprintf(buf + n, len - n, "%s0x%04X-0x%04X", first ? "" : ", ",
-					      f->base_event, f->base_event + f->nevents - 1);
+			n += (size_t)snprintf(buf + n, len - n, "%s0x%04X-0x%04X",
+					      first ? "" : ", ", f->base_event,
+					      f->base_event + f->nevents - 1);
 			first = false;
 			continue;
 		}
-		for (unsigned e = f->base_event; e < (unsigned)f->base_event + f->nevents && n < len;
-		     e++) {
+		for (unsigned e = f->base_event;
+		     e < (unsigned)f->base_event + f->nevents && n < len; e++) {
 			char name[32];
 			rep_event_name(e, name, sizeof(name));
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", first ? "" : ", ", name);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", first ? "" : ", ",
+					      name);
 			first = false;
 		}
 	}
@@ -49,7 +50,8 @@ static void report_perf(const struct run *r, const struct run_vm *v, struct rep_
 		p->state = REP_NOT_OFFERED;
 		int slot = run_host_slot(r, info->arm);
 		if (info->arm < 0)
-			snprintf(p->why, sizeof(p->why), "no Arm PMUv3 equivalent: %s", info->text);
+			snprintf(p->why, sizeof(p->why), "no Arm PMUv3 equivalent: %s",
+				 info->text);
 		else if (!run_hw_event(&r->m->hw, (uint32_t)info->arm))
 			snprintf(p->why, sizeof(p->why),
 				 "the machine's PMU does not implement %s (0x%02X)", info->text,
@@ -75,7 +77,8 @@ static void report_vcpus(const struct run *r, const struct run_vm *v, struct rep
 			continue;
 		const struct pv_vpmu *p = &sv->pv.pmu;
 		for (unsigned i = 0; i < 32; i++) {
-			if (!(p->cnten >> i & 1) || (i != REP_CYCLE_COUNTER && i >= v->cfg.pmu.nr_counters))
+			if (!(p->cnten >> i & 1) ||
+			    (i != REP_CYCLE_COUNTER && i >= v->cfg.pmu.nr_counters))
 				continue;
 			struct rep_counter *rc = &rv->counter[rv->ncounters++];
 			rc->index = i;

@@ -6,12 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* What a guest with no <guest-pmu> and no enabled perf event counts: perf stat's classics. */
-static const uint16_t default_events[] = {PV_EVT_INST_RETIRED, PV_EVT_L1D_CACHE,
+static const uint16_t default_events[] = {PV_EVT_INST_RETIRED,     PV_EVT_L1D_CACHE,
 					  PV_EVT_L1D_CACHE_REFILL, PV_EVT_BR_RETIRED,
-					  PV_EVT_BR_MIS_PRED, PV_EVT_STALL_BACKEND};
-
+					  PV_EVT_BR_MIS_PRED,      PV_EVT_STALL_BACKEND};
 
 static bool machine_event(const struct sim_config *c, int event)
 {
@@ -47,7 +45,7 @@ static int plan_host(struct run *r, struct diag *d)
 			snprintf(list + l, sizeof(list) - l, "%s%s", l ? ", " : "",
 				 dom_perf_events[e].name);
 			if (++n > (unsigned)(sc->host_counters < 0 ? SCEN_MAX_HOST_COUNTERS
-								  : sc->host_counters) &&
+								   : sc->host_counters) &&
 			    !who) {
 				who = dom->origin;
 				who_line = dom->perf_event_line[e];
@@ -56,22 +54,25 @@ static int plan_host(struct run *r, struct diag *d)
 	}
 	if (who) {
 		if (sc->host_counters < 0)
-			return xerr_at(d, who, who_line, "event",
-				       "the domains enable %u distinct perf events (%s), but the host "
-				       "can keep at most %d counters to account them",
-				       n, list, SCEN_MAX_HOST_COUNTERS);
-		return xerr_at(d, who, who_line, "event",
-			       "the domains enable %u distinct perf events (%s), but the machine "
-			       "reserves host-counters='%d' to account them (%s:%ld)",
-			       n, list, sc->host_counters, sc->path, sc->machine_line);
+			return xerr_at(
+				d, who, who_line, "event",
+				"the domains enable %u distinct perf events (%s), but the host "
+				"can keep at most %d counters to account them",
+				n, list, SCEN_MAX_HOST_COUNTERS);
+		return xerr_at(
+			d, who, who_line, "event",
+			"the domains enable %u distinct perf events (%s), but the machine "
+			"reserves host-counters='%d' to account them (%s:%ld)",
+			n, list, sc->host_counters, sc->path, sc->machine_line);
 	}
 	r->nhost = n;
 	unsigned host = sc->host_counters < 0 ? n : (unsigned)sc->host_counters;
 	if (host >= sc->pmu_counters)
-		return xerr_at(d, sc->path, sc->machine_line, "machine",
-			       "%u host counters (for %u perf events) leave none of the %u counters "
-			       "to guests",
-			       host, n, sc->pmu_counters);
+		return xerr_at(
+			d, sc->path, sc->machine_line, "machine",
+			"%u host counters (for %u perf events) leave none of the %u counters "
+			"to guests",
+			host, n, sc->pmu_counters);
 	r->cfg.host_counters = host;
 	for (unsigned k = 0; k < n; k++)
 		r->cfg.host_events[k] = r->host_event[k];
@@ -85,7 +86,8 @@ static void host_program(struct run *r)
 	unsigned first = r->sc->pmu_counters - r->cfg.host_counters;
 	for (unsigned c = 0; c < r->sc->cpus; c++)
 		for (unsigned k = 0; k < r->nhost; k++) {
-			sim_cpu_write(&r->m->cpu[c], 2, PV_PMEVTYPER_EL0(first + k), r->host_event[k]);
+			sim_cpu_write(&r->m->cpu[c], 2, PV_PMEVTYPER_EL0(first + k),
+				      r->host_event[k]);
 			sim_cpu_write(&r->m->cpu[c], 2, PV_PMEVCNTR_EL0(first + k), 0);
 		}
 	r->host_mask = r->sc->pmu_version >= PV_PMUVER_V3P5 ? UINT64_MAX : UINT64_C(0xFFFFFFFF);
@@ -151,14 +153,17 @@ static int mpam_limits(struct run *r, struct run_vm *v, struct diag *d)
 			continue;
 		for (unsigned k = 0; k < ct->ncaches; k++) {
 			const struct dom_cache *want = &ct->cache[k];
-			const struct scen_cache *have = &r->sc->cache[0]; /* checked: it exists */
+			const struct scen_cache *have =
+				&r->sc->cache[0]; /* checked: it exists */
 			uint64_t portion = have->bytes / have->portions;
 			uint64_t n = (want->bytes + portion - 1) / portion;
 			if (r->cache_next + n > have->portions)
 				return xerr_at(d, dom->origin, want->line, "cache",
-					       "%" PRIu64 " KiB is %" PRIu64 " of the %u portions of L%u "
+					       "%" PRIu64 " KiB is %" PRIu64
+					       " of the %u portions of L%u "
 					       "cache %u, but only %u are left",
-					       want->bytes / 1024, n, have->portions, have->level, have->id,
+					       want->bytes / 1024, n, have->portions,
+					       have->level, have->id,
 					       have->portions - r->cache_next);
 			uint64_t bits = n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 			c->cpbm[want->id] = bits << r->cache_next;
@@ -182,8 +187,9 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 	if (cfg.features & PV_FEAT_PMU) {
 		const char *el = "perfvisor:pmu";
 		if (dom->pmu_version_auto)
-			cfg.pmu.version = m->hw.pmu_version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5
-									     : m->hw.pmu_version;
+			cfg.pmu.version = m->hw.pmu_version > PV_PMUVER_V3P5
+						  ? PV_PMUVER_V3P5
+						  : m->hw.pmu_version;
 		else if (cfg.pmu.version > m->hw.pmu_version)
 			return xerr_at(d, dom->origin, dom->pmu_line, el,
 				       "PMUv%s is above the machine's PMUv%s (%s:%ld)",
@@ -194,7 +200,8 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 			cfg.pmu.nr_counters = m->hw.hpmn;
 		else if (cfg.pmu.nr_counters > m->hw.hpmn)
 			return xerr_at(d, dom->origin, dom->pmu_line, el,
-				       "counters='%u', but the machine leaves %u of its %u counters to "
+				       "counters='%u', but the machine leaves %u of its %u "
+				       "counters to "
 				       "guests (%u kept by the host; %s:%ld)",
 				       cfg.pmu.nr_counters, m->hw.hpmn, m->hw.pmu_counters,
 				       m->hw.host_counters, sc->path, sc->machine_line);
@@ -202,13 +209,16 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 	/* SPE: the machine's version (at most SPEv1p2), the buffer the domain may pin. */
 	if (v->requested & PV_FEAT_SPE) {
 		unsigned ver = m->hw.spe ? m->hw.spehw.version : PV_SPE_V1P2;
-		cfg.spe.version = (uint8_t)(ver > PV_SPE_V1P2 ? PV_SPE_V1P2 : ver ? ver : PV_SPE_V1);
+		cfg.spe.version = (uint8_t)(ver > PV_SPE_V1P2 ? PV_SPE_V1P2
+					    : ver             ? ver
+							      : PV_SPE_V1);
 		if (!cfg.spe.max_buffer)
 			cfg.spe.max_buffer = DOM_SPE_MAX_BUFFER;
 	}
 	/* The AMU the machine has, without auxiliary counters. */
 	if (m->hw.amu)
-		cfg.amu = (struct pv_amu_config){.version = m->hw.amuv1p1 ? PV_AMU_V1P1 : PV_AMU_V1};
+		cfg.amu = (struct pv_amu_config){.version = m->hw.amuv1p1 ? PV_AMU_V1P1
+									  : PV_AMU_V1};
 	/* Trials leave no trace: without the machine's MSC management, no PARTID is taken. */
 	struct pv_hw trial = m->hw;
 	trial.mpam_sys = NULL;
@@ -216,7 +226,8 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 	int err = pv_vm_init(scratch, &trial, &cfg);
 	if (err)
 		return xerr_at(d, dom->origin, dom->pmu_line ? dom->pmu_line : dom->line,
-			       dom->pmu_line ? "perfvisor:pmu" : "domain", "%s", pv_strerror(err));
+			       dom->pmu_line ? "perfvisor:pmu" : "domain", "%s",
+			       pv_strerror(err));
 	static const uint32_t optional[] = {PV_FEAT_SPE, PV_FEAT_AMU};
 	uint32_t offered = 0;
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
@@ -241,8 +252,8 @@ static int resolve_vm(struct run *r, struct run_vm *v, struct pv_vm *scratch, st
 		if (m->hw.mpam && m->hw.mpam_sys)
 			cfg.features |= PV_FEAT_MPAM;
 		else
-			why_not(v->why[feature_bit(PV_FEAT_MPAM)], sizeof(v->why[0]), PV_FEAT_MPAM,
-				PV_ERR_FEATURE);
+			why_not(v->why[feature_bit(PV_FEAT_MPAM)], sizeof(v->why[0]),
+				PV_FEAT_MPAM, PV_ERR_FEATURE);
 	}
 	v->cfg = cfg;
 	v->spe = cfg.features & PV_FEAT_SPE;
@@ -266,8 +277,8 @@ static int guest_events(const struct run *r, struct run_vm *v, struct run_ops *o
 	if (sv->nevents != SCEN_GUEST_EVENTS_AUTO) {
 		if (sv->nevents > max)
 			return xerr_at(d, r->sc->path, sv->guest_pmu_line, "guest-pmu",
-				       "%u events, but domain '%s' has %u counters", sv->nevents,
-				       dom->name, max);
+				       "%u events, but domain '%s' has %u counters",
+				       sv->nevents, dom->name, max);
 		o->n = sv->nevents;
 		memcpy(o->event, sv->events, sizeof(o->event));
 		return 0;
@@ -277,8 +288,8 @@ static int guest_events(const struct run *r, struct run_vm *v, struct run_ops *o
 		    run_hw_event(&r->m->hw, (uint32_t)dom_perf_events[e].arm))
 			o->event[o->n++] = (uint16_t)dom_perf_events[e].arm;
 	if (o->n == 0)
-		for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]) && o->n < max;
-		     i++)
+		for (size_t i = 0;
+		     i < sizeof(default_events) / sizeof(default_events[0]) && o->n < max; i++)
 			o->event[o->n++] = default_events[i];
 	return 0;
 }
@@ -353,7 +364,8 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 		struct sim_mpam_config *mp = &r->cfg.mpam;
 		*mp = (struct sim_mpam_config){.mons = (uint16_t)sc->bw_monitors,
 					       .partid_max = (uint16_t)(sc->partids - 1),
-					       .pmg_max = (uint8_t)(sc->pmgs - 1), .nrdy_ns = 20000,
+					       .pmg_max = (uint8_t)(sc->pmgs - 1),
+					       .nrdy_ns = 20000,
 					       .tick_ns = sc->mpam_tick_ns};
 		for (unsigned k = 0; k < sc->nnodes; k++) {
 			mp->nodes |= (uint8_t)(1u << sc->node[k].id);
@@ -388,7 +400,8 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 	if (err) {
 		free(scratch);
 		run_free(r);
-		return xerr_at(d, sc->path, sc->machine_line, "machine", "%s", pv_strerror(err));
+		return xerr_at(d, sc->path, sc->machine_line, "machine", "%s",
+			       pv_strerror(err));
 	}
 	host_program(r);
 
@@ -414,12 +427,14 @@ int run_prepare(struct run *r, const struct scenario *sc, struct diag *d)
 		int vm = sim_add_vm(r->m, &v->cfg);
 		if (vm < 0) {
 			run_free(r);
-			return xerr_at(d, dom->origin, dom->line, "domain", "%s", pv_strerror(vm));
+			return xerr_at(d, dom->origin, dom->line, "domain", "%s",
+				       pv_strerror(vm));
 		}
 		v->sim_vm = (unsigned)vm;
 		v->first_vcpu = r->m->nvcpus;
 		for (unsigned c = 0; c < dom->vcpus; c++) {
-			unsigned cpu = dom->pin[c] >= 0 ? (unsigned)dom->pin[c] : next_cpu++ % sc->cpus;
+			unsigned cpu = dom->pin[c] >= 0 ? (unsigned)dom->pin[c]
+							: next_cpu++ % sc->cpus;
 			sim_prog_init(&v->prog[c]);
 			build_prog(&v->prog[c], v, c);
 			int vc = sim_add_vcpu(r->m, (unsigned)vm, cpu, &v->prog[c]);

@@ -49,8 +49,8 @@ int run_spe_check(const struct run *r, const struct run_vm *v, struct diag *d)
 			       sv->spe_buffer, v->cfg.spe.max_buffer, sv->dom.name);
 	if (sv->spe_buffer > slot)
 		return xerr_at(d, r->sc->path, line, el,
-			       "%u SPE buffers of %" PRIu64 " bytes do not fit the guest's %" PRIu64
-			       " MiB of buffer memory",
+			       "%u SPE buffers of %" PRIu64
+			       " bytes do not fit the guest's %" PRIu64 " MiB of buffer memory",
 			       sv->dom.vcpus, sv->spe_buffer, (BUF_IPA_HI - BUF_IPA_LO) >> 20);
 	return 0;
 }
@@ -106,11 +106,13 @@ int run_spe_guest(struct run *r, struct run_vm *v, struct diag *d)
 	for (unsigned c = 0; c < dom->vcpus; c++) {
 		uint64_t va = BUF_VA + c * BUF_STRIDE, lo = BUF_IPA_LO + c * slots * 4096;
 		for (uint64_t p = 0; p < v->sv->spe_buffer / 4096; p++)
-			if (!sim_s1_map(t, va + p * 4096, lo + (p * stride % slots) * 4096, 4096, 0))
+			if (!sim_s1_map(t, va + p * 4096, lo + (p * stride % slots) * 4096,
+					4096, 0))
 				return xerr_at(d, dom->origin, dom->line, "domain",
 					       "cannot map the guest's SPE buffer");
 		struct sim_spe_vcpu *g = sim_spe_machine_vcpu(m, v->first_vcpu + c);
-		g->el1 = (struct sim_el1){.sctlr = PV_SCTLR_M, .ttbr0 = sim_s1_ttbr(t, 0),
+		g->el1 = (struct sim_el1){.sctlr = PV_SCTLR_M,
+					  .ttbr0 = sim_s1_ttbr(t, 0),
 					  .ttbr1 = sim_s1_ttbr(t, 1),
 					  .tcr = sim_s1_tcr(t, true, false, false),
 					  .contextidr = 0x1000u + c};
@@ -152,8 +154,9 @@ void run_spe_finish(struct run *r)
 		for (unsigned c = 0; v->spe && c < v->sv->dom.vcpus; c++) {
 			const struct sim_op *op = &v->prog[c].ops[v->spe_stop[c]];
 			unsigned idx = v->first_vcpu + c;
-			uint64_t ptr = op->outcome == SIM_OUT_OK ? op->value
-								  : pv_vspe_pointer(&r->m->vcpu[idx].pv);
+			uint64_t ptr = op->outcome == SIM_OUT_OK
+					       ? op->value
+					       : pv_vspe_pointer(&r->m->vcpu[idx].pv);
 			sim_spe_machine_collect(r->m, idx, ptr);
 		}
 	}
@@ -175,14 +178,17 @@ static bool record_valid(const struct pv_spe_record *rec)
 static bool record_is(const struct pv_spe_record *rec, const struct sim_spe_sample *s)
 {
 	return rec->addr[PV_SPE_ADDR_PC] == pc_packet(s->pc, s->el) && rec->has_op &&
-	       rec->op_class == s->op_class && rec->op_subclass == s->op_sub && rec->has_events &&
-	       rec->events == s->events && rec->cnt[0] == s->lat[0] && rec->cnt[1] == s->lat[1] &&
-	       rec->has_ts == s->has_ts && (!s->has_ts || rec->timestamp == s->ts) &&
+	       rec->op_class == s->op_class && rec->op_subclass == s->op_sub &&
+	       rec->has_events && rec->events == s->events && rec->cnt[0] == s->lat[0] &&
+	       rec->cnt[1] == s->lat[1] && rec->has_ts == s->has_ts &&
+	       (!s->has_ts || rec->timestamp == s->ts) &&
 	       !!(rec->addr_valid >> PV_SPE_ADDR_DATA_VA & 1) == s->has_va &&
 	       (!s->has_va || rec->addr[PV_SPE_ADDR_DATA_VA] == s->va) &&
 	       !!(rec->addr_valid >> PV_SPE_ADDR_BRANCH & 1) == s->has_target &&
-	       (!s->has_target || rec->addr[PV_SPE_ADDR_BRANCH] == pc_packet(s->target, s->el)) &&
-	       !!(rec->ctx_valid & 1) == s->has_ctx1 && (!s->has_ctx1 || rec->context[0] == s->ctx1);
+	       (!s->has_target ||
+		rec->addr[PV_SPE_ADDR_BRANCH] == pc_packet(s->target, s->el)) &&
+	       !!(rec->ctx_valid & 1) == s->has_ctx1 &&
+	       (!s->has_ctx1 || rec->context[0] == s->ctx1);
 }
 
 void run_spe_tally(const struct run *r, const struct run_vm *v, struct run_spe_tally *t)

@@ -5,8 +5,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-
-
 unsigned run_traffic(const struct run *r, struct rep_traffic *out, unsigned max)
 {
 	const struct sim_machine *m = r->m;
@@ -24,11 +22,12 @@ unsigned run_traffic(const struct run *r, struct rep_traffic *out, unsigned max)
 			t->node = id;
 			t->asked = (uint64_t)((unsigned __int128)asked * 1000000000u / ns);
 			t->moved = (uint64_t)((unsigned __int128)sim_mpam_machine_vm_bytes(
-							m, v->sim_vm, id, false) *
+						      m, v->sim_vm, id, false) *
 					      1000000000u / ns);
-			t->moved_local = (uint64_t)((unsigned __int128)sim_mpam_machine_vm_local_bytes(
-							    m, v->sim_vm, id) *
-						    1000000000u / ns);
+			t->moved_local =
+				(uint64_t)((unsigned __int128)sim_mpam_machine_vm_local_bytes(
+						   m, v->sim_vm, id) *
+					   1000000000u / ns);
 			unsigned cap = m->vm[v->sim_vm].pv.mpam.cfg.mbw_max[id];
 			t->limit_percent = cap < 100 ? cap : 0;
 			t->node_bandwidth = r->sc->node[k].bandwidth;
@@ -74,7 +73,8 @@ static void check(struct checks *k, const char *domain, uint64_t figure, uint64_
 static uint64_t expect(const struct run *r, const struct run_vm *v, uint32_t event, bool cycle,
 		       const struct sim_snap *from, const struct sim_snap *to)
 {
-	if (!run_filter_allows(&v->cfg.pmu, event) || (!cycle && !run_hw_event(&r->m->hw, event)))
+	if (!run_filter_allows(&v->cfg.pmu, event) ||
+	    (!cycle && !run_hw_event(&r->m->hw, event)))
 		return 0;
 	uint64_t t = sim_snap_delta(from, to, event, 3);
 	if (!cycle && v->cfg.pmu.version < PV_PMUVER_V3P5)
@@ -104,8 +104,8 @@ static void verify_vcpu(const struct run *r, const struct run_vm *v, unsigned c,
 			check(k, name, rd->value, expect(r, v, ev, cycle, from, &rd->at), 0,
 			      "vCPU %u %s %s, read by the guest", c, reg, evn);
 		check(k, name, pv_vpmu_counter(&sv->pv, idx),
-		      expect(r, v, ev, cycle, from, &sv->truth.now), 0, "vCPU %u %s %s, stats", c,
-		      reg, evn);
+		      expect(r, v, ev, cycle, from, &sv->truth.now), 0, "vCPU %u %s %s, stats",
+		      c, reg, evn);
 	}
 }
 
@@ -128,10 +128,12 @@ static void verify_amu(const struct run *r, const struct run_vm *v, unsigned c,
 		ms += (double)sv->amu.cycles_at[l] / r->cfg.cpu_khz[l];
 	}
 	uint64_t cnt = pv_vamu_counter(&sv->pv, PV_AMU_CNT_CYCLES);
-	double mhz = cnt ? (double)pv_vamu_counter(&sv->pv, 0) / (double)cnt * r->cfg.cnt_khz / 1e3
+	double mhz = cnt ? (double)pv_vamu_counter(&sv->pv, 0) / (double)cnt * r->cfg.cnt_khz /
+				     1e3
 			 : 0;
-	check(k, v->sv->dom.name, (uint64_t)(mhz + 0.5), ms > 0 ? (uint64_t)(cycles / ms / 1e3 + 0.5) : 0,
-	      0, "vCPU %u AMU frequency, MHz", c);
+	check(k, v->sv->dom.name, (uint64_t)(mhz + 0.5),
+	      ms > 0 ? (uint64_t)(cycles / ms / 1e3 + 0.5) : 0, 0, "vCPU %u AMU frequency, MHz",
+	      c);
 }
 
 /* Each bandwidth figure against the bytes the VM's vCPUs really moved through the node
@@ -158,14 +160,14 @@ static void verify_bandwidth(const struct run *r, const struct run_vm *v, struct
 				if (st != PV_VMPAM_MEASURED && st != PV_VMPAM_ESTIMATED)
 					continue;
 				check(k, dom->name, rd.bytes,
-				      sim_mpam_machine_vm_bytes(r->m, v->sim_vm, id, false), rd.bound,
-				      "%s memory node %u bytes", name, id);
+				      sim_mpam_machine_vm_bytes(r->m, v->sim_vm, id, false),
+				      rd.bound, "%s memory node %u bytes", name, id);
 				st = run_bw_local_reading(r, v, id, &rd);
 				if (st != PV_VMPAM_MEASURED && st != PV_VMPAM_ESTIMATED)
 					continue;
 				check(k, dom->name, rd.bytes,
-				      sim_mpam_machine_vm_local_bytes(r->m, v->sim_vm, id), rd.bound,
-				      "%s memory node %u local bytes", name, id);
+				      sim_mpam_machine_vm_local_bytes(r->m, v->sim_vm, id),
+				      rd.bound, "%s memory node %u local bytes", name, id);
 			}
 		}
 }
@@ -191,7 +193,8 @@ static void verify_spe(const struct run *r, const struct run_vm *v, struct check
 	run_spe_tally(r, v, &t);
 	check(k, name, t.decoded, t.written, 0, "SPE records decoded from the guest's buffer");
 	check(k, name, t.matched, t.written, 0, "SPE records equal to the samples taken");
-	check(k, name, t.valid, t.written, 0, "SPE records valid (PC, operation, nothing physical)");
+	check(k, name, t.valid, t.written, 0,
+	      "SPE records valid (PC, operation, nothing physical)");
 	check(k, name, t.undecodable, 0, 0, "SPE bytes that do not decode");
 	check(k, name, events, t.irqs, 0, "SPE buffer interrupts serviced by the guest");
 	check(k, name, lost, t.lost, 0, "SPE records lost");
@@ -216,9 +219,11 @@ unsigned run_verify(const struct run *r, struct rep_check **checks, unsigned *n)
 				continue;
 			uint64_t truth = 0;
 			for (unsigned c = 0; c < dom->vcpus; c++)
-				truth += sim_snap_delta(&zero, &r->m->vcpu[v->first_vcpu + c].truth.now,
-							(uint32_t)dom_perf_events[e].arm, 3);
-			check(&k, dom->name, v->host[slot], truth, 0, "perf.%s", dom_perf_events[e].name);
+				truth += sim_snap_delta(
+					&zero, &r->m->vcpu[v->first_vcpu + c].truth.now,
+					(uint32_t)dom_perf_events[e].arm, 3);
+			check(&k, dom->name, v->host[slot], truth, 0, "perf.%s",
+			      dom_perf_events[e].name);
 		}
 		for (unsigned c = 0; c < dom->vcpus; c++)
 			verify_amu(r, v, c, &k);

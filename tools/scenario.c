@@ -15,7 +15,8 @@
 int scenario_profile(const char *name)
 {
 	for (int p = 0; p < SIM_PROF_COUNT; p++)
-		if (p != SIM_PROF_HYP && strcmp(sim_profile_name((enum sim_profile)p), name) == 0)
+		if (p != SIM_PROF_HYP &&
+		    strcmp(sim_profile_name((enum sim_profile)p), name) == 0)
 			return p;
 	return -1;
 }
@@ -38,8 +39,7 @@ static void resolve(const char *base, const char *rel, char *out, size_t len)
 		snprintf(out, len, "%.*s/%s", (int)(slash - base), base, rel);
 }
 
-static int parse_version(const struct xsrc *s, const xmlNode *n, const char *attr,
-			 uint8_t *out)
+static int parse_version(const struct xsrc *s, const xmlNode *n, const char *attr, uint8_t *out)
 {
 	char *v = xml_attr(n, attr);
 	if (!v)
@@ -80,7 +80,8 @@ static int parse_time(const struct xsrc *s, const xmlNode *n, const char *attr, 
 			break;
 		memcpy(num, v, len - ul);
 		num[len - ul] = '\0';
-		if (!parse_u64(num, false, &x) || x == 0 || x > UINT64_C(3600000000000) / units[i].ns)
+		if (!parse_u64(num, false, &x) || x == 0 ||
+		    x > UINT64_C(3600000000000) / units[i].ns)
 			break;
 		*ns = x * units[i].ns;
 		r = 0;
@@ -140,10 +141,12 @@ static int parse_rate(const struct xsrc *s, const xmlNode *n, const char *attr, 
 	char *v = xml_attr(n, attr);
 	if (!v)
 		return 0;
-	int r = rate_value(v, out) ? 1
-				   : xerr(s, n, "%s='%s' is not a bandwidth (e.g. '10GB/s', '800MB/s', "
-						"'1.5GiB/s')",
-					  attr, v);
+	int r = rate_value(v, out)
+			? 1
+			: xerr(s, n,
+			       "%s='%s' is not a bandwidth (e.g. '10GB/s', '800MB/s', "
+			       "'1.5GiB/s')",
+			       attr, v);
 	xmlFree(v);
 	return r;
 }
@@ -163,14 +166,15 @@ static int parse_node(const struct xsrc *s, const xmlNode *c, struct scenario *s
 		return -1;
 	for (unsigned k = 0; k < sc->nnodes; k++)
 		if (sc->node[k].id == nd->id)
-			return xerr(s, c, "memory node %u appears twice (first at line %ld)", nd->id,
-				    sc->node[k].line);
+			return xerr(s, c, "memory node %u appears twice (first at line %ld)",
+				    nd->id, sc->node[k].line);
 	char *cpus = xml_attr(c, "cpus");
 	if (cpus) {
 		bool ok = cpuset_parse(cpus, sc->cpus, &nd->cpus);
 		int r = ok ? 0
-			   : xerr(s, c, "cpus='%s' is not a set of this machine's pCPUs (0..%u)", cpus,
-				  sc->cpus - 1);
+			   : xerr(s, c,
+				  "cpus='%s' is not a set of this machine's pCPUs (0..%u)",
+				  cpus, sc->cpus - 1);
 		xmlFree(cpus);
 		if (r)
 			return r;
@@ -205,7 +209,8 @@ static int parse_cache(const struct xsrc *s, const xmlNode *c, struct scenario *
 
 static int parse_mpam(const struct xsrc *s, const xmlNode *c, struct scenario *sc)
 {
-	static const char *const attrs[] = {"partids", "pmgs", "bandwidth-monitors", "tick", NULL};
+	static const char *const attrs[] = {"partids", "pmgs", "bandwidth-monitors", "tick",
+					    NULL};
 	int r, g;
 	if (xml_only_attrs(s, c, attrs) || xml_no_children(s, c) ||
 	    xml_attr_uint(s, c, "partids", true, 2, 65536, &sc->partids) < 0 ||
@@ -216,7 +221,8 @@ static int parse_mpam(const struct xsrc *s, const xmlNode *c, struct scenario *s
 		return -1;
 	sc->pmgs_given = g > 0;
 	if (!r) /* one per PARTID: every VM's bytes are counted all along */
-		sc->bw_monitors = sc->partids > PV_VMPAM_MAX_MONS ? PV_VMPAM_MAX_MONS : sc->partids;
+		sc->bw_monitors = sc->partids > PV_VMPAM_MAX_MONS ? PV_VMPAM_MAX_MONS
+								  : sc->partids;
 	/* The machine's memory system steps in 100 us windows; ticks fall on them. */
 	if (sc->mpam_tick_ns % 100000 || sc->mpam_tick_ns > UINT64_C(1000000000))
 		return xerr(s, c, "tick must be a multiple of 100us, at most 1s");
@@ -230,7 +236,8 @@ static int parse_spe(const struct xsrc *s, const xmlNode *n, struct scenario *sc
 	static const struct {
 		const char *name;
 		uint8_t version;
-	} names[] = {{"off", 0}, {"no", 0}, {"on", 3}, {"yes", 3}, {"1", 1}, {"1p1", 2}, {"1p2", 3}};
+	} names[] = {{"off", 0}, {"no", 0},  {"on", 3}, {"yes", 3},
+		     {"1", 1},   {"1p1", 2}, {"1p2", 3}};
 	char *v = xml_attr(n, "spe");
 	if (!v)
 		return 0;
@@ -252,7 +259,8 @@ static int parse_guest_spe(const struct xsrc *s, const xmlNode *n, struct scen_v
 {
 	static const char *const attrs[] = {"buffer", "interval", NULL};
 	if (xml_only_attrs(s, n, attrs) || xml_no_children(s, n) ||
-	    xml_attr_u64(s, n, "buffer", false, 4096, SCEN_SPE_BUFFER_MAX, &v->spe_buffer) < 0 ||
+	    xml_attr_u64(s, n, "buffer", false, 4096, SCEN_SPE_BUFFER_MAX, &v->spe_buffer) <
+		    0 ||
 	    xml_attr_uint(s, n, "interval", false, 256, 1u << 24, &v->spe_interval) < 0)
 		return -1;
 	if (v->spe_buffer % 4096)
@@ -266,9 +274,9 @@ static int parse_guest_spe(const struct xsrc *s, const xmlNode *n, struct scen_v
 
 static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario *sc)
 {
-	static const char *const attrs[] = {"cpus",          "mhz",           "pmu-version",
-					    "pmu-counters", "host-counters", "amu",
-					    "spe",          NULL};
+	static const char *const attrs[] = {
+		"cpus",          "mhz", "pmu-version", "pmu-counters",
+		"host-counters", "amu", "spe",         NULL};
 	if (xml_only_attrs(s, n, attrs))
 		return -1;
 	unsigned host = 0;
@@ -278,14 +286,15 @@ static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario
 	    parse_version(s, n, "pmu-version", &sc->pmu_version) ||
 	    xml_attr_uint(s, n, "pmu-counters", false, 1, PV_PMU_MAX_COUNTERS,
 			  &sc->pmu_counters) < 0 ||
-	    (r = xml_attr_uint(s, n, "host-counters", false, 0, SCEN_MAX_HOST_COUNTERS, &host)) < 0 ||
+	    (r = xml_attr_uint(s, n, "host-counters", false, 0, SCEN_MAX_HOST_COUNTERS,
+			       &host)) < 0 ||
 	    xml_attr_bool(s, n, "amu", false, true, &sc->amu) < 0 || parse_spe(s, n, sc))
 		return -1;
 	if (r)
 		sc->host_counters = (int)host;
 	if (sc->host_counters > (int)sc->pmu_counters)
-		return xerr(s, n, "host-counters='%d' exceeds pmu-counters='%u'", sc->host_counters,
-			    sc->pmu_counters);
+		return xerr(s, n, "host-counters='%d' exceeds pmu-counters='%u'",
+			    sc->host_counters, sc->pmu_counters);
 	long seen_mpam = 0;
 	uint64_t local = 0;
 	for (xmlNode *c = xml_first(n); c; c = xml_next(c)) {
@@ -299,19 +308,22 @@ static int parse_machine(const struct xsrc *s, const xmlNode *n, struct scenario
 			if (once(s, c, &seen_mpam) || parse_mpam(s, c, sc))
 				return -1;
 		} else {
-			return xerr(s, c, "unexpected inside <machine> (expected <memory-node>, "
-					  "<cache> or <mpam>)");
+			return xerr(s, c,
+				    "unexpected inside <machine> (expected <memory-node>, "
+				    "<cache> or <mpam>)");
 		}
 	}
 	if (!sc->nnodes) /* one node, local to every pCPU */
-		sc->node[sc->nnodes++] = (struct scen_node){
-			.id = 0, .cpus = (UINT64_C(1) << sc->cpus) - 1,
-			.bandwidth = SCEN_NODE_BANDWIDTH, .line = xml_line(n)};
+		sc->node[sc->nnodes++] = (struct scen_node){.id = 0,
+							    .cpus = (UINT64_C(1) << sc->cpus) -
+								    1,
+							    .bandwidth = SCEN_NODE_BANDWIDTH,
+							    .line = xml_line(n)};
 	for (unsigned k = 0; sc->mpam_line && k < sc->nnodes; k++) {
 		if (sc->node[k].id >= PV_VMPAM_MAX_NODES)
 			return xerr_at(s->d, s->origin, sc->node[k].line, "memory-node",
-				       "id='%u': MPAM numbers memory nodes 0..%d", sc->node[k].id,
-				       PV_VMPAM_MAX_NODES - 1);
+				       "id='%u': MPAM numbers memory nodes 0..%d",
+				       sc->node[k].id, PV_VMPAM_MAX_NODES - 1);
 		/* By default a PMG per memory node, as bytes.local needs (at least 2). */
 		if (!sc->pmgs_given && sc->node[k].id + 1 > sc->pmgs)
 			sc->pmgs = sc->node[k].id + 1;
@@ -419,8 +431,9 @@ static int parse_guest_pmu(const struct xsrc *s, const xmlNode *n, struct scen_v
 			if (v->nevents == PV_PMU_MAX_COUNTERS)
 				r = xerr(s, n, "more than %d events", PV_PMU_MAX_COUNTERS);
 			else if (!event_lookup(tok, &v->events[v->nevents++]))
-				r = xerr(s, n, "'%s' is not an Arm PMU event (a name such as "
-					       "INST_RETIRED, or a number such as 0x08)",
+				r = xerr(s, n,
+					 "'%s' is not an Arm PMU event (a name such as "
+					 "INST_RETIRED, or a number such as 0x08)",
 					 tok);
 		}
 		if (!r && !v->nevents)
@@ -439,9 +452,13 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 	if (sc->nvms == SCEN_MAX_VMS)
 		return xerr(s, n, "more than %d VMs", SCEN_MAX_VMS);
 	struct scen_vm *v = &sc->vm[sc->nvms];
-	*v = (struct scen_vm){.line = xml_line(n), .profile = SIM_PROF_INT,
-			      .instructions = 2000000, .el0_percent = 50, .memory_node = -1,
-			      .nevents = SCEN_GUEST_EVENTS_AUTO, .spe_buffer = SCEN_SPE_BUFFER,
+	*v = (struct scen_vm){.line = xml_line(n),
+			      .profile = SIM_PROF_INT,
+			      .instructions = 2000000,
+			      .el0_percent = 50,
+			      .memory_node = -1,
+			      .nevents = SCEN_GUEST_EVENTS_AUTO,
+			      .spe_buffer = SCEN_SPE_BUFFER,
 			      .spe_interval = SCEN_SPE_INTERVAL};
 	char *f = xml_attr(n, "file"), *dn = xml_attr(n, "domain");
 	int r = 0;
@@ -460,15 +477,16 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 	long seen_work = 0;
 	for (xmlNode *c = xml_first(n); c; c = xml_next(c)) {
 		if (xml_is(c, SCEN_NS, "workload")) {
-			static const char *const wattrs[] = {"profile",   "instructions",
+			static const char *const wattrs[] = {"profile",     "instructions",
 							     "el0-percent", "bandwidth",
 							     "memory-node", NULL};
 			unsigned node = 0;
 			if (once(s, c, &seen_work) || xml_only_attrs(s, c, wattrs) ||
 			    xml_no_children(s, c) ||
-			    xml_attr_u64(s, c, "instructions", false, 1000, UINT64_C(1000000000),
-					 &v->instructions) < 0 ||
-			    xml_attr_uint(s, c, "el0-percent", false, 0, 100, &v->el0_percent) < 0 ||
+			    xml_attr_u64(s, c, "instructions", false, 1000,
+					 UINT64_C(1000000000), &v->instructions) < 0 ||
+			    xml_attr_uint(s, c, "el0-percent", false, 0, 100, &v->el0_percent) <
+				    0 ||
 			    parse_rate(s, c, "bandwidth", &v->bandwidth) < 0 ||
 			    (r = xml_attr_uint(s, c, "memory-node", false, 0, 63, &node)) < 0)
 				return -1;
@@ -479,8 +497,9 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 			char *p = xml_attr(c, "profile");
 			if (p) {
 				int prof = scenario_profile(p);
-				r = prof < 0 ? xerr(s, c, "profile='%s' is not a workload (int, mem, "
-							  "branch or stream)",
+				r = prof < 0 ? xerr(s, c,
+						    "profile='%s' is not a workload (int, mem, "
+						    "branch or stream)",
 						    p)
 					     : 0;
 				v->profile = prof < 0 ? SIM_PROF_INT : (enum sim_profile)prof;
@@ -495,8 +514,9 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 			if (once(s, c, &v->guest_spe_line) || parse_guest_spe(s, c, v))
 				return -1;
 		} else {
-			return xerr(s, c, "unexpected inside <vm> (expected <workload>, <guest-pmu> "
-					  "or <guest-spe>)");
+			return xerr(s, c,
+				    "unexpected inside <vm> (expected <workload>, <guest-pmu> "
+				    "or <guest-spe>)");
 		}
 	}
 	sc->nvms++;
@@ -512,21 +532,24 @@ static int check(const struct xsrc *s, struct scenario *sc)
 		const struct domain *dom = &v->dom;
 		for (unsigned k = 0; k < i; k++)
 			if (!strcmp(sc->vm[k].dom.name, dom->name))
-				return xerr_at(s->d, sc->path, v->line, "vm",
-					       "domain '%s' is already defined by the <vm> at line "
-					       "%ld",
-					       dom->name, sc->vm[k].line);
+				return xerr_at(
+					s->d, sc->path, v->line, "vm",
+					"domain '%s' is already defined by the <vm> at line "
+					"%ld",
+					dom->name, sc->vm[k].line);
 		vcpus += dom->vcpus;
 		if (vcpus > 32)
-			return xerr_at(s->d, sc->path, v->line, "vm",
-				       "domain '%s' brings the machine to %u vCPUs (at most 32)",
-				       dom->name, vcpus);
+			return xerr_at(
+				s->d, sc->path, v->line, "vm",
+				"domain '%s' brings the machine to %u vCPUs (at most 32)",
+				dom->name, vcpus);
 		for (unsigned c = 0; c < dom->vcpus; c++)
 			if (dom->pin[c] >= (int)sc->cpus)
-				return xerr_at(s->d, dom->origin, dom->pin_line[c], "vcpupin",
-					       "vCPU %u is pinned to host CPU %d, but the machine has "
-					       "%u pCPUs (%s:%ld)",
-					       c, dom->pin[c], sc->cpus, sc->path, sc->machine_line);
+				return xerr_at(
+					s->d, dom->origin, dom->pin_line[c], "vcpupin",
+					"vCPU %u is pinned to host CPU %d, but the machine has "
+					"%u pCPUs (%s:%ld)",
+					c, dom->pin[c], sc->cpus, sc->path, sc->machine_line);
 		for (unsigned t = 0; t < dom->nmemorytune; t++)
 			for (unsigned k = 0; k < dom->memorytune[t].nnodes; k++) {
 				const struct dom_membw *b = &dom->memorytune[t].node[k];
@@ -534,24 +557,27 @@ static int check(const struct xsrc *s, struct scenario *sc)
 				for (unsigned nd = 0; nd < sc->nnodes; nd++)
 					found |= sc->node[nd].id == b->id;
 				if (!found)
-					return xerr_at(s->d, dom->origin, b->line, "node",
-						       "memory node %u does not exist on the machine "
-						       "(%s:%ld)",
-						       b->id, sc->path, sc->machine_line);
+					return xerr_at(
+						s->d, dom->origin, b->line, "node",
+						"memory node %u does not exist on the machine "
+						"(%s:%ld)",
+						b->id, sc->path, sc->machine_line);
 			}
 		/* Where MPAM is managed, every VM has a PARTID of its own. */
 		bool tuned = dom->nmemorytune || dom->ncachetune;
 		if (sc->mpam_line && ++partids_used > sc->partids - 1)
-			return xerr_at(s->d, sc->path, v->line, "vm",
-				       "domain '%s' needs a PARTID%s, but the machine's %u PARTIDs "
-				       "are all taken (PARTID 0 is the host's; <mpam> at line %ld)",
-				       dom->name,
-				       tuned ? " for its memorytune/cachetune"
-					     : " (every VM has its own on an MPAM machine)",
-				       sc->partids, sc->mpam_line);
+			return xerr_at(
+				s->d, sc->path, v->line, "vm",
+				"domain '%s' needs a PARTID%s, but the machine's %u PARTIDs "
+				"are all taken (PARTID 0 is the host's; <mpam> at line %ld)",
+				dom->name,
+				tuned ? " for its memorytune/cachetune"
+				      : " (every VM has its own on an MPAM machine)",
+				sc->partids, sc->mpam_line);
 		if (v->memory_node >= 0 && !scenario_node(sc, (unsigned)v->memory_node))
 			return xerr_at(s->d, sc->path, v->workload_line, "workload",
-				       "memory-node='%d' does not exist on the machine (<machine> at line "
+				       "memory-node='%d' does not exist on the machine "
+				       "(<machine> at line "
 				       "%ld)",
 				       v->memory_node, sc->machine_line);
 		for (unsigned t = 0; sc->mpam_line && t < dom->ncachetune; t++)
@@ -559,12 +585,14 @@ static int check(const struct xsrc *s, struct scenario *sc)
 				const struct dom_cache *c = &dom->cachetune[t].cache[k];
 				bool found = false;
 				for (unsigned i = 0; i < sc->ncaches; i++)
-					found |= sc->cache[i].id == c->id && sc->cache[i].level == c->level;
+					found |= sc->cache[i].id == c->id &&
+						 sc->cache[i].level == c->level;
 				if (!found)
-					return xerr_at(s->d, dom->origin, c->line, "cache",
-						       "L%u cache %u does not exist on the machine "
-						       "(%s:%ld)",
-						       c->level, c->id, sc->path, sc->machine_line);
+					return xerr_at(
+						s->d, dom->origin, c->line, "cache",
+						"L%u cache %u does not exist on the machine "
+						"(%s:%ld)",
+						c->level, c->id, sc->path, sc->machine_line);
 			}
 		if (!(dom->cfg.features & PV_FEAT_PMU) && v->guest_pmu_line &&
 		    v->nevents != SCEN_GUEST_EVENTS_AUTO && v->nevents)
@@ -592,11 +620,13 @@ static int load_vms(const struct xsrc *s, const xmlNode *root, struct scenario *
 			r = once(s, c, &seen_schedule) || parse_schedule(s, c, sc);
 		} else if (xml_is(c, SCEN_NS, "vm")) {
 			unsigned i = sc->nvms;
-			r = i < SCEN_MAX_VMS ? parse_vm(s, c, sc, files[i], PATH_MAX, names[i], 64)
-					     : xerr(s, c, "more than %d VMs", SCEN_MAX_VMS);
+			r = i < SCEN_MAX_VMS
+				    ? parse_vm(s, c, sc, files[i], PATH_MAX, names[i], 64)
+				    : xerr(s, c, "more than %d VMs", SCEN_MAX_VMS);
 		} else {
-			r = xerr(s, c, "unexpected inside <scenario> (expected <machine>, "
-				       "<libvirt>, <schedule> or <vm>)");
+			r = xerr(s, c,
+				 "unexpected inside <scenario> (expected <machine>, "
+				 "<libvirt>, <schedule> or <vm>)");
 		}
 		if (r)
 			return -1;
@@ -641,7 +671,8 @@ static int parse_root(const struct xsrc *s, const xmlNode *root, struct scenario
 	} else {
 		const char *base = strrchr(sc->path, '/');
 		base = base ? base + 1 : sc->path;
-		size_t len = strlen(base) < sizeof(sc->name) ? strlen(base) : sizeof(sc->name) - 1;
+		size_t len = strlen(base) < sizeof(sc->name) ? strlen(base)
+							     : sizeof(sc->name) - 1;
 		memcpy(sc->name, base, len);
 		sc->name[len] = '\0';
 	}

@@ -36,9 +36,9 @@
 #define SCEN_GUEST_EVENTS_AUTO 0xFF
 #define SCEN_NODE_BANDWIDTH UINT64_C(25600000000) /* bytes/s: one DDR4-3200 channel */
 #define SCEN_MPAM_TICK_NS UINT64_C(1000000)
-#define SCEN_SPE_BUFFER UINT64_C(65536)     /* the guest profiler's ring, per vCPU */
+#define SCEN_SPE_BUFFER UINT64_C(65536) /* the guest profiler's ring, per vCPU */
 #define SCEN_SPE_BUFFER_MAX (UINT64_C(8) << 20)
-#define SCEN_SPE_INTERVAL 1024u            /* operations between samples (PMSIRR_EL1) */
+#define SCEN_SPE_INTERVAL 1024u /* operations between samples (PMSIRR_EL1) */
 
 struct scen_node {
 	unsigned id;
@@ -47,25 +47,25 @@ struct scen_node {
 	long line;
 };
 
-struct scen_cache {         /* a cache MPAM partitions into portions (<cachetune>) */
+struct scen_cache { /* a cache MPAM partitions into portions (<cachetune>) */
 	unsigned id, level;
 	uint64_t bytes;
-	unsigned portions;  /* its MPAM CPBM_WD */
+	unsigned portions; /* its MPAM CPBM_WD */
 	long line;
 };
 
 struct scen_vm {
 	struct domain dom;
-	long line;                /* the <vm> element */
+	long line; /* the <vm> element */
 	enum sim_profile profile;
-	uint64_t instructions;    /* per vCPU */
-	unsigned el0_percent;     /* share of the work run at EL0 */
-	uint64_t bandwidth;       /* memory traffic per vCPU while it runs, bytes/s; 0: the
+	uint64_t instructions; /* per vCPU */
+	unsigned el0_percent;  /* share of the work run at EL0 */
+	uint64_t bandwidth;    /* memory traffic per vCPU while it runs, bytes/s; 0: the
 				     profile's (its L2 refills, 64-byte lines, at the clock) */
-	int memory_node;          /* where that traffic goes; -1: the vCPU's local node */
+	int memory_node;       /* where that traffic goes; -1: the vCPU's local node */
 	long workload_line;
 	long guest_pmu_line;
-	unsigned nevents;         /* events the guest programs; SCEN_GUEST_EVENTS_AUTO: the
+	unsigned nevents; /* events the guest programs; SCEN_GUEST_EVENTS_AUTO: the
 				     domain's enabled perf events (or a default set) */
 	uint16_t events[31];
 	/* SPE (a VM offered it): the guest profiler's ring per vCPU and sampling interval */
@@ -82,24 +82,24 @@ struct scenario {
 	unsigned cpus, mhz;
 	uint8_t pmu_version;
 	unsigned pmu_counters;
-	int host_counters;        /* -1: as many as the domains' perf events need */
-	bool amu;                 /* the pCPUs implement the AMU (AMUv1p1, FEAT_FGT) */
-	uint8_t spe;              /* the pCPUs' SPE (ID_AA64DFR0_EL1.PMSVer), 0: none */
+	int host_counters; /* -1: as many as the domains' perf events need */
+	bool amu;          /* the pCPUs implement the AMU (AMUv1p1, FEAT_FGT) */
+	uint8_t spe;       /* the pCPUs' SPE (ID_AA64DFR0_EL1.PMSVer), 0: none */
 	unsigned nnodes;
 	struct scen_node node[SCEN_MAX_NODES];
 	unsigned ncaches;
 	struct scen_cache cache[SCEN_MAX_CACHES];
-	long mpam_line;           /* 0: no <mpam> declared */
+	long mpam_line; /* 0: no <mpam> declared */
 	unsigned partids, bw_monitors;
-	unsigned pmgs;            /* PMGs 0..pmgs-1 on every pCPU and MSC (PMG_MAX + 1) */
-	bool pmgs_given;          /* else a PMG per memory node, at least 2 */
-	uint64_t mpam_tick_ns;    /* how often the bandwidth monitors are read */
+	unsigned pmgs;         /* PMGs 0..pmgs-1 on every pCPU and MSC (PMG_MAX + 1) */
+	bool pmgs_given;       /* else a PMG per memory node, at least 2 */
+	uint64_t mpam_tick_ns; /* how often the bandwidth monitors are read */
 	/* libvirt source for <vm domain=...> */
 	char connect[320];
 	long connect_line;
 	/* schedule */
 	uint64_t seed, slice_min, slice_max;
-	uint64_t duration_ns;     /* 0: run every workload to its end */
+	uint64_t duration_ns; /* 0: run every workload to its end */
 	unsigned nvms;
 	struct scen_vm vm[SCEN_MAX_VMS];
 };

@@ -46,7 +46,8 @@ static int load_one(const char *uri, virDomainPtr dom, struct domain *out, struc
 	snprintf(origin, sizeof(origin), "%s (domain %s)", uri, name ? name : "?");
 	char *xml = virDomainGetXMLDesc(dom, 0);
 	if (!xml)
-		return xerr_plain(d, "%s: cannot read the domain XML: %s", origin, last_error());
+		return xerr_plain(d, "%s: cannot read the domain XML: %s", origin,
+				  last_error());
 	int r = domxml_parse_memory(xml, origin, out, d);
 	free(xml);
 	return r;
@@ -83,7 +84,8 @@ int virt_load(const char *uri, const char *const *names, unsigned nnames, struct
 		if (count < 0)
 			r = xerr_plain(d, "%s: cannot list domains: %s", uri, last_error());
 		else if ((unsigned)count > max)
-			r = xerr_plain(d, "%s: %d domains, at most %u can be read", uri, count, max);
+			r = xerr_plain(d, "%s: %d domains, at most %u can be read", uri, count,
+				       max);
 		for (int i = 0; i < count; i++) {
 			if (!r)
 				r = load_one(uri, doms[i], &out[got++], d);

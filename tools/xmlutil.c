@@ -27,8 +27,8 @@ int xerr_plain(struct diag *d, const char *fmt, ...)
 	return -1;
 }
 
-int xerr_at(struct diag *d, const char *origin, long line, const char *element,
-	    const char *fmt, ...)
+int xerr_at(struct diag *d, const char *origin, long line, const char *element, const char *fmt,
+	    ...)
 {
 	char prefix[384];
 	if (element && line > 0)
@@ -100,7 +100,8 @@ static xmlDoc *load(const struct xsrc *s, const char *path, const char *buf, int
 		if (!first.seen)
 			xerr(s, NULL, "malformed XML");
 		else if (first.line > 0)
-			xerr_at(s->d, s->origin, first.line, NULL, "malformed XML: %s", first.msg);
+			xerr_at(s->d, s->origin, first.line, NULL, "malformed XML: %s",
+				first.msg);
 		else
 			xerr(s, NULL, "malformed XML: %s", first.msg);
 		if (doc)
@@ -191,7 +192,8 @@ int xml_no_children(const struct xsrc *s, const xmlNode *n)
 	const xmlNode *c = xml_first(n);
 	if (c) {
 		char name[96];
-		return xerr(s, c, "unexpected element inside <%s>", xml_name(n, name, sizeof(name)));
+		return xerr(s, c, "unexpected element inside <%s>",
+			    xml_name(n, name, sizeof(name)));
 	}
 	return 0;
 }
@@ -265,7 +267,8 @@ int xml_attr_bool(const struct xsrc *s, const xmlNode *n, const char *name, bool
 	else if (strcmp(v, "no") == 0 || (onoff && strcmp(v, "off") == 0))
 		*out = false;
 	else
-		r = xerr(s, n, "%s='%s' must be %s", name, v, onoff ? "'on' or 'off'" : "'yes' or 'no'");
+		r = xerr(s, n, "%s='%s' must be %s", name, v,
+			 onoff ? "'on' or 'off'" : "'yes' or 'no'");
 	xmlFree(v);
 	return r;
 }
@@ -277,7 +280,8 @@ int xml_text(const struct xsrc *s, const xmlNode *n, char *buf, size_t len)
 	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 		p++;
 	size_t k = strlen(p);
-	while (k && (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\n' || p[k - 1] == '\r'))
+	while (k &&
+	       (p[k - 1] == ' ' || p[k - 1] == '\t' || p[k - 1] == '\n' || p[k - 1] == '\r'))
 		k--;
 	int r = 0;
 	if (k == 0)

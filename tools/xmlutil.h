@@ -28,8 +28,8 @@ struct xsrc {
 int xerr(const struct xsrc *s, const xmlNode *node, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The same for an error found later, from a remembered line and element name. */
-int xerr_at(struct diag *d, const char *origin, long line, const char *element,
-	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int xerr_at(struct diag *d, const char *origin, long line, const char *element, const char *fmt,
+	    ...) __attribute__((format(printf, 5, 6)));
 int xerr_plain(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parses a file or a buffer; NULL with the parse error (file:line: message) in s->d. No

@@ -163,11 +163,12 @@ PV_REGDB_EACH(MEMBER_FNS)
 
 /* First level: ISS[21:10] -> the offset of a row of the second (row * 32). */
 #define L1_ENTRY(o0, o1, n, o2) [L1_AT(o0, o1, n, o2)] = ROW(o0, o1, n, o2) * 32,
+/* clang-format off */
 #define L1_SPACE(o0, o1, n)                                                                    \
-	L1_ENTRY(o0, o1, n, 0)                                                                 \
-	L1_ENTRY(o0, o1, n, 1)                                                                 \
-	L1_ENTRY(o0, o1, n, 2) L1_ENTRY(o0, o1, n, 3) L1_ENTRY(o0, o1, n, 4)                   \
-		L1_ENTRY(o0, o1, n, 5) L1_ENTRY(o0, o1, n, 6) L1_ENTRY(o0, o1, n, 7)
+	L1_ENTRY(o0, o1, n, 0) L1_ENTRY(o0, o1, n, 1) L1_ENTRY(o0, o1, n, 2)                   \
+	L1_ENTRY(o0, o1, n, 3) L1_ENTRY(o0, o1, n, 4) L1_ENTRY(o0, o1, n, 5)                   \
+	L1_ENTRY(o0, o1, n, 6) L1_ENTRY(o0, o1, n, 7)
+/* clang-format on */
 
 /* Second level: row * 32 + ISS[4:0] -> function; NULL where no register is. */
 #define L2_ENTRY(fn, o0, o1, n, m, o2)                                                         \

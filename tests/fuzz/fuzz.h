@@ -50,15 +50,15 @@ static inline uint64_t fz_u64(struct fz *f)
 
 /* An invariant of docs/security.md: on violation, say which and abort (libFuzzer keeps the
  * input under build/fuzz/artifacts/). */
-#define FZ_CHECK(cond, ...)                                                                      \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "invariant violated at %s:%d: %s\n  ", __FILE__,         \
-				__LINE__, #cond);                                                \
-			fprintf(stderr, __VA_ARGS__);                                            \
-			fprintf(stderr, "\n");                                                   \
-			abort();                                                                 \
-		}                                                                                \
+#define FZ_CHECK(cond, ...)                                                                    \
+	do {                                                                                   \
+		if (!(cond)) {                                                                 \
+			fprintf(stderr, "invariant violated at %s:%d: %s\n  ", __FILE__,       \
+				__LINE__, #cond);                                              \
+			fprintf(stderr, __VA_ARGS__);                                          \
+			fprintf(stderr, "\n");                                                 \
+			abort();                                                               \
+		}                                                                              \
 	} while (0)
 
 #endif

@@ -64,7 +64,8 @@ static bool names_line(const char *msg)
 static bool document_level(const char *msg)
 {
 	static const char *const ok[] = {
-		ORIGIN ": malformed XML", /* libxml2 gave no line (empty document, bad encoding) */
+		ORIGIN
+		": malformed XML", /* libxml2 gave no line (empty document, bad encoding) */
 		ORIGIN ": document too large",
 		ORIGIN ": out of memory",
 	};
@@ -81,9 +82,9 @@ static void check_config(const struct domain *d)
 	FZ_CHECK(d->vcpus >= 1 && d->vcpus <= DOM_MAX_VCPUS, "vcpus %u", d->vcpus);
 	FZ_CHECK(p->nr_counters <= PV_PMU_MAX_COUNTERS, "nr_counters %u", p->nr_counters);
 	FZ_CHECK(p->nr_filters <= PV_PMU_MAX_FILTERS, "nr_filters %u", p->nr_filters);
-	FZ_CHECK(d->pmu_version_auto || p->version == PV_PMUVER_V3 || p->version == PV_PMUVER_V3P1 ||
-			 p->version == PV_PMUVER_V3P4 || p->version == PV_PMUVER_V3P5 ||
-			 !(d->cfg.features & PV_FEAT_PMU),
+	FZ_CHECK(d->pmu_version_auto || p->version == PV_PMUVER_V3 ||
+			 p->version == PV_PMUVER_V3P1 || p->version == PV_PMUVER_V3P4 ||
+			 p->version == PV_PMUVER_V3P5 || !(d->cfg.features & PV_FEAT_PMU),
 		 "PMU version %u", p->version);
 	uint32_t space = (d->pmu_version_auto || p->version >= PV_PMUVER_V3P1) ? 65536u : 1024u;
 	for (unsigned i = 0; i < p->nr_filters && i < PV_PMU_MAX_FILTERS; i++) {
@@ -135,7 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(xml);
 	FZ_CHECK(rc == 0 || rc == -1, "domxml_parse_memory returned %d", rc);
 	if (rc) {
-		FZ_CHECK(memchr(d.msg, '\0', sizeof(d.msg)) != NULL, "error message not terminated");
+		FZ_CHECK(memchr(d.msg, '\0', sizeof(d.msg)) != NULL,
+			 "error message not terminated");
 		FZ_CHECK(names_line(d.msg) || document_level(d.msg),
 			 "error without a line: \"%s\"", d.msg);
 		return 0;

@@ -56,8 +56,8 @@ static struct pv_vcpu vc[NVM];
 enum { ID_AIDR, ID_IDR, ID_IDR_HI, ID_MBW, ID_CPOR, ID_MSMON, ID_MBWUMON, ID_WORDS };
 static const uint32_t id_default[ID_WORDS] = {
 	[ID_AIDR] = 0x10,
-	[ID_IDR] = 63 | 1u << 16 | (uint32_t)(PV_IDR_HAS_MBW_PART | PV_IDR_HAS_CPOR_PART |
-					     PV_IDR_HAS_MSMON),
+	[ID_IDR] = 63 | 1u << 16 |
+		   (uint32_t)(PV_IDR_HAS_MBW_PART | PV_IDR_HAS_CPOR_PART | PV_IDR_HAS_MSMON),
 	[ID_MBW] = 8 | (uint32_t)(PV_MBW_IDR_HAS_MAX | PV_MBW_IDR_HAS_MIN),
 	[ID_CPOR] = 16,
 	[ID_MSMON] = (uint32_t)PV_MSMON_IDR_MSMON_MBWU,
@@ -66,7 +66,7 @@ static const uint32_t id_default[ID_WORDS] = {
 static uint32_t id_regs[NMSC_MAX][ID_WORDS];
 
 /* What the current operation may do. */
-static bool in_setup;        /* pv_vmpam_init: PART_SEL of PARTID 0 allowed */
+static bool in_setup;                     /* pv_vmpam_init: PART_SEL of PARTID 0 allowed */
 static const struct pv_vmpam_vm *subject; /* the VM being configured, or NULL */
 static const char *op = "setup";
 static unsigned counter_reads; /* MSMON_MBWU(_L) reads since the last MON_SEL write */
@@ -108,14 +108,22 @@ static uint32_t dev_read(void *dev, uint64_t pa)
 		 (unsigned long long)pa);
 	const uint32_t *id = id_regs[i];
 	switch (off) {
-	case PV_MPAMF_AIDR: return id[ID_AIDR];
-	case PV_MPAMF_IDR: return id[ID_IDR];
-	case PV_MPAMF_IDR + 4: return id[ID_IDR_HI];
-	case PV_MPAMF_MBW_IDR: return id[ID_MBW];
-	case PV_MPAMF_CPOR_IDR: return id[ID_CPOR];
-	case PV_MPAMF_MSMON_IDR: return id[ID_MSMON];
-	case PV_MPAMF_MBWUMON_IDR: return id[ID_MBWUMON];
-	default: break;
+	case PV_MPAMF_AIDR:
+		return id[ID_AIDR];
+	case PV_MPAMF_IDR:
+		return id[ID_IDR];
+	case PV_MPAMF_IDR + 4:
+		return id[ID_IDR_HI];
+	case PV_MPAMF_MBW_IDR:
+		return id[ID_MBW];
+	case PV_MPAMF_CPOR_IDR:
+		return id[ID_CPOR];
+	case PV_MPAMF_MSMON_IDR:
+		return id[ID_MSMON];
+	case PV_MPAMF_MBWUMON_IDR:
+		return id[ID_MBWUMON];
+	default:
+		break;
 	}
 	uint32_t w = fz_u32(&in);
 	switch (off) {
@@ -124,8 +132,8 @@ static uint32_t dev_read(void *dev, uint64_t pa)
 	case PV_MSMON_MBWU_L + 4:
 		counter_reads++;
 		FZ_CHECK(counter_reads <= 3 * (PV_VMPAM_NRDY_RETRIES + 1) * 2,
-			 "%s: monitor counter read %u times for one MON_SEL: NRDY not bounded", op,
-			 counter_reads);
+			 "%s: monitor counter read %u times for one MON_SEL: NRDY not bounded",
+			 op, counter_reads);
 		if (nrdy_forever)
 			w |= off == PV_MSMON_MBWU_L ? 0 : PV_MBWU_NRDY;
 		return w;
@@ -150,27 +158,30 @@ static void dev_write(void *dev, uint64_t pa, uint32_t val)
 			FZ_CHECK(p == 0, "%s: PART_SEL of PARTID %u while probing", op, p);
 			break;
 		}
-		FZ_CHECK(p >= sys.host_partids, "%s: PART_SEL selects host PARTID %u (host: %u)", op,
-			 p, sys.host_partids);
-		FZ_CHECK(owner(p, subject) < 0, "%s: PART_SEL selects PARTID %u of VM %d", op, p,
-			 owner(p, subject));
-		FZ_CHECK(p <= sys.partid_max, "%s: PART_SEL PARTID %u above PARTID_MAX %u", op, p,
-			 sys.partid_max);
-		FZ_CHECK(m->has_ris ? ris < m->nris : ris == 0, "%s: PART_SEL RIS %u of %u", op, ris,
-			 m->nris);
+		FZ_CHECK(p >= sys.host_partids,
+			 "%s: PART_SEL selects host PARTID %u (host: %u)", op, p,
+			 sys.host_partids);
+		FZ_CHECK(owner(p, subject) < 0, "%s: PART_SEL selects PARTID %u of VM %d", op,
+			 p, owner(p, subject));
+		FZ_CHECK(p <= sys.partid_max, "%s: PART_SEL PARTID %u above PARTID_MAX %u", op,
+			 p, sys.partid_max);
+		FZ_CHECK(m->has_ris ? ris < m->nris : ris == 0, "%s: PART_SEL RIS %u of %u", op,
+			 ris, m->nris);
 		break;
 	case PV_MSMON_CFG_MON_SEL:
 		counter_reads = 0;
 		if (!in_setup) {
-			FZ_CHECK(m->has_ris ? ris < m->nris : ris == 0, "%s: MON_SEL RIS %u of %u", op,
-				 ris, m->nris);
-			FZ_CHECK(p < m->ris[ris].num_mon, "%s: MON_SEL monitor %u, the RIS has %u", op,
-				 p, m->ris[ris].num_mon);
+			FZ_CHECK(m->has_ris ? ris < m->nris : ris == 0,
+				 "%s: MON_SEL RIS %u of %u", op, ris, m->nris);
+			FZ_CHECK(p < m->ris[ris].num_mon,
+				 "%s: MON_SEL monitor %u, the RIS has %u", op, p,
+				 m->ris[ris].num_mon);
 		}
 		break;
 	case PV_MSMON_CFG_MBWU_FLT:
 		FZ_CHECK(p == 0 || owner(p, NULL) >= 0 || (subject && partid_of(subject, p)),
-			 "%s: a monitor filters on PARTID %u, which no VM in the table owns", op, p);
+			 "%s: a monitor filters on PARTID %u, which no VM in the table owns",
+			 op, p);
 		break;
 	default:
 		break;
@@ -185,10 +196,11 @@ static void check_labels(const struct pv_vmpam_vm *m, uint64_t hw, const char *r
 		unsigned p = (unsigned)(hw >> (16 * f) & 0xFFFF);
 		unsigned g = (unsigned)(hw >> (32 + 8 * f) & 0xFF);
 		if (m->vpm)
-			FZ_CHECK(p < m->nr_partids, "%s: %s holds virtual PARTID %u of %u", op, reg, p,
-				 m->nr_partids);
+			FZ_CHECK(p < m->nr_partids, "%s: %s holds virtual PARTID %u of %u", op,
+				 reg, p, m->nr_partids);
 		else
-			FZ_CHECK(partid_of(m, p), "%s: %s holds PARTID %u, not the VM's", op, reg, p);
+			FZ_CHECK(partid_of(m, p), "%s: %s holds PARTID %u, not the VM's", op,
+				 reg, p);
 		FZ_CHECK(g <= sys.pmg_max, "%s: %s holds PMG %u > %u", op, reg, g, sys.pmg_max);
 	}
 	FZ_CHECK(!(hw >> 48), "%s: %s has bits above the labels: 0x%llx", op, reg,
@@ -208,7 +220,8 @@ static void step_guest(unsigned i)
 	unsigned el = (b >> 1) & 1u;
 	if (el) {
 		enum pv_trap_result r = d->write(v, 0, el, val);
-		FZ_CHECK(r == PV_TRAP_HANDLED, "guest MPAMn_EL1: EL1 write answered %d", (int)r);
+		FZ_CHECK(r == PV_TRAP_HANDLED, "guest MPAMn_EL1: EL1 write answered %d",
+			 (int)r);
 	} else {
 		FZ_CHECK(d->el0_write == PV_EL0_UNDEF, "guest MPAMn_EL1: EL0 writes allowed");
 	}
@@ -218,15 +231,16 @@ static void step_guest(unsigned i)
 	check_labels(m, *memplat_reg(&mc, PV_MPAM0_EL1), "MPAM0_EL1");
 	if (m->vpm) {
 		uint64_t vpmv = *memplat_reg(&mc, PV_MPAMVPMV_EL2);
-		uint64_t want = m->nr_partids >= 32 ? 0xFFFFFFFFu : (UINT64_C(1) << m->nr_partids) - 1;
+		uint64_t want = m->nr_partids >= 32 ? 0xFFFFFFFFu
+						    : (UINT64_C(1) << m->nr_partids) - 1;
 		FZ_CHECK(vpmv == want, "%s: MPAMVPMV_EL2 0x%llx for %u PARTIDs", op,
 			 (unsigned long long)vpmv, m->nr_partids);
 		for (unsigned n = 0; n < m->el2.nvpm; n++) {
 			uint64_t e = *memplat_reg(&mc, PV_MPAMVPM_EL2(n));
 			for (unsigned k = 0; k < 4; k++)
 				FZ_CHECK(partid_of(m, (unsigned)(e >> (16 * k) & 0xFFFF)),
-					 "%s: MPAMVPM%u_EL2 maps to PARTID %u, not the VM's", op, n,
-					 (unsigned)(e >> (16 * k) & 0xFFFF));
+					 "%s: MPAMVPM%u_EL2 maps to PARTID %u, not the VM's",
+					 op, n, (unsigned)(e >> (16 * k) & 0xFFFF));
 		}
 	}
 	v->cpu = NULL;
@@ -263,8 +277,8 @@ static void check_table(void)
 				 sys.host_partids, sys.partid_max);
 			FZ_CHECK(owner(p, &vm[i]) < 0, "%s: PARTID %u given to two VMs", op, p);
 			for (unsigned w = 0; w < v; w++)
-				FZ_CHECK(vm[i].partid[w] != p, "%s: VM %u has PARTID %u twice", op, i,
-					 p);
+				FZ_CHECK(vm[i].partid[w] != p, "%s: VM %u has PARTID %u twice",
+					 op, i, p);
 		}
 	}
 }
@@ -328,12 +342,14 @@ static void step_tick(void)
 		for (unsigned n = 0; n < sys.nnodes; n++) {
 			struct pv_vmpam_reading r;
 			int st = pv_vmpam_read(&sys, &vm[i], n, &r);
-			FZ_CHECK(st == r.status && st >= PV_VMPAM_MEASURED && st <= PV_VMPAM_NO_DATA,
+			FZ_CHECK(st == r.status && st >= PV_VMPAM_MEASURED &&
+					 st <= PV_VMPAM_NO_DATA,
 				 "pv_vmpam_read: status %d", st);
 			if (st == PV_VMPAM_NOT_READY || st == PV_VMPAM_NO_DATA)
 				FZ_CHECK(!r.bytes && !r.bound,
-					 "pv_vmpam_read: status %d with bytes %llu, bound %llu", st,
-					 (unsigned long long)r.bytes, (unsigned long long)r.bound);
+					 "pv_vmpam_read: status %d with bytes %llu, bound %llu",
+					 st, (unsigned long long)r.bytes,
+					 (unsigned long long)r.bound);
 			FZ_CHECK(r.at_ns == sys.now, "pv_vmpam_read: reading for another tick");
 		}
 	}
@@ -365,7 +381,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			id_regs[i][k] = id_default[k] ^ (which >> k & 1 ? fz_u32(&in) : 0);
 	}
 	/* MPAMIDR_EL1 of the pCPUs: PARTID_MAX 63, PMG_MAX 1, HAS_HCR with 2 VPM registers. */
-	const uint64_t mpamidr = 63 | PV_MPAMIDR_HAS_HCR | (UINT64_C(1) << PV_MPAMIDR_VPMR_MAX_SHIFT) |
+	const uint64_t mpamidr = 63 | PV_MPAMIDR_HAS_HCR |
+				 (UINT64_C(1) << PV_MPAMIDR_VPMR_MAX_SHIFT) |
 				 UINT64_C(1) << PV_MPAMIDR_PMG_MAX_SHIFT;
 	uint64_t idr[2] = {mpamidr ^ fz_u64(&in), mpamidr ^ fz_u64(&in)};
 	uint8_t h = fz_u8(&in);
@@ -392,19 +409,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	FZ_CHECK(sys.host_partids >= 1 && sys.host_partids <= sys.partid_max,
-		 "pv_vmpam_init: host PARTIDs %u, PARTID_MAX %u", sys.host_partids, sys.partid_max);
+		 "pv_vmpam_init: host PARTIDs %u, PARTID_MAX %u", sys.host_partids,
+		 sys.partid_max);
 
 	unsigned steps = 0;
 	while (fz_left(&in) && steps++ < 512) {
 		uint8_t o = fz_u8(&in);
 		unsigned i = (o >> 4) % NVM;
 		switch (o % 8) {
-		case 0: step_init(i); break;
-		case 1: step_limits(i); break;
-		case 2: step_release(i); break;
-		case 3: case 4: step_tick(); break;
-		case 5: if (live[i]) step_guest(i); break;
-		default: step_init(i); break;
+		case 0:
+			step_init(i);
+			break;
+		case 1:
+			step_limits(i);
+			break;
+		case 2:
+			step_release(i);
+			break;
+		case 3:
+		case 4:
+			step_tick();
+			break;
+		case 5:
+			if (live[i])
+				step_guest(i);
+			break;
+		default:
+			step_init(i);
+			break;
 		}
 		check_table();
 	}

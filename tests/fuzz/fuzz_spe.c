@@ -48,26 +48,30 @@ static void packets(const uint8_t *data, size_t size)
 		struct pv_spe_pkt p;
 		int n = pv_spe_pkt_decode(data + off, size - off, &p);
 		if (n < 0) {
-			FZ_CHECK(n == PV_SPE_ERR_TRUNCATED || n == PV_SPE_ERR_BAD, "packet error %d", n);
+			FZ_CHECK(n == PV_SPE_ERR_TRUNCATED || n == PV_SPE_ERR_BAD,
+				 "packet error %d", n);
 			FZ_CHECK(pv_spe_strerror(n) != NULL, "error %d has no text", n);
 			continue;
 		}
 		FZ_CHECK(n > 0 && n <= PV_SPE_PKT_MAX && (size_t)n <= size - off,
 			 "packet of %d bytes at %zu of %zu", n, off, size);
-		FZ_CHECK(p.type < PV_SPE_PKT_TYPES && p.len == n, "packet type %u, len %u for %d",
-			 p.type, p.len, n);
+		FZ_CHECK(p.type < PV_SPE_PKT_TYPES && p.len == n,
+			 "packet type %u, len %u for %d", p.type, p.len, n);
 		uint8_t out[PV_SPE_PKT_MAX];
 		size_t m = pv_spe_pkt_encode(out, sizeof(out), &p);
-		FZ_CHECK(m > 0, "accepted packet (type %u index %u, %u bytes of payload) does not "
-			 "encode", p.type, p.index, p.payload_len);
+		FZ_CHECK(m > 0,
+			 "accepted packet (type %u index %u, %u bytes of payload) does not "
+			 "encode",
+			 p.type, p.index, p.payload_len);
 		struct pv_spe_pkt q;
 		int k = pv_spe_pkt_decode(out, m, &q);
 		FZ_CHECK(k == (int)m && q.type == p.type && q.index == p.index &&
 				 q.payload_len == p.payload_len && q.payload == p.payload,
-			 "packet round trip: type %u index %u payload %u/%llx became %d bytes, type "
-			 "%u index %u payload %u/%llx", p.type, p.index, p.payload_len,
-			 (unsigned long long)p.payload, k, q.type, q.index, q.payload_len,
-			 (unsigned long long)q.payload);
+			 "packet round trip: type %u index %u payload %u/%llx became %d bytes, "
+			 "type "
+			 "%u index %u payload %u/%llx",
+			 p.type, p.index, p.payload_len, (unsigned long long)p.payload, k,
+			 q.type, q.index, q.payload_len, (unsigned long long)q.payload);
 	}
 }
 
@@ -84,8 +88,8 @@ static void round_trip(const struct pv_spe_record *r, unsigned align)
 	FZ_CHECK(res == 1, "the encoding of an accepted record decodes to %d at %zu", res, pos);
 	FZ_CHECK(same_record(r, &s), "record round trip differs (align %u)", align);
 	size_t m = pv_spe_record_encode(&s, align, b, sizeof(b));
-	FZ_CHECK(m == n && memcmp(a, b, n) == 0, "re-encoding is not stable: %zu, then %zu bytes",
-		 n, m);
+	FZ_CHECK(m == n && memcmp(a, b, n) == 0,
+		 "re-encoding is not stable: %zu, then %zu bytes", n, m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -110,15 +114,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					 res == PV_SPE_ERR_DUPLICATE,
 				 "record error %d", res);
 			/* A record cut by the end of the input is "truncated" at size. */
-			FZ_CHECK(pos >= start && (pos < size || (res == PV_SPE_ERR_TRUNCATED &&
-								 pos == size)),
+			FZ_CHECK(pos >= start && (pos < size ||
+						  (res == PV_SPE_ERR_TRUNCATED && pos == size)),
 				 "error %d (%s) names offset %zu, outside [%zu, %zu)", res,
 				 pv_spe_strerror(res), pos, start, size);
 			break;
 		}
 		FZ_CHECK(res == 1 && pos > start && pos <= size && pads <= pos - start,
-			 "record: %d, position %zu -> %zu of %zu, %zu pads", res, start, pos, size,
-			 pads);
+			 "record: %d, position %zu -> %zu of %zu, %zu pads", res, start, pos,
+			 size, pads);
 		round_trip(&r, records % 7);
 		records++;
 	}

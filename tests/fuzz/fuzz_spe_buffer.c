@@ -25,9 +25,9 @@ static struct spe_rig *rig;
 #define WINDOW (UINT64_C(64) << 10)
 
 static const uint32_t spe_regs[] = {
-	PV_PMSCR_EL1,     PV_PMSICR_EL1, PV_PMSIRR_EL1, PV_PMSFCR_EL1,   PV_PMSEVFR_EL1,
-	PV_PMSLATFR_EL1,  PV_PMSNEVFR_EL1, PV_PMSIDR_EL1, PV_PMBLIMITR_EL1, PV_PMBPTR_EL1,
-	PV_PMBSR_EL1,     PV_PMBIDR_EL1,
+	PV_PMSCR_EL1,     PV_PMSICR_EL1,   PV_PMSIRR_EL1,   PV_PMSFCR_EL1,
+	PV_PMSEVFR_EL1,   PV_PMSLATFR_EL1, PV_PMSNEVFR_EL1, PV_PMSIDR_EL1,
+	PV_PMBLIMITR_EL1, PV_PMBPTR_EL1,   PV_PMBSR_EL1,    PV_PMBIDR_EL1,
 };
 #define NREGS (sizeof(spe_regs) / sizeof(spe_regs[0]))
 
@@ -61,21 +61,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t val = fz_u64(&f);
 			if (fz_u8(&f) & 1)
 				val = (val & ~PV_GENMASK(47, 12)) |
-				      ((RIG_RAM + (val >> 12) % RIG_RAM_SIZE) & PV_GENMASK(47, 12));
+				      ((RIG_RAM + (val >> 12) % RIG_RAM_SIZE) &
+				       PV_GENMASK(47, 12));
 			*rig_ipa(r, at) = val;
 			break;
 		}
 		case 1: /* the guest's EL1 translation regime */
-			*memplat_reg(&r->mc[0], PV_TTBR0_EL1) = RIG_TABLES + (fz_u16(&f) & 0xF000);
-			*memplat_reg(&r->mc[0], PV_TTBR1_EL1) = RIG_TABLES + (fz_u16(&f) & 0xF000);
+			*memplat_reg(&r->mc[0], PV_TTBR0_EL1) = RIG_TABLES +
+								(fz_u16(&f) & 0xF000);
+			*memplat_reg(&r->mc[0], PV_TTBR1_EL1) = RIG_TABLES +
+								(fz_u16(&f) & 0xF000);
 			*memplat_reg(&r->mc[0], PV_TCR_EL1) = fz_u64(&f);
 			*memplat_reg(&r->mc[0], PV_SCTLR_EL1) = fz_u8(&f) & 1 ? PV_SCTLR_M : 0;
 			break;
 		case 2: { /* an SPE register write from the guest */
 			x[1] = fz_u64(&f);
 			uint32_t key = spe_regs[fz_u8(&f) % NREGS];
-			if (key == PV_PMBPTR_EL1 || key == PV_PMBLIMITR_EL1) /* bias into a region */
-				x[1] = (x[1] & 0xFF0000000000FFFFu) | UINT64_C(0xFFFF000000000000);
+			if (key == PV_PMBPTR_EL1 ||
+			    key == PV_PMBLIMITR_EL1) /* bias into a region */
+				x[1] = (x[1] & 0xFF0000000000FFFFu) |
+				       UINT64_C(0xFFFF000000000000);
 			pv_trap(v, esr_sys(key, 1, false), 1, x);
 			break;
 		}
@@ -89,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pv_vcpu_load(v, &r->cpu[0]);
 			break;
 		default: /* a read */
-			pv_trap(v, esr_sys(spe_regs[fz_u8(&f) % NREGS], 2, true), fz_u8(&f) & 1, x);
+			pv_trap(v, esr_sys(spe_regs[fz_u8(&f) % NREGS], 2, true), fz_u8(&f) & 1,
+				x);
 			break;
 		}
 		check(r);

@@ -55,8 +55,8 @@ static struct pv_vcpu vc[NVM][NVCPU];
 static unsigned nvcpu[NVM];
 
 /* What the host put in its counters, per pCPU. */
-static uint32_t host_mask;        /* bits [HPMN, N) */
-static uint32_t guest_bits;       /* bits [0, HPMN) and 31 */
+static uint32_t host_mask;  /* bits [HPMN, N) */
+static uint32_t guest_bits; /* bits [0, HPMN) and 31 */
 static uint32_t host_en[NCPU], host_inten[NCPU], host_ovs[NCPU];
 static uint64_t host_cnt[NCPU][31], host_typ[NCPU][31];
 
@@ -100,8 +100,8 @@ static void check_cpu_allowed(const struct pv_pcpu *c, uint32_t reg)
 	if (!checking)
 		return;
 	FZ_CHECK(c == allow_cpu[0] || c == allow_cpu[1],
-		 "%s: register 0x%x accessed on pCPU %u, which the call does not concern", step_name,
-		 reg, cpu_index(c));
+		 "%s: register 0x%x accessed on pCPU %u, which the call does not concern",
+		 step_name, reg, cpu_index(c));
 }
 
 static bool pmev(uint32_t key, unsigned *n, bool *typer)
@@ -129,21 +129,24 @@ static void check_type(uint64_t val, const struct pv_vm *ovm, bool ccfiltr, unsi
 {
 	uint64_t allowed = EVT_FILTER | (ccfiltr ? 0 : PV_PMEVTYPER_EVT_V3P1);
 	FZ_CHECK(!(val & ~allowed),
-		 "%s: physical %s%u = 0x%llx has bits beyond P, U, NSK, NSU and evtCount (NSH, M, "
+		 "%s: physical %s%u = 0x%llx has bits beyond P, U, NSK, NSU and evtCount (NSH, "
+		 "M, "
 		 "SH, RL*, MT, T, thresholds: EL2/EL3/Secure/Realm counting)",
 		 step_name, ccfiltr ? "PMCCFILTR" : "PMEVTYPER", n, (unsigned long long)val);
 	bool el1, el0;
 	if (hw.el3) {
 		FZ_CHECK((val & (PV_PMEVTYPER_P | PV_PMEVTYPER_U)) ==
 				 (PV_PMEVTYPER_P | PV_PMEVTYPER_U),
-			 "%s: with EL3, physical type 0x%llx leaves P or U clear: Secure EL1/EL0 "
+			 "%s: with EL3, physical type 0x%llx leaves P or U clear: Secure "
+			 "EL1/EL0 "
 			 "(or EL3, M == P) counted",
 			 step_name, (unsigned long long)val);
 		el1 = val & PV_PMEVTYPER_NSK;
 		el0 = val & PV_PMEVTYPER_NSU;
 	} else {
 		FZ_CHECK(!(val & (PV_PMEVTYPER_NSK | PV_PMEVTYPER_NSU)),
-			 "%s: NSK/NSU set without EL3: 0x%llx", step_name, (unsigned long long)val);
+			 "%s: NSK/NSU set without EL3: 0x%llx", step_name,
+			 (unsigned long long)val);
 		el1 = !(val & PV_PMEVTYPER_P);
 		el0 = !(val & PV_PMEVTYPER_U);
 	}
@@ -151,7 +154,8 @@ static void check_type(uint64_t val, const struct pv_vm *ovm, bool ccfiltr, unsi
 		return;
 	if (ccfiltr) {
 		FZ_CHECK(pv_vpmu_event_allowed(ovm, PV_EVT_CPU_CYCLES),
-			 "%s: the cycle counter counts although the VM's filter denies CPU_CYCLES",
+			 "%s: the cycle counter counts although the VM's filter denies "
+			 "CPU_CYCLES",
 			 step_name);
 		return;
 	}
@@ -167,13 +171,32 @@ static void check_type(uint64_t val, const struct pv_vm *ovm, bool ccfiltr, unsi
 static bool bitmap_pair(uint32_t reg, uint32_t *set, bool *is_set)
 {
 	switch (reg) {
-	case PV_PMCNTENSET_EL0: *set = PV_PMCNTENSET_EL0; *is_set = true; return true;
-	case PV_PMCNTENCLR_EL0: *set = PV_PMCNTENSET_EL0; *is_set = false; return true;
-	case PV_PMINTENSET_EL1: *set = PV_PMINTENSET_EL1; *is_set = true; return true;
-	case PV_PMINTENCLR_EL1: *set = PV_PMINTENSET_EL1; *is_set = false; return true;
-	case PV_PMOVSSET_EL0: *set = PV_PMOVSSET_EL0; *is_set = true; return true;
-	case PV_PMOVSCLR_EL0: *set = PV_PMOVSSET_EL0; *is_set = false; return true;
-	default: return false;
+	case PV_PMCNTENSET_EL0:
+		*set = PV_PMCNTENSET_EL0;
+		*is_set = true;
+		return true;
+	case PV_PMCNTENCLR_EL0:
+		*set = PV_PMCNTENSET_EL0;
+		*is_set = false;
+		return true;
+	case PV_PMINTENSET_EL1:
+		*set = PV_PMINTENSET_EL1;
+		*is_set = true;
+		return true;
+	case PV_PMINTENCLR_EL1:
+		*set = PV_PMINTENSET_EL1;
+		*is_set = false;
+		return true;
+	case PV_PMOVSSET_EL0:
+		*set = PV_PMOVSSET_EL0;
+		*is_set = true;
+		return true;
+	case PV_PMOVSCLR_EL0:
+		*set = PV_PMOVSSET_EL0;
+		*is_set = false;
+		return true;
+	default:
+		return false;
 	}
 }
 
@@ -206,11 +229,11 @@ void __wrap_pv_plat_sysreg_write(struct pv_pcpu *c, uint32_t reg, uint64_t val)
 	if (pmev(reg, &n, &typer)) {
 		FZ_CHECK(typer || n < 31, "%s: write to the PMEVCNTR31 hole", step_name);
 		if (n < 31) {
-			FZ_CHECK(n < hw.hpmn, "%s: write to host counter %u (%s), HPMN %u", step_name,
-				 n, typer ? "PMEVTYPER" : "PMEVCNTR", hw.hpmn);
+			FZ_CHECK(n < hw.hpmn, "%s: write to host counter %u (%s), HPMN %u",
+				 step_name, n, typer ? "PMEVTYPER" : "PMEVCNTR", hw.hpmn);
 			FZ_CHECK(!ovm || n < ovm->pmu.nr_counters,
-				 "%s: write to counter %u, beyond the loaded VM's N = %u", step_name, n,
-				 ovm ? ovm->pmu.nr_counters : 0u);
+				 "%s: write to counter %u, beyond the loaded VM's N = %u",
+				 step_name, n, ovm ? ovm->pmu.nr_counters : 0u);
 		}
 		if (typer)
 			check_type(val, ovm, n == 31, n);
@@ -219,21 +242,24 @@ void __wrap_pv_plat_sysreg_write(struct pv_pcpu *c, uint32_t reg, uint64_t val)
 	}
 	if (bitmap_pair(reg, &set, &is_set)) {
 		FZ_CHECK(!(val & ~(uint64_t)guest_bits),
-			 "%s: bitmap write 0x%llx to 0x%x touches bits outside the guests' [0, HPMN) "
+			 "%s: bitmap write 0x%llx to 0x%x touches bits outside the guests' [0, "
+			 "HPMN) "
 			 "and 31 (host mask 0x%x)",
 			 step_name, (unsigned long long)val, reg, host_mask);
 		if (ovm && is_set && set != PV_PMOVSSET_EL0)
 			FZ_CHECK(!(val & ~(uint64_t)ovm->pmu.counter_mask),
-				 "%s: enable 0x%llx beyond the loaded VM's counters 0x%x", step_name,
-				 (unsigned long long)val, ovm->pmu.counter_mask);
+				 "%s: enable 0x%llx beyond the loaded VM's counters 0x%x",
+				 step_name, (unsigned long long)val, ovm->pmu.counter_mask);
 		uint64_t state = __real_pv_plat_sysreg_read(c, set);
 		bitmap_store(c, set, is_set ? state | val : state & ~val);
 		return;
 	}
 	switch (reg) {
 	case PV_PMCR_EL0:
-		FZ_CHECK(!(val & ~(PV_PMCR_E | PV_PMCR_D | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP)),
-			 "%s: physical PMCR write 0x%llx: P or C reset the host's counters at EL2, "
+		FZ_CHECK(!(val &
+			   ~(PV_PMCR_E | PV_PMCR_D | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP)),
+			 "%s: physical PMCR write 0x%llx: P or C reset the host's counters at "
+			 "EL2, "
 			 "other bits are not the guest's",
 			 step_name, (unsigned long long)val);
 		break;
@@ -247,13 +273,15 @@ void __wrap_pv_plat_sysreg_write(struct pv_pcpu *c, uint32_t reg, uint64_t val)
 	case PV_PMSELR_EL0:
 	case PV_PMXEVCNTR_EL0:
 	case PV_PMXEVTYPER_EL0:
-		FZ_CHECK(0, "%s: physical write to 0x%x (PMSWINC, PMSELR or PMXEV*)", step_name, reg);
+		FZ_CHECK(0, "%s: physical write to 0x%x (PMSWINC, PMSELR or PMXEV*)", step_name,
+			 reg);
 		break;
 	default:
 		/* The AMU: Op0 = 3, Op1 = 3 (EL0 registers) or 4 (the EL2 offsets), CRn = 13. */
 		FZ_CHECK(PV_SYSREG_OP0(reg) == 3 && PV_SYSREG_CRN(reg) == 13 &&
 				 (PV_SYSREG_OP1(reg) == 3 || PV_SYSREG_OP1(reg) == 4),
-			 "%s: write to register 0x%x, outside the PMU and the AMU", step_name, reg);
+			 "%s: write to register 0x%x, outside the PMU and the AMU", step_name,
+			 reg);
 		break;
 	}
 	__real_pv_plat_sysreg_write(c, reg, val);
@@ -262,17 +290,20 @@ void __wrap_pv_plat_sysreg_write(struct pv_pcpu *c, uint32_t reg, uint64_t val)
 void __wrap_pv_plat_virq_set(struct pv_vcpu *v, uint32_t intid, bool level)
 {
 	if (checking) {
-		FZ_CHECK(intid == PV_INTID_PMU, "%s: virtual interrupt %u driven", step_name, intid);
-		FZ_CHECK(v == allow_vcpu[0] || v == allow_vcpu[1],
-			 "%s: the interrupt line of a vCPU the call does not concern was driven",
-			 step_name);
+		FZ_CHECK(intid == PV_INTID_PMU, "%s: virtual interrupt %u driven", step_name,
+			 intid);
+		FZ_CHECK(
+			v == allow_vcpu[0] || v == allow_vcpu[1],
+			"%s: the interrupt line of a vCPU the call does not concern was driven",
+			step_name);
 	}
 	__real_pv_plat_virq_set(v, intid, level);
 }
 
 /* ---- the machine ------------------------------------------------------------------------ */
 
-static void allow(struct pv_pcpu *c0, struct pv_pcpu *c1, struct pv_vcpu *v0, struct pv_vcpu *v1)
+static void allow(struct pv_pcpu *c0, struct pv_pcpu *c1, struct pv_vcpu *v0,
+		  struct pv_vcpu *v1)
 {
 	allow_cpu[0] = c0;
 	allow_cpu[1] = c1;
@@ -291,7 +322,8 @@ static void check_host(void)
 		FZ_CHECK((CELL(c, PV_PMCNTENSET_EL0) & host_mask) == host_en[c] &&
 				 (CELL(c, PV_PMINTENSET_EL1) & host_mask) == host_inten[c] &&
 				 (CELL(c, PV_PMOVSSET_EL0) & host_mask) == host_ovs[c],
-			 "%s: host bits of PMCNTEN/PMINTEN/PMOVS of pCPU %u changed", step_name, c);
+			 "%s: host bits of PMCNTEN/PMINTEN/PMOVS of pCPU %u changed", step_name,
+			 c);
 	}
 }
 
@@ -308,13 +340,14 @@ static void check_vcpus(void)
 			const struct pv_vpmu *s = &v->pmu;
 			bool level = (s->pmcr & PV_PMCR_E) && (s->inten & s->ovs);
 			FZ_CHECK(s->irq_level == level && mv[i][j].line[PV_INTID_PMU] == level,
-				 "%s: vCPU %u.%u interrupt line %d, architected level %d", step_name, i,
-				 j, mv[i][j].line[PV_INTID_PMU], level);
+				 "%s: vCPU %u.%u interrupt line %d, architected level %d",
+				 step_name, i, j, mv[i][j].line[PV_INTID_PMU], level);
 			uint32_t mask = vm[i].pmu.counter_mask;
-			FZ_CHECK(!(s->cnten & ~mask) && !(s->inten & ~mask) && !(s->ovs & ~mask),
+			FZ_CHECK(!(s->cnten & ~mask) && !(s->inten & ~mask) &&
+					 !(s->ovs & ~mask),
 				 "%s: vCPU %u.%u bitmaps beyond its counters", step_name, i, j);
-			FZ_CHECK(!v->cpu || v->cpu->loaded == v, "%s: vCPU %u.%u load links broken",
-				 step_name, i, j);
+			FZ_CHECK(!v->cpu || v->cpu->loaded == v,
+				 "%s: vCPU %u.%u load links broken", step_name, i, j);
 		}
 	}
 	for (unsigned c = 0; c < NCPU; c++)
@@ -325,14 +358,16 @@ static void check_vcpus(void)
 /* ---- steps ------------------------------------------------------------------------------- */
 
 static const uint32_t keys[] = {
-	PV_PMCR_EL0, PV_PMCNTENSET_EL0, PV_PMCNTENCLR_EL0, PV_PMOVSCLR_EL0, PV_PMSWINC_EL0,
-	PV_PMSELR_EL0, PV_PMCEID0_EL0, PV_PMCEID1_EL0, PV_PMCCNTR_EL0, PV_PMXEVTYPER_EL0,
-	PV_PMXEVCNTR_EL0, PV_PMUSERENR_EL0, PV_PMINTENSET_EL1, PV_PMINTENCLR_EL1, PV_PMOVSSET_EL0,
-	PV_PMMIR_EL1, PV_PMCCFILTR_EL0, PV_AMCR_EL0, PV_AMCFGR_EL0, PV_AMCGCR_EL0,
-	PV_AMUSERENR_EL0, PV_AMCNTENCLR0_EL0, PV_AMCNTENSET0_EL0, PV_AMCG1IDR_EL0,
-	PV_AMCNTENCLR1_EL0, PV_AMCNTENSET1_EL0, PV_MPAMIDR_EL1, PV_MPAM0_EL1, PV_MPAM1_EL1,
-	PV_MPAMSM_EL1, PV_PMSCR_EL1, PV_PMSIDR_EL1, PV_PMBLIMITR_EL1, PV_PMBSR_EL1,
-	PV_ID_AA64DFR0_EL1, PV_ID_AA64PFR0_EL1, PV_ID_DFR0_EL1, PV_MDCR_EL2,
+	PV_PMCR_EL0,        PV_PMCNTENSET_EL0,  PV_PMCNTENCLR_EL0,  PV_PMOVSCLR_EL0,
+	PV_PMSWINC_EL0,     PV_PMSELR_EL0,      PV_PMCEID0_EL0,     PV_PMCEID1_EL0,
+	PV_PMCCNTR_EL0,     PV_PMXEVTYPER_EL0,  PV_PMXEVCNTR_EL0,   PV_PMUSERENR_EL0,
+	PV_PMINTENSET_EL1,  PV_PMINTENCLR_EL1,  PV_PMOVSSET_EL0,    PV_PMMIR_EL1,
+	PV_PMCCFILTR_EL0,   PV_AMCR_EL0,        PV_AMCFGR_EL0,      PV_AMCGCR_EL0,
+	PV_AMUSERENR_EL0,   PV_AMCNTENCLR0_EL0, PV_AMCNTENSET0_EL0, PV_AMCG1IDR_EL0,
+	PV_AMCNTENCLR1_EL0, PV_AMCNTENSET1_EL0, PV_MPAMIDR_EL1,     PV_MPAM0_EL1,
+	PV_MPAM1_EL1,       PV_MPAMSM_EL1,      PV_PMSCR_EL1,       PV_PMSIDR_EL1,
+	PV_PMBLIMITR_EL1,   PV_PMBSR_EL1,       PV_ID_AA64DFR0_EL1, PV_ID_AA64PFR0_EL1,
+	PV_ID_DFR0_EL1,     PV_MDCR_EL2,
 };
 
 static uint32_t pick_key(struct fz *f)
@@ -384,8 +419,8 @@ static void check_others(const struct pv_vcpu *a, const struct pv_vcpu *b,
 			if (!vm_ok[i] || v == a || v == b)
 				continue;
 			FZ_CHECK(unchanged(v, &before[i][j], sizeof(*v)),
-				 "%s: vCPU %u.%u changed by a call that does not concern it", step_name,
-				 i, j);
+				 "%s: vCPU %u.%u changed by a call that does not concern it",
+				 step_name, i, j);
 		}
 }
 
@@ -431,7 +466,8 @@ static void step_trap(struct fz *f)
 		 "pv_trap: result %d", (int)r);
 	FZ_CHECK(sys64 || r == PV_TRAP_UNKNOWN, "pv_trap: EC 0x%x answered %d", PV_ESR_EC(esr),
 		 (int)r);
-	FZ_CHECK(el == 0 || r != PV_TRAP_EL1_SYSREG, "pv_trap: EL1 access answered trap-to-EL1");
+	FZ_CHECK(el == 0 || r != PV_TRAP_EL1_SYSREG,
+		 "pv_trap: EL1 access answered trap-to-EL1");
 	for (unsigned i = 0; i < 31; i++)
 		FZ_CHECK(x[i] == x0[i] || (r == PV_TRAP_HANDLED && read && i == rt),
 			 "pv_trap: x%u changed (key 0x%x, %s, result %d)", i, key,
@@ -444,22 +480,24 @@ static void step_trap(struct fz *f)
 	unsigned n, N = m->pmu.nr_counters;
 	bool typer;
 	if (sys64 && d && d->kind == PV_KIND_PMU && !has_pmu)
-		FZ_CHECK(r == PV_TRAP_UNDEF, "pv_trap: PMU register 0x%x of a VM without a PMU: %d",
-			 key, (int)r);
+		FZ_CHECK(r == PV_TRAP_UNDEF,
+			 "pv_trap: PMU register 0x%x of a VM without a PMU: %d", key, (int)r);
 	if (sys64 && pmev(key, &n, &typer) && n < 31 && n >= N)
 		FZ_CHECK(r != PV_TRAP_HANDLED, "pv_trap: %s%u handled with N = %u",
 			 typer ? "PMEVTYPER" : "PMEVCNTR", n, N);
 	if (sys64 && (key == PV_PMXEVCNTR_EL0 || (key == PV_PMXEVTYPER_EL0 && selr != 31)) &&
 	    selr >= N)
-		FZ_CHECK(r != PV_TRAP_HANDLED, "pv_trap: PMXEV* handled with SEL %u, N = %u", selr,
-			 N);
+		FZ_CHECK(r != PV_TRAP_HANDLED, "pv_trap: PMXEV* handled with SEL %u, N = %u",
+			 selr, N);
 	if (r == PV_TRAP_HANDLED && read && rt < 31 && has_pmu) {
 		uint64_t got = x[rt];
 		uint32_t mask = m->pmu.counter_mask;
 		switch (key) {
 		case PV_PMCR_EL0:
-			FZ_CHECK(PV_FIELD_GET(got, 15, 11) == N && !(got & (PV_PMCR_P | PV_PMCR_C)),
-				 "pv_trap: PMCR reads 0x%llx, N = %u", (unsigned long long)got, N);
+			FZ_CHECK(PV_FIELD_GET(got, 15, 11) == N &&
+					 !(got & (PV_PMCR_P | PV_PMCR_C)),
+				 "pv_trap: PMCR reads 0x%llx, N = %u", (unsigned long long)got,
+				 N);
 			break;
 		case PV_PMCNTENSET_EL0:
 		case PV_PMCNTENCLR_EL0:
@@ -467,11 +505,13 @@ static void step_trap(struct fz *f)
 		case PV_PMINTENCLR_EL1:
 		case PV_PMOVSSET_EL0:
 		case PV_PMOVSCLR_EL0:
-			FZ_CHECK(!(got & ~(uint64_t)mask), "pv_trap: bitmap 0x%x reads 0x%llx, N = %u",
-				 key, (unsigned long long)got, N);
+			FZ_CHECK(!(got & ~(uint64_t)mask),
+				 "pv_trap: bitmap 0x%x reads 0x%llx, N = %u", key,
+				 (unsigned long long)got, N);
 			break;
 		case PV_PMSELR_EL0:
-			FZ_CHECK(got <= 31, "pv_trap: PMSELR reads 0x%llx", (unsigned long long)got);
+			FZ_CHECK(got <= 31, "pv_trap: PMSELR reads 0x%llx",
+				 (unsigned long long)got);
 			break;
 		default:
 			break;
@@ -519,7 +559,8 @@ static void step_load(struct fz *f)
 	FZ_CHECK(v->cpu == c && c->loaded == v, "pv_vcpu_load: not loaded");
 	counters_of(v, b);
 	if (exact)
-		FZ_CHECK(unchanged(a, b, sizeof(a)), "pv_vcpu_load: a counter changed across the load");
+		FZ_CHECK(unchanged(a, b, sizeof(a)),
+			 "pv_vcpu_load: a counter changed across the load");
 }
 
 static void step_put(struct fz *f)
@@ -549,7 +590,8 @@ static void step_put(struct fz *f)
 	}
 	counters_of(v, b);
 	if (exact)
-		FZ_CHECK(unchanged(a, b, sizeof(a)), "pv_vcpu_put: a counter changed across the put");
+		FZ_CHECK(unchanged(a, b, sizeof(a)),
+			 "pv_vcpu_put: a counter changed across the put");
 }
 
 static void step_irq(struct fz *f)
@@ -571,7 +613,8 @@ static void step_irq(struct fz *f)
 		return;
 	}
 	FZ_CHECK(r == (host ? PV_IRQ_HOST_PENDING : PV_IRQ_HANDLED),
-		 "pv_irq: answered %d with host overflow %s", (int)r, host ? "pending" : "clear");
+		 "pv_irq: answered %d with host overflow %s", (int)r,
+		 host ? "pending" : "clear");
 	if (c->loaded && c->loaded->pmu.active)
 		FZ_CHECK(!(CELL(ci, PV_PMOVSSET_EL0) & c->loaded->vm->pmu.counter_mask),
 			 "pv_irq: guest overflow flags left in hardware");
@@ -610,9 +653,9 @@ static void step_hw(struct fz *f)
 
 /* ---- configuration ----------------------------------------------------------------------- */
 
-static const uint8_t pmuvers[8] = {PV_PMUVER_V3, PV_PMUVER_V3P1, PV_PMUVER_V3P4,
-				   PV_PMUVER_V3P5, PV_PMUVER_V3P5, PV_PMUVER_V3P7,
-				   PV_PMUVER_NI, PV_PMUVER_IMPDEF};
+static const uint8_t pmuvers[8] = {PV_PMUVER_V3,   PV_PMUVER_V3P1,  PV_PMUVER_V3P4,
+				   PV_PMUVER_V3P5, PV_PMUVER_V3P5,  PV_PMUVER_V3P7,
+				   PV_PMUVER_NI,   PV_PMUVER_IMPDEF};
 
 static int machine(struct fz *f)
 {
@@ -636,7 +679,7 @@ static int machine(struct fz *f)
 		*memplat_reg(&mc[c], PV_ID_AA64MMFR0_EL1) = PV_FIELD_PREP(b4 & 1, 59, 56);
 		*memplat_reg(&mc[c], PV_PMCEID0_EL0) ^= (uint64_t)(b4 >> 1) << 3;
 		*memplat_reg(&mc[c], PV_AMCFGR_EL0) = (uint64_t)((b4 >> 1) & 1) << 28 |
-						       PV_AMCFGR_SIZE_64 | 3;
+						      PV_AMCFGR_SIZE_64 | 3;
 		*memplat_reg(&mc[c], PV_AMCGCR_EL0) = (uint64_t)((b4 >> 2) & 0x1F) << 8 | 4;
 		*memplat_reg(&mc[c], PV_AMCG1IDR_EL0) = 0xFFFF00FFu >> (b4 >> 7);
 		pv_pcpu_init(&cpu[c], &mc[c]);
@@ -647,9 +690,9 @@ static int machine(struct fz *f)
 		FZ_CHECK(err < 0 && pv_strerror(err) != NULL, "pv_hw_probe: %d", err);
 		return err;
 	}
-	host_mask = hw.pmu_version == PV_PMUVER_NI
-			    ? 0
-			    : (uint32_t)((PV_BIT(hw.pmu_counters) - 1) & ~(PV_BIT(hw.hpmn) - 1));
+	host_mask = hw.pmu_version == PV_PMUVER_NI ? 0
+						   : (uint32_t)((PV_BIT(hw.pmu_counters) - 1) &
+								~(PV_BIT(hw.hpmn) - 1));
 	guest_bits = (uint32_t)(PV_BIT(hw.hpmn) - 1) | (1u << PV_PMU_CYCLE_IDX);
 	/* The host's own counters, as it left them before the guests came. */
 	uint32_t hen = fz_u32(f), hint = fz_u32(f), hovs = fz_u32(f);
@@ -688,9 +731,11 @@ static void check_trap_words(const struct pv_vm *m)
 	FZ_CHECK((w->mdcr_el2 & need) == need && (w->mdcr_el2_owned & need) == need &&
 			 PV_FIELD_GET(w->mdcr_el2, 4, 0) == hw.hpmn &&
 			 (w->mdcr_el2_owned & PV_MDCR_EL2_HPMN_MASK) == PV_MDCR_EL2_HPMN_MASK,
-		 "pv_vm_init: MDCR_EL2 0x%llx (owned 0x%llx) does not trap the PMU, partition at "
+		 "pv_vm_init: MDCR_EL2 0x%llx (owned 0x%llx) does not trap the PMU, partition "
+		 "at "
 		 "HPMN %u and keep EL2 out of the guest's counts",
-		 (unsigned long long)w->mdcr_el2, (unsigned long long)w->mdcr_el2_owned, hw.hpmn);
+		 (unsigned long long)w->mdcr_el2, (unsigned long long)w->mdcr_el2_owned,
+		 hw.hpmn);
 	FZ_CHECK((w->hcr_el2 & PV_HCR_EL2_TID3) != 0, "pv_vm_init: ID registers not trapped");
 }
 
@@ -756,7 +801,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (fz_left(&f) && steps++ < 4096) {
 		uint8_t op = fz_u8(&f);
 		switch (op % 10) {
-		case 0: case 1: case 2: case 3: case 4:
+		case 0:
+		case 1:
+		case 2:
+		case 3:
+		case 4:
 			step_trap(&f);
 			break;
 		case 5:

@@ -45,8 +45,8 @@ static void attack_swinc_flood(void)
 	wr(pmcr_el0, 0);
 	uint64_t c0 = pmevcntr_read(0) & 0xFFFFFFFFul, c1 = pmevcntr_read(1);
 	attempt(c0 == 10000 && c1 == 1 && (rd(pmovsset_el0) & 1),
-		"flood: 20000 PMSWINC counted exactly, one overflow chained", "counter0 %lx chain %lx",
-		c0, c1);
+		"flood: 20000 PMSWINC counted exactly, one overflow chained",
+		"counter0 %lx chain %lx", c0, c1);
 	tried += 20000 - 1;
 	pmu_reset();
 }
@@ -65,7 +65,8 @@ static void attack_irq_storm(void)
 	irq_mask();
 	wr(pmcr_el0, 0);
 	tried += irqs ? irqs - 1 : 0;
-	attempt(bogus == 0 && others == 0, "storm: every PMU interrupt taken had its overflow set",
+	attempt(bogus == 0 && others == 0,
+		"storm: every PMU interrupt taken had its overflow set",
 		"%lu of %lu interrupts without an overflow", bogus + others, irqs);
 	check(irqs >= 200, "storm: overflow interrupts kept coming", "%u interrupts", irqs);
 	pmu_reset();
@@ -97,8 +98,8 @@ static void attack_masked(void)
 	}
 	tried += woke - 1;
 	attempt(woke == 2000 && (gic_ppi_pending() & (1u << INTID_PMU)),
-		"masked: WFI returns while the PMU interrupt is pending", "%lu of 2000 WFIs returned, pending PPIs %lx",
-		woke, gic_ppi_pending());
+		"masked: WFI returns while the PMU interrupt is pending",
+		"%lu of 2000 WFIs returned, pending PPIs %lx", woke, gic_ppi_pending());
 	/* And the guest leaves with all of it still pending. */
 }
 

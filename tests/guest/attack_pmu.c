@@ -88,11 +88,11 @@ static void attack_beyond_n(void)
 {
 	unsigned u = 0, expect = 0;
 	for (unsigned n = N; n < 31; n++) {
-		u += UNDEFS((void)pmevcntr_read(n); pmevcntr_write(n, 0); (void)pmevtyper_read(n);
-			    pmevtyper_write(n, EVT_NSH | 0x11));
+		u += UNDEFS((void)pmevcntr_read(n); pmevcntr_write(n, 0);
+			    (void)pmevtyper_read(n); pmevtyper_write(n, EVT_NSH | 0x11));
 		wr(pmselr_el0, n);
-		u += UNDEFS((void)rd(pmxevcntr_el0); wr(pmxevcntr_el0, 0); (void)rd(pmxevtyper_el0);
-			    wr(pmxevtyper_el0, EVT_NSH | 0x11));
+		u += UNDEFS((void)rd(pmxevcntr_el0); wr(pmxevcntr_el0, 0);
+			    (void)rd(pmxevtyper_el0); wr(pmxevtyper_el0, EVT_NSH | 0x11));
 		expect += 8;
 	}
 	wr(pmselr_el0, 31);
@@ -131,12 +131,14 @@ static void attack_beyond_n(void)
 static void attack_access(void)
 {
 	/* Generic encodings: the assembler refuses an MSR to a named read-only register. */
-	unsigned u = UNDEFS(wr(S3_3_C9_C12_6, ~0ul); wr(S3_3_C9_C12_7, ~0ul); wr(PMMIR_EL1, ~0ul));
+	unsigned u = UNDEFS(wr(S3_3_C9_C12_6, ~0ul); wr(S3_3_C9_C12_7, ~0ul);
+			    wr(PMMIR_EL1, ~0ul));
 	attempt(u == 3, "read-only: MSR PMCEID0, PMCEID1, PMMIR UNDEF", "%lu of %lu", u, 3);
 	u = UNDEFS((void)rd(S3_3_C9_C12_4)); /* PMSWINC_EL0 */
 	attempt(u == 1, "write-only: MRS PMSWINC UNDEF", "%lu of %lu", u, 1);
 	u = UNDEFS(wr(S3_0_C0_C5_0, 0); wr(S3_0_C0_C4_0, 0)); /* ID_AA64DFR0/PFR0_EL1 */
-	attempt(u == 2, "read-only: MSR ID_AA64DFR0_EL1 / ID_AA64PFR0_EL1 UNDEF", "%lu of %lu", u, 2);
+	attempt(u == 2, "read-only: MSR ID_AA64DFR0_EL1 / ID_AA64PFR0_EL1 UNDEF", "%lu of %lu",
+		u, 2);
 	/* EL2 controls from EL1: MDCR_EL2, PMSCR_EL2, MPAM2_EL2, HCR_EL2. */
 	u = UNDEFS(wr(S3_4_C1_C1_1, 0); (void)rd(S3_4_C1_C1_1); wr(S3_4_C9_C9_0, 0);
 		   wr(S3_4_C10_C5_0, 0); wr(S3_4_C1_C1_0, 0));
@@ -146,8 +148,8 @@ static void attack_access(void)
 	wr(pmcr_el0, pmcr ^ (0xFFul << 24) ^ (0x1Ful << 11) ^ (0xFFul << 16));
 	uint64_t after = rd(pmcr_el0);
 	attempt((after & 0xFFFFF800ul) == (pmcr & 0xFFFFF800ul),
-		"read-only fields: PMCR.N, IDCODE, IMP cannot be changed", "%lx after %lx", after,
-		pmcr);
+		"read-only fields: PMCR.N, IDCODE, IMP cannot be changed", "%lx after %lx",
+		after, pmcr);
 	wr(pmcr_el0, 0);
 	wr(pmselr_el0, ~0ul);
 	uint64_t sel = rd(pmselr_el0);
@@ -155,11 +157,12 @@ static void attack_access(void)
 	wr(pmselr_el0, 0);
 	/* The guest's own MPAM (it has none here): its registers UNDEF, no PARTID reaches an MSC. */
 	u = UNDEFS(wr(S3_0_C10_C5_0, ~0ul); wr(S3_0_C10_C5_1, ~0ul); (void)rd(S3_0_C10_C4_4));
-	attempt(u == 3, "mpam: MPAM1_EL1, MPAM0_EL1, MPAMIDR_EL1 UNDEF without MPAM", "%lu of %lu",
-		u, 3);
+	attempt(u == 3, "mpam: MPAM1_EL1, MPAM0_EL1, MPAMIDR_EL1 UNDEF without MPAM",
+		"%lu of %lu", u, 3);
 	/* SPE and AMU, not given to this VM. */
 	u = UNDEFS(wr(S3_0_C9_C9_0, ~0ul); wr(S3_0_C9_C10_0, ~0ul); (void)rd(S3_3_C13_C2_0));
-	attempt(u == 3, "spe/amu: PMSCR_EL1, PMBLIMITR_EL1, AMCR_EL0 UNDEF", "%lu of %lu", u, 3);
+	attempt(u == 3, "spe/amu: PMSCR_EL1, PMBLIMITR_EL1, AMCR_EL0 UNDEF", "%lu of %lu", u,
+		3);
 }
 
 static uint64_t el0_rd_pmcr(uint64_t a)
@@ -198,8 +201,9 @@ static void attack_el0(void)
 		rd(pmuserenr_el0));
 	wr(pmuserenr_el0, 0xF);
 	u = UNDEFS(run_el0(el0_wr_inten, ~0ul));
-	attempt(u == 1 && rd(pmintenset_el1) == 0, "el0: PMINTENSET_EL1 at EL0 UNDEF (even with EN)",
-		"%lu UNDEFs, %lx", u, rd(pmintenset_el1));
+	attempt(u == 1 && rd(pmintenset_el1) == 0,
+		"el0: PMINTENSET_EL1 at EL0 UNDEF (even with EN)", "%lu UNDEFs, %lx", u,
+		rd(pmintenset_el1));
 	u = UNDEFS(run_el0(el0_beyond, N));
 	attempt(u == 2, "el0: counters >= N UNDEF at EL0", "%lu of %lu", u, 2);
 	wr(pmuserenr_el0, 0);
@@ -237,8 +241,9 @@ static void attack_random(unsigned count)
 				crm << 8 | op2 << 5 | 9; /* x9 */
 		code[0] = insn;
 		code[1] = 0xD65F03C0u; /* ret */
-		__asm__ volatile("dc cvau, %0\n\tdsb ish\n\tic ivau, %0\n\tdsb ish\n\tisb" ::"r"(code)
-				 : "memory");
+		__asm__ volatile(
+			"dc cvau, %0\n\tdsb ish\n\tic ivau, %0\n\tdsb ish\n\tisb" ::"r"(code)
+			: "memory");
 		uint64_t val = rnd();
 		expect_begin(EC_UNKNOWN);
 		__asm__ volatile("mov x9, %0\n\tblr %1" ::"r"(val), "r"(code)

@@ -56,7 +56,8 @@ static void check_tree_placement(void)
 	const uint8_t *end = dt_chosen("linux,initrd-end", &len2);
 	uint64_t where = arg_num("boot.initrd", 0);
 	if (where) {
-		uint64_t s0 = start && len == 8 ? (uint64_t)be32(start) << 32 | be32(start + 4) : 0;
+		uint64_t s0 = start && len == 8 ? (uint64_t)be32(start) << 32 | be32(start + 4)
+						: 0;
 		uint64_t e0 = end && len2 == 8 ? (uint64_t)be32(end) << 32 | be32(end + 4) : 0;
 		CHECK(s0 && e0 > s0, "boot: /chosen/linux,initrd-start and -end present");
 		CHECK(dtb >> 21 > (e0 - 1) >> 21 || (dtb + size - 1) >> 21 < s0 >> 21,
@@ -97,7 +98,8 @@ static void check_arguments(void)
 	CHECK_EQ(unknown, 0, "boot: every bootargs word is one the guest was given");
 	CHECK_EQ(argc, want, "boot: as many bootargs words as the guest was given");
 	const char *name = dt_vm_name();
-	CHECK(name && !strncmp(name, "boot", 5), "boot: /chosen/perfvisor,vm-name is the VM's name");
+	CHECK(name && !strncmp(name, "boot", 5),
+	      "boot: /chosen/perfvisor,vm-name is the VM's name");
 	CHECK_EQ(dt_pmu_counters(99), PMCR_N(rd(pmcr_el0)),
 		 "boot: /chosen/perfvisor,pmu-counters is PMCR_EL0.N");
 }
@@ -115,8 +117,9 @@ static void check_smccc(void)
 		 "boot: SMCCC_ARCH_FEATURES(ARCH_WORKAROUND_1) = NOT_SUPPORTED");
 	CHECK_EQ(hvc_call(SMCCC_ARCH_FEATURES, SMCCC_ARCH_SOC_ID, 0, 0), NOT_SUPPORTED,
 		 "boot: SMCCC_ARCH_FEATURES(ARCH_SOC_ID) = NOT_SUPPORTED");
-	CHECK_EQ(hvc_call(SMCCC_ARCH_FEATURES, PSCI_VERSION, 0, 0), NOT_SUPPORTED,
-		 "boot: SMCCC_ARCH_FEATURES of a non-Arm-architecture function = NOT_SUPPORTED");
+	CHECK_EQ(
+		hvc_call(SMCCC_ARCH_FEATURES, PSCI_VERSION, 0, 0), NOT_SUPPORTED,
+		"boot: SMCCC_ARCH_FEATURES of a non-Arm-architecture function = NOT_SUPPORTED");
 	CHECK_EQ(hvc_call(0x8000FF00ul, 0, 0, 0), NOT_SUPPORTED,
 		 "boot: an unknown Arm architecture call = NOT_SUPPORTED");
 }

@@ -15,7 +15,9 @@ static uint64_t window(uint64_t mask, uint64_t n)
 			 "1:\tsubs x9, x9, #1\n\t"
 			 "b.ne 1b\n\t"
 			 "msr pmcntenclr_el0, %[m]"
-			 : : [m] "r"(mask), [n] "r"(n) : "x9", "cc", "memory");
+			 :
+			 : [m] "r"(mask), [n] "r"(n)
+			 : "x9", "cc", "memory");
 	return 2 + 2 * n;
 }
 

@@ -56,8 +56,8 @@ void test_main(void)
 		wfis++;
 	}
 	CHECK(!(rd32(UARTFR) & FR_RXFE), "uart: input arrives in the receive FIFO");
-	check(wfis >= 1 && wfis <= 2, "uart: the guest waited for it in WFI, woken by its interrupt",
-	      "%u WFIs", wfis);
+	check(wfis >= 1 && wfis <= 2,
+	      "uart: the guest waited for it in WFI, woken by its interrupt", "%u WFIs", wfis);
 	CHECK(rd32(UARTRIS) & INT_RX, "uart: UARTRIS.RXRIS while the FIFO holds data");
 	CHECK(rd32(UARTMIS) & INT_RX, "uart: UARTMIS.RXMIS with RXIM set");
 	CHECK(rd32(0x08000000ul + 0x204) & (1u << (INTID_UART - 32)),

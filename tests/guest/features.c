@@ -10,7 +10,8 @@
 
 void test_main(void)
 {
-	uint64_t dfr0 = rd(id_aa64dfr0_el1), pfr0 = rd(id_aa64pfr0_el1), pfr1 = rd(id_aa64pfr1_el1);
+	uint64_t dfr0 = rd(id_aa64dfr0_el1), pfr0 = rd(id_aa64pfr0_el1),
+		 pfr1 = rd(id_aa64pfr1_el1);
 	gprintf("ID_AA64DFR0 %lx PFR0 %lx PFR1 %lx\n", dfr0, pfr0, pfr1);
 	CHECK_EQ(FIELD(dfr0, 8), 6, "id: ID_AA64DFR0_EL1.PMUVer = PMUv3p5");
 	CHECK_EQ(FIELD(dfr0, 32), 0, "id: ID_AA64DFR0_EL1.PMSVer = 0 (no SPE)");
@@ -41,8 +42,9 @@ void test_main(void)
 	uint64_t cpacr = rd(cpacr_el1);
 	wr(cpacr_el1, cpacr | (3ul << 16) | (3ul << 20));
 	isb();
-	CHECK_EQ(UNDEFS(__asm__ volatile(".inst 0x04bf5020" ::: "x0")), 1,
-		 "sve: RDVL UNDEFINED even with CPACR_EL1.ZEN set (CPTR_EL2.TZ)");
+	CHECK_EQ(UNDEFS(__asm__ volatile(".inst 0x04bf5020" ::
+						 : "x0")),
+		 1, "sve: RDVL UNDEFINED even with CPACR_EL1.ZEN set (CPTR_EL2.TZ)");
 	CHECK_EQ(UNDEFS((void)rd(S3_0_C1_C2_0)), 1, "sve: ZCR_EL1 UNDEFINED");
 	wr(cpacr_el1, cpacr);
 	isb();

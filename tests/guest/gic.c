@@ -32,7 +32,8 @@ static void on_irq(uint32_t intid)
 	got++;
 	seen |= 1u << intid;
 	if (intid == 27)
-		wr(cntv_ctl_el0, 3); /* ENABLE | IMASK: the timer condition no longer interrupts */
+		wr(cntv_ctl_el0,
+		   3); /* ENABLE | IMASK: the timer condition no longer interrupts */
 	if (intid == 5 && got == 1) /* SGI 5 again while it is active */
 		wr(S3_0_C12_C11_5, (5ul << 24) | 1);
 }
@@ -53,22 +54,26 @@ static void test_registers(void)
 	/* The SPIs' registers are the distributor's (ARE = 1): the second word of each bitmap. */
 	wr32(GICD + 0x184, 0xFFFFFFFFu);
 	wr32(GICD + 0x104, (1u << 1) | (1u << 8)); /* INTIDs 33 and 40 */
-	CHECK_EQ(rd32(GICD + 0x104), (1u << 1) | (1u << 8), "gicd: ISENABLER1 sets SPI enables");
+	CHECK_EQ(rd32(GICD + 0x104), (1u << 1) | (1u << 8),
+		 "gicd: ISENABLER1 sets SPI enables");
 	wr32(GICD + 0x184, 1u << 8);
 	CHECK_EQ(rd32(GICD + 0x184), 1u << 1, "gicd: ICENABLER1 clears them");
 	wr32(GICD + 0x104, 0xFFFFFFFFu);
 	CHECK_EQ(rd32(GICD + 0x100), 0, "gicd: ISENABLER0 is the redistributor's: RAZ");
 	wr32(GICD + 0x184, 0xFFFFFFFFu);
 	*(volatile uint8_t *)(GICD + 0x400 + 33) = 0xFF;
-	CHECK_EQ(*(volatile uint8_t *)(GICD + 0x400 + 33), 0xF8, "gicd: IPRIORITYR<33> has 5 bits");
+	CHECK_EQ(*(volatile uint8_t *)(GICD + 0x400 + 33), 0xF8,
+		 "gicd: IPRIORITYR<33> has 5 bits");
 	wr32(GICD + 0x6000 + 8 * 33, 0xFFFFFFFFu);
-	CHECK_EQ(rd32(GICD + 0x6000 + 8 * 33), 0x80FFFFFFu, "gicd: IROUTER<33> keeps IRM, Aff2..0");
+	CHECK_EQ(rd32(GICD + 0x6000 + 8 * 33), 0x80FFFFFFu,
+		 "gicd: IROUTER<33> keeps IRM, Aff2..0");
 	wr32(GICD + 0x6000 + 8 * 33, 0);
 	wr32(GICD + 0xC08, 0xFFFFFFFFu);
 	CHECK_EQ(rd32(GICD + 0xC08), 0xAAAAAAAAu, "gicd: ICFGR2 keeps the Int_config bits");
 	wr32(GICD + 0xC08, 0);
 	CHECK_EQ(rd32(GICR + 8) & (1u << 4), 1u << 4, "gicr: TYPER.Last = 1");
-	CHECK_EQ(*(volatile uint64_t *)(GICR + 8) >> 32, 0, "gicr: TYPER affinity 0 (64-bit read)");
+	CHECK_EQ(*(volatile uint64_t *)(GICR + 8) >> 32, 0,
+		 "gicr: TYPER affinity 0 (64-bit read)");
 	wr32(GICR + 0x14, 2);
 	CHECK_EQ(rd32(GICR + 0x14), 6, "gicr: WAKER sleep sets ChildrenAsleep");
 	wr32(GICR + 0x14, 0);
@@ -123,10 +128,10 @@ static void test_delivery(void)
 
 	/* An SPI made pending by software (GICD_ISPENDR1) is delivered once, with its INTID. */
 	reset_log();
-	wr32(GICD + 0x84, 0xFFFFFFFFu);             /* Group 1 */
+	wr32(GICD + 0x84, 0xFFFFFFFFu); /* Group 1 */
 	*(volatile uint8_t *)(GICD + 0x400 + 40) = 0x80;
-	wr32(GICD + 0x104, 1u << 8);               /* enable INTID 40 */
-	wr32(GICD + 0x204, 1u << 8);               /* pending */
+	wr32(GICD + 0x104, 1u << 8); /* enable INTID 40 */
+	wr32(GICD + 0x204, 1u << 8); /* pending */
 	spin(100);
 	CHECK_EQ(got, 1, "spi: a software-pending SPI is delivered once");
 	CHECK_EQ(order[0], 40, "spi: with its INTID, 40");

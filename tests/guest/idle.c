@@ -19,7 +19,8 @@ static void on_irq(uint32_t intid)
 {
 	if (intid == INTID_VTIMER) {
 		woke_at = rd(cntvct_el0);
-		wr(cntv_ctl_el0, 0); /* the interrupt's condition ends here, as an OS's handler */
+		wr(cntv_ctl_el0,
+		   0); /* the interrupt's condition ends here, as an OS's handler */
 		isb();
 		fired++;
 	}
@@ -58,5 +59,6 @@ void test_main(void)
 		check(worst <= prompt, "idle: every wake comes promptly after its timer",
 		      "latest %lu ticks after it (at most %lu)", worst, prompt);
 	CHECK_EQ(fired, waits, "idle: one timer interrupt per wait");
-	gprintf("idle: %u waits of 1 ms, the latest wake %lu ticks after its timer\n", waits, worst);
+	gprintf("idle: %u waits of 1 ms, the latest wake %lu ticks after its timer\n", waits,
+		worst);
 }

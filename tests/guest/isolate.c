@@ -27,67 +27,69 @@ enum kind { ALWAYS, OPTIONAL, BREAKPOINT, WATCHPOINT };
 #define ALL ~0ul
 
 /* name, encoding, mask of the bits written, kind, debug register number */
-#define DBG_N(X, n)                                                                              \
-	X(dbgbvr##n, S2_0_C0_C##n##_4, VA_MASK, BREAKPOINT, n)                                   \
-	X(dbgbcr##n, S2_0_C0_C##n##_5, CTRL_MASK, BREAKPOINT, n)                                 \
-	X(dbgwvr##n, S2_0_C0_C##n##_6, VA_MASK, WATCHPOINT, n)                                   \
+#define DBG_N(X, n)                                                                            \
+	X(dbgbvr##n, S2_0_C0_C##n##_4, VA_MASK, BREAKPOINT, n)                                 \
+	X(dbgbcr##n, S2_0_C0_C##n##_5, CTRL_MASK, BREAKPOINT, n)                               \
+	X(dbgwvr##n, S2_0_C0_C##n##_6, VA_MASK, WATCHPOINT, n)                                 \
 	X(dbgwcr##n, S2_0_C0_C##n##_7, CTRL_MASK, WATCHPOINT, n)
+/* clang-format off */
 #define DBG_ALL(X)                                                                               \
 	DBG_N(X, 0) DBG_N(X, 1) DBG_N(X, 2) DBG_N(X, 3) DBG_N(X, 4) DBG_N(X, 5) DBG_N(X, 6)      \
 	DBG_N(X, 7) DBG_N(X, 8) DBG_N(X, 9) DBG_N(X, 10) DBG_N(X, 11) DBG_N(X, 12)               \
 	DBG_N(X, 13) DBG_N(X, 14) DBG_N(X, 15)
-#define REGS(X)                                                                                  \
-	X(tpidr_el0, S3_3_C13_C0_2, ALL, ALWAYS, 0)                                              \
-	X(tpidrro_el0, S3_3_C13_C0_3, ALL, ALWAYS, 0)                                            \
-	X(tpidr_el1, S3_0_C13_C0_4, ALL, ALWAYS, 0)                                              \
-	X(tpidr2_el0, S3_3_C13_C0_5, ALL, OPTIONAL, 0)                                           \
-	X(scxtnum_el0, S3_3_C13_C0_7, ALL, OPTIONAL, 0)                                          \
-	X(scxtnum_el1, S3_0_C13_C0_7, ALL, OPTIONAL, 0)                                          \
-	X(contextidr_el1, S3_0_C13_C0_1, 0xFFFFFFFFul, ALWAYS, 0)                                \
-	X(far_el1, S3_0_C6_C0_0, ALL, ALWAYS, 0)                                                 \
-	X(esr_el1, S3_0_C5_C2_0, 0xFFFFFFFFul, ALWAYS, 0)                                        \
-	X(elr_el1, S3_0_C4_C0_1, ALL, ALWAYS, 0)                                                 \
-	X(spsr_el1, S3_0_C4_C0_0, 0xF00003C5ul, ALWAYS, 0)                                       \
-	X(sp_el0, S3_0_C4_C1_0, ALL, ALWAYS, 0)                                                  \
-	X(par_el1, S3_0_C7_C4_0, ALL, ALWAYS, 0)                                                 \
-	X(afsr0_el1, S3_0_C5_C1_0, ALL, ALWAYS, 0)                                               \
-	X(afsr1_el1, S3_0_C5_C1_1, ALL, ALWAYS, 0)                                               \
-	X(mair_el1, S3_0_C10_C2_0, ALL, ALWAYS, 0)                                               \
-	X(amair_el1, S3_0_C10_C3_0, ALL, ALWAYS, 0)                                              \
-	X(tcr_el1, S3_0_C2_C0_2, 0xFFFFFFFFul, ALWAYS, 0)                                        \
-	X(ttbr0_el1, S3_0_C2_C0_0, ALL, ALWAYS, 0)                                               \
-	X(ttbr1_el1, S3_0_C2_C0_1, ALL, ALWAYS, 0)                                               \
-	X(cntkctl_el1, S3_0_C14_C1_0, 0x3FFul, ALWAYS, 0)                                        \
-	X(csselr_el1, S3_2_C0_C0_0, 0x1ul, ALWAYS, 0)                                            \
-	X(cntv_ctl_el0, S3_3_C14_C3_1, 0x2ul, ALWAYS, 0)                                         \
-	X(cntv_cval_el0, S3_3_C14_C3_2, ALL, ALWAYS, 0)                                          \
-	X(mdscr_el1, S2_0_C0_C2_2, 0x1000ul, ALWAYS, 0)                                          \
-	X(disr_el1, S3_0_C12_C1_1, 0x80FFFFFFul, OPTIONAL, 0)                                    \
-	X(osdtrrx_el1, S2_0_C0_C0_2, 0xFFFFFFFFul, OPTIONAL, 0)                                  \
-	X(osdtrtx_el1, S2_0_C0_C3_2, 0xFFFFFFFFul, OPTIONAL, 0)                                  \
-	X(oseccr_el1, S2_0_C0_C6_2, 0xFFFFFFFFul, OPTIONAL, 0)                                   \
-	X(icc_pmr_el1, S3_0_C4_C6_0, 0xFFul, ALWAYS, 0)                                          \
-	X(icc_igrpen1_el1, S3_0_C12_C12_7, 0x1ul, ALWAYS, 0)                                     \
-	X(vbar_el1, S3_0_C12_C0_0, 0x3FFFFF800ul, ALWAYS, 0)                                     \
-	X(cpacr_el1, S3_0_C1_C0_2, 0x00330000ul, ALWAYS, 0)                                      \
-	X(actlr_el1, S3_0_C1_C0_1, ALL, OPTIONAL, 0)                                             \
-	X(pmcr_el0, S3_3_C9_C12_0, 0x48ul, ALWAYS, 0)                                            \
-	X(pmselr_el0, S3_3_C9_C12_5, 0x1Ful, ALWAYS, 0)                                          \
-	X(pmuserenr_el0, S3_3_C9_C14_0, 0xFul, ALWAYS, 0)                                        \
-	X(pmccfiltr_el0, S3_3_C14_C15_7, 0xF8000000ul, ALWAYS, 0)                                \
-	X(pmevtyper0_el0, S3_3_C14_C12_0, 0xF80003FFul, ALWAYS, 0)                               \
-	X(pmevcntr0_el0, S3_3_C14_C8_0, 0xFFFFFFFFul, ALWAYS, 0)                                 \
+/* clang-format on */
+#define REGS(X)                                                                                \
+	X(tpidr_el0, S3_3_C13_C0_2, ALL, ALWAYS, 0)                                            \
+	X(tpidrro_el0, S3_3_C13_C0_3, ALL, ALWAYS, 0)                                          \
+	X(tpidr_el1, S3_0_C13_C0_4, ALL, ALWAYS, 0)                                            \
+	X(tpidr2_el0, S3_3_C13_C0_5, ALL, OPTIONAL, 0)                                         \
+	X(scxtnum_el0, S3_3_C13_C0_7, ALL, OPTIONAL, 0)                                        \
+	X(scxtnum_el1, S3_0_C13_C0_7, ALL, OPTIONAL, 0)                                        \
+	X(contextidr_el1, S3_0_C13_C0_1, 0xFFFFFFFFul, ALWAYS, 0)                              \
+	X(far_el1, S3_0_C6_C0_0, ALL, ALWAYS, 0)                                               \
+	X(esr_el1, S3_0_C5_C2_0, 0xFFFFFFFFul, ALWAYS, 0)                                      \
+	X(elr_el1, S3_0_C4_C0_1, ALL, ALWAYS, 0)                                               \
+	X(spsr_el1, S3_0_C4_C0_0, 0xF00003C5ul, ALWAYS, 0)                                     \
+	X(sp_el0, S3_0_C4_C1_0, ALL, ALWAYS, 0)                                                \
+	X(par_el1, S3_0_C7_C4_0, ALL, ALWAYS, 0)                                               \
+	X(afsr0_el1, S3_0_C5_C1_0, ALL, ALWAYS, 0)                                             \
+	X(afsr1_el1, S3_0_C5_C1_1, ALL, ALWAYS, 0)                                             \
+	X(mair_el1, S3_0_C10_C2_0, ALL, ALWAYS, 0)                                             \
+	X(amair_el1, S3_0_C10_C3_0, ALL, ALWAYS, 0)                                            \
+	X(tcr_el1, S3_0_C2_C0_2, 0xFFFFFFFFul, ALWAYS, 0)                                      \
+	X(ttbr0_el1, S3_0_C2_C0_0, ALL, ALWAYS, 0)                                             \
+	X(ttbr1_el1, S3_0_C2_C0_1, ALL, ALWAYS, 0)                                             \
+	X(cntkctl_el1, S3_0_C14_C1_0, 0x3FFul, ALWAYS, 0)                                      \
+	X(csselr_el1, S3_2_C0_C0_0, 0x1ul, ALWAYS, 0)                                          \
+	X(cntv_ctl_el0, S3_3_C14_C3_1, 0x2ul, ALWAYS, 0)                                       \
+	X(cntv_cval_el0, S3_3_C14_C3_2, ALL, ALWAYS, 0)                                        \
+	X(mdscr_el1, S2_0_C0_C2_2, 0x1000ul, ALWAYS, 0)                                        \
+	X(disr_el1, S3_0_C12_C1_1, 0x80FFFFFFul, OPTIONAL, 0)                                  \
+	X(osdtrrx_el1, S2_0_C0_C0_2, 0xFFFFFFFFul, OPTIONAL, 0)                                \
+	X(osdtrtx_el1, S2_0_C0_C3_2, 0xFFFFFFFFul, OPTIONAL, 0)                                \
+	X(oseccr_el1, S2_0_C0_C6_2, 0xFFFFFFFFul, OPTIONAL, 0)                                 \
+	X(icc_pmr_el1, S3_0_C4_C6_0, 0xFFul, ALWAYS, 0)                                        \
+	X(icc_igrpen1_el1, S3_0_C12_C12_7, 0x1ul, ALWAYS, 0)                                   \
+	X(vbar_el1, S3_0_C12_C0_0, 0x3FFFFF800ul, ALWAYS, 0)                                   \
+	X(cpacr_el1, S3_0_C1_C0_2, 0x00330000ul, ALWAYS, 0)                                    \
+	X(actlr_el1, S3_0_C1_C0_1, ALL, OPTIONAL, 0)                                           \
+	X(pmcr_el0, S3_3_C9_C12_0, 0x48ul, ALWAYS, 0)                                          \
+	X(pmselr_el0, S3_3_C9_C12_5, 0x1Ful, ALWAYS, 0)                                        \
+	X(pmuserenr_el0, S3_3_C9_C14_0, 0xFul, ALWAYS, 0)                                      \
+	X(pmccfiltr_el0, S3_3_C14_C15_7, 0xF8000000ul, ALWAYS, 0)                              \
+	X(pmevtyper0_el0, S3_3_C14_C12_0, 0xF80003FFul, ALWAYS, 0)                             \
+	X(pmevcntr0_el0, S3_3_C14_C8_0, 0xFFFFFFFFul, ALWAYS, 0)                               \
 	DBG_ALL(X)
 
-#define FNS(name, enc, mask, kind, n)                                                            \
-	static uint64_t rd_##name(void)                                                          \
-	{                                                                                        \
-		return rd(enc);                                                                  \
-	}                                                                                        \
-	static void wr_##name(uint64_t x)                                                        \
-	{                                                                                        \
-		wr(enc, x);                                                                      \
-		isb();                                                                           \
+#define FNS(name, enc, mask, kind, n)                                                          \
+	static uint64_t rd_##name(void)                                                        \
+	{                                                                                      \
+		return rd(enc);                                                                \
+	}                                                                                      \
+	static void wr_##name(uint64_t x)                                                      \
+	{                                                                                      \
+		wr(enc, x);                                                                    \
+		isb();                                                                         \
 	}
 REGS(FNS)
 
@@ -99,7 +101,8 @@ struct reg {
 	uint64_t (*read)(void);
 	void (*write)(uint64_t);
 };
-#define ENTRY(name, enc, mask, kind, n) {"isolate: " #name, mask, kind, n, rd_##name, wr_##name},
+#define ENTRY(name, enc, mask, kind, n)                                                        \
+	{"isolate: " #name, mask, kind, n, rd_##name, wr_##name},
 static const struct reg regs[] = {REGS(ENTRY)};
 #define NREGS (sizeof(regs) / sizeof(regs[0]))
 
@@ -122,7 +125,8 @@ static uint64_t mix(uint64_t x)
 static void find_registers(void)
 {
 	uint64_t dfr0 = rd(id_aa64dfr0_el1);
-	unsigned brps = (unsigned)((dfr0 >> 12) & 0xF) + 1, wrps = (unsigned)((dfr0 >> 20) & 0xF) + 1;
+	unsigned brps = (unsigned)((dfr0 >> 12) & 0xF) + 1,
+		 wrps = (unsigned)((dfr0 >> 20) & 0xF) + 1;
 	unsigned n = 0;
 	for (unsigned i = 0; i < NREGS; i++) {
 		const struct reg *r = &regs[i];
@@ -207,14 +211,14 @@ static void run(void)
 		isb();
 		for (unsigned i = 0; i < NREGS; i++)
 			if (present[i] && regs[i].read() != wrote[i] && !mismatches[i]++)
-				gprintf("isolate: round %u: %s reads %lx, this VM wrote %lx\n", round,
-					regs[i].name, regs[i].read(), wrote[i]);
+				gprintf("isolate: round %u: %s reads %lx, this VM wrote %lx\n",
+					round, regs[i].name, regs[i].read(), wrote[i]);
 	}
 	unsigned checked = 0;
 	for (unsigned i = 0; i < NREGS; i++)
 		if (present[i]) {
-			check(mismatches[i] == 0, regs[i].name, "%u of 4 rounds read another value",
-			      mismatches[i]);
+			check(mismatches[i] == 0, regs[i].name,
+			      "%u of 4 rounds read another value", mismatches[i]);
 			checked++;
 		}
 	CHECK(oslock_ok, "isolate: OS lock: each VM keeps its own lock state");

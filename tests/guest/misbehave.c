@@ -41,13 +41,15 @@ static void test_memory(void)
 	expect_begin(EC_DABT_CUR);
 	for (unsigned i = 0; i < 4; i++)
 		(void)rd64(outside[i]);
-	(void)rd64(base + size);        /* just past the VM's RAM */
-	(void)rd64(0x4C000000ul);       /* another VM's RAM (PA of slot 1) */
-	(void)rd64(0x80000000ul);       /* above 2 GiB */
+	(void)rd64(base + size);  /* just past the VM's RAM */
+	(void)rd64(0x4C000000ul); /* another VM's RAM (PA of slot 1) */
+	(void)rd64(0x80000000ul); /* above 2 GiB */
 	n = expect_end();
 	CHECK_EQ(n, 7, "stage2: reads outside RAM are data aborts");
-	check((g_last_esr >> 26) == 0x25 && (g_last_esr & 0x3F) == 0x10 && !(g_last_esr & (1u << 6)),
-	      "stage2: abort syndrome: EC 0x25, DFSC sync external, read", "ESR 0x%lx", g_last_esr);
+	check((g_last_esr >> 26) == 0x25 && (g_last_esr & 0x3F) == 0x10 &&
+		      !(g_last_esr & (1u << 6)),
+	      "stage2: abort syndrome: EC 0x25, DFSC sync external, read", "ESR 0x%lx",
+	      g_last_esr);
 	CHECK_EQ(g_last_far, 0x80000000ul, "stage2: FAR_EL1 holds the address");
 	/* The PL011 is 4 KiB: the first word after it is no device (the board's next one is at
 	 * 0x09010000), so both a read and a write there abort, while its last word answers. */
@@ -67,7 +69,8 @@ static void test_memory(void)
 
 	/* Instruction fetch outside RAM: an instruction abort, resumed at the return address. */
 	expect_begin_ret(EC_IABT_CUR);
-	__asm__ volatile("mov x0, #0x30000000\n\tadr x30, 1f\n\tbr x0\n1:" ::: "x0", "x30", "memory");
+	__asm__ volatile("mov x0, #0x30000000\n\tadr x30, 1f\n\tbr x0\n1:" ::
+				 : "x0", "x30", "memory");
 	n = expect_end();
 	CHECK_EQ(n, 1, "stage2: fetch outside RAM is an instruction abort");
 	CHECK_EQ(g_last_esr >> 26, EC_IABT_CUR, "stage2: instruction abort EC 0x21");
@@ -93,14 +96,17 @@ static void test_mmio(void)
 	CHECK_EQ(rd32(0x08000000ul + 0x6320), 0, "gic: IROUTER of an SPI it lacks (100) RAZ");
 	wr32(0x08000000ul + 0x6320, 0xFFFFFFFFu);
 	CHECK_EQ(rd32(0x08000000ul + 0x6320), 0, "gic: IROUTER of an SPI it lacks (100) WI");
-	CHECK_EQ(*(volatile uint8_t *)(0x080A0000ul + 0xFFE8), 0x3B, "gic: byte read of GICR_PIDR2");
+	CHECK_EQ(*(volatile uint8_t *)(0x080A0000ul + 0xFFE8), 0x3B,
+		 "gic: byte read of GICR_PIDR2");
 }
 
 static void test_calls(void)
 {
 	CHECK_EQ(hvc_call(PSCI_VERSION, 0, 0, 0), 0x10000, "psci: VERSION over HVC is 1.0");
-	CHECK_EQ(smc_call(PSCI_VERSION, 0, 0, 0), 0x10000, "psci: VERSION over SMC (trapped) is 1.0");
-	CHECK_EQ(hvc_call(PSCI_FEATURES, PSCI_SYSTEM_OFF, 0, 0), 0, "psci: FEATURES(SYSTEM_OFF) = 0");
+	CHECK_EQ(smc_call(PSCI_VERSION, 0, 0, 0), 0x10000,
+		 "psci: VERSION over SMC (trapped) is 1.0");
+	CHECK_EQ(hvc_call(PSCI_FEATURES, PSCI_SYSTEM_OFF, 0, 0), 0,
+		 "psci: FEATURES(SYSTEM_OFF) = 0");
 	CHECK_EQ(hvc_call(PSCI_FEATURES, 0x84000077ul, 0, 0), NOT_SUPPORTED,
 		 "psci: FEATURES(unknown) = NOT_SUPPORTED");
 	CHECK_EQ(hvc_call(PSCI_CPU_ON, 1, 0x40200000ul, 0), (uint64_t)-2,
@@ -109,9 +115,12 @@ static void test_calls(void)
 		 "psci: CPU_ON of itself = ALREADY_ON");
 	CHECK_EQ(hvc_call(PSCI_AFFINITY_INFO, 0, 0, 0), 0, "psci: AFFINITY_INFO(0) = ON");
 	CHECK_EQ(hvc_call(PSCI_MIGRATE_INFO_TYPE, 0, 0, 0), 2, "psci: MIGRATE_INFO_TYPE = 2");
-	CHECK_EQ(hvc_call(0x12345678ul, 1, 2, 3), NOT_SUPPORTED, "hvc: unknown function NOT_SUPPORTED");
-	CHECK_EQ(smc_call(0x80000000ul, 0, 0, 0), 0x10001, "smc: SMCCC_VERSION = 1.1 (boot.c: over HVC)");
-	CHECK_EQ(smc_call(0xC2001234ul, 0, 0, 0), NOT_SUPPORTED, "smc: unknown function NOT_SUPPORTED");
+	CHECK_EQ(hvc_call(0x12345678ul, 1, 2, 3), NOT_SUPPORTED,
+		 "hvc: unknown function NOT_SUPPORTED");
+	CHECK_EQ(smc_call(0x80000000ul, 0, 0, 0), 0x10001,
+		 "smc: SMCCC_VERSION = 1.1 (boot.c: over HVC)");
+	CHECK_EQ(smc_call(0xC2001234ul, 0, 0, 0), NOT_SUPPORTED,
+		 "smc: unknown function NOT_SUPPORTED");
 	CHECK_EQ(hvc_call(HYP_CALL_NULL, 0, 0, 0), 0, "hvc: perfvisor null call returns 0");
 }
 

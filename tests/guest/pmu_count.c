@@ -143,10 +143,12 @@ static void test_chain(void)
 	wr(pmcr_el0, PMCR_E);
 	spin(1000);
 	wr(pmcr_el0, 0);
-	CHECK_EQ(pmevcntr_read(3), 8, "chain: INST_RETIRED overflow of counter 2 increments counter 3");
+	CHECK_EQ(pmevcntr_read(3), 8,
+		 "chain: INST_RETIRED overflow of counter 2 increments counter 3");
 	CHECK_EQ(rd(pmovsset_el0), 4, "chain: counter 2 overflow flagged");
 	uint64_t low = pmevcntr_read(2) & 0xFFFFFFFFul;
-	check(low > 1000 && low < 1600, "chain: counter 2 kept counting past the wrap", "0x%lx", low);
+	check(low > 1000 && low < 1600, "chain: counter 2 kept counting past the wrap", "0x%lx",
+	      low);
 	pmu_reset();
 	pmevtyper_write(2, 0);
 	pmevtyper_write(3, 0);
@@ -204,7 +206,8 @@ static void test_irq(void)
 	wr(pmcr_el0, PMCR_E);
 	spin(100);
 	CHECK_EQ(irqs, 0, "irq: disabled in the redistributor, not delivered");
-	CHECK(gic_ppi_pending() & (1u << INTID_PMU), "irq: GICR_ISPENDR0 shows INTID 23 pending");
+	CHECK(gic_ppi_pending() & (1u << INTID_PMU),
+	      "irq: GICR_ISPENDR0 shows INTID 23 pending");
 	gic_set_pmr(0x80);
 	gic_ppi_enable(INTID_PMU, 0x80, true);
 	spin(100);
@@ -265,7 +268,8 @@ static void test_irq_after_stop(enum stop_by how, const char *name)
 	spin(1000);
 	if (how == STOP_PMCR_E) {
 		check(irqs == 0, name, "%u interrupts with PMCR_EL0.E = 0", irqs);
-		check(rd(pmovsset_el0) == 1, name, "PMOVSSET %lx after the stop", rd(pmovsset_el0));
+		check(rd(pmovsset_el0) == 1, name, "PMOVSSET %lx after the stop",
+		      rd(pmovsset_el0));
 		wr(pmcr_el0, PMCR_E);
 		spin(100);
 	}
@@ -282,7 +286,9 @@ void test_main(void)
 	test_overflow();
 	test_chain();
 	test_irq();
-	test_irq_after_stop(STOP_CNTENCLR, "irq: overflow then PMCNTENCLR: the interrupt comes");
+	test_irq_after_stop(STOP_CNTENCLR,
+			    "irq: overflow then PMCNTENCLR: the interrupt comes");
 	test_irq_after_stop(STOP_TYPE, "irq: overflow then a type change: the interrupt comes");
-	test_irq_after_stop(STOP_PMCR_E, "irq: overflow then PMCR.E = 0: the interrupt comes with E");
+	test_irq_after_stop(STOP_PMCR_E,
+			    "irq: overflow then PMCR.E = 0: the interrupt comes with E");
 }

@@ -20,10 +20,10 @@ static unsigned N;
 static void setup(void)
 {
 	pmu_reset();
-	pmevtyper_write(0, EV_INST_RETIRED | EVT_U);             /* EL1 only */
-	pmevtyper_write(1, EV_CPU_CYCLES | EVT_U);               /* EL1 only */
+	pmevtyper_write(0, EV_INST_RETIRED | EVT_U);                   /* EL1 only */
+	pmevtyper_write(1, EV_CPU_CYCLES | EVT_U);                     /* EL1 only */
 	pmevtyper_write(2, EV_INST_RETIRED | EVT_P | EVT_U | EVT_NSH); /* asks for EL2 */
-	pmevtyper_write(3, EV_INST_RETIRED | EVT_P);             /* EL0 only */
+	pmevtyper_write(3, EV_INST_RETIRED | EVT_P);                   /* EL0 only */
 	wr(pmccfiltr_el0, EVT_U);
 	wr(pmcr_el0, PMCR_E | PMCR_LC);
 }
@@ -48,7 +48,9 @@ static uint64_t w_plain(uint64_t n)
 			 "1:\tsubs x9, x9, #1\n\t"
 			 "b.ne 1b\n\t"
 			 "msr pmcntenclr_el0, %[m]"
-			 : : [m] "r"(m), [n] "r"(n) : "x9", "cc", "memory");
+			 :
+			 : [m] "r"(m), [n] "r"(n)
+			 : "x9", "cc", "memory");
 	return 2 + 2 * n;
 }
 
@@ -61,7 +63,9 @@ static uint64_t w_trapped(uint64_t n)
 			 "subs x9, x9, #1\n\t"
 			 "b.ne 1b\n\t"
 			 "msr pmcntenclr_el0, %[m]"
-			 : : [m] "r"(m), [n] "r"(n) : "x9", "x10", "cc", "memory");
+			 :
+			 : [m] "r"(m), [n] "r"(n)
+			 : "x9", "x10", "cc", "memory");
 	return 2 + 3 * n;
 }
 
@@ -75,7 +79,9 @@ static uint64_t w_hvc(uint64_t n)
 			 "subs x9, x9, #1\n\t"
 			 "b.ne 1b\n\t"
 			 "msr pmcntenclr_el0, %[m]"
-			 : : [m] "r"(m), [n] "r"(n) : "x0", "x1", "x2", "x3", "x9", "cc", "memory");
+			 :
+			 : [m] "r"(m), [n] "r"(n)
+			 : "x0", "x1", "x2", "x3", "x9", "cc", "memory");
 	return 2 + 4 * n;
 }
 
@@ -89,7 +95,9 @@ static uint64_t w_mmio(uint64_t n)
 			 "subs x9, x9, #1\n\t"
 			 "b.ne 1b\n\t"
 			 "msr pmcntenclr_el0, %[m]"
-			 : : [m] "r"(m), [n] "r"(n) : "x9", "x10", "x11", "cc", "memory");
+			 :
+			 : [m] "r"(m), [n] "r"(n)
+			 : "x9", "x10", "x11", "cc", "memory");
 	return 3 + 3 * n;
 }
 
@@ -100,8 +108,8 @@ static void run(const char *name, uint64_t (*w)(uint64_t), uint64_t n)
 	setup();
 	uint64_t k = w(n);
 	collect(&c);
-	gprintf("count: %s K=%lu inst=%lu cycles=%lu ccnt=%lu el2=%lu el0=%lu\n", name, k, c.inst,
-		c.cyc, c.ccnt, c.el2, c.el0);
+	gprintf("count: %s K=%lu inst=%lu cycles=%lu ccnt=%lu el2=%lu el0=%lu\n", name, k,
+		c.inst, c.cyc, c.ccnt, c.el2, c.el0);
 	unsigned len = 0;
 	for (const char *s = name; *s && len < 40; s++)
 		buf[len++] = *s;

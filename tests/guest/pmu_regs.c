@@ -18,7 +18,8 @@ static void test_pmcr(void)
 	CHECK(((pmcr >> 24) & 0xFF) != 0, "pmcr: IMP reads the implementer");
 	wr(pmcr_el0, pmcr ^ (0xFFul << 24) ^ (0x1Ful << 11));
 	uint64_t after = rd(pmcr_el0);
-	CHECK_EQ(after & 0xFFFFF800ul, pmcr & 0xFFFFF800ul, "pmcr: IMP, IDCODE, N are read-only");
+	CHECK_EQ(after & 0xFFFFF800ul, pmcr & 0xFFFFF800ul,
+		 "pmcr: IMP, IDCODE, N are read-only");
 	wr(pmcr_el0, PMCR_D | PMCR_DP | PMCR_LC | PMCR_LP | PMCR_X);
 	after = rd(pmcr_el0);
 	CHECK_EQ(after & 0x7FF, PMCR_D | PMCR_DP | PMCR_LC | PMCR_LP,
@@ -63,12 +64,13 @@ static void test_bitmap(const char *name, int which)
 	memcpy(buf, name, strlen(name) + 1);
 	check(got == implemented, name, "all-ones reads 0x%lx, expected 0x%x (N = %u)", got,
 	      implemented, N);
-	uint64_t after = which == 0 ? rd(pmcntenset_el0)
+	uint64_t after = which == 0   ? rd(pmcntenset_el0)
 			 : which == 1 ? rd(pmintenset_el1)
 				      : rd(pmovsset_el0);
-	check(after == 0, name[3] == 'c' ? "pmcnten: CLR clears every bit"
-			  : name[3] == 'i' ? "pminten: CLR clears every bit"
-					   : "pmovs: CLR clears every bit",
+	check(after == 0,
+	      name[3] == 'c'   ? "pmcnten: CLR clears every bit"
+	      : name[3] == 'i' ? "pminten: CLR clears every bit"
+			       : "pmovs: CLR clears every bit",
 	      "0x%lx", after);
 }
 
@@ -81,14 +83,17 @@ static void test_pmselr(void)
 		wr(pmselr_el0, n);
 		wr(pmxevtyper_el0, EVT_U | EV_CPU_CYCLES);
 		wr(pmxevcntr_el0, 0x1000 + n);
-		ok &= pmevtyper_read(n) == (EVT_U | EV_CPU_CYCLES) && pmevcntr_read(n) == 0x1000 + n;
+		ok &= pmevtyper_read(n) == (EVT_U | EV_CPU_CYCLES) &&
+		      pmevcntr_read(n) == 0x1000 + n;
 		pmevtyper_write(n, EVT_P | EV_INST_RETIRED);
 		pmevcntr_write(n, 0x2000 + n);
-		ok &= rd(pmxevtyper_el0) == (EVT_P | EV_INST_RETIRED) && rd(pmxevcntr_el0) == 0x2000 + n;
+		ok &= rd(pmxevtyper_el0) == (EVT_P | EV_INST_RETIRED) &&
+		      rd(pmxevcntr_el0) == 0x2000 + n;
 		pmevtyper_write(n, 0);
 		pmevcntr_write(n, 0);
 	}
-	CHECK(ok, "pmselr: PMXEVTYPER/PMXEVCNTR reach PMEVTYPER<SEL>/PMEVCNTR<SEL> for SEL < N");
+	CHECK(ok,
+	      "pmselr: PMXEVTYPER/PMXEVCNTR reach PMEVTYPER<SEL>/PMEVCNTR<SEL> for SEL < N");
 	wr(pmselr_el0, 31);
 	wr(pmxevtyper_el0, EVT_U);
 	CHECK_EQ(rd(pmccfiltr_el0), EVT_U, "pmselr: SEL = 31 makes PMXEVTYPER the PMCCFILTR");
@@ -122,9 +127,11 @@ static void test_counters_beyond_n(void)
 static void test_evtyper(void)
 {
 	pmevtyper_write(0, EVT_P | EVT_U | EV_CPU_CYCLES);
-	CHECK_EQ(pmevtyper_read(0), EVT_P | EVT_U | EV_CPU_CYCLES, "pmevtyper: P, U, evtCount stored");
+	CHECK_EQ(pmevtyper_read(0), EVT_P | EVT_U | EV_CPU_CYCLES,
+		 "pmevtyper: P, U, evtCount stored");
 	pmevtyper_write(0, 0xFFFF);
-	CHECK_EQ(pmevtyper_read(0) & 0xFFFF, 0xFFFF, "pmevtyper: evtCount is 16 bits (PMUv3p1+)");
+	CHECK_EQ(pmevtyper_read(0) & 0xFFFF, 0xFFFF,
+		 "pmevtyper: evtCount is 16 bits (PMUv3p1+)");
 	pmevtyper_write(0, (1ul << 40) | (1ul << 20) | EV_CPU_CYCLES);
 	CHECK_EQ(pmevtyper_read(0), EV_CPU_CYCLES, "pmevtyper: RES0 bits read as zero");
 	pmevtyper_write(0, 0);
@@ -252,43 +259,57 @@ static void test_pmuserenr(void)
 		 "pmuserenr=0: EL0 PMCCNTR read traps to EL1");
 	/* mrs x0, pmccntr_el0: Op0 3, Op2 0, Op1 3, CRn 9, Rt 0, CRm 13, read */
 	uint64_t iss = 3ul << 20 | 0ul << 17 | 3ul << 14 | 9ul << 10 | 13ul << 1 | 1;
-	check(g_last_vector == 8 && (g_last_esr & 0x3FFC1F) == iss && (g_last_esr >> 26) == 0x18,
+	check(g_last_vector == 8 && (g_last_esr & 0x3FFC1F) == iss &&
+		      (g_last_esr >> 26) == 0x18,
 	      "pmuserenr=0: EL1 gets EC 0x18 with the access's syndrome, from EL0",
 	      "vector %u ESR 0x%lx", g_last_vector, g_last_esr);
 	CHECK_EQ(at_el0(el0_rd_pmcr, 0, EC_SYS64, NULL), 1, "pmuserenr=0: EL0 PMCR read traps");
-	CHECK_EQ(at_el0(el0_swinc, 1, EC_SYS64, NULL), 1, "pmuserenr=0: EL0 PMSWINC write traps");
-	CHECK_EQ(at_el0(el0_rd_evcntr0, 0, EC_SYS64, NULL), 1, "pmuserenr=0: EL0 PMEVCNTR0 read traps");
+	CHECK_EQ(at_el0(el0_swinc, 1, EC_SYS64, NULL), 1,
+		 "pmuserenr=0: EL0 PMSWINC write traps");
+	CHECK_EQ(at_el0(el0_rd_evcntr0, 0, EC_SYS64, NULL), 1,
+		 "pmuserenr=0: EL0 PMEVCNTR0 read traps");
 
 	wr(pmuserenr_el0, 1); /* EN */
 	uint64_t r;
-	CHECK_EQ(at_el0(el0_rd_pmcr, 0, EC_SYS64, &r), 0, "pmuserenr.EN: EL0 PMCR read allowed");
+	CHECK_EQ(at_el0(el0_rd_pmcr, 0, EC_SYS64, &r), 0,
+		 "pmuserenr.EN: EL0 PMCR read allowed");
 	CHECK_EQ(PMCR_N(r), N, "pmuserenr.EN: EL0 sees the same N");
-	CHECK_EQ(at_el0(el0_wr_cnten, 1, EC_SYS64, &r), 0, "pmuserenr.EN: EL0 PMCNTENSET write allowed");
+	CHECK_EQ(at_el0(el0_wr_cnten, 1, EC_SYS64, &r), 0,
+		 "pmuserenr.EN: EL0 PMCNTENSET write allowed");
 	CHECK_EQ(r, 1, "pmuserenr.EN: EL0 PMCNTENSET write took effect");
 	wr(pmcntenclr_el0, 0xFFFFFFFFul);
-	CHECK_EQ(at_el0(el0_rd_pmccntr, 0, EC_SYS64, NULL), 0, "pmuserenr.EN: EL0 PMCCNTR read allowed");
+	CHECK_EQ(at_el0(el0_rd_pmccntr, 0, EC_SYS64, NULL), 0,
+		 "pmuserenr.EN: EL0 PMCCNTR read allowed");
 
 	wr(pmuserenr_el0, 4); /* CR */
-	CHECK_EQ(at_el0(el0_rd_pmccntr, 0, EC_SYS64, NULL), 0, "pmuserenr.CR: EL0 PMCCNTR read allowed");
-	CHECK_EQ(at_el0(el0_wr_pmccntr, 0, EC_SYS64, NULL), 1, "pmuserenr.CR: EL0 PMCCNTR write traps");
-	CHECK_EQ(at_el0(el0_rd_evcntr0, 0, EC_SYS64, NULL), 1, "pmuserenr.CR: EL0 PMEVCNTR0 read traps");
+	CHECK_EQ(at_el0(el0_rd_pmccntr, 0, EC_SYS64, NULL), 0,
+		 "pmuserenr.CR: EL0 PMCCNTR read allowed");
+	CHECK_EQ(at_el0(el0_wr_pmccntr, 0, EC_SYS64, NULL), 1,
+		 "pmuserenr.CR: EL0 PMCCNTR write traps");
+	CHECK_EQ(at_el0(el0_rd_evcntr0, 0, EC_SYS64, NULL), 1,
+		 "pmuserenr.CR: EL0 PMEVCNTR0 read traps");
 
 	wr(pmuserenr_el0, 8); /* ER */
 	pmevcntr_write(0, 77);
-	CHECK_EQ(at_el0(el0_rd_evcntr0, 0, EC_SYS64, &r), 0, "pmuserenr.ER: EL0 PMEVCNTR0 read allowed");
+	CHECK_EQ(at_el0(el0_rd_evcntr0, 0, EC_SYS64, &r), 0,
+		 "pmuserenr.ER: EL0 PMEVCNTR0 read allowed");
 	CHECK_EQ(r, 77, "pmuserenr.ER: EL0 reads the counter's value");
 	CHECK_EQ(at_el0(el0_sel_xevcntr, 0, EC_SYS64, &r), 0,
 		 "pmuserenr.ER: EL0 PMSELR write and PMXEVCNTR read allowed");
 	CHECK_EQ(r, 77, "pmuserenr.ER: EL0 PMXEVCNTR reads the selected counter");
-	CHECK_EQ(at_el0(el0_rd_pmccntr, 0, EC_SYS64, NULL), 1, "pmuserenr.ER: EL0 PMCCNTR read traps");
+	CHECK_EQ(at_el0(el0_rd_pmccntr, 0, EC_SYS64, NULL), 1,
+		 "pmuserenr.ER: EL0 PMCCNTR read traps");
 	pmevcntr_write(0, 0);
 
 	wr(pmuserenr_el0, 2); /* SW */
-	CHECK_EQ(at_el0(el0_swinc, 1, EC_SYS64, NULL), 0, "pmuserenr.SW: EL0 PMSWINC write allowed");
-	CHECK_EQ(at_el0(el0_rd_pmcr, 0, EC_SYS64, NULL), 1, "pmuserenr.SW: EL0 PMCR read traps");
+	CHECK_EQ(at_el0(el0_swinc, 1, EC_SYS64, NULL), 0,
+		 "pmuserenr.SW: EL0 PMSWINC write allowed");
+	CHECK_EQ(at_el0(el0_rd_pmcr, 0, EC_SYS64, NULL), 1,
+		 "pmuserenr.SW: EL0 PMCR read traps");
 
 	wr(pmuserenr_el0, 0xF);
-	CHECK_EQ(at_el0(el0_wr_userenr, 0, EC_UNKNOWN, NULL), 1, "pmuserenr: EL0 write UNDEFINED");
+	CHECK_EQ(at_el0(el0_wr_userenr, 0, EC_UNKNOWN, NULL), 1,
+		 "pmuserenr: EL0 write UNDEFINED");
 	CHECK_EQ(at_el0(el0_rd_inten, 0, EC_UNKNOWN, NULL), 1, "pminten: EL0 access UNDEFINED");
 	CHECK_EQ(rd(pmuserenr_el0), 0xF, "pmuserenr: unchanged by the EL0 write");
 	wr(pmuserenr_el0, 0);

@@ -12,15 +12,19 @@
  * Op1 (0, 3), CRn (9, 14), CRm, Op2. */
 #define RD1(a, n, m, o) "mrs x0, S3_" #a "_C" #n "_C" #m "_" #o "\n\tret\n"
 #define WR1(a, n, m, o) "msr S3_" #a "_C" #n "_C" #m "_" #o ", xzr\n\tret\n"
+/* clang-format off */
 #define OP2S(X, a, n, m) X(a, n, m, 0) X(a, n, m, 1) X(a, n, m, 2) X(a, n, m, 3)                 \
 	X(a, n, m, 4) X(a, n, m, 5) X(a, n, m, 6) X(a, n, m, 7)
+/* clang-format on */
+/* clang-format off */
 #define CRMS(X, a, n) OP2S(X, a, n, 0) OP2S(X, a, n, 1) OP2S(X, a, n, 2) OP2S(X, a, n, 3)        \
 	OP2S(X, a, n, 4) OP2S(X, a, n, 5) OP2S(X, a, n, 6) OP2S(X, a, n, 7) OP2S(X, a, n, 8)     \
 	OP2S(X, a, n, 9) OP2S(X, a, n, 10) OP2S(X, a, n, 11) OP2S(X, a, n, 12)                   \
 	OP2S(X, a, n, 13) OP2S(X, a, n, 14) OP2S(X, a, n, 15)
+/* clang-format on */
 #define ALL(X) CRMS(X, 0, 9) CRMS(X, 0, 14) CRMS(X, 3, 9) CRMS(X, 3, 14)
-__asm__(".pushsection .text\n.balign 8\nsweep_rd:\n" ALL(RD1) "sweep_wr:\n" ALL(WR1)
-	".popsection\n");
+__asm__(".pushsection .text\n.balign 8\nsweep_rd:\n" ALL(RD1) "sweep_wr:\n" ALL(
+	WR1) ".popsection\n");
 extern char sweep_rd[], sweep_wr[];
 
 typedef uint64_t stub_fn(void);
@@ -34,7 +38,8 @@ static unsigned sweep(char *base)
 		/* Skip the few encodings whose writes would stop the test itself: the timer
 		 * controls (CRn 14, CRm 0..3 at Op1 3) and CNTKCTL_EL1 are the guest's own
 		 * business and tested elsewhere. */
-		if (base == sweep_wr && crn == 14 && ((op1 == 3 && crm < 4) || (op1 == 0 && crm == 1)))
+		if (base == sweep_wr && crn == 14 &&
+		    ((op1 == 3 && crm < 4) || (op1 == 0 && crm == 1)))
 			continue;
 		(void)op2;
 		expect_begin(EC_UNKNOWN);

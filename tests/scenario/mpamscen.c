@@ -11,18 +11,30 @@
 struct mscen_config mscen_default(void)
 {
 	return (struct mscen_config){
-		.nodes = 1, .channels = 1, .mons = 16, .longc = true, .lwd = true,
-		.capacity = 100000000000ull, .nrdy_ns = 20000, .partid_max = 511, .pmg_max = 3,
-		.cpu_mpamidr = 1023 | UINT64_C(7) << 32 | PV_MPAMIDR_HAS_HCR | UINT64_C(7) << 18,
+		.nodes = 1,
+		.channels = 1,
+		.mons = 16,
+		.longc = true,
+		.lwd = true,
+		.capacity = 100000000000ull,
+		.nrdy_ns = 20000,
+		.partid_max = 511,
+		.pmg_max = 3,
+		.cpu_mpamidr = 1023 | UINT64_C(7) << 32 | PV_MPAMIDR_HAS_HCR |
+			       UINT64_C(7) << 18,
 		.max_vms = 64,
 	};
 }
 
 static int add_msc(struct mscen *s, int node, const struct sim_ris_config *ris, unsigned nris)
 {
-	struct sim_msc_config c = {.base = 0x50000000u + s->nmsc * 0x10000u, .node = node,
-				   .partid_max = s->cfg.partid_max, .pmg_max = s->cfg.pmg_max,
-				   .aidr = 0x11, .iidr = 0x0000043B, .nrdy_ns = s->cfg.nrdy_ns,
+	struct sim_msc_config c = {.base = 0x50000000u + s->nmsc * 0x10000u,
+				   .node = node,
+				   .partid_max = s->cfg.partid_max,
+				   .pmg_max = s->cfg.pmg_max,
+				   .aidr = 0x11,
+				   .iidr = 0x0000043B,
+				   .nrdy_ns = s->cfg.nrdy_ns,
 				   .nris = nris};
 	memcpy(c.ris, ris, nris * sizeof(*ris));
 	return sim_msc_init(&s->msc[s->nmsc++], &c);
@@ -41,25 +53,36 @@ struct mscen *mscen_new(const struct mscen_config *c)
 	s->cpu = &s->m->cpu[0].pv;
 	struct sim_ris_config ris[SIM_MSC_MAX_RIS];
 	for (unsigned k = 0; k < c->channels; k++)
-		ris[k] = (struct sim_ris_config){
-			.mbw = true, .bwa_wd = 8, .has_max = true, .has_min = true,
-			.num_mon = c->mons, .has_long = c->longc, .lwd = c->lwd, .scale = c->scale,
-			.has_capture = true, .has_rwbw = true, .weight = 1,
-			.capacity = c->capacity / c->channels};
+		ris[k] = (struct sim_ris_config){.mbw = true,
+						 .bwa_wd = 8,
+						 .has_max = true,
+						 .has_min = true,
+						 .num_mon = c->mons,
+						 .has_long = c->longc,
+						 .lwd = c->lwd,
+						 .scale = c->scale,
+						 .has_capture = true,
+						 .has_rwbw = true,
+						 .weight = 1,
+						 .capacity = c->capacity / c->channels};
 	struct pv_vmpam_msc_desc desc[MSCEN_MAX_MSCS];
 	for (unsigned n = 0; n < c->nodes; n++) {
 		if (add_msc(s, (int)n, ris, c->channels))
 			return NULL;
 		desc[s->nmsc - 1] = (struct pv_vmpam_msc_desc){
-			.base = s->msc[s->nmsc - 1].cfg.base, .kind = PV_VMPAM_MSC_MEMORY,
-			.id = (uint8_t)n, .nrdy_ns = (uint32_t)c->nrdy_ns};
+			.base = s->msc[s->nmsc - 1].cfg.base,
+			.kind = PV_VMPAM_MSC_MEMORY,
+			.id = (uint8_t)n,
+			.nrdy_ns = (uint32_t)c->nrdy_ns};
 	}
 	if (c->cache) {
 		struct sim_ris_config l3 = {.cpbm_wd = 16};
 		if (add_msc(s, -1, &l3, 1))
 			return NULL;
 		desc[s->nmsc - 1] = (struct pv_vmpam_msc_desc){
-			.base = s->msc[s->nmsc - 1].cfg.base, .kind = PV_VMPAM_MSC_CACHE, .id = 0};
+			.base = s->msc[s->nmsc - 1].cfg.base,
+			.kind = PV_VMPAM_MSC_CACHE,
+			.id = 0};
 	}
 	if (sim_mpam_init(&s->mp, s->msc, s->nmsc))
 		return NULL;
@@ -71,8 +94,13 @@ struct mscen *mscen_new(const struct mscen_config *c)
 	s->vcpu = calloc(n, sizeof(*s->vcpu));
 	s->gen = calloc(n, sizeof(*s->gen));
 	s->live = calloc(n, sizeof(*s->live));
-	struct pv_vmpam_setup setup = {.msc = desc, .nmsc = s->nmsc, .cpu_mpamidr = &c->cpu_mpamidr,
-				       .ncpus = 1, .vms = s->table, .max_vms = n, .acct = s->acct,
+	struct pv_vmpam_setup setup = {.msc = desc,
+				       .nmsc = s->nmsc,
+				       .cpu_mpamidr = &c->cpu_mpamidr,
+				       .ncpus = 1,
+				       .vms = s->table,
+				       .max_vms = n,
+				       .acct = s->acct,
 				       .nacct = (size_t)n * c->nodes};
 	int err = pv_vmpam_init(&s->sys, s->cpu, &setup);
 	if (err) {

@@ -21,18 +21,18 @@
 #define MSCEN_MAX_MSCS 8
 
 struct mscen_config {
-	unsigned nodes;         /* memory nodes, one MSC each */
-	unsigned channels;      /* RIS per memory MSC, sharing the node's traffic evenly */
-	uint16_t mons;          /* MBWU monitors per RIS */
-	bool longc, lwd;        /* 44-bit (longc) or 63-bit (longc, lwd) counters */
+	unsigned nodes;    /* memory nodes, one MSC each */
+	unsigned channels; /* RIS per memory MSC, sharing the node's traffic evenly */
+	uint16_t mons;     /* MBWU monitors per RIS */
+	bool longc, lwd;   /* 44-bit (longc) or 63-bit (longc, lwd) counters */
 	uint8_t scale;
-	uint64_t capacity;      /* bytes/s per node (0: unlimited) */
+	uint64_t capacity; /* bytes/s per node (0: unlimited) */
 	uint64_t nrdy_ns;
-	uint16_t partid_max;    /* of the MSCs */
+	uint16_t partid_max; /* of the MSCs */
 	uint8_t pmg_max;
-	uint64_t cpu_mpamidr;   /* of the pCPU */
+	uint64_t cpu_mpamidr; /* of the pCPU */
 	unsigned max_vms;
-	bool cache;             /* an L3 MSC (cache id 0) with 16 portions */
+	bool cache; /* an L3 MSC (cache id 0) with 16 portions */
 };
 
 struct mscen {
@@ -45,11 +45,11 @@ struct mscen {
 	struct pv_vmpam sys;
 	struct pv_vmpam_vm **table;
 	struct pv_vmpam_acct *acct;
-	struct pv_vmpam_vm *vm;          /* max_vms */
-	struct pv_vcpu *vcpu;            /* max_vms, one per VM */
-	struct sim_tgen *gen;            /* max_vms, one per VM */
+	struct pv_vmpam_vm *vm; /* max_vms */
+	struct pv_vcpu *vcpu;   /* max_vms, one per VM */
+	struct sim_tgen *gen;   /* max_vms, one per VM */
 	bool *live;
-	unsigned nvms;                   /* slots used (live or released) */
+	unsigned nvms; /* slots used (live or released) */
 	uint64_t now;
 };
 

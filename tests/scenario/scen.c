@@ -135,15 +135,17 @@ static void fold(struct shadow *s, const struct sim_snap *now)
 		else if (evt == PV_EVT_SW_INCR)
 			d = sim_snap_swinc(&s->base, now, idx, els);
 		else
-			d = scen_event_allowed(s->vm, evt) ? sim_snap_delta(&s->base, now, evt, els)
-							   : 0;
+			d = scen_event_allowed(s->vm, evt)
+				    ? sim_snap_delta(&s->base, now, evt, els)
+				    : 0;
 		uint64_t wraps = add(s, idx, d);
 		if ((idx & 1) == 0)
 			chain = wraps;
 	}
 	if (counting(s, 31) && scen_event_allowed(s->vm, PV_EVT_CPU_CYCLES))
-		add(s, 31, sim_snap_delta(&s->base, now, PV_EVT_CPU_CYCLES,
-					  sim_filter_ns_els(s->c[31].type, s->el3)));
+		add(s, 31,
+		    sim_snap_delta(&s->base, now, PV_EVT_CPU_CYCLES,
+				   sim_filter_ns_els(s->c[31].type, s->el3)));
 	s->base = *now;
 }
 
@@ -219,12 +221,14 @@ unsigned scen_verify(struct sim_machine *m, unsigned vcpu, const char *tag)
 			break;
 		}
 		if (op->outcome != op->expect) {
-			fprintf(stderr, "%s vcpu %u: op %zu (key 0x%06x) ended %s, expected %s\n", tag,
+			fprintf(stderr,
+				"%s vcpu %u: op %zu (key 0x%06x) ended %s, expected %s\n", tag,
 				vcpu, i, op->key, sim_outcome_name(op->outcome),
 				sim_outcome_name(op->expect));
 			bad++;
 		}
-		if ((op->kind != SIM_OP_MSR && op->kind != SIM_OP_MRS) || op->outcome != SIM_OUT_OK)
+		if ((op->kind != SIM_OP_MSR && op->kind != SIM_OP_MRS) ||
+		    op->outcome != SIM_OUT_OK)
 			continue;
 		fold(&s, &op->at);
 		if (op->kind == SIM_OP_MSR) {
@@ -257,8 +261,8 @@ unsigned scen_hygiene(struct sim_machine *m, const char *tag)
 		if (st->plat_undef || st->plat_unknown || st->irq_storms || st->irq_not_mine) {
 			fprintf(stderr,
 				"%s pCPU %u: %" PRIu64 " EL2 accesses that UNDEF, %" PRIu64
-				" unknown (last key 0x%06x), %" PRIu64 " interrupt storms, %" PRIu64
-				" interrupts not handled\n",
+				" unknown (last key 0x%06x), %" PRIu64
+				" interrupt storms, %" PRIu64 " interrupts not handled\n",
 				tag, i, st->plat_undef, st->plat_unknown, st->last_bad_key,
 				st->irq_storms, st->irq_not_mine);
 			bad++;
@@ -267,9 +271,10 @@ unsigned scen_hygiene(struct sim_machine *m, const char *tag)
 	for (unsigned i = 0; i < m->nvcpus; i++) {
 		const struct sim_vcpu *v = &m->vcpu[i];
 		if (v->xzr_clobbered || v->irq.stuck || v->irq.failed) {
-			fprintf(stderr, "%s vcpu %u: %" PRIu64 " writes to x[31], %u stuck / %u failed "
-				"interrupt handlers\n", tag, i, v->xzr_clobbered, v->irq.stuck,
-				v->irq.failed);
+			fprintf(stderr,
+				"%s vcpu %u: %" PRIu64 " writes to x[31], %u stuck / %u failed "
+				"interrupt handlers\n",
+				tag, i, v->xzr_clobbered, v->irq.stuck, v->irq.failed);
 			bad++;
 		}
 	}
@@ -279,9 +284,18 @@ unsigned scen_hygiene(struct sim_machine *m, const char *tag)
 /* ---- random programs --------------------------------------------------------------------- */
 
 static const uint16_t events[] = {
-	PV_EVT_INST_RETIRED, PV_EVT_CPU_CYCLES, PV_EVT_MEM_ACCESS, PV_EVT_L1D_CACHE,
-	PV_EVT_L1D_CACHE_REFILL, PV_EVT_BR_RETIRED, PV_EVT_BR_MIS_PRED, PV_EVT_EXC_TAKEN,
-	PV_EVT_STALL_BACKEND, PV_EVT_SW_INCR, PV_EVT_CHAIN, 0x30 /* not implemented */,
+	PV_EVT_INST_RETIRED,
+	PV_EVT_CPU_CYCLES,
+	PV_EVT_MEM_ACCESS,
+	PV_EVT_L1D_CACHE,
+	PV_EVT_L1D_CACHE_REFILL,
+	PV_EVT_BR_RETIRED,
+	PV_EVT_BR_MIS_PRED,
+	PV_EVT_EXC_TAKEN,
+	PV_EVT_STALL_BACKEND,
+	PV_EVT_SW_INCR,
+	PV_EVT_CHAIN,
+	0x30 /* not implemented */,
 };
 
 static uint64_t pick(uint64_t *rng, uint64_t n)
@@ -351,7 +365,8 @@ void scen_random_prog(struct sim_prog *p, uint64_t *rng, const struct pv_vm_conf
 		} else if (r < 80) {
 			sim_prog_msr(p, 1, PV_PMEVTYPER_EL0(i), random_type(rng, el3, i));
 		} else if (r < 85) {
-			sim_prog_msr(p, el, pick(rng, 2) ? PV_PMCNTENSET_EL0 : PV_PMCNTENCLR_EL0,
+			sim_prog_msr(p, el,
+				     pick(rng, 2) ? PV_PMCNTENSET_EL0 : PV_PMCNTENCLR_EL0,
 				     1u << i);
 		} else if (r < 90) {
 			sim_prog_msr(p, el, PV_PMEVCNTR_EL0(i), random_value(rng, wide));
@@ -359,8 +374,9 @@ void scen_random_prog(struct sim_prog *p, uint64_t *rng, const struct pv_vm_conf
 			sim_prog_msr(p, el, PV_PMSELR_EL0, i);
 			sim_prog_mrs(p, el, PV_PMXEVCNTR_EL0);
 		} else if (r < 98) {
-			sim_prog_msr(p, 1, PV_PMCR_EL0, PV_PMCR_E | lp |
-				     (pick(rng, 4) ? 0 : PV_PMCR_P) | (pick(rng, 4) ? 0 : PV_PMCR_C));
+			sim_prog_msr(p, 1, PV_PMCR_EL0,
+				     PV_PMCR_E | lp | (pick(rng, 4) ? 0 : PV_PMCR_P) |
+					     (pick(rng, 4) ? 0 : PV_PMCR_C));
 		} else {
 			sim_prog_msr(p, 1, PV_PMCCFILTR_EL0, random_filter(rng, el3));
 		}
@@ -373,8 +389,8 @@ void scen_random_prog(struct sim_prog *p, uint64_t *rng, const struct pv_vm_conf
 /* ---- AMU --------------------------------------------------------------------------------- */
 
 static const uint16_t amu_aux_events[] = {
-	SIM_EVT_L1D_CACHE,      SIM_EVT_MEM_ACCESS,   SIM_EVT_BR_MIS_PRED,  SIM_EVT_L2D_CACHE_REFILL,
-	SIM_EVT_INST_SPEC,      SIM_EVT_BR_RETIRED,   SIM_EVT_STALL_FRONTEND, SIM_EVT_L1I_CACHE,
+	SIM_EVT_L1D_CACHE, SIM_EVT_MEM_ACCESS, SIM_EVT_BR_MIS_PRED,    SIM_EVT_L2D_CACHE_REFILL,
+	SIM_EVT_INST_SPEC, SIM_EVT_BR_RETIRED, SIM_EVT_STALL_FRONTEND, SIM_EVT_L1I_CACHE,
 };
 
 struct sim_config scen_amu_config(uint64_t seed, unsigned version, unsigned aux,
@@ -420,20 +436,21 @@ unsigned scen_amu_verify(struct sim_machine *m, unsigned vcpu, const char *tag)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct sim_op *op = &p->ops[i];
 		if (op->outcome != op->expect) {
-			fprintf(stderr, "%s vcpu %u: op %zu (key 0x%06x, EL%u) ended %s, expected %s\n",
+			fprintf(stderr,
+				"%s vcpu %u: op %zu (key 0x%06x, EL%u) ended %s, expected %s\n",
 				tag, vcpu, i, op->key, op->el, sim_outcome_name(op->outcome),
 				sim_outcome_name(op->expect));
 			bad++;
 		}
 		int k = sim_amu_counter_of(op->key);
-		if (op->kind != SIM_OP_MRS || op->outcome != SIM_OUT_OK || k < 0 || op->rt == 31 ||
-		    !v->amu_at)
+		if (op->kind != SIM_OP_MRS || op->outcome != SIM_OUT_OK || k < 0 ||
+		    op->rt == 31 || !v->amu_at)
 			continue;
 		uint64_t want = v->amu_at[i].cnt[k];
 		if (op->value != want) {
 			fprintf(stderr,
-				"%s vcpu %u: op %zu read AMU counter %d at EL%u on pCPU %u = %" PRIu64
-				", truth %" PRIu64 " (diff %" PRId64 ")%s\n",
+				"%s vcpu %u: op %zu read AMU counter %d at EL%u on pCPU %u = "
+				"%" PRIu64 ", truth %" PRIu64 " (diff %" PRId64 ")%s\n",
 				tag, vcpu, i, k, op->el, op->cpu, op->value, want,
 				(int64_t)(op->value - want), op->trapped ? " (trapped)" : "");
 			bad++;
@@ -475,17 +492,22 @@ void scen_amu_random_prog(struct sim_prog *p, uint64_t *rng, unsigned aux, unsig
 			amu_expect(p, sim_prog_msr(p, 0, PV_AMUSERENR_EL0, 1), SIM_OUT_UNDEF);
 		} else if (r < 85) {
 			/* Writable only at the highest EL: UNDEFINED before any trap, even at EL0. */
-			static const uint32_t ro[] = {PV_AMCNTENSET0_EL0, PV_AMCNTENCLR0_EL0, PV_AMCR_EL0,
-						      PV_AMCFGR_EL0, PV_AMEVTYPER0_EL0(0)};
+			static const uint32_t ro[] = {PV_AMCNTENSET0_EL0, PV_AMCNTENCLR0_EL0,
+						      PV_AMCR_EL0, PV_AMCFGR_EL0,
+						      PV_AMEVTYPER0_EL0(0)};
 			uint32_t key = pick(rng, 2) ? cntr : ro[pick(rng, sizeof(ro) / 4)];
 			if (aux && pick(rng, 4) == 0)
-				key = pick(rng, 2) ? PV_AMCNTENCLR1_EL0 : PV_AMEVTYPER1_EL0(k % aux);
+				key = pick(rng, 2) ? PV_AMCNTENCLR1_EL0
+						   : PV_AMEVTYPER1_EL0(k % aux);
 			amu_expect(p, sim_prog_msr(p, el, key, scen_rand(rng)), SIM_OUT_UNDEF);
 		} else if (r < 93) {
-			static const uint32_t id[] = {PV_AMCFGR_EL0, PV_AMCGCR_EL0, PV_AMCNTENSET0_EL0,
-						      PV_AMCNTENCLR0_EL0, PV_AMCR_EL0};
-			uint32_t key = pick(rng, 2) ? id[pick(rng, 5)] : PV_AMEVTYPER0_EL0(k % 4);
-			amu_expect(p, sim_prog_mrs(p, el, key), denied ? SIM_OUT_EL1_SYSREG : SIM_OUT_OK);
+			static const uint32_t id[] = {PV_AMCFGR_EL0, PV_AMCGCR_EL0,
+						      PV_AMCNTENSET0_EL0, PV_AMCNTENCLR0_EL0,
+						      PV_AMCR_EL0};
+			uint32_t key = pick(rng, 2) ? id[pick(rng, 5)]
+						    : PV_AMEVTYPER0_EL0(k % 4);
+			amu_expect(p, sim_prog_mrs(p, el, key),
+				   denied ? SIM_OUT_EL1_SYSREG : SIM_OUT_OK);
 		} else if (r < 96 && aux < 16) {
 			/* Past the counters the VM has: UNDEFINED. */
 			unsigned n = aux + (unsigned)pick(rng, 16 - aux);

@@ -32,9 +32,9 @@ struct shadow_ctr {
 };
 struct shadow {
 	const struct pv_vm_config *vm;
-	bool el3;             /* the guest sees EL3: NSK/NSU are implemented */
-	unsigned n;           /* PMCR_EL0.N of the VM */
-	uint64_t pmcr;        /* E, LP */
+	bool el3;      /* the guest sees EL3: NSK/NSU are implemented */
+	unsigned n;    /* PMCR_EL0.N of the VM */
+	uint64_t pmcr; /* E, LP */
 	uint32_t cnten;
 	uint64_t selr;
 	struct shadow_ctr c[32]; /* 31: cycle counter */

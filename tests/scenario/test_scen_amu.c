@@ -79,8 +79,9 @@ static unsigned run_mix(struct sim_config c, bool clear_voff, bool power, const 
 		assert_int_equal(vi, (int)i);
 		scen_amu_track(m, i);
 	}
-	assert_int_equal(m->vm[0].pv.amu.path,
-			 hwv == 2 && c.fgt && !clear_voff ? PV_AMU_PATH_VOFF : PV_AMU_PATH_TRAP);
+	assert_int_equal(m->vm[0].pv.amu.path, hwv == 2 && c.fgt && !clear_voff
+						       ? PV_AMU_PATH_VOFF
+						       : PV_AMU_PATH_TRAP);
 	assert_int_equal(m->vm[1].pv.amu.path, PV_AMU_PATH_TRAP);
 	assert_int_equal(m->vm[2].pv.amu.path, PV_AMU_PATH_TRAP);
 
@@ -108,8 +109,10 @@ static unsigned run_mix(struct sim_config c, bool clear_voff, bool power, const 
 		cycles += m->cpu[i].stats.power_cycles;
 	}
 	if (moves < 10 || (c.nfreqs > 1 && dvfs < 5) || (power && cycles < 5)) {
-		fprintf(stderr, "%s: too little happened: %u moves, %" PRIu64 " frequency changes, "
-			"%" PRIu64 " power cycles\n", tag, moves, dvfs, cycles);
+		fprintf(stderr,
+			"%s: too little happened: %u moves, %" PRIu64 " frequency changes, "
+			"%" PRIu64 " power cycles\n",
+			tag, moves, dvfs, cycles);
 		bad++;
 	}
 	for (unsigned i = 0; i < 4; i++)
@@ -230,9 +233,11 @@ static void frequency_run(unsigned version, bool fgt, uint64_t seed)
 	/* CNT_CYCLES is an integer count sampled at every load and put: at most one tick of
 	 * rounding per load, plus the few cycles between the paired reads. */
 	double bound = (double)(m->vcpu[0].pv.stats.loads + 4) / dcnt + 1e-5;
-	fprintf(stderr, "freq v%u%s seed %" PRIu64 ": guest %.1f kHz, truth %.1f kHz over %u "
-		"levels, %" PRIu64 " loads\n", version, fgt ? " fgt" : "", seed, guest_khz, true_khz,
-		levels, m->vcpu[0].pv.stats.loads);
+	fprintf(stderr,
+		"freq v%u%s seed %" PRIu64 ": guest %.1f kHz, truth %.1f kHz over %u "
+		"levels, %" PRIu64 " loads\n",
+		version, fgt ? " fgt" : "", seed, guest_khz, true_khz, levels,
+		m->vcpu[0].pv.stats.loads);
 	assert_true(levels >= 2);
 	assert_true(fabs(guest_khz - true_khz) / true_khz <= bound);
 	/* A mixed schedule (two levels or more with 10 % of the cycles each, checked above), and
@@ -281,10 +286,10 @@ static void build_reg_prog(struct reg_prog *r, unsigned version)
 	for (unsigned n = 0; n < AUX; n++)
 		r->ty1[n] = sim_prog_mrs(p, 0 + 1, PV_AMEVTYPER1_EL0(n));
 	/* Only the highest EL writes these; a guest never is: UNDEFINED, not trapped. */
-	const uint32_t ro[] = {PV_AMCR_EL0,         PV_AMCNTENSET0_EL0, PV_AMCNTENCLR0_EL0,
-			       PV_AMCNTENSET1_EL0,  PV_AMCNTENCLR1_EL0, PV_AMEVCNTR0_EL0(0),
+	const uint32_t ro[] = {PV_AMCR_EL0,         PV_AMCNTENSET0_EL0,  PV_AMCNTENCLR0_EL0,
+			       PV_AMCNTENSET1_EL0,  PV_AMCNTENCLR1_EL0,  PV_AMEVCNTR0_EL0(0),
 			       PV_AMEVCNTR0_EL0(1), PV_AMEVCNTR1_EL0(0), PV_AMEVTYPER1_EL0(1),
-			       PV_AMCFGR_EL0,       PV_AMCGCR_EL0,      PV_AMEVTYPER0_EL0(2)};
+			       PV_AMCFGR_EL0,       PV_AMCGCR_EL0,       PV_AMEVTYPER0_EL0(2)};
 	for (unsigned el = 0; el < 2; el++)
 		for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++)
 			sim_prog_expect(p, sim_prog_msr(p, el, ro[i], 0xF), SIM_OUT_UNDEF);
@@ -315,11 +320,12 @@ static void check_views(const struct reg_prog *r, const struct sim_config *c, un
 {
 	const struct sim_op *o = r->p.ops;
 	assert_int_equal(o[r->cfgr].value, PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
-						   UINT64_C(1) << PV_AMCFGR_NCG_SHIFT | (4 + AUX - 1));
+						   UINT64_C(1) << PV_AMCFGR_NCG_SHIFT |
+						   (4 + AUX - 1));
 	assert_int_equal(o[r->cgcr].value, (uint64_t)AUX << PV_AMCGCR_CG1NC_SHIFT | 4);
 	if (version >= 2)
-		assert_int_equal(o[r->g1idr].value,
-				 0xFu | (uint64_t)(0xFu & ~NO_VOFF) << PV_AMCG1IDR_OFF_SHIFT);
+		assert_int_equal(o[r->g1idr].value, 0xFu | (uint64_t)(0xFu & ~NO_VOFF)
+								    << PV_AMCG1IDR_OFF_SHIFT);
 	assert_int_equal(o[r->cr].value, 0);
 	assert_int_equal(o[r->en0].value, 0xF);
 	assert_int_equal(o[r->en1].value, 0xF);
@@ -338,7 +344,8 @@ static void test_registers_as_guest_sees_them(void **state)
 	/* AMUv1p1 with FGT (virtual-offset path), the same hardware on the trap path, AMUv1. */
 	for (unsigned variant = 0; variant < 3; variant++) {
 		unsigned version = variant == 2 ? 1 : 2;
-		struct sim_config c = scen_amu_config(5, version, AUX, NO_VOFF, version == 2, 2);
+		struct sim_config c = scen_amu_config(5, version, AUX, NO_VOFF, version == 2,
+						      2);
 		struct sim_machine *m = scen_machine(&c);
 		assert_non_null(m);
 		if (variant == 1)
@@ -354,12 +361,14 @@ static void test_registers_as_guest_sees_them(void **state)
 		struct sim_prog h;
 		sim_prog_init(&h);
 		size_t pfr0 = sim_prog_mrs(&h, 1, PV_ID_AA64PFR0_EL1);
-		const uint32_t keys[] = {PV_AMCR_EL0,        PV_AMCFGR_EL0,      PV_AMUSERENR_EL0,
-					 PV_AMCNTENSET0_EL0, PV_AMEVCNTR0_EL0(0), PV_AMEVCNTR0_EL0(1),
-					 PV_AMEVTYPER0_EL0(0), PV_AMEVCNTR1_EL0(0), PV_AMCG1IDR_EL0};
+		const uint32_t keys[] = {
+			PV_AMCR_EL0,          PV_AMCFGR_EL0,       PV_AMUSERENR_EL0,
+			PV_AMCNTENSET0_EL0,   PV_AMEVCNTR0_EL0(0), PV_AMEVCNTR0_EL0(1),
+			PV_AMEVTYPER0_EL0(0), PV_AMEVCNTR1_EL0(0), PV_AMCG1IDR_EL0};
 		for (unsigned el = 0; el < 2; el++)
 			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-				sim_prog_expect(&h, sim_prog_mrs(&h, el, keys[i]), SIM_OUT_UNDEF);
+				sim_prog_expect(&h, sim_prog_mrs(&h, el, keys[i]),
+						SIM_OUT_UNDEF);
 				sim_prog_workload(&h, el, SIM_PROF_INT, 3000);
 			}
 		struct pv_vm_config none = {.features = 0};

@@ -56,9 +56,10 @@ static void test_counting(void **state)
 		total.ev[sim_ev_slot(m->cfg.amu.aux_events[2])],
 	};
 	for (unsigned k = 0; k < 7; k++)
-		assert_int_equal(rd(c, 2, k < 4 ? PV_AMEVCNTR0_EL0(k) : PV_AMEVCNTR1_EL0(k - 4)) -
-					 before[k],
-				 want[k]);
+		assert_int_equal(
+			rd(c, 2, k < 4 ? PV_AMEVCNTR0_EL0(k) : PV_AMEVCNTR1_EL0(k - 4)) -
+				before[k],
+			want[k]);
 	assert_true(want[0] != want[1]); /* core and constant cycles differ */
 	scen_free(m);
 
@@ -84,15 +85,17 @@ static void test_highest_el_writes(void **state)
 	(void)state;
 	struct sim_machine *m = machine(true, 2, false);
 	struct sim_cpu *c = &m->cpu[0];
-	const uint32_t keys[] = {PV_AMCR_EL0, PV_AMCNTENSET0_EL0, PV_AMCNTENCLR0_EL0,
+	const uint32_t keys[] = {PV_AMCR_EL0,        PV_AMCNTENSET0_EL0, PV_AMCNTENCLR0_EL0,
 				 PV_AMCNTENSET1_EL0, PV_AMCNTENCLR1_EL0, PV_AMEVCNTR0_EL0(0),
 				 PV_AMEVCNTR1_EL0(2)};
 	for (size_t i = 0; i < sizeof(keys) / 4; i++) {
-		assert_int_equal(sim_cpu_write(c, 2, keys[i], 1), SIM_ACC_UNDEF); /* EL3 above */
+		assert_int_equal(sim_cpu_write(c, 2, keys[i], 1),
+				 SIM_ACC_UNDEF); /* EL3 above */
 		assert_int_equal(sim_cpu_write(c, 3, keys[i], 1), SIM_ACC_OK);
 	}
-	assert_int_equal(sim_cpu_write(c, 3, PV_AMEVTYPER1_EL0(0), 1), SIM_ACC_UNDEF); /* fixed */
-	assert_int_equal(sim_cpu_write(c, 3, PV_AMCFGR_EL0, 1), SIM_ACC_UNDEF);      /* RO */
+	assert_int_equal(sim_cpu_write(c, 3, PV_AMEVTYPER1_EL0(0), 1),
+			 SIM_ACC_UNDEF);                                        /* fixed */
+	assert_int_equal(sim_cpu_write(c, 3, PV_AMCFGR_EL0, 1), SIM_ACC_UNDEF); /* RO */
 	scen_free(m);
 	m = machine(false, 2, false); /* no EL3: EL2 is the highest */
 	assert_int_equal(sim_cpu_write(&m->cpu[0], 2, PV_AMEVCNTR0_EL0(2), UINT64_MAX - 3),
@@ -115,10 +118,14 @@ static void test_routing(void **state)
 	c->hafgrtr = 0;
 	assert_int_equal(sim_cpu_write(c, 1, PV_AMUSERENR_EL0, 0), SIM_ACC_OK);
 	for (unsigned el = 0; el < 2; el++) {
-		assert_int_equal(sim_cpu_route(c, PV_AMCNTENSET0_EL0, false, el), SIM_ROUTE_UNDEF);
-		assert_int_equal(sim_cpu_route(c, PV_AMEVCNTR0_EL0(1), false, el), SIM_ROUTE_UNDEF);
-		assert_int_equal(sim_cpu_route(c, PV_AMEVCNTR0_EL0(4), true, el), SIM_ROUTE_UNDEF);
-		assert_int_equal(sim_cpu_route(c, PV_AMEVCNTR1_EL0(3), true, el), SIM_ROUTE_UNDEF);
+		assert_int_equal(sim_cpu_route(c, PV_AMCNTENSET0_EL0, false, el),
+				 SIM_ROUTE_UNDEF);
+		assert_int_equal(sim_cpu_route(c, PV_AMEVCNTR0_EL0(1), false, el),
+				 SIM_ROUTE_UNDEF);
+		assert_int_equal(sim_cpu_route(c, PV_AMEVCNTR0_EL0(4), true, el),
+				 SIM_ROUTE_UNDEF);
+		assert_int_equal(sim_cpu_route(c, PV_AMEVCNTR1_EL0(3), true, el),
+				 SIM_ROUTE_UNDEF);
 		assert_int_equal(sim_cpu_route(c, PV_AMCFGR_EL0, false, el), SIM_ROUTE_UNDEF);
 	}
 	assert_int_equal(sim_cpu_route(c, PV_AMUSERENR_EL0, false, 0), SIM_ROUTE_UNDEF);
@@ -146,7 +153,8 @@ static void test_routing(void **state)
 	struct sim_config cfg = scen_amu_config(1, 1, 0, 0, false, 1);
 	m = scen_machine(&cfg);
 	assert_int_equal(sim_cpu_route(&m->cpu[0], PV_AMCG1IDR_EL0, true, 1), SIM_ROUTE_UNDEF);
-	assert_int_equal(sim_cpu_route(&m->cpu[0], PV_AMCNTENSET1_EL0, true, 1), SIM_ROUTE_UNDEF);
+	assert_int_equal(sim_cpu_route(&m->cpu[0], PV_AMCNTENSET1_EL0, true, 1),
+			 SIM_ROUTE_UNDEF);
 	scen_free(m);
 }
 
@@ -191,10 +199,12 @@ static void test_virtual_offsets(void **state)
 	cfg.el3 = true;
 	cfg.amu.el3_amvoffen = false;
 	m = scen_machine(&cfg);
-	assert_int_equal(sim_cpu_write(&m->cpu[0], 2, PV_AMEVCNTVOFF0_EL2(0), 5), SIM_ACC_UNDEF);
+	assert_int_equal(sim_cpu_write(&m->cpu[0], 2, PV_AMEVCNTVOFF0_EL2(0), 5),
+			 SIM_ACC_UNDEF);
 	m->cpu[0].hcr |= PV_HCR_EL2_AMVOFFEN;
 	m->cpu[0].amu.voff[0] = 5;
-	assert_int_equal(rd(&m->cpu[0], 1, PV_AMEVCNTR0_EL0(0)), rd(&m->cpu[0], 2, PV_AMEVCNTR0_EL0(0)));
+	assert_int_equal(rd(&m->cpu[0], 1, PV_AMEVCNTR0_EL0(0)),
+			 rd(&m->cpu[0], 2, PV_AMEVCNTR0_EL0(0)));
 	scen_free(m);
 }
 
@@ -268,12 +278,9 @@ static void test_dvfs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_counting),
-		cmocka_unit_test(test_highest_el_writes),
-		cmocka_unit_test(test_routing),
-		cmocka_unit_test(test_virtual_offsets),
-		cmocka_unit_test(test_cg1rz),
-		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_counting), cmocka_unit_test(test_highest_el_writes),
+		cmocka_unit_test(test_routing),  cmocka_unit_test(test_virtual_offsets),
+		cmocka_unit_test(test_cg1rz),    cmocka_unit_test(test_power),
 		cmocka_unit_test(test_dvfs),
 	};
 	return cmocka_run_group_tests_name("scen_amu_model", tests, NULL, NULL);

@@ -21,9 +21,9 @@
 
 /* EXC_RETURN: the hypervisor ERETs on every trap while the guests never do, so any EL2
  * leak shows at once. */
-static const uint32_t events[] = {PV_EVT_INST_RETIRED, PV_EVT_CPU_CYCLES, 0x0A /* EXC_RETURN */,
-				  PV_EVT_MEM_ACCESS, PV_EVT_BR_RETIRED, PV_EVT_EXC_TAKEN,
-				  PV_EVT_L1D_CACHE_REFILL};
+static const uint32_t events[] = {
+	PV_EVT_INST_RETIRED, PV_EVT_CPU_CYCLES, 0x0A /* EXC_RETURN */,  PV_EVT_MEM_ACCESS,
+	PV_EVT_BR_RETIRED,   PV_EVT_EXC_TAKEN,  PV_EVT_L1D_CACHE_REFILL};
 
 static void combo_prog(struct sim_prog *p, unsigned first, bool smc)
 {
@@ -74,8 +74,8 @@ static unsigned run_combos(unsigned hw_version, bool el3, bool spme, uint64_t se
 		}
 		sim_run(m);
 		char tag[64];
-		snprintf(tag, sizeof(tag), "PMUVer %u%s%s combos %u..", hw_version, el3 ? " el3" : "",
-			 spme ? " spme" : "", start);
+		snprintf(tag, sizeof(tag), "PMUVer %u%s%s combos %u..", hw_version,
+			 el3 ? " el3" : "", spme ? " spme" : "", start);
 		bad += scen_hygiene(m, tag);
 		for (unsigned i = 0; i < VMS; i++) {
 			bad += scen_verify(m, i, tag);
@@ -84,8 +84,8 @@ static unsigned run_combos(unsigned hw_version, bool el3, bool spme, uint64_t se
 				const struct sim_op *op = &progs[i].ops[k];
 				if (op->kind == SIM_OP_MRS && op->key == PV_PMEVCNTR_EL0(2) &&
 				    op->value != 0) {
-					fprintf(stderr, "%s vm %u op %zu: EXC_RETURN = %llu\n", tag, i,
-						k, (unsigned long long)op->value);
+					fprintf(stderr, "%s vm %u op %zu: EXC_RETURN = %llu\n",
+						tag, i, k, (unsigned long long)op->value);
 					bad++;
 				}
 			}

@@ -32,8 +32,11 @@ static struct sim_machine *mpam_machine(void)
 {
 	struct sim_config c = scen_config(21, 6, 0, 2000, 30000);
 	c.cpus = 2;
-	c.mpam = (struct sim_mpam_config){.nodes = 0x3, .capacity = {10 * GB, 10 * GB},
-					  .mons = 8, .partid_max = 63, .pmg_max = 1,
+	c.mpam = (struct sim_mpam_config){.nodes = 0x3,
+					  .capacity = {10 * GB, 10 * GB},
+					  .mons = 8,
+					  .partid_max = 63,
+					  .pmg_max = 1,
 					  .nrdy_ns = 20000};
 	struct sim_machine *m = scen_machine(&c);
 	assert_non_null(m);
@@ -56,8 +59,10 @@ static void mpam_load(struct sim_machine *m, struct sim_prog *prog)
 				sim_prog_workload(p, k & 1, SIM_PROF_MEM, 100000);
 			int v = sim_add_vcpu(m, vm, cpu, p);
 			assert_true(v >= 0);
-			assert_int_equal(sim_mpam_machine_traffic(m, (unsigned)v, cpu, 3 * GB, 60), 0);
-			assert_int_equal(sim_mpam_machine_traffic(m, (unsigned)v, !cpu, GB, 60), 0);
+			assert_int_equal(
+				sim_mpam_machine_traffic(m, (unsigned)v, cpu, 3 * GB, 60), 0);
+			assert_int_equal(sim_mpam_machine_traffic(m, (unsigned)v, !cpu, GB, 60),
+					 0);
 		}
 	}
 }
@@ -76,8 +81,10 @@ static void mpam_exact(struct sim_machine *m, const char *tag)
 			int st = mpam_reading(m, vm, node, &rd);
 			uint64_t truth = sim_mpam_machine_vm_bytes(m, vm, node, false);
 			if (st != PV_VMPAM_MEASURED || rd.bytes != truth)
-				fprintf(stderr, "%s: VM %u node %u: status %d, %" PRIu64 " bytes, truth %"
-					PRIu64 "\n", tag, vm, node, st, rd.bytes, truth);
+				fprintf(stderr,
+					"%s: VM %u node %u: status %d, %" PRIu64
+					" bytes, truth %" PRIu64 "\n",
+					tag, vm, node, st, rd.bytes, truth);
 			assert_int_equal(st, PV_VMPAM_MEASURED);
 			assert_int_equal(rd.bytes, truth);
 			assert_int_equal(rd.bound, 0);
@@ -111,10 +118,12 @@ static void test_msc_nrdy_stuck(void **state)
 			/* A tick read the stuck counters: no figure on node 0, node 1 unaffected. */
 			for (unsigned vm = 0; vm < 2; vm++) {
 				struct pv_vmpam_reading rd;
-				assert_int_equal(mpam_reading(m, vm, 0, &rd), PV_VMPAM_NOT_READY);
+				assert_int_equal(mpam_reading(m, vm, 0, &rd),
+						 PV_VMPAM_NOT_READY);
 				assert_int_equal(rd.bytes, 0);
 				assert_int_equal(rd.bound, 0);
-				assert_int_equal(mpam_reading(m, vm, 1, &rd), PV_VMPAM_MEASURED);
+				assert_int_equal(mpam_reading(m, vm, 1, &rd),
+						 PV_VMPAM_MEASURED);
 				assert_int_equal(rd.bound, 0);
 			}
 			stuck_ticks++;
@@ -153,8 +162,9 @@ static void test_msc_error_interrupts(void **state)
 	struct sim_prog prog[4];
 	mpam_load(m, prog);
 	struct sim_mpam_machine *mm = m->mpam_machine;
-	static const unsigned codes[] = {PV_MSC_ERR_PARTID_SEL_RANGE, PV_MSC_ERR_REQ_PARTID_RANGE,
-					 PV_MSC_ERR_MONITOR_RANGE, PV_MSC_ERR_REQ_PMG_RANGE};
+	static const unsigned codes[] = {PV_MSC_ERR_PARTID_SEL_RANGE,
+					 PV_MSC_ERR_REQ_PARTID_RANGE, PV_MSC_ERR_MONITOR_RANGE,
+					 PV_MSC_ERR_REQ_PMG_RANGE};
 	unsigned steps = 0, rounds = 0, injected = 0, raised = 0;
 	while (sim_step(m)) {
 		if (++steps % 7)
@@ -194,8 +204,8 @@ static void test_msc_error_interrupts(void **state)
 	/* And limits still take effect after the errors: a new cap programs cleanly. */
 	struct pv_vmpam_config cap = m->vm[1].pv.mpam.cfg;
 	cap.mbw_max[0] = 25;
-	assert_int_equal(pv_vmpam_vm_set_limits(&mm->sys, &m->cpu[0].pv, &m->vm[1].pv.mpam, &cap),
-			 0);
+	assert_int_equal(
+		pv_vmpam_vm_set_limits(&mm->sys, &m->cpu[0].pv, &m->vm[1].pv.mpam, &cap), 0);
 	for (unsigned i = 0; i < 4; i++)
 		sim_prog_free(&prog[i]);
 	sim_mpam_machine_free(m);
@@ -223,7 +233,8 @@ static void test_spe_external_abort(void **state)
 	rig_prog_stop(&p);
 	assert_int_equal(scen_vm_vcpu(r->m, &vc, 0, &p), 0);
 	assert_true(rig_guest_mm(r, 0, 0, 12));
-	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096, SIM_VM_RAM_IPA + (4u << 20),
+	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096,
+				      SIM_VM_RAM_IPA + (4u << 20),
 				      SIM_VM_RAM_IPA + (40u << 20)));
 	rig_driver(r, 0, RIG_BUF_VA, size);
 	/* The abort hits the middle of a record some 10 KiB in. */
@@ -271,7 +282,8 @@ static void test_spe_collisions(void **state)
 	size_t last = rig_prog_stop(&p);
 	assert_int_equal(scen_vm_vcpu(r->m, &vc, 0, &p), 0);
 	assert_true(rig_guest_mm(r, 0, 0, 12));
-	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096, SIM_VM_RAM_IPA + (4u << 20),
+	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096,
+				      SIM_VM_RAM_IPA + (4u << 20),
 				      SIM_VM_RAM_IPA + (40u << 20)));
 	rig_driver(r, 0, RIG_BUF_VA, size);
 	/* Besides those the model's latencies make, every few slices the next samples are
@@ -402,7 +414,8 @@ static void test_migrate_mid_count(void **state)
 	sim_prog_msr(&p, 1, PV_PMCNTENSET_EL0, 5 | PV_BIT(31));
 	sim_prog_msr(&p, 1, PV_PMCR_EL0, PV_PMCR_E);
 	for (unsigned i = 0; i < 80; i++) {
-		sim_prog_workload(&p, (unsigned)(rig_rand(r) % 2), (enum sim_profile)(rig_rand(r) % 4),
+		sim_prog_workload(&p, (unsigned)(rig_rand(r) % 2),
+				  (enum sim_profile)(rig_rand(r) % 4),
 				  5000 + rig_rand(r) % 40000);
 		sim_prog_mrs(&p, 1, PV_PMEVCNTR_EL0(0));
 		sim_prog_mrs(&p, 1, PV_PMEVCNTR_EL0(2));
@@ -415,7 +428,8 @@ static void test_migrate_mid_count(void **state)
 	assert_int_equal(scen_vm_vcpu(r->m, &vc, 0, &p), 0);
 	scen_amu_track(r->m, 0);
 	assert_true(rig_guest_mm(r, 0, 0, 12));
-	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096, SIM_VM_RAM_IPA + (4u << 20),
+	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096,
+				      SIM_VM_RAM_IPA + (4u << 20),
 				      SIM_VM_RAM_IPA + (40u << 20)));
 	rig_driver(r, 0, RIG_BUF_VA, size);
 	unsigned steps = 0;

@@ -26,7 +26,8 @@ static void hostile_prog(struct sim_prog *p, unsigned n, unsigned round)
 	sim_prog_msr(p, 1, PV_PMCR_EL0, PV_PMCR_E);
 	for (unsigned k = 0; k < 10; k++) {
 		unsigned el = (k + round) & 1;
-		sim_prog_workload(p, el, (enum sim_profile)(k % SIM_PROF_HYP), 20000 + 3001 * k);
+		sim_prog_workload(p, el, (enum sim_profile)(k % SIM_PROF_HYP),
+				  20000 + 3001 * k);
 		sim_prog_msr(p, 1, PV_PMCR_EL0, PV_PMCR_E | PV_PMCR_P | PV_PMCR_C);
 		sim_prog_msr(p, el, PV_PMCNTENCLR_EL0, ~UINT64_C(0));
 		sim_prog_msr(p, el, PV_PMOVSSET_EL0, ~UINT64_C(0));
@@ -39,15 +40,21 @@ static void hostile_prog(struct sim_prog *p, unsigned n, unsigned round)
 		sim_prog_mrs(p, el, PV_PMEVCNTR_EL0(0));
 		/* Counters the VM does not have, including the host's: UNDEF. */
 		for (unsigned i = n; i < 31; i++) {
-			sim_prog_expect(p, sim_prog_msr(p, el, PV_PMEVCNTR_EL0(i), 0), SIM_OUT_UNDEF);
-			sim_prog_expect(p, sim_prog_msr(p, 1, PV_PMEVTYPER_EL0(i), 0), SIM_OUT_UNDEF);
-			sim_prog_expect(p, sim_prog_mrs(p, el, PV_PMEVCNTR_EL0(i)), SIM_OUT_UNDEF);
+			sim_prog_expect(p, sim_prog_msr(p, el, PV_PMEVCNTR_EL0(i), 0),
+					SIM_OUT_UNDEF);
+			sim_prog_expect(p, sim_prog_msr(p, 1, PV_PMEVTYPER_EL0(i), 0),
+					SIM_OUT_UNDEF);
+			sim_prog_expect(p, sim_prog_mrs(p, el, PV_PMEVCNTR_EL0(i)),
+					SIM_OUT_UNDEF);
 		}
 		for (unsigned i = n; i < 31; i += 3) {
 			sim_prog_msr(p, el, PV_PMSELR_EL0, i);
-			sim_prog_expect(p, sim_prog_msr(p, el, PV_PMXEVCNTR_EL0, 0), SIM_OUT_UNDEF);
-			sim_prog_expect(p, sim_prog_msr(p, el, PV_PMXEVTYPER_EL0, 0), SIM_OUT_UNDEF);
-			sim_prog_expect(p, sim_prog_mrs(p, el, PV_PMXEVCNTR_EL0), SIM_OUT_UNDEF);
+			sim_prog_expect(p, sim_prog_msr(p, el, PV_PMXEVCNTR_EL0, 0),
+					SIM_OUT_UNDEF);
+			sim_prog_expect(p, sim_prog_msr(p, el, PV_PMXEVTYPER_EL0, 0),
+					SIM_OUT_UNDEF);
+			sim_prog_expect(p, sim_prog_mrs(p, el, PV_PMXEVCNTR_EL0),
+					SIM_OUT_UNDEF);
 		}
 	}
 }
@@ -58,11 +65,14 @@ static unsigned check_host(struct sim_machine *m, const char *tag)
 	for (unsigned c = 0; c < m->cfg.cpus; c++)
 		for (unsigned k = 0; k < HOST; k++) {
 			uint64_t want = m->cfg.host_initial +
-					sim_cpu_truth_get(m->cpu[c].truth.el2, sim_host_event(m, k));
+					sim_cpu_truth_get(m->cpu[c].truth.el2,
+							  sim_host_event(m, k));
 			uint64_t got = sim_host_counter(m, c, k);
 			if (got != want) {
-				fprintf(stderr, "%s: pCPU %u host counter %u = %llu, EL2 truth %llu\n",
-					tag, c, k, (unsigned long long)got, (unsigned long long)want);
+				fprintf(stderr,
+					"%s: pCPU %u host counter %u = %llu, EL2 truth %llu\n",
+					tag, c, k, (unsigned long long)got,
+					(unsigned long long)want);
 				bad++;
 			}
 		}
@@ -81,7 +91,8 @@ static unsigned run(uint64_t seed, unsigned version, uint64_t host_initial)
 	struct pv_vm_config cfg[4];
 	for (unsigned i = 0; i < 4; i++) {
 		sim_prog_init(&progs[i]);
-		cfg[i] = scen_vm(version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5 : version, counters[i]);
+		cfg[i] = scen_vm(version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5 : version,
+				 counters[i]);
 		hostile_prog(&progs[i], counters[i], i);
 		assert_true(scen_vm_vcpu(m, &cfg[i], 0, &progs[i]) >= 0);
 	}

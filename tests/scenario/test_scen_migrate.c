@@ -37,8 +37,8 @@ static unsigned host_check(struct sim_machine *m, const char *tag)
 	for (unsigned c = 0; c < m->cfg.cpus; c++) {
 		uint64_t want = m->cpu[c].truth.el2[SIM_EV_INST_RETIRED];
 		if (sim_host_counter(m, c, 0) != want) {
-			fprintf(stderr, "%s: pCPU %u host counter %llu, EL2 truth %llu\n", tag, c,
-				(unsigned long long)sim_host_counter(m, c, 0),
+			fprintf(stderr, "%s: pCPU %u host counter %llu, EL2 truth %llu\n", tag,
+				c, (unsigned long long)sim_host_counter(m, c, 0),
 				(unsigned long long)want);
 			bad++;
 		}

@@ -29,7 +29,8 @@ static void expect_exact(struct mscen *s)
 			continue;
 		for (unsigned n = 0; n < s->cfg.nodes; n++) {
 			struct pv_vmpam_reading rd;
-			assert_int_equal(pv_vmpam_read(&s->sys, &s->vm[i], n, &rd), PV_VMPAM_MEASURED);
+			assert_int_equal(pv_vmpam_read(&s->sys, &s->vm[i], n, &rd),
+					 PV_VMPAM_MEASURED);
 			if (rd.bytes != mscen_truth(s, i, n))
 				fail_msg("VM %u node %u: %llu bytes, truth %llu", i, n,
 					 (unsigned long long)rd.bytes,
@@ -81,7 +82,8 @@ static void test_exact_dedicated(void **state)
 			pv_vmpam_read(&s->sys, &s->vm[i], 1, &b[i]);
 			if (round) {
 				struct pv_vmpam_rate r;
-				assert_int_equal(pv_vmpam_rate(&a[i], &b[i], &r), PV_VMPAM_MEASURED);
+				assert_int_equal(pv_vmpam_rate(&a[i], &b[i], &r),
+						 PV_VMPAM_MEASURED);
 				assert_int_equal(r.bound, 0);
 				assert_int_equal(r.ns, 100 * MS);
 				assert_int_equal(r.bytes_per_s, (b[i].bytes - a[i].bytes) * 10);
@@ -193,8 +195,10 @@ static void test_caps_throttle(void **state)
 	mscen_run(s, 1000 * MS, MS, 10 * MS);
 	expect_exact(s);
 	double frac = 51.0 / 256; /* the nearest 8-bit fraction to 20 % */
-	uint64_t t0 = mscen_truth(s, 0, 0), t1 = mscen_truth(s, 1, 0), t2 = mscen_truth(s, 2, 0);
-	assert_true(t0 <= (uint64_t)(frac * 10 * GB) + 1000 && t0 >= (uint64_t)(frac * 10 * GB * 0.999));
+	uint64_t t0 = mscen_truth(s, 0, 0), t1 = mscen_truth(s, 1, 0),
+		 t2 = mscen_truth(s, 2, 0);
+	assert_true(t0 <= (uint64_t)(frac * 10 * GB) + 1000 &&
+		    t0 >= (uint64_t)(frac * 10 * GB * 0.999));
 	assert_true(s->gen[0].demanded[0] > 3 * t0);
 	/* The rest is shared in proportion to demand (8 : 1), VM 2 being under its cap. */
 	assert_true(t0 + t1 + t2 >= 10 * GB * 999 / 1000);
@@ -254,7 +258,8 @@ static void random_writes(bool hcr)
 	c.nodes = 2;
 	c.partid_max = 63;
 	c.pmg_max = 1;
-	c.cpu_mpamidr = 1023 | UINT64_C(7) << 32 | (hcr ? PV_MPAMIDR_HAS_HCR | UINT64_C(1) << 18 : 0);
+	c.cpu_mpamidr = 1023 | UINT64_C(7) << 32 |
+			(hcr ? PV_MPAMIDR_HAS_HCR | UINT64_C(1) << 18 : 0);
 	struct mscen *s = mscen_new(&c);
 	assert_non_null(s);
 	for (unsigned i = 0; i < 12; i++) {
@@ -281,8 +286,8 @@ static void random_writes(bool hcr)
 					for (unsigned p = 0; p < s->vm[i].nr_partids; p++)
 						own |= l.partid == s->vm[i].partid[p];
 					if (!own || l.pmg > 1 || l.err)
-						fail_msg("VM %u EL%u: label PARTID %u PMG %u", i, el,
-							 l.partid, l.pmg);
+						fail_msg("VM %u EL%u: label PARTID %u PMG %u",
+							 i, el, l.partid, l.pmg);
 				}
 			}
 			mscen_relabel(s, i, (unsigned)(rnd(&x) & 1));

@@ -42,9 +42,14 @@ static struct sim_config machine(uint16_t mons, uint8_t pmg_max, bool topology, 
 {
 	struct sim_config c = scen_config(5, 6, 0, 2000, 30000);
 	c.cpus = 2;
-	c.mpam = (struct sim_mpam_config){.nodes = 0x3, .capacity = {10 * GB, 10 * GB},
-					  .mons = mons, .partid_max = 63, .pmg_max = pmg_max,
-					  .no_hcr = !hcr, .nrdy_ns = 20000, .topology = topology,
+	c.mpam = (struct sim_mpam_config){.nodes = 0x3,
+					  .capacity = {10 * GB, 10 * GB},
+					  .mons = mons,
+					  .partid_max = 63,
+					  .pmg_max = pmg_max,
+					  .no_hcr = !hcr,
+					  .nrdy_ns = 20000,
+					  .topology = topology,
 					  .cpu_node = {0, 1}};
 	return c;
 }
@@ -142,16 +147,21 @@ static uint64_t expect_figures(const struct rig *r, bool rotating, const char *t
 			int sl = pv_vmpam_read_local(sys(r), v, node, &loc);
 			uint64_t t_truth = sim_mpam_machine_vm_bytes(r->m, vm, node, false);
 			uint64_t l_truth = sim_mpam_machine_vm_local_bytes(r->m, vm, node);
-			if (diff(tot.bytes, t_truth) > tot.bound || diff(loc.bytes, l_truth) > loc.bound ||
+			if (diff(tot.bytes, t_truth) > tot.bound ||
+			    diff(loc.bytes, l_truth) > loc.bound ||
 			    (!rotating && (st != PV_VMPAM_MEASURED || sl != PV_VMPAM_MEASURED)))
-				fprintf(stderr, "%s: VM %u node %u: total %d %" PRIu64 " +- %" PRIu64
+				fprintf(stderr,
+					"%s: VM %u node %u: total %d %" PRIu64 " +- %" PRIu64
 					" (truth %" PRIu64 "), local %d %" PRIu64 " +- %" PRIu64
-					" (truth %" PRIu64 ")\n", tag, vm, node, st, tot.bytes, tot.bound,
-					t_truth, sl, loc.bytes, loc.bound, l_truth);
+					" (truth %" PRIu64 ")\n",
+					tag, vm, node, st, tot.bytes, tot.bound, t_truth, sl,
+					loc.bytes, loc.bound, l_truth);
 			assert_true(l_truth <= t_truth);
 			if (rotating) {
-				assert_true(st == PV_VMPAM_MEASURED || st == PV_VMPAM_ESTIMATED);
-				assert_true(sl == PV_VMPAM_MEASURED || sl == PV_VMPAM_ESTIMATED);
+				assert_true(st == PV_VMPAM_MEASURED ||
+					    st == PV_VMPAM_ESTIMATED);
+				assert_true(sl == PV_VMPAM_MEASURED ||
+					    sl == PV_VMPAM_ESTIMATED);
 				assert_true(diff(tot.bytes, t_truth) <= tot.bound);
 				assert_true(diff(loc.bytes, l_truth) <= loc.bound);
 			} else {
@@ -263,8 +273,8 @@ static void test_guest_pmgs_stay_virtual(void **state)
 				uint64_t x = scen_rand(&rng);
 				/* PARTIDs 0..1 (the VM's), PMGs 0..3 (all valid, PMG_MAX 3) */
 				sim_prog_msr(p, 1, x & 1 ? PV_MPAM1_EL1 : PV_MPAM0_EL1,
-					     (x >> 4 & 1) | (x >> 5 & 1) << 16 | (x >> 6 & 3) << 32 |
-						     (x >> 8 & 3) << 40);
+					     (x >> 4 & 1) | (x >> 5 & 1) << 16 |
+						     (x >> 6 & 3) << 32 | (x >> 8 & 3) << 40);
 				sim_prog_workload(p, x >> 10 & 1, SIM_PROF_MEM, 30000);
 				if (k % 20 == 19)
 					sim_prog_migrate(p, (unsigned)(x >> 11 & 1));
@@ -274,8 +284,11 @@ static void test_guest_pmgs_stay_virtual(void **state)
 			sim_prog_mrs(p, 1, PV_MPAM1_EL1);
 			int v = sim_add_vcpu(r->m, (unsigned)vm, cpu, p);
 			assert_true(v >= 0);
-			assert_int_equal(sim_mpam_machine_traffic(r->m, (unsigned)v, cpu, 3 * GB, 50), 0);
-			assert_int_equal(sim_mpam_machine_traffic(r->m, (unsigned)v, !cpu, GB, 50), 0);
+			assert_int_equal(
+				sim_mpam_machine_traffic(r->m, (unsigned)v, cpu, 3 * GB, 50),
+				0);
+			assert_int_equal(
+				sim_mpam_machine_traffic(r->m, (unsigned)v, !cpu, GB, 50), 0);
 		}
 	}
 	sim_run(r->m);
@@ -333,13 +346,16 @@ static void no_local(bool topology, uint8_t pmg_max, enum pv_vmpam_local why)
 	for (unsigned vm = 0; vm < 2; vm++)
 		for (unsigned node = 0; node < 2; node++) {
 			struct pv_vmpam_reading rd;
-			assert_int_equal(pv_vmpam_read_local(sys(r), &r->m->vm[vm].pv.mpam, node, &rd),
-					 PV_VMPAM_NO_DATA);
+			assert_int_equal(
+				pv_vmpam_read_local(sys(r), &r->m->vm[vm].pv.mpam, node, &rd),
+				PV_VMPAM_NO_DATA);
 			assert_int_equal(rd.bytes, 0);
 			assert_int_equal(rd.bound, 0);
-			assert_int_equal(pv_vmpam_read(sys(r), &r->m->vm[vm].pv.mpam, node, &rd),
-					 PV_VMPAM_MEASURED);
-			assert_int_equal(rd.bytes, sim_mpam_machine_vm_bytes(r->m, vm, node, false));
+			assert_int_equal(
+				pv_vmpam_read(sys(r), &r->m->vm[vm].pv.mpam, node, &rd),
+				PV_VMPAM_MEASURED);
+			assert_int_equal(rd.bytes,
+					 sim_mpam_machine_vm_bytes(r->m, vm, node, false));
 		}
 	/* The hardware PMG is the guest's (0 here), not the node. */
 	const struct sim_mpam_machine *mm = r->m->mpam_machine;

@@ -38,9 +38,14 @@ static struct sim_config machine(uint16_t mons, bool hcr)
 {
 	struct sim_config c = scen_config(7, 6, 0, 2000, 30000);
 	c.cpus = 2;
-	c.mpam = (struct sim_mpam_config){.nodes = 0x3, .capacity = {10 * GB, 10 * GB},
-					  .mons = mons, .partid_max = 63, .pmg_max = 1,
-					  .no_hcr = !hcr, .cache_portions = 16, .nrdy_ns = 20000};
+	c.mpam = (struct sim_mpam_config){.nodes = 0x3,
+					  .capacity = {10 * GB, 10 * GB},
+					  .mons = mons,
+					  .partid_max = 63,
+					  .pmg_max = 1,
+					  .no_hcr = !hcr,
+					  .cache_portions = 16,
+					  .nrdy_ns = 20000};
 	return c;
 }
 
@@ -91,7 +96,8 @@ static unsigned add_vcpu(struct rig *r, int vm, unsigned cpu, uint64_t insts, un
 	assert_true(v >= 0);
 	assert_int_equal(sim_mpam_machine_traffic(r->m, (unsigned)v, node, rate, 60), 0);
 	if (node2 != node)
-		assert_int_equal(sim_mpam_machine_traffic(r->m, (unsigned)v, node2, rate / 4, 60), 0);
+		assert_int_equal(
+			sim_mpam_machine_traffic(r->m, (unsigned)v, node2, rate / 4, 60), 0);
 	return (unsigned)v;
 }
 
@@ -115,9 +121,11 @@ static void expect_exact(const struct rig *r, const char *tag)
 			uint64_t truth = sim_mpam_machine_vm_bytes(r->m, vm, node, false);
 			if (st != PV_VMPAM_MEASURED || rd.bytes != truth ||
 			    partid_truth(r, vm, node) != truth)
-				fprintf(stderr, "%s: VM %u node %u: status %d, %" PRIu64 " bytes, truth %"
-					PRIu64 " (by PARTID %" PRIu64 ")\n", tag, vm, node, st, rd.bytes,
-					truth, partid_truth(r, vm, node));
+				fprintf(stderr,
+					"%s: VM %u node %u: status %d, %" PRIu64
+					" bytes, truth %" PRIu64 " (by PARTID %" PRIu64 ")\n",
+					tag, vm, node, st, rd.bytes, truth,
+					partid_truth(r, vm, node));
 			assert_int_equal(st, PV_VMPAM_MEASURED);
 			assert_int_equal(rd.bound, 0);
 			assert_int_equal(rd.bytes, truth);
@@ -137,8 +145,11 @@ static void expect_isolated(const struct rig *r, const char *tag)
 		for (size_t k = 0; r->prog[i].unexpected && k < r->prog[i].n; k++) {
 			const struct sim_op *op = &r->prog[i].ops[k];
 			if (op->outcome != op->expect)
-				fprintf(stderr, "%s: program %u op %zu (key 0x%06x, EL%u): %s, expected "
-					"%s\n", tag, i, k, op->key, op->el,
+				fprintf(stderr,
+					"%s: program %u op %zu (key 0x%06x, EL%u): %s, "
+					"expected "
+					"%s\n",
+					tag, i, k, op->key, op->el,
 					sim_outcome_name((enum sim_outcome)op->outcome),
 					sim_outcome_name((enum sim_outcome)op->expect));
 		}
@@ -153,7 +164,8 @@ static void test_exact(void **state)
 	(void)state;
 	struct sim_config c = machine(8, true);
 	struct rig *r = rig_new(&c);
-	int a = add_vm(r, 0, 1, 0, 0), b = add_vm(r, PV_FEAT_MPAM, 1, 0, 0), d = add_vm(r, 0, 2, 0, 0);
+	int a = add_vm(r, 0, 1, 0, 0), b = add_vm(r, PV_FEAT_MPAM, 1, 0, 0),
+	    d = add_vm(r, 0, 2, 0, 0);
 	add_vcpu(r, a, 0, 3000000, 0, 1, 3 * GB);
 	add_vcpu(r, b, 0, 2000000, 0, 0, 2 * GB);
 	add_vcpu(r, b, 1, 2500000, 1, 0, 2 * GB);
@@ -163,7 +175,8 @@ static void test_exact(void **state)
 	expect_exact(r, "exact");
 	for (unsigned vm = 0; vm < 3; vm++)
 		assert_true(sim_mpam_machine_vm_bytes(r->m, vm, 0, false) +
-				    sim_mpam_machine_vm_bytes(r->m, vm, 1, false) > 1000000);
+				    sim_mpam_machine_vm_bytes(r->m, vm, 1, false) >
+			    1000000);
 	/* Nothing throttled: below every node's capacity, no cap. */
 	for (unsigned v = 0; v < r->m->nvcpus; v++)
 		for (unsigned n = 0; n < 2; n++)
@@ -209,7 +222,8 @@ static void random_mpam_prog(struct sim_prog *p, uint64_t *rng, bool visible, un
 			sim_prog_expect(p, p->n - 1, SIM_OUT_UNDEF);
 			break;
 		default:
-			sim_prog_workload(p, x >> 5 & 1, SIM_PROF_MEM, 20000 + (x >> 8) % 60000);
+			sim_prog_workload(p, x >> 5 & 1, SIM_PROF_MEM,
+					  20000 + (x >> 8) % 60000);
 			break;
 		}
 	}
@@ -229,8 +243,11 @@ static void guest_writes(bool hcr)
 			random_mpam_prog(p, &rng, i < 2, 400);
 			int v = sim_add_vcpu(r->m, (unsigned)vm[i], cpu, p);
 			assert_true(v >= 0);
-			assert_int_equal(sim_mpam_machine_traffic(r->m, (unsigned)v, cpu, 3 * GB, 50), 0);
-			assert_int_equal(sim_mpam_machine_traffic(r->m, (unsigned)v, !cpu, GB, 50), 0);
+			assert_int_equal(
+				sim_mpam_machine_traffic(r->m, (unsigned)v, cpu, 3 * GB, 50),
+				0);
+			assert_int_equal(
+				sim_mpam_machine_traffic(r->m, (unsigned)v, !cpu, GB, 50), 0);
 		}
 	}
 	sim_run(r->m);
@@ -288,12 +305,14 @@ static void test_cap_bites(void **state)
 	double asked = (double)sim_mpam_machine_vm_bytes(r->m, 0, 0, true) / secs;
 	double other = (double)sim_mpam_machine_vm_bytes(r->m, 1, 0, false) / secs;
 	double cap = 10e9 * 51.0 / 256.0;
-	fprintf(stderr, "capped VM: asked %.3f GB/s, moved %.3f GB/s (cap %.3f); uncapped: %.3f "
-		"GB/s\n", asked / 1e9, got / 1e9, cap / 1e9, other / 1e9);
+	fprintf(stderr,
+		"capped VM: asked %.3f GB/s, moved %.3f GB/s (cap %.3f); uncapped: %.3f "
+		"GB/s\n",
+		asked / 1e9, got / 1e9, cap / 1e9, other / 1e9);
 	assert_true(got <= cap * 1.001);
-	assert_true(got >= cap * 0.9);  /* it bites: at about the cap */
-	assert_true(asked > cap * 2);   /* while the workload asks for more */
-	assert_true(other > got * 2);   /* the same workload uncapped */
+	assert_true(got >= cap * 0.9); /* it bites: at about the cap */
+	assert_true(asked > cap * 2);  /* while the workload asks for more */
+	assert_true(other > got * 2);  /* the same workload uncapped */
 	rig_free(r);
 }
 
@@ -323,8 +342,10 @@ static void test_rotation_within_bound(void **state)
 			estimated += st == PV_VMPAM_ESTIMATED;
 			uint64_t err = rd.bytes > truth ? rd.bytes - truth : truth - rd.bytes;
 			if (err > rd.bound)
-				fprintf(stderr, "VM %u node %u: %" PRIu64 " +- %" PRIu64 ", truth %" PRIu64
-					"\n", vm, node, rd.bytes, rd.bound, truth);
+				fprintf(stderr,
+					"VM %u node %u: %" PRIu64 " +- %" PRIu64
+					", truth %" PRIu64 "\n",
+					vm, node, rd.bytes, rd.bound, truth);
 			assert_true(err <= rd.bound);
 		}
 	assert_true(estimated >= 5);

@@ -88,8 +88,8 @@ static void test_rotation_256_on_16(void **state)
 	}
 	double cover = 100.0 * t.covered / t.n, mae = 100.0 * t.rel / t.n;
 	printf("rotation: %u intervals, bound covers %.1f %%, mean error %.2f %%; cumulative: "
-	       "covers %.1f %%, mean error %.3f %%\n", t.n, cover, mae,
-	       100.0 * cum.covered / cum.n, 100.0 * cum.rel / cum.n);
+	       "covers %.1f %%, mean error %.3f %%\n",
+	       t.n, cover, mae, 100.0 * cum.covered / cum.n, 100.0 * cum.rel / cum.n);
 	assert_true(cover >= 95.0);
 	assert_true(mae < 5.0);
 	assert_true(100.0 * cum.covered / cum.n >= 95.0);
@@ -132,7 +132,8 @@ static void test_dedicated_rotation_dedicated(void **state)
 	unsigned covered = 0;
 	for (unsigned i = 0; i < 40; i++) {
 		assert_int_equal(pv_vmpam_read(&s->sys, &s->vm[i], 0, &rd), PV_VMPAM_ESTIMATED);
-		covered += fabs((double)rd.bytes - (double)mscen_truth(s, i, 0)) <= (double)rd.bound;
+		covered += fabs((double)rd.bytes - (double)mscen_truth(s, i, 0)) <=
+			   (double)rd.bound;
 	}
 	assert_true(covered >= 38);
 	/* Back to 12 VMs: dedicated monitors again; from the next tick on, exact. */
@@ -156,7 +157,8 @@ static void test_dedicated_rotation_dedicated(void **state)
 		assert_int_equal(r.bound, 0);
 		/* The cumulative figure keeps the rotation's estimate and its bound. */
 		assert_int_equal(b.status, PV_VMPAM_ESTIMATED);
-		covered += fabs((double)b.bytes - (double)mscen_truth(s, i, 0)) <= (double)b.bound;
+		covered += fabs((double)b.bytes - (double)mscen_truth(s, i, 0)) <=
+			   (double)b.bound;
 	}
 	assert_true(covered >= 11); /* a 95 % bound */
 	assert_int_equal(mscen_msc_errors(s), 0);
@@ -187,7 +189,8 @@ static void test_rotation_nrdy_compensated(void **state)
 	struct pv_vmpam_reading a[64], b;
 	uint64_t ta[64];
 	for (unsigned i = 0; i < 64; i++) {
-		assert_int_equal(pv_vmpam_read(&s->sys, &s->vm[i], 0, &a[i]), PV_VMPAM_ESTIMATED);
+		assert_int_equal(pv_vmpam_read(&s->sys, &s->vm[i], 0, &a[i]),
+				 PV_VMPAM_ESTIMATED);
 		ta[i] = mscen_truth(s, i, 0);
 	}
 	mscen_run(s, 2000 * MS, MS, 10 * MS);
@@ -199,7 +202,8 @@ static void test_rotation_nrdy_compensated(void **state)
 		double err = fabs((double)r.bytes - truth);
 		if (err > 0.001 * truth || err > (double)r.bound)
 			fail_msg("VM %u: %llu bytes, truth %.0f, bound %llu", i,
-				 (unsigned long long)r.bytes, truth, (unsigned long long)r.bound);
+				 (unsigned long long)r.bytes, truth,
+				 (unsigned long long)r.bound);
 		assert_true(r.bytes_per_s > 0);
 	}
 	mscen_free(s);

@@ -19,8 +19,8 @@
 
 static uint64_t esr(uint32_t key, unsigned rt, bool read)
 {
-	return ((uint64_t)PV_EC_SYS64 << PV_ESR_EC_SHIFT) | PV_ESR_IL | key | (uint64_t)rt << 5 |
-	       (read ? 1u : 0u);
+	return ((uint64_t)PV_EC_SYS64 << PV_ESR_EC_SHIFT) | PV_ESR_IL | key |
+	       (uint64_t)rt << 5 | (read ? 1u : 0u);
 }
 
 struct rig {
@@ -84,9 +84,11 @@ static void test_given_mpam(void **state)
 	pv_vcpu_load(&r->v[0], r->s->cpu);
 	uint64_t x[31] = {0};
 
-	assert_int_equal(pv_trap(&r->v[0], esr(PV_ID_AA64PFR0_EL1, 1, true), 1, x), PV_TRAP_HANDLED);
+	assert_int_equal(pv_trap(&r->v[0], esr(PV_ID_AA64PFR0_EL1, 1, true), 1, x),
+			 PV_TRAP_HANDLED);
 	assert_int_equal(PV_ID_FIELD(x[1], PV_PFR0_MPAM_SHIFT), 1);
-	assert_int_equal(pv_trap(&r->v[0], esr(PV_MPAMIDR_EL1, 2, true), 1, x), PV_TRAP_HANDLED);
+	assert_int_equal(pv_trap(&r->v[0], esr(PV_MPAMIDR_EL1, 2, true), 1, x),
+			 PV_TRAP_HANDLED);
 	assert_int_equal(x[2] & 0xFFFF, 3); /* PARTID_MAX: virtual PARTIDs 0..3 */
 	assert_false(x[2] & PV_MPAMIDR_HAS_HCR);
 
@@ -98,7 +100,8 @@ static void test_given_mpam(void **state)
 	 * carries is always one of its own PARTIDs (virtual PARTIDs beyond 3 fall back to 0). */
 	srand(7);
 	for (unsigned i = 0; i < 2000; i++) {
-		uint64_t val = ((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 2) ^ (unsigned)rand();
+		uint64_t val = ((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 2) ^
+			       (unsigned)rand();
 		uint32_t key = i & 1 ? PV_MPAM1_EL1 : PV_MPAM0_EL1;
 		x[3] = val;
 		assert_int_equal(pv_trap(&r->v[0], esr(key, 3, false), 1, x), PV_TRAP_HANDLED);
@@ -127,12 +130,14 @@ static void test_not_given_mpam(void **state)
 	pv_vcpu_init(&r->v[0], &r->vm[0], 0, NULL);
 	pv_vcpu_load(&r->v[0], r->s->cpu);
 	uint64_t x[31] = {0};
-	assert_int_equal(pv_trap(&r->v[0], esr(PV_ID_AA64PFR0_EL1, 1, true), 1, x), PV_TRAP_HANDLED);
+	assert_int_equal(pv_trap(&r->v[0], esr(PV_ID_AA64PFR0_EL1, 1, true), 1, x),
+			 PV_TRAP_HANDLED);
 	assert_int_equal(PV_ID_FIELD(x[1], PV_PFR0_MPAM_SHIFT), 0);
 	const uint32_t keys[] = {PV_MPAMIDR_EL1, PV_MPAM1_EL1, PV_MPAM0_EL1, PV_MPAMSM_EL1};
 	for (unsigned i = 0; i < 4; i++) {
 		assert_int_equal(pv_trap(&r->v[0], esr(keys[i], 0, true), 1, x), PV_TRAP_UNDEF);
-		assert_int_equal(pv_trap(&r->v[0], esr(keys[i], 0, false), 1, x), PV_TRAP_UNDEF);
+		assert_int_equal(pv_trap(&r->v[0], esr(keys[i], 0, false), 1, x),
+				 PV_TRAP_UNDEF);
 	}
 	/* Two VMs never share a PARTID. */
 	assert_int_equal(pv_vm_init(&r->vm[1], &r->hw, &cfg), PV_OK);

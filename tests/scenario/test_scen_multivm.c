@@ -95,7 +95,8 @@ static void test_deterministic(void **state)
 
 /* A fixed program: counter 0 counts `event` at the ELs of `filter`, the cycle counter too;
  * work alternates EL0 and EL1; the guest reads at EL1 after each chunk. */
-static void fixed_prog(struct sim_prog *p, uint32_t event, uint64_t filter, enum sim_profile prof)
+static void fixed_prog(struct sim_prog *p, uint32_t event, uint64_t filter,
+		       enum sim_profile prof)
 {
 	sim_prog_msr(p, 1, PV_PMEVTYPER_EL0(0), filter | event);
 	sim_prog_msr(p, 1, PV_PMEVCNTR_EL0(0), 0);
@@ -114,8 +115,8 @@ static void test_filters_and_events(void **state)
 {
 	(void)state;
 	static const uint32_t evs[] = {PV_EVT_INST_RETIRED, PV_EVT_CPU_CYCLES,
-				       PV_EVT_MEM_ACCESS, PV_EVT_L1D_CACHE_REFILL,
-				       PV_EVT_BR_MIS_PRED, PV_EVT_EXC_TAKEN};
+				       PV_EVT_MEM_ACCESS,   PV_EVT_L1D_CACHE_REFILL,
+				       PV_EVT_BR_MIS_PRED,  PV_EVT_EXC_TAKEN};
 	/* EL0 only (P), EL1 only (U), both, neither. */
 	static const uint64_t filters[] = {PV_PMEVTYPER_P, PV_PMEVTYPER_U, 0,
 					   PV_PMEVTYPER_P | PV_PMEVTYPER_U};
@@ -147,7 +148,8 @@ static void test_filters_and_events(void **state)
 						       sim_filter_ns_els(filters[i], false));
 			if (last->value != want) {
 				fprintf(stderr, "%s vm %u: %llu != %llu\n", tag, i,
-					(unsigned long long)last->value, (unsigned long long)want);
+					(unsigned long long)last->value,
+					(unsigned long long)want);
 				bad++;
 			}
 			if (i == 3 && last->value != 0)

@@ -93,9 +93,10 @@ static unsigned check_sampling(struct run *r, unsigned vcpu, unsigned idx, unsig
 			bad++;
 		}
 	}
-	if (v->irq.taken != rounds || v->irq.handled[idx] != rounds || v->rises[PV_INTID_PMU] != rounds ||
-	    v->irq.empty || v->line[PV_INTID_PMU]) {
-		fprintf(stderr, "%s vcpu %u: %u handled, %llu acks of counter %u, %u rises (want %u)\n",
+	if (v->irq.taken != rounds || v->irq.handled[idx] != rounds ||
+	    v->rises[PV_INTID_PMU] != rounds || v->irq.empty || v->line[PV_INTID_PMU]) {
+		fprintf(stderr,
+			"%s vcpu %u: %u handled, %llu acks of counter %u, %u rises (want %u)\n",
 			tag, vcpu, v->irq.taken, (unsigned long long)v->irq.handled[idx], idx,
 			v->rises[PV_INTID_PMU], rounds);
 		bad++;

@@ -46,7 +46,8 @@ static void test_profile_matches_truth(void **state)
 	size_t last = rig_prog_stop(&p);
 	assert_int_equal(scen_vm_vcpu(r->m, &vc, 0, &p), 0);
 	assert_true(rig_guest_mm(r, 0, 0, 12));
-	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096, SIM_VM_RAM_IPA + (4u << 20),
+	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096,
+				      SIM_VM_RAM_IPA + (4u << 20),
 				      SIM_VM_RAM_IPA + (40u << 20)));
 	rig_driver(r, 0, RIG_BUF_VA, size);
 	/* The host's own PMSCR_EL2 asks for everything; the trap word clears it for guests. */
@@ -254,8 +255,8 @@ static void stage2_repair(unsigned align)
 	assert_int_equal(g->stopped, align == 0);
 	if (g->stopped)
 		assert_int_equal(g->drv.last_bsr, PV_PMBSR_S | PV_PMBSR_DL |
-						  (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
-						  PV_PMBSR_IMPDEF_S2_REPAIR_DL);
+							  (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
+							  PV_PMBSR_IMPDEF_S2_REPAIR_DL);
 	else
 		sim_spe_machine_collect(r->m, 0, p.ops[last].value);
 	assert_int_equal(st->s2_repaired, st->s2_faults - (g->stopped ? 1 : 0));
@@ -290,9 +291,10 @@ static void test_hidden_and_isolated(void **state)
 	rig_prog_start(&a, RIG_BUF_VA, size, 512, 0, 0, RIG_SCR);
 	rig_prog_work(&a, r, 40);
 	size_t last = rig_prog_stop(&a);
-	static const uint32_t keys[] = {PV_PMSCR_EL1, PV_PMSNEVFR_EL1, PV_PMSICR_EL1, PV_PMSIRR_EL1,
-					PV_PMSFCR_EL1, PV_PMSEVFR_EL1, PV_PMSLATFR_EL1, PV_PMSIDR_EL1,
-					PV_PMBLIMITR_EL1, PV_PMBPTR_EL1, PV_PMBSR_EL1, PV_PMBIDR_EL1};
+	static const uint32_t keys[] = {PV_PMSCR_EL1,    PV_PMSNEVFR_EL1, PV_PMSICR_EL1,
+					PV_PMSIRR_EL1,   PV_PMSFCR_EL1,   PV_PMSEVFR_EL1,
+					PV_PMSLATFR_EL1, PV_PMSIDR_EL1,   PV_PMBLIMITR_EL1,
+					PV_PMBPTR_EL1,   PV_PMBSR_EL1,    PV_PMBIDR_EL1};
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		for (unsigned el = 0; el < 2; el++) {
 			sim_prog_expect(&b, sim_prog_mrs(&b, el, keys[i]), SIM_OUT_UNDEF);
@@ -304,7 +306,8 @@ static void test_hidden_and_isolated(void **state)
 	assert_int_equal(scen_vm_vcpu(r->m, &without, 1, &b), 1);
 	assert_true(rig_guest_mm(r, 0, 0, 12));
 	assert_true(rig_guest_mm(r, 1, 1, 12));
-	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096, SIM_VM_RAM_IPA + (4u << 20),
+	assert_true(rig_map_scattered(r, 0, RIG_BUF_VA, size / 4096,
+				      SIM_VM_RAM_IPA + (4u << 20),
 				      SIM_VM_RAM_IPA + (8u << 20)));
 	rig_driver(r, 0, RIG_BUF_VA, size);
 	struct sim_mem *mem = sim_spe_machine_mem(r->m);
@@ -352,10 +355,14 @@ static void random_round(uint64_t seed)
 			struct sim_prog *p = &prog[nv];
 			sim_prog_init(p);
 			uint64_t pages = 2 + rig_rand(r) % (max / g - 1);
-			uint64_t half = rig_rand(r) % 2 ? RIG_BUF_VA : UINT64_C(0x0000007000000000);
-			uint64_t va = half + (uint64_t)k * (UINT64_C(1) << 30) + (rig_rand(r) % 64) * g;
+			uint64_t half = rig_rand(r) % 2 ? RIG_BUF_VA
+							: UINT64_C(0x0000007000000000);
+			uint64_t va = half + (uint64_t)k * (UINT64_C(1) << 30) +
+				      (rig_rand(r) % 64) * g;
 			uint64_t irr = (256 + (rig_rand(r) % 16) * 256) | (rig_rand(r) % 2);
-			uint64_t fcr = rig_rand(r) % 3 ? 0 : PV_PMSFCR_FT | PV_PMSFCR_LD | PV_PMSFCR_B;
+			uint64_t fcr = rig_rand(r) % 3
+					       ? 0
+					       : PV_PMSFCR_FT | PV_PMSFCR_LD | PV_PMSFCR_B;
 			rig_prog_start(p, va, pages * g, irr, fcr, 0, RIG_SCR);
 			rig_prog_work(p, r, 30);
 			if (c.cpus > 1 && rig_rand(r) % 2) {
@@ -368,13 +375,15 @@ static void random_round(uint64_t seed)
 				vmi = (int)r->m->nvms;
 				assert_int_equal(scen_vm_vcpu(r->m, &vc, cpu, p), (int)nv);
 			} else {
-				assert_int_equal(sim_add_vcpu(r->m, (unsigned)vmi, cpu, p), (int)nv);
+				assert_int_equal(sim_add_vcpu(r->m, (unsigned)vmi, cpu, p),
+						 (int)nv);
 			}
 			assert_true(rig_guest_mm(r, (unsigned)vmi, nv, gran));
 			uint64_t lo = SIM_VM_RAM_IPA + (4u << 20) + (uint64_t)k * (20u << 20);
 			if (gran == 12 && pages * g >= (2u << 20) && !(va & ((2u << 20) - 1)) &&
 			    rig_rand(r) % 2)
-				assert_true(sim_s1_map(&r->s1[vmi], va, lo, pages * g, SIM_S1_BLOCK));
+				assert_true(sim_s1_map(&r->s1[vmi], va, lo, pages * g,
+						       SIM_S1_BLOCK));
 			else
 				assert_true(rig_map_scattered(r, (unsigned)vmi, va, pages, lo,
 							      lo + (16u << 20)));

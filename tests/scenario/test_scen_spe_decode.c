@@ -108,8 +108,8 @@ static void test_lines_match_truth(void **state)
 			k++;
 		const struct sim_spe_sample *s = &g->log.s[k++];
 		char want[96];
-		snprintf(want, sizeof(want), " pc=0x%014" PRIx64 ":el%u ", s->pc & PV_GENMASK(55, 0),
-			 s->el);
+		snprintf(want, sizeof(want), " pc=0x%014" PRIx64 ":el%u ",
+			 s->pc & PV_GENMASK(55, 0), s->el);
 		if (!strstr(l, want))
 			fail_msg("line %zu: %s lacks %s", n, l, want);
 		snprintf(want, sizeof(want), " total=%u ", s->lat[0]);
@@ -157,7 +157,8 @@ static void test_errors(void **state)
 	struct out o = run(cmd, true);
 	assert_int_equal(o.status, 1);
 	char want[700];
-	snprintf(want, sizeof(want), "%s: offset 0x%zx: truncated packet or record\n", path, third + 5);
+	snprintf(want, sizeof(want), "%s: offset 0x%zx: truncated packet or record\n", path,
+		 third + 5);
 	assert_non_null(strstr(o.text, want));
 	free(o.text);
 	/* A reserved header byte where the third record starts. */

@@ -53,8 +53,8 @@ static void write_mem(void *ctx, uint64_t pa, const uint8_t *b, size_t n)
 	memcpy(fl->mem + (pa - BASE), b, n);
 }
 
-static const struct sim_spe_config CFG = {.version = 3, .align = 6, .max_size = 7,
-					  .interval = 2, .events = 0xFFE};
+static const struct sim_spe_config CFG = {
+	.version = 3, .align = 6, .max_size = 7, .interval = 2, .events = 0xFFE};
 
 /* A guest at EL1 owning the buffer (E2PB = 0b10), PMSCR_EL2 zero. */
 static struct sim_spe_env env_el1(struct flat *fl)
@@ -67,7 +67,9 @@ static struct sim_spe_env env_el1(struct flat *fl)
 		.cntvoff = 400,
 		.contextidr_el1 = 0x11,
 		.contextidr_el2 = 0x22,
-		.code = {.pc = 0xFFFF800000000000, .pc_size = 1 << 16, .data = 0x2000000,
+		.code = {.pc = 0xFFFF800000000000,
+			 .pc_size = 1 << 16,
+			 .data = 0x2000000,
 			 .data_size = 1 << 16},
 		.xlate = xlate,
 		.write = write_mem,
@@ -237,7 +239,8 @@ static void test_records_and_buffer_full(void **state)
 			k++;
 		const struct sim_spe_sample *o = &fl->log.s[k++];
 		assert_int_equal(o->buf_va, BASE + at + pads);
-		assert_int_equal(r.addr[PV_SPE_ADDR_PC] & PV_GENMASK(55, 0), o->pc & PV_GENMASK(55, 0));
+		assert_int_equal(r.addr[PV_SPE_ADDR_PC] & PV_GENMASK(55, 0),
+				 o->pc & PV_GENMASK(55, 0));
 		assert_int_equal(r.addr[PV_SPE_ADDR_PC] >> 56, 0x80 | 1u << 5); /* NS, EL1 */
 		assert_int_equal(r.events, o->events);
 		assert_int_equal(r.op_class, o->op_class);
@@ -289,8 +292,9 @@ static void test_filters(void **state)
 				pass = pass && !(ev & f[i].nevfr);
 			if (f[i].fcr & PV_PMSFCR_FT) {
 				unsigned flags = o->op_class == PV_SPE_OP_BRANCH ? 1
-						 : o->op_class == PV_SPE_OP_LDST ? (o->op_sub & 1 ? 4 : 2)
-										    : 0;
+						 : o->op_class == PV_SPE_OP_LDST
+							 ? (o->op_sub & 1 ? 4 : 2)
+							 : 0;
 				pass = pass && (flags & (f[i].fcr >> 16));
 			}
 			if (f[i].fcr & PV_PMSFCR_FL)
@@ -326,7 +330,8 @@ static void fault(unsigned align, bool s2)
 	const struct sim_spe_sample *last = &fl->log.s[fl->log.n - 1];
 	assert_int_equal(last->status, SIM_SPE_LOST);
 	bool dl = last->buf_va < BASE + 8192;
-	assert_int_equal(s.bsr, PV_PMBSR_S | ec << 26 | PV_FSC_TRANSLATION(3) | (dl ? PV_PMBSR_DL : 0));
+	assert_int_equal(s.bsr, PV_PMBSR_S | ec << 26 | PV_FSC_TRANSLATION(3) |
+					(dl ? PV_PMBSR_DL : 0));
 	assert_int_equal(last->written, BASE + 8192 - last->buf_va);
 	/* Records padded to 64 bytes never straddle a page; unpadded ones may. */
 	if (align == 6)
@@ -395,9 +400,10 @@ static void test_what_is_collected(void **state)
 		uint64_t scr1, scr2;
 		bool physical_ts, pa, ctx1, ctx2;
 	} t[] = {
-		{PV_PMSCR_TS | PV_BIT(6) | PV_PMSCR_PA | PV_PMSCR_CX, 0, false, false, true, false},
-		{PV_PMSCR_TS | PV_BIT(6) | PV_PMSCR_PA, PV_BIT(6) | PV_PMSCR_PA | PV_PMSCR_CX, true,
-		 true, false, true},
+		{PV_PMSCR_TS | PV_BIT(6) | PV_PMSCR_PA | PV_PMSCR_CX, 0, false, false, true,
+		 false},
+		{PV_PMSCR_TS | PV_BIT(6) | PV_PMSCR_PA, PV_BIT(6) | PV_PMSCR_PA | PV_PMSCR_CX,
+		 true, true, false, true},
 		{PV_PMSCR_TS, PV_BIT(6) | PV_PMSCR_PA, false, false, false, false},
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {

@@ -51,14 +51,15 @@ static inline struct sim_config rig_spe_config(uint64_t seed, unsigned cpus)
 
 static inline struct pv_vm_config rig_spe_vm(unsigned version, uint64_t max_buffer)
 {
-	return (struct pv_vm_config){.features = PV_FEAT_SPE,
-				     .spe = {.version = (uint8_t)version, .max_buffer = max_buffer}};
+	return (struct pv_vm_config){
+		.features = PV_FEAT_SPE,
+		.spe = {.version = (uint8_t)version, .max_buffer = max_buffer}};
 }
 
 /* Maps `pages` pages of VA from `va` to IPAs drawn at random (without reuse) from the VM's
  * RAM in [lo, hi), granule pages. */
-static inline bool rig_map_scattered(struct spe_rig *r, unsigned vm, uint64_t va, uint64_t pages,
-				     uint64_t lo, uint64_t hi)
+static inline bool rig_map_scattered(struct spe_rig *r, unsigned vm, uint64_t va,
+				     uint64_t pages, uint64_t lo, uint64_t hi)
 {
 	struct sim_s1 *t = &r->s1[vm];
 	uint64_t g = UINT64_C(1) << t->granule, slots = (hi - lo) / g;
@@ -92,8 +93,10 @@ static inline bool rig_guest_mm(struct spe_rig *r, unsigned vm, unsigned vcpu, u
 	    !sim_s1_map(t, RIG_DATA_VA, RIG_DATA_IPA, UINT64_C(1) << 20, 0))
 		return false;
 	struct sim_spe_vcpu *g = sim_spe_machine_vcpu(m, vcpu);
-	g->el1 = (struct sim_el1){.sctlr = PV_SCTLR_M, .ttbr0 = sim_s1_ttbr(t, 0),
-				  .ttbr1 = sim_s1_ttbr(t, 1), .tcr = sim_s1_tcr(t, true, false, false),
+	g->el1 = (struct sim_el1){.sctlr = PV_SCTLR_M,
+				  .ttbr0 = sim_s1_ttbr(t, 0),
+				  .ttbr1 = sim_s1_ttbr(t, 1),
+				  .tcr = sim_s1_tcr(t, true, false, false),
 				  .contextidr = 0x1000u + vcpu};
 	g->code[1] = (struct sim_spe_region){RIG_CODE_VA, UINT64_C(1) << 20, RIG_DATA_VA,
 					     UINT64_C(1) << 20};
@@ -136,7 +139,8 @@ static inline size_t rig_prog_stop(struct sim_prog *p)
 static inline void rig_prog_work(struct sim_prog *p, struct spe_rig *r, unsigned chunks)
 {
 	for (unsigned i = 0; i < chunks; i++)
-		sim_prog_workload(p, (unsigned)(rig_rand(r) % 2), (enum sim_profile)(rig_rand(r) % 4),
+		sim_prog_workload(p, (unsigned)(rig_rand(r) % 2),
+				  (enum sim_profile)(rig_rand(r) % 4),
 				  2000 + rig_rand(r) % 60000);
 }
 
@@ -163,38 +167,47 @@ static inline unsigned rig_match(struct sim_machine *m, unsigned vcpu, unsigned 
 		if (res < 0) {
 			if (tail_ok)
 				break;
-			fprintf(stderr, "%s: decode error at %zu: %s\n", tag, pos, pv_spe_strerror(res));
+			fprintf(stderr, "%s: decode error at %zu: %s\n", tag, pos,
+				pv_spe_strerror(res));
 			return bad + 1;
 		}
 		while (k < g->log.n && g->log.s[k].status != SIM_SPE_WRITTEN)
 			k++;
 		if (k == g->log.n) {
-			fprintf(stderr, "%s: record %zu in the buffer, none in the truth\n", tag, n);
+			fprintf(stderr, "%s: record %zu in the buffer, none in the truth\n",
+				tag, n);
 			return bad + 1;
 		}
 		const struct sim_spe_sample *s = &g->log.s[k++];
 		bool ok = rec.addr[PV_SPE_ADDR_PC] == rig_pc_packet(s->pc, s->el) &&
-			  rec.has_op && rec.op_class == s->op_class && rec.op_subclass == s->op_sub &&
-			  rec.has_events && rec.events == s->events && rec.cnt[0] == s->lat[0] &&
+			  rec.has_op && rec.op_class == s->op_class &&
+			  rec.op_subclass == s->op_sub && rec.has_events &&
+			  rec.events == s->events && rec.cnt[0] == s->lat[0] &&
 			  rec.cnt[1] == s->lat[1] && rec.has_ts == s->has_ts &&
 			  (!s->has_ts || rec.timestamp == s->ts) &&
 			  !!(rec.addr_valid >> PV_SPE_ADDR_DATA_VA & 1) == s->has_va &&
 			  (!s->has_va || rec.addr[PV_SPE_ADDR_DATA_VA] == s->va) &&
 			  !!(rec.addr_valid >> PV_SPE_ADDR_BRANCH & 1) == s->has_target &&
-			  (!s->has_target || rec.addr[PV_SPE_ADDR_BRANCH] == rig_pc_packet(s->target, s->el)) &&
-			  !!(rec.ctx_valid & 1) == s->has_ctx1 && (!s->has_ctx1 || rec.context[0] == s->ctx1) &&
+			  (!s->has_target ||
+			   rec.addr[PV_SPE_ADDR_BRANCH] == rig_pc_packet(s->target, s->el)) &&
+			  !!(rec.ctx_valid & 1) == s->has_ctx1 &&
+			  (!s->has_ctx1 || rec.context[0] == s->ctx1) &&
 			  rec.has_ds == s->has_ds && (!s->has_ds || rec.data_source == s->ds);
 		/* Nothing physical in a guest's records: no PA packet, no CONTEXTIDR_EL2, and a
 		 * virtual timestamp: physical count - CNTVOFF_EL2, which the model sets to -(vm+1)
 		 * * 2^40, so a virtual stamp is at least 2^40 past any physical one of a test. */
-		if (rec.addr_valid >> PV_SPE_ADDR_DATA_PA & 1 || rec.ctx_valid & 2 || s->has_pa ||
-		    (rec.has_ts && rec.timestamp < (uint64_t)0 - voff)) {
-			fprintf(stderr, "%s: record %zu carries a physical address, CONTEXTIDR_EL2 or a "
-				"physical timestamp\n", tag, n);
+		if (rec.addr_valid >> PV_SPE_ADDR_DATA_PA & 1 || rec.ctx_valid & 2 ||
+		    s->has_pa || (rec.has_ts && rec.timestamp < (uint64_t)0 - voff)) {
+			fprintf(stderr,
+				"%s: record %zu carries a physical address, CONTEXTIDR_EL2 or "
+				"a "
+				"physical timestamp\n",
+				tag, n);
 			bad++;
 		}
 		if (!ok) {
-			fprintf(stderr, "%s: record %zu (sample %" PRIu64 ") differs from the truth\n",
+			fprintf(stderr,
+				"%s: record %zu (sample %" PRIu64 ") differs from the truth\n",
 				tag, n, s->seq);
 			bad++;
 		}
@@ -203,7 +216,8 @@ static inline unsigned rig_match(struct sim_machine *m, unsigned vcpu, unsigned 
 	while (k < g->log.n && g->log.s[k].status != SIM_SPE_WRITTEN)
 		k++;
 	if (k != g->log.n && !tail_ok) {
-		fprintf(stderr, "%s: the truth has written samples the buffer lacks (from %zu)\n", tag,
+		fprintf(stderr,
+			"%s: the truth has written samples the buffer lacks (from %zu)\n", tag,
 			k);
 		bad++;
 	}
@@ -216,7 +230,8 @@ static inline uint64_t rig_stat(struct sim_machine *m, size_t off)
 {
 	uint64_t n = 0;
 	for (unsigned c = 0; c < m->cfg.cpus; c++)
-		n += *(const uint64_t *)((const char *)&sim_spe_machine_unit(m, c)->stats + off);
+		n += *(const uint64_t *)((const char *)&sim_spe_machine_unit(m, c)->stats +
+					 off);
 	return n;
 }
 #define RIG_STAT(m, field) rig_stat(m, offsetof(struct sim_spe_stats, field))

@@ -133,8 +133,8 @@ static void test_id_and_identification(void **state)
 	size_t allowed = sim_prog_mrs(&p, 1, PV_PMEVCNTR_EL0(1));
 	struct pv_vm_config cfg = scen_vm(PV_PMUVER_V3P1, 3);
 	cfg.pmu.nr_filters = 1;
-	cfg.pmu.filters[0] = (struct pv_pmu_filter){.base_event = PV_EVT_MEM_ACCESS, .nevents = 1,
-						    .action = PV_PMU_FILTER_DENY};
+	cfg.pmu.filters[0] = (struct pv_pmu_filter){
+		.base_event = PV_EVT_MEM_ACCESS, .nevents = 1, .action = PV_PMU_FILTER_DENY};
 	assert_true(scen_vm_vcpu(m, &cfg, 0, &p) >= 0);
 
 	/* VM without a PMU. */

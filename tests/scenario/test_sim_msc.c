@@ -20,11 +20,27 @@
 
 /* MSC register offsets (MPAM spec, memory-mapped register summary) */
 enum {
-	IDR = 0x0000, IIDR = 0x0018, AIDR = 0x0020, CPOR_IDR = 0x0030, MBW_IDR = 0x0040,
-	MSMON_IDR = 0x0080, MBWUMON_IDR = 0x0090, ECR = 0x00F0, ESR = 0x00F8,
-	PART_SEL = 0x0100, MBW_MIN = 0x0200, MBW_MAX = 0x0208, MBW_PROP = 0x0500,
-	MON_SEL = 0x0800, CAPT_EVNT = 0x0808, MBWU_FLT = 0x0820, MBWU_CTL = 0x0828,
-	MBWU = 0x0860, MBWU_CAPTURE = 0x0868, MBWU_L = 0x0880, MBWU_L_CAPTURE = 0x0890,
+	IDR = 0x0000,
+	IIDR = 0x0018,
+	AIDR = 0x0020,
+	CPOR_IDR = 0x0030,
+	MBW_IDR = 0x0040,
+	MSMON_IDR = 0x0080,
+	MBWUMON_IDR = 0x0090,
+	ECR = 0x00F0,
+	ESR = 0x00F8,
+	PART_SEL = 0x0100,
+	MBW_MIN = 0x0200,
+	MBW_MAX = 0x0208,
+	MBW_PROP = 0x0500,
+	MON_SEL = 0x0800,
+	CAPT_EVNT = 0x0808,
+	MBWU_FLT = 0x0820,
+	MBWU_CTL = 0x0828,
+	MBWU = 0x0860,
+	MBWU_CAPTURE = 0x0868,
+	MBWU_L = 0x0880,
+	MBWU_L_CAPTURE = 0x0890,
 	CPBM = 0x1000,
 };
 /* MSMON_CFG_MBWU_CTL */
@@ -45,11 +61,23 @@ enum {
  * capture and the read/write filter; RIS 1: 20 cache portions. PARTID_MAX 63, PMG_MAX 3. */
 static struct sim_msc_config two_ris(void)
 {
-	struct sim_msc_config c = {.base = 0x10000000, .node = 0, .partid_max = 63, .pmg_max = 3,
-				   .aidr = 0x11, .iidr = 0x1234543B, .nrdy_ns = 20000, .nris = 2};
-	c.ris[0] = (struct sim_ris_config){.mbw = true, .bwa_wd = 8, .has_min = true,
-					   .has_max = true, .num_mon = 16, .has_long = true,
-					   .has_capture = true, .has_rwbw = true, .weight = 1,
+	struct sim_msc_config c = {.base = 0x10000000,
+				   .node = 0,
+				   .partid_max = 63,
+				   .pmg_max = 3,
+				   .aidr = 0x11,
+				   .iidr = 0x1234543B,
+				   .nrdy_ns = 20000,
+				   .nris = 2};
+	c.ris[0] = (struct sim_ris_config){.mbw = true,
+					   .bwa_wd = 8,
+					   .has_min = true,
+					   .has_max = true,
+					   .num_mon = 16,
+					   .has_long = true,
+					   .has_capture = true,
+					   .has_rwbw = true,
+					   .weight = 1,
 					   .capacity = 10 * GB};
 	c.ris[1] = (struct sim_ris_config){.cpbm_wd = 20};
 	return c;
@@ -83,33 +111,33 @@ static void test_id_registers(void **state)
 	struct sim_msc_config c = two_ris();
 	struct sim_msc *m = msc_new(&c);
 	uint32_t lo = rd(m, IDR), hi = rd(m, IDR + 4);
-	assert_int_equal(lo & 0xFFFF, 63);          /* PARTID_MAX */
-	assert_int_equal(lo >> 16 & 0xFF, 3);       /* PMG_MAX */
-	assert_true(lo & 1u << 28);                 /* EXT: the IDR is 64 bits */
-	assert_true(hi & 1u << 0);                  /* HAS_RIS (bit 32) */
-	assert_int_equal(hi >> 24 & 0xF, 1);        /* RIS_MAX (59:56) */
-	assert_true(hi & 1u << 7);                  /* HAS_ESR (39) */
-	assert_true(hi & 1u << 6);                  /* HAS_EXTD_ESR (38) */
+	assert_int_equal(lo & 0xFFFF, 63);    /* PARTID_MAX */
+	assert_int_equal(lo >> 16 & 0xFF, 3); /* PMG_MAX */
+	assert_true(lo & 1u << 28);           /* EXT: the IDR is 64 bits */
+	assert_true(hi & 1u << 0);            /* HAS_RIS (bit 32) */
+	assert_int_equal(hi >> 24 & 0xF, 1);  /* RIS_MAX (59:56) */
+	assert_true(hi & 1u << 7);            /* HAS_ESR (39) */
+	assert_true(hi & 1u << 6);            /* HAS_EXTD_ESR (38) */
 	assert_int_equal(rd(m, AIDR), 0x11);
 	assert_int_equal(rd(m, IIDR), 0x1234543B);
 	/* The feature bits and ID registers follow MPAMCFG_PART_SEL.RIS (27:24). */
 	wr(m, PART_SEL, 0);
 	lo = rd(m, IDR);
-	assert_true(lo & 1u << 26);                 /* HAS_MBW_PART */
-	assert_false(lo & 1u << 25);                /* HAS_CPOR_PART */
-	assert_true(lo & 1u << 30);                 /* HAS_MSMON */
+	assert_true(lo & 1u << 26);  /* HAS_MBW_PART */
+	assert_false(lo & 1u << 25); /* HAS_CPOR_PART */
+	assert_true(lo & 1u << 30);  /* HAS_MSMON */
 	uint32_t mbw = rd(m, MBW_IDR);
-	assert_int_equal(mbw & 0x3F, 8);            /* BWA_WD */
-	assert_true(mbw & 1u << 10);                /* HAS_MIN */
-	assert_true(mbw & 1u << 11);                /* HAS_MAX */
-	assert_false(mbw & 1u << 13);               /* HAS_PROP */
-	assert_true(rd(m, MSMON_IDR) & 1u << 17);   /* MSMON_MBWU */
+	assert_int_equal(mbw & 0x3F, 8);          /* BWA_WD */
+	assert_true(mbw & 1u << 10);              /* HAS_MIN */
+	assert_true(mbw & 1u << 11);              /* HAS_MAX */
+	assert_false(mbw & 1u << 13);             /* HAS_PROP */
+	assert_true(rd(m, MSMON_IDR) & 1u << 17); /* MSMON_MBWU */
 	uint32_t mb = rd(m, MBWUMON_IDR);
-	assert_int_equal(mb & 0xFFFF, 16);          /* NUM_MON */
-	assert_true(mb & 1u << 30);                 /* HAS_LONG */
-	assert_false(mb & 1u << 29);                /* LWD: 44-bit */
-	assert_true(mb & 1u << 31);                 /* HAS_CAPTURE */
-	assert_true(mb & 1u << 28);                 /* HAS_RWBW */
+	assert_int_equal(mb & 0xFFFF, 16); /* NUM_MON */
+	assert_true(mb & 1u << 30);        /* HAS_LONG */
+	assert_false(mb & 1u << 29);       /* LWD: 44-bit */
+	assert_true(mb & 1u << 31);        /* HAS_CAPTURE */
+	assert_true(mb & 1u << 28);        /* HAS_RWBW */
 	wr(m, PART_SEL, 1u << 24);
 	lo = rd(m, IDR);
 	assert_true(lo & 1u << 25);
@@ -141,15 +169,15 @@ static void test_config_errors(void **state)
 	wr(m, PART_SEL, 64);
 	wr(m, MBW_MAX, 0x1000);
 	assert_int_equal(errcode(m), 1);
-	assert_int_equal(rd(m, ESR) & 0xFFFF, 64);  /* PARTID_MON */
-	assert_false(rd(m, ESR) & 1u << 31);        /* OVRWR */
+	assert_int_equal(rd(m, ESR) & 0xFFFF, 64); /* PARTID_MON */
+	assert_false(rd(m, ESR) & 1u << 31);       /* OVRWR */
 	assert_true(sim_msc_err_irq(m));
 	assert_int_equal(rd(m, MBW_MAX), 0);
 	/* A second error before software clears ESR sets OVRWR. */
-	wr(m, PART_SEL, 2u << 24 | 3);              /* RIS 2 does not exist */
+	wr(m, PART_SEL, 2u << 24 | 3); /* RIS 2 does not exist */
 	rd(m, MBW_MAX);
-	assert_int_equal(errcode(m), 8);            /* Undefined_RIS_PART_SEL */
-	assert_int_equal(rd(m, ESR + 4) & 0xF, 2);  /* RIS (35:32) */
+	assert_int_equal(errcode(m), 8);           /* Undefined_RIS_PART_SEL */
+	assert_int_equal(rd(m, ESR + 4) & 0xF, 2); /* RIS (35:32) */
 	assert_true(rd(m, ESR) & 1u << 31);
 	wr(m, ESR + 4, 0);
 	wr(m, ESR, 0);
@@ -186,7 +214,7 @@ static void test_config_errors(void **state)
 	wr(m, MBWU_FLT, 4u << 16 | 1);
 	assert_int_equal(errcode(m), 3);
 	assert_int_equal(rd(m, ESR) >> 16 & 0xFF, 4);
-	assert_int_equal(rd(m, MBWU_FLT), 0);       /* the bad writes were ignored */
+	assert_int_equal(rd(m, MBWU_FLT), 0); /* the bad writes were ignored */
 	sim_msc_free(m);
 }
 
@@ -217,7 +245,7 @@ static void test_config_fields(void **state)
 	assert_int_equal(rd(m, CPBM + 4), 0);
 	wr(m, CPBM, 0x0F0);
 	wr(m, PART_SEL, 1u << 24 | 9);
-	assert_int_equal(rd(m, CPBM), 0x000FFFFF);  /* reset: every portion */
+	assert_int_equal(rd(m, CPBM), 0x000FFFFF); /* reset: every portion */
 	assert_int_equal(sim_mpam_errors(&(struct sim_mpam){.msc = m, .nmsc = 1}), 0);
 	sim_msc_free(m);
 }
@@ -228,8 +256,8 @@ static void serve(struct sim_msc *m, const uint16_t *partid, const uint64_t *byt
 {
 	struct sim_req req[8];
 	for (unsigned i = 0; i < n; i++)
-		req[i] = (struct sim_req){.partid = partid[i], .rd = bytes[i] / 2,
-					  .wr = bytes[i] - bytes[i] / 2};
+		req[i] = (struct sim_req){
+			.partid = partid[i], .rd = bytes[i] / 2, .wr = bytes[i] - bytes[i] / 2};
 	m->now = t0;
 	sim_msc_serve(m, 0, req, n, t0, MS);
 	for (unsigned i = 0; i < n; i++)
@@ -290,14 +318,15 @@ static void test_request_errors(void **state)
 	(void)state;
 	struct sim_msc_config c = two_ris();
 	struct sim_msc *m = msc_new(&c);
-	struct sim_req req[2] = {{.partid = 64, .pmg = 1, .rd = 100}, {.partid = 5, .pmg = 4, .wr = 100}};
+	struct sim_req req[2] = {{.partid = 64, .pmg = 1, .rd = 100},
+				 {.partid = 5, .pmg = 4, .wr = 100}};
 	sim_msc_serve(m, 0, &req[0], 1, 0, MS);
-	assert_int_equal(errcode(m), 2);            /* Req_PARTID_Range */
+	assert_int_equal(errcode(m), 2); /* Req_PARTID_Range */
 	assert_int_equal(rd(m, ESR) & 0xFFFF, 64);
 	assert_int_equal(rd(m, ESR) >> 16 & 0xFF, 1);
 	wr(m, ESR, 0);
 	sim_msc_serve(m, 0, &req[1], 1, MS, MS);
-	assert_int_equal(errcode(m), 4);            /* Req_PMG_Range */
+	assert_int_equal(errcode(m), 4); /* Req_PMG_Range */
 	assert_int_equal(rd(m, ESR) >> 16 & 0xFF, 4);
 	assert_int_equal(m->errors[2], 1);
 	assert_int_equal(m->errors[4], 1);
@@ -396,7 +425,7 @@ static void test_counter_widths(void **state)
 		wr(m, MBWU, 0x7FFFFFFF - 999);
 		struct sim_req req = {.partid = 5, .rd = 3000};
 		sim_msc_serve(m, 0, &req, 1, 0, MS);
-		assert_int_equal(rd(m, MBWU), 2000);        /* bits 30:0 wrapped */
+		assert_int_equal(rd(m, MBWU), 2000); /* bits 30:0 wrapped */
 		assert_true(rd(m, MBWU_CTL) & CTL_OFLOW_STATUS);
 		if (kind == 0) {
 			assert_int_equal(mon_long(m, 0), 0); /* no MSMON_MBWU_L: RAZ */
@@ -446,7 +475,7 @@ static void test_scaling_and_capture(void **state)
 	assert_int_equal(rd(m, MBWU_L_CAPTURE), 2000);
 	assert_int_equal(rd(m, MBWU), 0);
 	wr(m, MON_SEL, 0);
-	assert_int_equal(rd(m, MBWU_CAPTURE), 0);   /* monitor 0 does not capture */
+	assert_int_equal(rd(m, MBWU_CAPTURE), 0); /* monitor 0 does not capture */
 	assert_int_equal(rd(m, MBWU), 2000 / 64);
 	sim_msc_free(m);
 }
@@ -500,14 +529,14 @@ static void test_memory_system(void **state)
 
 /* ---- CPU side ---- */
 
-#define IDR_CPU(partid_max, pmg_max, hcr, vpmr)                                                  \
-	((uint64_t)(partid_max) | (uint64_t)(pmg_max) << 32 | (uint64_t)(hcr) << 17 |            \
+#define IDR_CPU(partid_max, pmg_max, hcr, vpmr)                                                \
+	((uint64_t)(partid_max) | (uint64_t)(pmg_max) << 32 | (uint64_t)(hcr) << 17 |          \
 	 (uint64_t)(vpmr) << 18)
-#define MPAMN(pi, pd, gi, gd)                                                                    \
+#define MPAMN(pi, pd, gi, gd)                                                                  \
 	((uint64_t)(pi) | (uint64_t)(pd) << 16 | (uint64_t)(gi) << 32 | (uint64_t)(gd) << 40)
 
-static void expect_label(const struct sim_mpam_cpu *c, unsigned el, bool ifetch, unsigned partid,
-			 unsigned pmg, bool err)
+static void expect_label(const struct sim_mpam_cpu *c, unsigned el, bool ifetch,
+			 unsigned partid, unsigned pmg, bool err)
 {
 	struct sim_mpam_label l = sim_mpam_cpu_label(c, el, ifetch);
 	assert_int_equal(l.partid, partid);
@@ -548,16 +577,16 @@ static void test_cpu_labels(void **state)
 	c.mpam1 = MPAMN(1, 5, 0, 0);
 	expect_label(&c, 1, true, 11, 0, false);
 	expect_label(&c, 1, false, 15, 0, false);
-	c.mpam1 = MPAMN(7, 6, 0, 0);  /* invalid entries: entry 0 */
+	c.mpam1 = MPAMN(7, 6, 0, 0); /* invalid entries: entry 0 */
 	expect_label(&c, 1, true, 10, 0, false);
 	expect_label(&c, 1, false, 10, 0, false);
 	c.vpmv = 0xFF;
 	expect_label(&c, 1, false, 0, 0, true); /* entry 6 maps 99 > PARTID_MAX: default */
-	c.mpam1 = MPAMN(9, 0, 0, 0);  /* beyond the table: reduced modulo its size */
+	c.mpam1 = MPAMN(9, 0, 0, 0);            /* beyond the table: reduced modulo its size */
 	expect_label(&c, 1, true, 11, 0, false);
 	c.mpam1 = MPAMN(63, 0, 0, 0);
 	expect_label(&c, 1, true, 17, 0, false);
-	c.vpmv = 0x3E;                /* entry 0 invalid too: the default, with an error */
+	c.vpmv = 0x3E; /* entry 0 invalid too: the default, with an error */
 	c.mpam1 = MPAMN(6, 0, 2, 0);
 	expect_label(&c, 1, true, 0, 0, true);
 	/* A virtual PARTID above PARTID_MAX is the default before any mapping. */

@@ -17,8 +17,11 @@
 
 static struct sim_pmu_config cfg(unsigned n, unsigned version, bool el3)
 {
-	return (struct sim_pmu_config){.counters = (uint8_t)n, .version = (uint8_t)version,
-				       .idcode = 1, .slots = 4, .events = sim_ev_common_mask(),
+	return (struct sim_pmu_config){.counters = (uint8_t)n,
+				       .version = (uint8_t)version,
+				       .idcode = 1,
+				       .slots = 4,
+				       .events = sim_ev_common_mask(),
 				       .el3 = el3};
 }
 
@@ -58,9 +61,9 @@ static void test_filter_no_el3(void **state)
 		setup_one(&p, f);
 		for (unsigned el = 0; el <= 2; el++) {
 			struct sim_pmu_ctx x = {.el = el, .mdcr = 6};
-			bool want = el == 0 ? !(f & PV_PMEVTYPER_U)
-				  : el == 1 ? !(f & PV_PMEVTYPER_P)
-					    : (f & PV_PMEVTYPER_NSH) != 0;
+			bool want = el == 0   ? !(f & PV_PMEVTYPER_U)
+				    : el == 1 ? !(f & PV_PMEVTYPER_P)
+					      : (f & PV_PMEVTYPER_NSH) != 0;
 			assert_int_equal(sim_pmu_counting(&p, &x, 0), want);
 			assert_int_equal(sim_pmu_counting(&p, &x, 31), want);
 			if (el < 2)
@@ -89,15 +92,17 @@ static void test_filter_el3(void **state)
 				unsigned el;
 				bool secure, want;
 			} rows[] = {
-				{0, false, U == NSU}, {1, false, P == NSK}, {2, false, NSH},
-				{0, true, spme && !U}, {1, true, spme && !P}, {3, true, spme && M == P},
+				{0, false, U == NSU},  {1, false, P == NSK},
+				{2, false, NSH},       {0, true, spme && !U},
+				{1, true, spme && !P}, {3, true, spme && M == P},
 			};
 			for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-				struct sim_pmu_ctx x = {.el = rows[i].el, .secure = rows[i].secure,
-							.mdcr = 6};
+				struct sim_pmu_ctx x = {
+					.el = rows[i].el, .secure = rows[i].secure, .mdcr = 6};
 				assert_int_equal(sim_pmu_counting(&p, &x, 0), rows[i].want);
 			}
-			assert_int_equal(sim_filter_ns_els(f, true), (U == NSU) | (P == NSK) << 1);
+			assert_int_equal(sim_filter_ns_els(f, true), (U == NSU) | (P == NSK)
+											  << 1);
 		}
 	}
 }
@@ -343,7 +348,8 @@ static void test_registers(void **state)
 	assert_int_equal(p.ccntr, 0);
 	/* PMEVTYPER keeps only implemented bits: no NSK/NSU/M without EL3, 16-bit events. */
 	wr(&p, PV_PMEVTYPER_EL0(0), UINT64_C(0xFFFFFFFFFFFFFFFF));
-	assert_int_equal(p.evtyper[0], PV_PMEVTYPER_P | PV_PMEVTYPER_U | PV_PMEVTYPER_NSH | 0xFFFF);
+	assert_int_equal(p.evtyper[0],
+			 PV_PMEVTYPER_P | PV_PMEVTYPER_U | PV_PMEVTYPER_NSH | 0xFFFF);
 	/* PMXEVTYPER with SEL = 31 is PMCCFILTR. */
 	wr(&p, PV_PMSELR_EL0, 31);
 	wr(&p, PV_PMXEVTYPER_EL0, PV_PMEVTYPER_P | 0x11);
@@ -392,7 +398,8 @@ static void test_work_split(void **state)
 	assert_int_equal(a.ev[SIM_EV_CPU_CYCLES], cyc / 3);
 	for (int i = 0; i < SIM_EV_COUNT; i++) {
 		assert_int_equal(a.ev[i] + b.ev[i], w.ev[i]);
-		assert_int_equal(a.ev[i], (uint64_t)((unsigned __int128)w.ev[i] * (cyc / 3) / cyc));
+		assert_int_equal(a.ev[i],
+				 (uint64_t)((unsigned __int128)w.ev[i] * (cyc / 3) / cyc));
 	}
 }
 
@@ -415,7 +422,8 @@ static void test_id_registers(void **state)
 	sim_id_init(id, &c);
 	pfr0 = id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)];
 	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_EL3_SHIFT), 2);
-	assert_int_equal(PV_ID_FIELD(id[PV_ID_SLOT(PV_ID_DFR0_EL1)], PV_ID_DFR0_PERFMON_SHIFT), 3);
+	assert_int_equal(PV_ID_FIELD(id[PV_ID_SLOT(PV_ID_DFR0_EL1)], PV_ID_DFR0_PERFMON_SHIFT),
+			 3);
 }
 
 /* Routing of guest accesses on a pCPU: UNDEFINED first, then PMUSERENR (EL0, to EL1), then

@@ -11,7 +11,8 @@
 static inline uint64_t esr_sys(uint32_t key, unsigned rt, bool is_read)
 {
 	return ((uint64_t)PV_EC_SYS64 << PV_ESR_EC_SHIFT) | PV_ESR_IL | key |
-	       ((uint64_t)(rt & 31) << PV_ISS_SYS_RT_SHIFT) | (is_read ? PV_ISS_SYS_DIR_READ : 0);
+	       ((uint64_t)(rt & 31) << PV_ISS_SYS_RT_SHIFT) |
+	       (is_read ? PV_ISS_SYS_DIR_READ : 0);
 }
 
 #endif

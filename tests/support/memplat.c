@@ -34,8 +34,10 @@ void memplat_init(struct memplat_cpu *c, unsigned counters)
 	*memplat_reg(c, PV_ID_AA64PFR0_EL1) = UINT64_C(0x1201001121110222);
 	*memplat_reg(c, PV_ID_AA64PFR1_EL1) = UINT64_C(0x01000021);
 	*memplat_reg(c, PV_ID_DFR0_EL1) = UINT64_C(0x06000000);
-	*memplat_reg(c, PV_PMCR_EL0) = UINT64_C(0x41010000) | ((uint64_t)counters << PV_PMCR_N_SHIFT);
-	*memplat_reg(c, PV_PMCEID0_EL0) = UINT64_C(0x00020101) /* SW_INCR, INST_RETIRED, CPU_CYCLES */;
+	*memplat_reg(c, PV_PMCR_EL0) = UINT64_C(0x41010000) |
+				       ((uint64_t)counters << PV_PMCR_N_SHIFT);
+	*memplat_reg(c, PV_PMCEID0_EL0) = UINT64_C(
+		0x00020101) /* SW_INCR, INST_RETIRED, CPU_CYCLES */;
 	*memplat_reg(c, PV_PMCEID1_EL0) = UINT64_C(0x10000018);
 	*memplat_reg(c, PV_MDCR_EL2) = counters;
 	c->reads = c->writes = 0;

@@ -19,7 +19,7 @@
  */
 struct memplat_mmio {
 	uint64_t base;
-	uint32_t *words;        /* the caller's array of nwords entries */
+	uint32_t *words; /* the caller's array of nwords entries */
 	size_t nwords;
 	uint32_t (*dev_read)(void *dev, uint64_t pa);
 	void (*dev_write)(void *dev, uint64_t pa, uint32_t val);
@@ -28,10 +28,10 @@ struct memplat_mmio {
 };
 
 struct memplat_cpu {
-	uint64_t reg[1u << 16]; /* indexed by memplat_slot(key) */
-	uint64_t reads, writes; /* platform register accesses */
+	uint64_t reg[1u << 16];    /* indexed by memplat_slot(key) */
+	uint64_t reads, writes;    /* platform register accesses */
 	struct memplat_mmio *mmio; /* NULL: MMIO reads 0 */
-	uint64_t psb;           /* pv_plat_psb_csync calls */
+	uint64_t psb;              /* pv_plat_psb_csync calls */
 };
 
 /*
@@ -47,8 +47,8 @@ struct memplat_mem {
 };
 
 struct memplat_vcpu {
-	bool line[32];          /* virtual PPI levels */
-	unsigned changes;       /* pv_plat_virq_set calls */
+	bool line[32];           /* virtual PPI levels */
+	unsigned changes;        /* pv_plat_virq_set calls */
 	struct memplat_mem *mem; /* its VM's memory, NULL: none */
 };
 

@@ -56,14 +56,14 @@ static int setup(void **state)
 		   "[ \"$(id -u)\" = 0 ] || [ -n \"${FAKE_VIA_SUDO:-}\" ] || exit 100\n"
 		   "[ \"$1\" = update ] && exit 0\n"
 		   "[ -n \"${FAKE_APT_BROKEN:-}\" ] && exit 0\n"
-		   "for p; do case \"$p\" in -*|install) ;; *) echo \"$p\" >>\"$FAKE/installed\";; "
+		   "for p; do case \"$p\" in -*|install) ;; *) echo \"$p\" "
+		   ">>\"$FAKE/installed\";; "
 		   "esac; done\n");
-	write_exec("sudo",
-		   "#!/bin/sh\n"
-		   "[ -n \"${FAKE_SUDO_OK:-}\" ] || exit 1\n"
-		   "[ \"$1\" = -n ] && shift\n"
-		   "echo \"sudo $*\" >>\"$FAKE/log\"\n"
-		   "FAKE_VIA_SUDO=1 exec \"$@\"\n");
+	write_exec("sudo", "#!/bin/sh\n"
+			   "[ -n \"${FAKE_SUDO_OK:-}\" ] || exit 1\n"
+			   "[ \"$1\" = -n ] && shift\n"
+			   "echo \"sudo $*\" >>\"$FAKE/log\"\n"
+			   "FAKE_VIA_SUDO=1 exec \"$@\"\n");
 	write_exec("id", "#!/bin/sh\necho \"$FAKE_UID\"\n");
 	return 0;
 }
@@ -90,7 +90,8 @@ static struct cmd_result deps(const char *args, const char *installed, int uid, 
 	fputc('\n', f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
-		 "rm -f %s/log; touch %s/log; FAKE=%s FAKE_UID=%d PATH=%s:$PATH DPKG_QUERY=%s/dpkg-query "
+		 "rm -f %s/log; touch %s/log; FAKE=%s FAKE_UID=%d PATH=%s:$PATH "
+		 "DPKG_QUERY=%s/dpkg-query "
 		 "APT_GET=%s/apt-get SUDO=%s/sudo %s sh scripts/deps.sh %s",
 		 fake, fake, fake, uid, fake, fake, fake, fake, env, args);
 	struct cmd_result r = tt_run(cmd, NULL);
@@ -119,12 +120,14 @@ static void test_root_installs_exactly_the_missing(void **state)
 	struct cmd_result log,
 		r = deps("ensure demo", "make gcc libc6-dev pkg-config", 0, "", &log);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(log.out, "apt-get update -q\n"
-				     "apt-get install -y -q --no-install-recommends libxml2-dev "
-				     "libvirt-dev\n");
+	assert_string_equal(log.out,
+			    "apt-get update -q\n"
+			    "apt-get install -y -q --no-install-recommends libxml2-dev "
+			    "libvirt-dev\n");
 	const char *list = strstr(r.err, "not installed here: libxml2-dev libvirt-dev\n");
-	const char *installing = strstr(r.err, "installing them: apt-get install -y "
-					       "--no-install-recommends libxml2-dev libvirt-dev\n");
+	const char *installing = strstr(r.err,
+					"installing them: apt-get install -y "
+					"--no-install-recommends libxml2-dev libvirt-dev\n");
 	assert_non_null(list);
 	assert_non_null(installing);
 	assert_true(list < installing);
@@ -139,8 +142,9 @@ static void test_no_root_no_sudo_stops_with_the_line(void **state)
 	struct cmd_result log, r = deps("ensure demo", "make gcc libc6-dev", 1000, "", &log);
 	assert_int_equal(r.status, 1);
 	assert_string_equal(log.out, "");
-	assert_non_null(strstr(r.err, "\n    apt-get update && apt-get install -y "
-				      "--no-install-recommends pkg-config libxml2-dev libvirt-dev\n"));
+	assert_non_null(strstr(r.err,
+			       "\n    apt-get update && apt-get install -y "
+			       "--no-install-recommends pkg-config libxml2-dev libvirt-dev\n"));
 	tt_free(&r);
 	tt_free(&log);
 }
@@ -148,11 +152,13 @@ static void test_no_root_no_sudo_stops_with_the_line(void **state)
 static void test_sudo_n_where_allowed(void **state)
 {
 	(void)state;
-	struct cmd_result log, r = deps("ensure demo", "make gcc libc6-dev pkg-config libxml2-dev",
-					1000, "FAKE_SUDO_OK=1", &log);
+	struct cmd_result log,
+		r = deps("ensure demo", "make gcc libc6-dev pkg-config libxml2-dev", 1000,
+			 "FAKE_SUDO_OK=1", &log);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(log.out, "sudo env DEBIAN_FRONTEND=noninteractive "));
-	assert_non_null(strstr(log.out, "apt-get install -y -q --no-install-recommends libvirt-dev\n"));
+	assert_non_null(
+		strstr(log.out, "apt-get install -y -q --no-install-recommends libvirt-dev\n"));
 	assert_null(strstr(log.out, "libxml2-dev"));
 	tt_free(&r);
 	tt_free(&log);
@@ -161,7 +167,8 @@ static void test_sudo_n_where_allowed(void **state)
 static void test_install_no_only_reports(void **state)
 {
 	(void)state;
-	struct cmd_result log, r = deps("ensure check", DEMO_ALL, 0, "PERFVISOR_INSTALL=no", &log);
+	struct cmd_result log,
+		r = deps("ensure check", DEMO_ALL, 0, "PERFVISOR_INSTALL=no", &log);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(log.out, "");
 	assert_non_null(strstr(r.err, "qemu-system-arm"));
@@ -173,8 +180,9 @@ static void test_install_no_only_reports(void **state)
 static void test_still_missing_after_apt_fails(void **state)
 {
 	(void)state;
-	struct cmd_result log, r = deps("ensure demo", "make gcc libc6-dev pkg-config libxml2-dev",
-					0, "FAKE_APT_BROKEN=1", &log);
+	struct cmd_result log,
+		r = deps("ensure demo", "make gcc libc6-dev pkg-config libxml2-dev", 0,
+			 "FAKE_APT_BROKEN=1", &log);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "still not installed after apt-get: libvirt-dev\n"));
 	tt_free(&r);
@@ -199,11 +207,15 @@ static void test_goal_package_sets(void **state)
 	struct cmd_result check = tt_run("sh scripts/deps.sh list check", NULL);
 	assert_int_equal(demo.status, 0);
 	assert_int_equal(check.status, 0);
-	static const char *const demo_needs[] = {"make", "gcc", "libc6-dev", "pkg-config",
-						 "libxml2-dev", "libvirt-dev"};
-	static const char *const test_only[] = {"libcmocka-dev", "qemu-system-arm",
-						"gcc-aarch64-linux-gnu", "python3", "jq",
-						"python3-prometheus-client", "valgrind"};
+	static const char *const demo_needs[] = {"make",       "gcc",         "libc6-dev",
+						 "pkg-config", "libxml2-dev", "libvirt-dev"};
+	static const char *const test_only[] = {"libcmocka-dev",
+						"qemu-system-arm",
+						"gcc-aarch64-linux-gnu",
+						"python3",
+						"jq",
+						"python3-prometheus-client",
+						"valgrind"};
 	for (size_t i = 0; i < sizeof(demo_needs) / sizeof(demo_needs[0]); i++) {
 		assert_true(listed(demo.out, demo_needs[i]));
 		assert_true(listed(check.out, demo_needs[i]));

@@ -81,7 +81,8 @@ static void test_db(void **state)
 	assert_int_equal(dom.memorytune[0].node[0].percent, 20);
 	/* ref_cpu_cycles is enabled but has no Arm event: one warning, naming the line */
 	assert_int_equal(dom.nwarn, 1);
-	assert_non_null(strstr(dom.warn[0], "examples/demo/db.xml:25: <event name='ref_cpu_cycles'>"));
+	assert_non_null(
+		strstr(dom.warn[0], "examples/demo/db.xml:25: <event name='ref_cpu_cycles'>"));
 	assert_false(domxml_perf_accounted(&dom, DOM_PERF_ref_cpu_cycles));
 }
 
@@ -98,7 +99,8 @@ static void test_filters_and_defaults(void **state)
 		"<domain type='kvm'><name>c</name><features><pmu state='off'/></features>"
 		"<perf><event name='cmt' enabled='no'/></perf></domain>",
 		"<domain type='kvm'><name>d</name><cputune><cachetune vcpus='0'>"
-		"<cache id='1' level='2' type='data' size='512'/></cachetune></cputune></domain>",
+		"<cache id='1' level='2' type='data' "
+		"size='512'/></cachetune></cputune></domain>",
 	};
 	assert_int_equal(domxml_parse_memory(xml[0], "a", &dom, &d), 0);
 	assert_int_equal(dom.vcpus, 1);
@@ -129,7 +131,8 @@ static void test_nothing_half_filled(void **state)
 {
 	(void)state;
 	struct diag d;
-	assert_int_equal(domxml_parse_file("tests/tool/fixtures/perf-duplicate.xml", &dom, &d), -1);
+	assert_int_equal(domxml_parse_file("tests/tool/fixtures/perf-duplicate.xml", &dom, &d),
+			 -1);
 	assert_string_equal(dom.name, "");
 	assert_int_equal(dom.cfg.features, 0);
 	assert_int_equal(dom.vcpus, 0);
@@ -157,7 +160,8 @@ static void test_libvirt(void **state)
 	assert_int_equal(n, 4);
 	/* What libvirt gives back parses to the same configuration as the files. */
 	static const char *const files[] = {"examples/demo/web.xml", "examples/demo/db.xml",
-					    "examples/demo/batch.xml", "examples/demo/branchy.xml"};
+					    "examples/demo/batch.xml",
+					    "examples/demo/branchy.xml"};
 	for (unsigned i = 0; i < 4; i++) {
 		parse(files[i]);
 		const struct domain *v = NULL;
@@ -175,10 +179,12 @@ static void test_libvirt(void **state)
 		for (unsigned k = 0; k < dom.nmemorytune; k++) {
 			assert_int_equal(v->memorytune[k].vcpus, dom.memorytune[k].vcpus);
 			assert_int_equal(v->memorytune[k].nnodes, dom.memorytune[k].nnodes);
-			assert_int_equal(v->memorytune[k].nmonitors, dom.memorytune[k].nmonitors);
+			assert_int_equal(v->memorytune[k].nmonitors,
+					 dom.memorytune[k].nmonitors);
 		}
 		for (unsigned k = 0; k < dom.ncachetune; k++)
-			assert_int_equal(v->cachetune[k].cache[0].bytes, dom.cachetune[k].cache[0].bytes);
+			assert_int_equal(v->cachetune[k].cache[0].bytes,
+					 dom.cachetune[k].cache[0].bytes);
 	}
 	static const char *const one[] = {"batch"};
 	assert_int_equal(virt_load(uri, one, 1, doms, 8, &n, &d), 0);
@@ -191,8 +197,8 @@ static void test_libvirt(void **state)
 static void test_vm_config(void **state)
 {
 	(void)state;
-	struct cmd_result r = tt_run(TOOL_BIN " vm-config examples/demo/web.xml examples/demo/branchy.xml",
-				     NULL);
+	struct cmd_result r = tt_run(
+		TOOL_BIN " vm-config examples/demo/web.xml examples/demo/branchy.xml", NULL);
 	assert_int_equal(r.status, 0);
 	static const char *const lines[] = {
 		"domain web\n",
@@ -214,7 +220,9 @@ static void test_vm_config(void **state)
 
 	r = tt_run(TOOL_BIN " vm-config", NULL); /* test:///default */
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "domain test\n  from                     test:///default (domain test)\n"));
+	assert_non_null(strstr(
+		r.out,
+		"domain test\n  from                     test:///default (domain test)\n"));
 	assert_non_null(strstr(r.out, "<perf>                   absent: every event allowed"));
 	tt_free(&r);
 

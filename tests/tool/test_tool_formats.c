@@ -94,7 +94,8 @@ static void expect_counters(const struct run_vm *v)
 			if (cyc)
 				snprintf(key, sizeof(key), "vcpu.%u.PMCCNTR.CPU_CYCLES", c);
 			else
-				snprintf(key, sizeof(key), "vcpu.%u.PMEVCNTR%u.%s", c, i, sim_ev_name(ev));
+				snprintf(key, sizeof(key), "vcpu.%u.PMEVCNTR%u.%s", c, i,
+					 sim_ev_name(ev));
 			tt_figs_add_u64(&truth, d->name, key, val);
 		}
 	}
@@ -135,53 +136,70 @@ static void expect_bandwidth(const struct run_vm *v, struct figs *f, const char 
 	for (unsigned t = 0; t < d->nmemorytune; t++)
 		for (unsigned j = 0; j < d->memorytune[t].nmonitors; j++, n++) {
 			char name[80], vcpus[96];
-			domxml_monitor_name(d->memorytune[t].monitor[j].vcpus, name, sizeof(name));
+			domxml_monitor_name(d->memorytune[t].monitor[j].vcpus, name,
+					    sizeof(name));
 			cpuset_format(d->memorytune[t].monitor[j].vcpus, vcpus, sizeof(vcpus));
 			snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.name", n);
 			tt_figs_add(f, d->name, key, name);
 			if (!table) {
-				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.vcpus", n);
+				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.vcpus",
+					 n);
 				tt_figs_add(f, d->name, key, vcpus);
 			}
 			if (json || domstats) {
-				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.count", n);
+				snprintf(key, sizeof(key),
+					 "memory.bandwidth.monitor.%u.node.count", n);
 				tt_figs_add_u64(f, d->name, key, sc->nnodes);
 			}
 			for (unsigned k = 0; k < sc->nnodes; k++) {
 				unsigned id = sc->node[k].id;
-				uint64_t bytes = sim_mpam_machine_vm_bytes(m, v->sim_vm, id, false);
-				uint64_t local = sim_mpam_machine_vm_local_bytes(m, v->sim_vm, id);
-				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.id", n, k);
+				uint64_t bytes = sim_mpam_machine_vm_bytes(m, v->sim_vm, id,
+									   false);
+				uint64_t local = sim_mpam_machine_vm_local_bytes(m, v->sim_vm,
+										 id);
+				snprintf(key, sizeof(key),
+					 "memory.bandwidth.monitor.%u.node.%u.id", n, k);
 				tt_figs_add_u64(f, d->name, key, id);
-				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.bytes.total",
-					 n, k);
+				snprintf(key, sizeof(key),
+					 "memory.bandwidth.monitor.%u.node.%u.bytes.total", n,
+					 k);
 				tt_figs_add_u64(f, d->name, key, bytes);
-				snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.bytes.local",
-					 n, k);
+				snprintf(key, sizeof(key),
+					 "memory.bandwidth.monitor.%u.node.%u.bytes.local", n,
+					 k);
 				tt_figs_add_u64(f, d->name, key, local);
 				if (json || table) {
-					snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.status",
+					snprintf(key, sizeof(key),
+						 "memory.bandwidth.monitor.%u.node.%u.status",
 						 n, k);
 					tt_figs_add(f, d->name, key, "measured");
 				}
 				if (json) {
 					snprintf(key, sizeof(key),
-						 "memory.bandwidth.monitor.%u.node.%u.local_status", n, k);
+						 "memory.bandwidth.monitor.%u.node.%u.local_"
+						 "status",
+						 n, k);
 					tt_figs_add(f, d->name, key, "measured");
 				}
 				if (!domstats) {
-					snprintf(key, sizeof(key), "memory.bandwidth.monitor.%u.node.%u.bound",
-						 n, k);
+					snprintf(key, sizeof(key),
+						 "memory.bandwidth.monitor.%u.node.%u.bound", n,
+						 k);
 					tt_figs_add_u64(f, d->name, key, 0);
 					snprintf(key, sizeof(key),
-						 "memory.bandwidth.monitor.%u.node.%u.local_bound", n, k);
+						 "memory.bandwidth.monitor.%u.node.%u.local_"
+						 "bound",
+						 n, k);
 					tt_figs_add_u64(f, d->name, key, 0);
 				}
 				if (json || om) {
 					snprintf(key, sizeof(key),
-						 "memory.bandwidth.monitor.%u.node.%u.bytes_per_second", n, k);
+						 "memory.bandwidth.monitor.%u.node.%u.bytes_"
+						 "per_second",
+						 n, k);
 					tt_figs_add_u64(f, d->name, key,
-							(uint64_t)((unsigned __int128)bytes * 1000000000u / ns));
+							(uint64_t)((unsigned __int128)bytes *
+								   1000000000u / ns));
 				}
 			}
 		}
@@ -205,9 +223,11 @@ static int setup(void **state)
 	 * keeps its memory on node 0, local to pCPU 0. */
 	uint64_t web_total = sim_mpam_machine_vm_bytes(run->m, run->vm[0].sim_vm, 0, false);
 	uint64_t web_local = sim_mpam_machine_vm_local_bytes(run->m, run->vm[0].sim_vm, 0);
-	if (strcmp(run->vm[0].sv->dom.name, "web") || !web_local || web_local * 3 > web_total * 2 ||
-	    web_local * 3 < web_total) {
-		fprintf(stderr, "setup: web's local bytes on node 0 (%llu of %llu) are not about half\n",
+	if (strcmp(run->vm[0].sv->dom.name, "web") || !web_local ||
+	    web_local * 3 > web_total * 2 || web_local * 3 < web_total) {
+		fprintf(stderr,
+			"setup: web's local bytes on node 0 (%llu of %llu) are not about "
+			"half\n",
 			(unsigned long long)web_local, (unsigned long long)web_total);
 		return -1;
 	}
@@ -343,11 +363,12 @@ static void test_json_jq(void **state)
 {
 	(void)state;
 	tt_require_parsers();
-	struct cmd_result r =
-		tt_run(TOOL_BIN " stats --format json " DEMO " 2>/dev/null | jq -r '.domains[] | .name "
-		       "as $d | .perf | to_entries[] | select(.value.value != null) | "
-		       "\"\\($d)\\tperf.\\(.key)\\t\\(.value.value)\"'",
-		       NULL);
+	struct cmd_result r = tt_run(
+		TOOL_BIN " stats --format json " DEMO
+			 " 2>/dev/null | jq -r '.domains[] | .name "
+			 "as $d | .perf | to_entries[] | select(.value.value != null) | "
+			 "\"\\($d)\\tperf.\\(.key)\\t\\(.value.value)\"'",
+		NULL);
 	assert_int_equal(r.status, 0);
 	struct figs got = {0}, want = {0};
 	tt_figs_parse(&got, r.out);
@@ -360,12 +381,15 @@ static void test_json_jq(void **state)
 	tt_figs_free(&want);
 	tt_free(&r);
 
-	r = tt_run(TOOL_BIN " stats --format json " DEMO " 2>/dev/null | jq -r '.domains[] | .name "
-		   "as $d | .memory_bandwidth // [] | to_entries[] | .key as $n | .value.nodes | "
-		   "to_entries[] | \"\\($d)\\tmemory.bandwidth.monitor.\\($n).node.\\(.key).bytes."
-		   "total\\t\\(.value.bytes_total)\\n\\($d)\\tmemory.bandwidth.monitor.\\($n).node."
-		   "\\(.key).bytes.local\\t\\(.value.bytes_local)\"'",
-		   NULL);
+	r = tt_run(
+		TOOL_BIN
+		" stats --format json " DEMO " 2>/dev/null | jq -r '.domains[] | .name "
+		"as $d | .memory_bandwidth // [] | to_entries[] | .key as $n | .value.nodes | "
+		"to_entries[] | \"\\($d)\\tmemory.bandwidth.monitor.\\($n).node.\\(.key).bytes."
+		"total\\t\\(.value.bytes_total)\\n\\($d)\\tmemory.bandwidth.monitor.\\($n)."
+		"node."
+		"\\(.key).bytes.local\\t\\(.value.bytes_local)\"'",
+		NULL);
 	assert_int_equal(r.status, 0);
 	tt_figs_parse(&got, r.out);
 	struct figs all = {0};
@@ -403,21 +427,26 @@ static void test_openmetrics_families(void **state)
 		"#family\tperfvisor_vcpu_amu_frequency_hertz\tgauge\thertz\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bytes\tcounter\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_local_bytes\tcounter\tbytes\n",
-		"#family\tperfvisor_domain_memory_bandwidth_bytes_per_second\tgauge\tbytes_per_second\n",
+		"#family\tperfvisor_domain_memory_bandwidth_bytes_per_second\tgauge\tbytes_per_"
+		"second\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bound_bytes\tgauge\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_local_bound_bytes\tgauge\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_limit_ratio\tgauge\tratio\n",
 	};
-	assert_int_equal(tt_missing(r.out, families, sizeof(families) / sizeof(families[0])), 0);
+	assert_int_equal(tt_missing(r.out, families, sizeof(families) / sizeof(families[0])),
+			 0);
 	tt_free(&r);
 	/* Labels: domain, monitor, vCPUs, node; the cap db's <memorytune> applies. */
 	r = tt_run(TOOL_BIN " stats --format openmetrics " DEMO, NULL);
-	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_bytes_total{domain=\"db\","
-				      "monitor=\"vcpus_0\",vcpus=\"0\",node=\"0\"} "));
-	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_local_bytes_total{domain="
-				      "\"web\",monitor=\"vcpus_0-1\",vcpus=\"0-1\",node=\"0\"} "));
-	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_limit_ratio{domain=\"db\","
-				      "vcpus=\"0\",node=\"0\"} 0.20\n"));
+	assert_non_null(strstr(r.out,
+			       "perfvisor_domain_memory_bandwidth_bytes_total{domain=\"db\","
+			       "monitor=\"vcpus_0\",vcpus=\"0\",node=\"0\"} "));
+	assert_non_null(strstr(r.out,
+			       "perfvisor_domain_memory_bandwidth_local_bytes_total{domain="
+			       "\"web\",monitor=\"vcpus_0-1\",vcpus=\"0-1\",node=\"0\"} "));
+	assert_non_null(strstr(r.out,
+			       "perfvisor_domain_memory_bandwidth_limit_ratio{domain=\"db\","
+			       "vcpus=\"0\",node=\"0\"} 0.20\n"));
 	tt_free(&r);
 }
 
@@ -444,17 +473,22 @@ static void test_not_offered(void **state)
 	assert_null(strstr(r.out, "SPE not offered"));
 	tt_free(&r);
 	/* The same domains on a machine without the AMU, SPE and MPAM: said so, never a number. */
-	const char *path = tt_demo_variant("plain.xml", "-e 's| amu=\"on\"||' -e 's| spe=\"on\"||' "
-							"-e '/<mpam /d'");
+	const char *path = tt_demo_variant("plain.xml",
+					   "-e 's| amu=\"on\"||' -e 's| spe=\"on\"||' "
+					   "-e '/<mpam /d'");
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats %s", path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "web: MPAM not offered: the machine does not implement MPAM\n"));
-	assert_non_null(strstr(r.out, "db: AMU not offered: the machine does not implement the AMU\n"));
-	assert_non_null(strstr(r.out, "branchy: SPE not offered: the machine does not implement SPE\n"));
-	assert_non_null(strstr(r.out, "db      0      memory node 0      20% of its bandwidth   "
-				      "no (MPAM not offered)\n"));
+	assert_non_null(
+		strstr(r.out, "web: MPAM not offered: the machine does not implement MPAM\n"));
+	assert_non_null(
+		strstr(r.out, "db: AMU not offered: the machine does not implement the AMU\n"));
+	assert_non_null(strstr(
+		r.out, "branchy: SPE not offered: the machine does not implement SPE\n"));
+	assert_non_null(strstr(r.out,
+			       "db      0      memory node 0      20% of its bandwidth   "
+			       "no (MPAM not offered)\n"));
 	assert_null(strstr(r.out, "MEMORY BANDWIDTH"));
 	assert_null(strstr(r.out, "\nAMU"));
 	tt_free(&r);
@@ -480,8 +514,8 @@ static void test_libvirt_same_figures(void **state)
 static void test_stats_domain(void **state)
 {
 	(void)state;
-	struct cmd_result r =
-		tt_run(TOOL_BIN " stats --format domstats --domain branchy --domain web " DEMO, NULL);
+	struct cmd_result r = tt_run(
+		TOOL_BIN " stats --format domstats --domain branchy --domain web " DEMO, NULL);
 	assert_int_equal(r.status, 0);
 	assert_true(!strncmp(r.out, "Domain: 'branchy'\n", 18));
 	assert_non_null(strstr(r.out, "\n\nDomain: 'web'\n"));
@@ -546,9 +580,10 @@ static void test_duration(void **state)
 {
 	(void)state;
 	char *xml = NULL;
-	struct cmd_result s = tt_run("sed -e 's|<schedule |<schedule duration=\"5ms\" |' "
-				     "-e 's|<vm file=\"|<vm file=\"../../../../examples/demo/|' " DEMO,
-				     NULL);
+	struct cmd_result s = tt_run(
+		"sed -e 's|<schedule |<schedule duration=\"5ms\" |' "
+		"-e 's|<vm file=\"|<vm file=\"../../../../examples/demo/|' " DEMO,
+		NULL);
 	assert_int_equal(s.status, 0);
 	xml = s.out;
 	const char *path = tt_write_tmp("cut.xml", xml);

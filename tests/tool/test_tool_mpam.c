@@ -75,13 +75,16 @@ static void test_cap_bites(void **state)
 	/* db's cap: 20 % of 12.8 GB/s, programmed as MBW_MAX = 51/256. */
 	double cap = 12.8e9 * 51.0 / 256.0;
 	double db = truth_rate(p, "db", 0, false), db_asked = truth_rate(p, "db", 0, true);
-	double batch = truth_rate(p, "batch", 0, false), batch_asked = truth_rate(p, "batch", 0, true);
-	fprintf(stderr, "db: asked %.3f GB/s, moved %.3f GB/s (cap %.3f); batch: asked %.3f, moved "
-		"%.3f\n", db_asked / 1e9, db / 1e9, cap / 1e9, batch_asked / 1e9, batch / 1e9);
+	double batch = truth_rate(p, "batch", 0, false),
+	       batch_asked = truth_rate(p, "batch", 0, true);
+	fprintf(stderr,
+		"db: asked %.3f GB/s, moved %.3f GB/s (cap %.3f); batch: asked %.3f, moved "
+		"%.3f\n",
+		db_asked / 1e9, db / 1e9, cap / 1e9, batch_asked / 1e9, batch / 1e9);
 	assert_true(db <= cap * 1.001);
-	assert_true(db >= cap * 0.95);       /* at about the cap */
-	assert_true(db_asked > cap * 1.5);   /* while its workload asks for more */
-	assert_true(batch == batch_asked);   /* the same workload uncapped: all it asks */
+	assert_true(db >= cap * 0.95);     /* at about the cap */
+	assert_true(db_asked > cap * 1.5); /* while its workload asks for more */
+	assert_true(batch == batch_asked); /* the same workload uncapped: all it asks */
 	assert_true(batch > db * 1.5);
 	assert_true(db_asked > batch_asked * 0.95 && db_asked < batch_asked * 1.05);
 	/* The reported figure is the truth, and its rate the truth's. */
@@ -89,8 +92,8 @@ static void test_cap_bites(void **state)
 	struct pv_vmpam_rate rate;
 	assert_int_equal(run_bw_reading(&p->run, vm_named(p, "db"), 0, &rd, &rate),
 			 PV_VMPAM_MEASURED);
-	assert_int_equal(rd.bytes, sim_mpam_machine_vm_bytes(p->run.m, vm_named(p, "db")->sim_vm, 0,
-							     false));
+	assert_int_equal(rd.bytes, sim_mpam_machine_vm_bytes(
+					   p->run.m, vm_named(p, "db")->sim_vm, 0, false));
 	assert_int_equal(rate.bytes_per_s, (uint64_t)db);
 	inproc_free(p);
 
@@ -107,7 +110,7 @@ static void test_rotation(void **state)
 {
 	(void)state;
 	const char *path = tt_demo_variant("rotate.xml", "-e 's|bandwidth-monitors=\"8\"|"
-						 "bandwidth-monitors=\"1\"|'");
+							 "bandwidth-monitors=\"1\"|'");
 	struct inproc *p = run_scenario(path);
 	assert_true(p->run.m->mpam_machine->sys.node[0].rotating);
 	unsigned estimated = 0, local_estimated = 0;
@@ -120,9 +123,11 @@ static void test_rotation(void **state)
 			if (st != PV_VMPAM_MEASURED && st != PV_VMPAM_ESTIMATED)
 				continue;
 			estimated += st == PV_VMPAM_ESTIMATED;
-			uint64_t truth = sim_mpam_machine_vm_bytes(p->run.m, v->sim_vm, n, false);
+			uint64_t truth = sim_mpam_machine_vm_bytes(p->run.m, v->sim_vm, n,
+								   false);
 			uint64_t err = rd.bytes > truth ? rd.bytes - truth : truth - rd.bytes;
-			fprintf(stderr, "%s node %u: %" PRIu64 " +- %" PRIu64 ", truth %" PRIu64 "\n",
+			fprintf(stderr,
+				"%s node %u: %" PRIu64 " +- %" PRIu64 ", truth %" PRIu64 "\n",
 				v->sv->dom.name, n, rd.bytes, rd.bound, truth);
 			assert_true(err <= rd.bound);
 			/* Local accounts rotate through the same monitor, with their own bound. */
@@ -132,8 +137,10 @@ static void test_rotation(void **state)
 			local_estimated += st == PV_VMPAM_ESTIMATED;
 			truth = sim_mpam_machine_vm_local_bytes(p->run.m, v->sim_vm, n);
 			err = rd.bytes > truth ? rd.bytes - truth : truth - rd.bytes;
-			fprintf(stderr, "%s node %u local: %" PRIu64 " +- %" PRIu64 ", truth %" PRIu64
-				"\n", v->sv->dom.name, n, rd.bytes, rd.bound, truth);
+			fprintf(stderr,
+				"%s node %u local: %" PRIu64 " +- %" PRIu64 ", truth %" PRIu64
+				"\n",
+				v->sv->dom.name, n, rd.bytes, rd.bound, truth);
 			assert_true(err <= rd.bound);
 		}
 	}
@@ -144,7 +151,8 @@ static void test_rotation(void **state)
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " run %s", path);
 	struct cmd_result r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "bandwidth figures are estimates within their error bound\n"));
+	assert_non_null(
+		strstr(r.out, "bandwidth figures are estimates within their error bound\n"));
 	assert_non_null(strstr(r.out, "  estimated\n"));
 	tt_free(&r);
 }
@@ -168,12 +176,13 @@ static void test_no_data(void **state)
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format json %s | " PARSE " json", path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.status\tno data\n"));
+	assert_non_null(
+		strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.status\tno data\n"));
 	assert_null(strstr(r.out, "bandwidth_bytes"));
 	assert_null(strstr(r.out, "bytes.total"));
 	tt_free(&r);
-	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format openmetrics %s | " PARSE " openmetrics",
-		 path);
+	snprintf(cmd, sizeof(cmd),
+		 TOOL_BIN " stats --format openmetrics %s | " PARSE " openmetrics", path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
 	assert_null(strstr(r.out, "memory_bandwidth_bytes"));
@@ -181,7 +190,8 @@ static void test_no_data(void **state)
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " run %s", path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "db      vcpus_0       0      -      -      -            -  -    "));
+	assert_non_null(strstr(
+		r.out, "db      vcpus_0       0      -      -      -            -  -    "));
 	assert_non_null(strstr(r.out, "no data\n"));
 	tt_free(&r);
 }
@@ -197,31 +207,40 @@ static void local_not_counted(const char *variant, const char *sed, const char *
 	struct cmd_result r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0); /* the totals still equal the truth */
 	char note[400];
-	snprintf(note, sizeof(note), "  web: memory-bandwidth monitor vcpus_0-1 bytes.local not "
-		 "offered: %s\n", why);
+	snprintf(note, sizeof(note),
+		 "  web: memory-bandwidth monitor vcpus_0-1 bytes.local not "
+		 "offered: %s\n",
+		 why);
 	if (!strstr(r.out, note))
 		fprintf(stderr, "expected:\n%sin:\n%s", note, r.out);
 	assert_non_null(strstr(r.out, note));
-	assert_null(strstr(r.out, "local bytes"));  /* nothing checked: nothing reported */
-	assert_non_null(strstr(r.out, "db      vcpus_0       0  136411156      0      -            -  "));
+	assert_null(strstr(r.out, "local bytes")); /* nothing checked: nothing reported */
+	assert_non_null(strstr(
+		r.out, "db      vcpus_0       0  136411156      0      -            -  "));
 	tt_free(&r);
 
-	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format domstats %s | " PARSE " domstats", path);
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format domstats %s | " PARSE " domstats",
+		 path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.bytes.total\t136411156\n"));
+	assert_non_null(strstr(
+		r.out, "db\tmemory.bandwidth.monitor.0.node.0.bytes.total\t136411156\n"));
 	assert_null(strstr(r.out, "bytes.local"));
 	tt_free(&r);
 
 	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format json %s | " PARSE " json", path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.local_status\tno data\n"));
-	assert_non_null(strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.status\tmeasured\n"));
+	assert_non_null(
+		strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.local_status\tno data\n"));
+	assert_non_null(
+		strstr(r.out, "db\tmemory.bandwidth.monitor.0.node.0.status\tmeasured\n"));
 	assert_null(strstr(r.out, "bytes.local"));
 	tt_free(&r);
-	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format json %s | jq -r '.machine.mpam | "
-		 "\"\\(.local_bytes)|\\(.local_bytes_reason)\"'", path);
+	snprintf(cmd, sizeof(cmd),
+		 TOOL_BIN " stats --format json %s | jq -r '.machine.mpam | "
+			  "\"\\(.local_bytes)|\\(.local_bytes_reason)\"'",
+		 path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
 	char want[400];
@@ -229,8 +248,8 @@ static void local_not_counted(const char *variant, const char *sed, const char *
 	assert_string_equal(r.out, want);
 	tt_free(&r);
 
-	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format openmetrics %s | " PARSE " openmetrics",
-		 path);
+	snprintf(cmd, sizeof(cmd),
+		 TOOL_BIN " stats --format openmetrics %s | " PARSE " openmetrics", path);
 	r = tt_run(cmd, NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "perfvisor_domain_memory_bandwidth_bytes\t"));
@@ -241,9 +260,10 @@ static void local_not_counted(const char *variant, const char *sed, const char *
 static void test_local_pmg_range(void **state)
 {
 	(void)state;
-	local_not_counted("onepmg.xml", "-e 's|<mpam partids=\"16\"|<mpam partids=\"16\" pmgs=\"1\"|'",
-			  "bytes.local takes a PMG per memory node (PMG_MAX >= 1), and the machine "
-			  "has PMG_MAX 0 (<mpam pmgs='1'>)");
+	local_not_counted(
+		"onepmg.xml", "-e 's|<mpam partids=\"16\"|<mpam partids=\"16\" pmgs=\"1\"|'",
+		"bytes.local takes a PMG per memory node (PMG_MAX >= 1), and the machine "
+		"has PMG_MAX 0 (<mpam pmgs='1'>)");
 	/* pmgs is 1..256 (PMG_MAX is 8 bits). */
 	const char *path = tt_demo_variant("nopmg.xml", "-e 's|<mpam partids=\"16\"|<mpam "
 							"partids=\"16\" pmgs=\"0\"|'");
@@ -259,9 +279,10 @@ static void test_local_pmg_range(void **state)
 static void test_local_no_topology(void **state)
 {
 	(void)state;
-	local_not_counted("nonode.xml", "-e 's|id=\"1\" cpus=\"1\"|id=\"1\"|'",
-			  "bytes.local takes every pCPU's memory node, and pCPU 1 is local to none "
-			  "(<memory-node cpus>)");
+	local_not_counted(
+		"nonode.xml", "-e 's|id=\"1\" cpus=\"1\"|id=\"1\"|'",
+		"bytes.local takes every pCPU's memory node, and pCPU 1 is local to none "
+		"(<memory-node cpus>)");
 }
 
 /* perfvisor partitions and counts a VM as a whole: a tune or a monitor of part of its vCPUs
@@ -269,10 +290,10 @@ static void test_local_no_topology(void **state)
 static void test_part_of_a_vm(void **state)
 {
 	(void)state;
-	const char *dom = tt_write_tmp("half.xml",
-				       "<domain type='kvm'><name>half</name><vcpu>2</vcpu><cputune>"
-				       "<memorytune vcpus='0'><node id='0' bandwidth='10'/>"
-				       "<monitor vcpus='0'/></memorytune></cputune></domain>");
+	const char *dom = tt_write_tmp(
+		"half.xml", "<domain type='kvm'><name>half</name><vcpu>2</vcpu><cputune>"
+			    "<memorytune vcpus='0'><node id='0' bandwidth='10'/>"
+			    "<monitor vcpus='0'/></memorytune></cputune></domain>");
 	const char *slash = strrchr(dom, '/');
 	char scen[1024];
 	snprintf(scen, sizeof(scen),

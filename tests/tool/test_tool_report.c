@@ -28,9 +28,10 @@ static void build(void)
 {
 	memset(&def, 0, sizeof(def));
 	def.nmemorytune = 1;
-	def.memorytune[0] = (struct dom_memorytune){.vcpus = 0x3, .nnodes = 2,
-						    .node = {{.id = 0, .percent = 30},
-							     {.id = 2, .percent = 60}}};
+	def.memorytune[0] = (struct dom_memorytune){
+		.vcpus = 0x3,
+		.nnodes = 2,
+		.node = {{.id = 0, .percent = 30}, {.id = 2, .percent = 60}}};
 	memset(dom, 0, sizeof(dom));
 	struct rep_domain *d = &dom[0];
 	snprintf(d->name, sizeof(d->name), "tenant \"a\"");
@@ -42,12 +43,14 @@ static void build(void)
 	d->limits_enforced = true;
 	d->memorytune_applied[0] = true;
 	d->nperf = 2;
-	d->perf[0] = (struct rep_perf){.event = DOM_PERF_cpu_cycles, .state = REP_MEASURED,
-				       .value = 1000};
-	d->perf[1] = (struct rep_perf){.event = DOM_PERF_cmt, .state = REP_NOT_OFFERED,
-				       .why = "no Arm event"};
+	d->perf[0] = (struct rep_perf){
+		.event = DOM_PERF_cpu_cycles, .state = REP_MEASURED, .value = 1000};
+	d->perf[1] = (struct rep_perf){
+		.event = DOM_PERF_cmt, .state = REP_NOT_OFFERED, .why = "no Arm event"};
 	for (unsigned c = 0; c < 2; c++) {
-		d->vcpu[c] = (struct rep_vcpu){.id = c, .pcpu = c, .ncounters = 1,
+		d->vcpu[c] = (struct rep_vcpu){.id = c,
+					       .pcpu = c,
+					       .ncounters = 1,
 					       .amu_measured = true,
 					       .amu = {10 + c, 20 + c, 30 + c, 40 + c},
 					       .amu_mhz = 1000.0 + c};
@@ -59,27 +62,55 @@ static void build(void)
 	d->mpam.state = REP_MEASURED;
 	d->spe = (struct rep_feature){.state = REP_NOT_OFFERED, .why = "not yet"};
 	d->nmonitors = 2;
-	d->monitor[0] = (struct rep_bw_monitor){
-		.name = "vcpus_0", .vcpus = 0x1, .nnodes = 2,
-		.node = {{.id = 0, .bytes_total = 4000, .bytes_per_s = 8000, .has_local = true,
-			  .bytes_local = 3000, .limit_percent = 30},
-			 {.id = 2, .bytes_total = 1000, .bytes_per_s = 2000,
-			  .local_status = REP_BW_NOT_READY, .limit_percent = 60}}};
-	d->monitor[1] = (struct rep_bw_monitor){
-		.name = "vcpus_1", .vcpus = 0x2, .nnodes = 2,
-		.node = {{.id = 2, .status = REP_BW_ESTIMATED, .bytes_total = 8000, .bound = 500,
-			  .bytes_per_s = 16000, .bound_per_s = 1000,
-			  .local_status = REP_BW_ESTIMATED, .has_local = true, .bytes_local = 5000,
-			  .local_bound = 700},
-			 {.id = 3, .status = REP_BW_NOT_READY, .local_status = REP_BW_NOT_READY}}};
+	d->monitor[0] = (struct rep_bw_monitor){.name = "vcpus_0",
+						.vcpus = 0x1,
+						.nnodes = 2,
+						.node = {{.id = 0,
+							  .bytes_total = 4000,
+							  .bytes_per_s = 8000,
+							  .has_local = true,
+							  .bytes_local = 3000,
+							  .limit_percent = 30},
+							 {.id = 2,
+							  .bytes_total = 1000,
+							  .bytes_per_s = 2000,
+							  .local_status = REP_BW_NOT_READY,
+							  .limit_percent = 60}}};
+	d->monitor[1] = (struct rep_bw_monitor){.name = "vcpus_1",
+						.vcpus = 0x2,
+						.nnodes = 2,
+						.node = {{.id = 2,
+							  .status = REP_BW_ESTIMATED,
+							  .bytes_total = 8000,
+							  .bound = 500,
+							  .bytes_per_s = 16000,
+							  .bound_per_s = 1000,
+							  .local_status = REP_BW_ESTIMATED,
+							  .has_local = true,
+							  .bytes_local = 5000,
+							  .local_bound = 700},
+							 {.id = 3,
+							  .status = REP_BW_NOT_READY,
+							  .local_status = REP_BW_NOT_READY}}};
 	snprintf(dom[1].name, sizeof(dom[1].name), "empty");
 	dom[1].nvcpus = 1;
-	rep = (struct report){.scenario = "synthetic", .source = "none", .cpus = 2, .mhz = 1000,
-			      .pmu_version = PV_PMUVER_V3P5, .pmu_counters = 6, .seconds = 0.5,
-			      .amu = true, .mpam = true, .partids = 8, .bw_monitors = 2, .pmgs = 4,
-			      .local_counted = true, .nnodes = 3,
+	rep = (struct report){.scenario = "synthetic",
+			      .source = "none",
+			      .cpus = 2,
+			      .mhz = 1000,
+			      .pmu_version = PV_PMUVER_V3P5,
+			      .pmu_counters = 6,
+			      .seconds = 0.5,
+			      .amu = true,
+			      .mpam = true,
+			      .partids = 8,
+			      .bw_monitors = 2,
+			      .pmgs = 4,
+			      .local_counted = true,
+			      .nnodes = 3,
 			      .node = {{0, 0x1, 10000}, {2, 0x2, 20000}, {3, 0, 30000}},
-			      .ndomains = 2, .domain = dom};
+			      .ndomains = 2,
+			      .domain = dom};
 }
 
 static char *render(enum report_format f)
@@ -136,7 +167,8 @@ static void want(struct figs *w, const char *fmt)
 		if (json) {
 			snprintf(key, sizeof(key), "%s.%u.node.%u.status", p, nodes[i].mon, m);
 			tt_figs_add(w, a, key, nodes[i].status);
-			snprintf(key, sizeof(key), "%s.%u.node.%u.local_status", p, nodes[i].mon, m);
+			snprintf(key, sizeof(key), "%s.%u.node.%u.local_status", p,
+				 nodes[i].mon, m);
 			tt_figs_add(w, a, key, nodes[i].local_status);
 		}
 		if (!nodes[i].total)
@@ -144,16 +176,19 @@ static void want(struct figs *w, const char *fmt)
 		snprintf(key, sizeof(key), "%s.%u.node.%u.bytes.total", p, nodes[i].mon, m);
 		tt_figs_add(w, a, key, nodes[i].total);
 		if (nodes[i].local) {
-			snprintf(key, sizeof(key), "%s.%u.node.%u.bytes.local", p, nodes[i].mon, m);
+			snprintf(key, sizeof(key), "%s.%u.node.%u.bytes.local", p, nodes[i].mon,
+				 m);
 			tt_figs_add(w, a, key, nodes[i].local);
 		}
 		if (!domstats) { /* libvirt has no key for these */
-			snprintf(key, sizeof(key), "%s.%u.node.%u.bytes_per_second", p, nodes[i].mon, m);
+			snprintf(key, sizeof(key), "%s.%u.node.%u.bytes_per_second", p,
+				 nodes[i].mon, m);
 			tt_figs_add(w, a, key, nodes[i].rate);
 			snprintf(key, sizeof(key), "%s.%u.node.%u.bound", p, nodes[i].mon, m);
 			tt_figs_add(w, a, key, nodes[i].bound);
 			if (nodes[i].local_bound) {
-				snprintf(key, sizeof(key), "%s.%u.node.%u.local_bound", p, nodes[i].mon, m);
+				snprintf(key, sizeof(key), "%s.%u.node.%u.local_bound", p,
+					 nodes[i].mon, m);
 				tt_figs_add(w, a, key, nodes[i].local_bound);
 			}
 		}
@@ -170,28 +205,27 @@ static void test_domstats(void **state)
 	(void)state;
 	build();
 	char *text = render(FMT_DOMSTATS);
-	static const char expected[] =
-		"Domain: 'tenant \"a\"'\n"
-		"  perf.cpu_cycles=1000\n"
-		"  memory.bandwidth.monitor.count=2\n"
-		"  memory.bandwidth.monitor.0.name=vcpus_0\n"
-		"  memory.bandwidth.monitor.0.vcpus=0\n"
-		"  memory.bandwidth.monitor.0.node.count=2\n"
-		"  memory.bandwidth.monitor.0.node.0.id=0\n"
-		"  memory.bandwidth.monitor.0.node.0.bytes.local=3000\n"
-		"  memory.bandwidth.monitor.0.node.0.bytes.total=4000\n"
-		"  memory.bandwidth.monitor.0.node.1.id=2\n"
-		"  memory.bandwidth.monitor.0.node.1.bytes.total=1000\n"
-		"  memory.bandwidth.monitor.1.name=vcpus_1\n"
-		"  memory.bandwidth.monitor.1.vcpus=1\n"
-		"  memory.bandwidth.monitor.1.node.count=2\n"
-		"  memory.bandwidth.monitor.1.node.0.id=2\n"
-		"  memory.bandwidth.monitor.1.node.0.bytes.local=5000\n"
-		"  memory.bandwidth.monitor.1.node.0.bytes.total=8000\n"
-		"  memory.bandwidth.monitor.1.node.1.id=3\n"
-		"\n"
-		"Domain: 'empty'\n"
-		"\n";
+	static const char expected[] = "Domain: 'tenant \"a\"'\n"
+				       "  perf.cpu_cycles=1000\n"
+				       "  memory.bandwidth.monitor.count=2\n"
+				       "  memory.bandwidth.monitor.0.name=vcpus_0\n"
+				       "  memory.bandwidth.monitor.0.vcpus=0\n"
+				       "  memory.bandwidth.monitor.0.node.count=2\n"
+				       "  memory.bandwidth.monitor.0.node.0.id=0\n"
+				       "  memory.bandwidth.monitor.0.node.0.bytes.local=3000\n"
+				       "  memory.bandwidth.monitor.0.node.0.bytes.total=4000\n"
+				       "  memory.bandwidth.monitor.0.node.1.id=2\n"
+				       "  memory.bandwidth.monitor.0.node.1.bytes.total=1000\n"
+				       "  memory.bandwidth.monitor.1.name=vcpus_1\n"
+				       "  memory.bandwidth.monitor.1.vcpus=1\n"
+				       "  memory.bandwidth.monitor.1.node.count=2\n"
+				       "  memory.bandwidth.monitor.1.node.0.id=2\n"
+				       "  memory.bandwidth.monitor.1.node.0.bytes.local=5000\n"
+				       "  memory.bandwidth.monitor.1.node.0.bytes.total=8000\n"
+				       "  memory.bandwidth.monitor.1.node.1.id=3\n"
+				       "\n"
+				       "Domain: 'empty'\n"
+				       "\n";
 	assert_string_equal(text, expected);
 	tt_require_parsers();
 	struct cmd_result r = parse("domstats", text);
@@ -226,23 +260,27 @@ static void test_json(void **state)
 	static const char *const watched[] = {"perf.", "memory.", NULL};
 	assert_int_equal(tt_figs_compare(&w, &got, "json", watched), 0);
 	/* the rate, the bound, the cap in force, the limits, the machine */
-	assert_non_null(strstr(text, "{\"id\": 2, \"status\": \"estimated\", \"bytes_total\": 8000, "
-				     "\"bound_bytes\": 500, \"bytes_per_second\": 16000, "
-				     "\"bound_bytes_per_second\": 1000, \"bytes_local\": 5000, "
-				     "\"local_bound_bytes\": 700, \"local_status\": \"estimated\"}"));
+	assert_non_null(strstr(text,
+			       "{\"id\": 2, \"status\": \"estimated\", \"bytes_total\": 8000, "
+			       "\"bound_bytes\": 500, \"bytes_per_second\": 16000, "
+			       "\"bound_bytes_per_second\": 1000, \"bytes_local\": 5000, "
+			       "\"local_bound_bytes\": 700, \"local_status\": \"estimated\"}"));
 	assert_non_null(strstr(text, "{\"id\": 3, \"status\": \"not ready\", \"local_status\": "
 				     "\"not ready\"}"));
 	assert_non_null(strstr(text, "\"bytes_local\": 3000, \"local_bound_bytes\": 0, "
 				     "\"local_status\": \"measured\", \"limit_percent\": 30}"));
-	assert_non_null(strstr(text, "\"limits\": {\"applied\": true, \"memorytune\": [{\"vcpus\": "
-				     "\"0-1\", \"applied\": true, \"nodes\": [{\"id\": 0, "
-				     "\"bandwidth_percent\": 30}"));
-	assert_non_null(strstr(text, "\"amu\": true, \"spe\": null, \"mpam\": {\"partids\": 8, "
-				     "\"pmgs\": 4, \"bandwidth_monitors\": 2, \"local_bytes\": true}, "
-				     "\"memory_nodes\": [{\"id\": 0, \"cpus\": "
-				     "\"0\", \"bandwidth_bytes_per_second\": 10000}"));
-	assert_non_null(strstr(text, "\"cmt\": {\"state\": \"not offered\", \"reason\": \"no Arm "
-				     "event\"}"));
+	assert_non_null(strstr(text,
+			       "\"limits\": {\"applied\": true, \"memorytune\": [{\"vcpus\": "
+			       "\"0-1\", \"applied\": true, \"nodes\": [{\"id\": 0, "
+			       "\"bandwidth_percent\": 30}"));
+	assert_non_null(
+		strstr(text, "\"amu\": true, \"spe\": null, \"mpam\": {\"partids\": 8, "
+			     "\"pmgs\": 4, \"bandwidth_monitors\": 2, \"local_bytes\": true}, "
+			     "\"memory_nodes\": [{\"id\": 0, \"cpus\": "
+			     "\"0\", \"bandwidth_bytes_per_second\": 10000}"));
+	assert_non_null(strstr(text,
+			       "\"cmt\": {\"state\": \"not offered\", \"reason\": \"no Arm "
+			       "event\"}"));
 	tt_figs_free(&got);
 	tt_figs_free(&w);
 	tt_free(&r);
@@ -266,7 +304,8 @@ static void test_openmetrics(void **state)
 	static const char *const families[] = {
 		"#family\tperfvisor_domain_memory_bandwidth_bytes\tcounter\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_local_bytes\tcounter\tbytes\n",
-		"#family\tperfvisor_domain_memory_bandwidth_bytes_per_second\tgauge\tbytes_per_second\n",
+		"#family\tperfvisor_domain_memory_bandwidth_bytes_per_second\tgauge\tbytes_per_"
+		"second\n",
 		"#family\tperfvisor_domain_memory_bandwidth_bound_bytes\tgauge\tbytes\n",
 		"#family\tperfvisor_domain_memory_bandwidth_local_bound_bytes\tgauge\tbytes\n",
 		"#family\tperfvisor_vcpu_amu_frequency_hertz\tgauge\thertz\n",
@@ -274,29 +313,38 @@ static void test_openmetrics(void **state)
 		"#family\tperfvisor_vcpu_amu_events\tcounter\t\n",
 		"#family\tperfvisor_domain_perf_events\tcounter\t\n",
 	};
-	assert_int_equal(tt_missing(r.out, families, sizeof(families) / sizeof(families[0])), 0);
+	assert_int_equal(tt_missing(r.out, families, sizeof(families) / sizeof(families[0])),
+			 0);
 	/* Label values escaped; node labelled by its id; a rate over the run's 0.5 s. */
-	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_bytes_total{domain=\"tenant "
-				     "\\\"a\\\"\",monitor=\"vcpus_0\",vcpus=\"0\",node=\"2\"} 1000\n"));
-	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_bytes_per_second{domain="
-				     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
-				     "16000\n"));
-	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_bound_bytes{domain="
-				     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
-				     "500\n"));
-	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_local_bound_bytes{domain="
-				     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
-				     "700\n"));
+	assert_non_null(
+		strstr(text, "perfvisor_domain_memory_bandwidth_bytes_total{domain=\"tenant "
+			     "\\\"a\\\"\",monitor=\"vcpus_0\",vcpus=\"0\",node=\"2\"} 1000\n"));
+	assert_non_null(
+		strstr(text, "perfvisor_domain_memory_bandwidth_bytes_per_second{domain="
+			     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
+			     "16000\n"));
+	assert_non_null(
+		strstr(text, "perfvisor_domain_memory_bandwidth_bound_bytes{domain="
+			     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
+			     "500\n"));
+	assert_non_null(
+		strstr(text, "perfvisor_domain_memory_bandwidth_local_bound_bytes{domain="
+			     "\"tenant \\\"a\\\"\",monitor=\"vcpus_1\",vcpus=\"1\",node=\"2\"} "
+			     "700\n"));
 	/* bytes.local not ready beside a total: no local sample for that node */
-	assert_null(strstr(text, "perfvisor_domain_memory_bandwidth_local_bytes_total{domain="
-				 "\"tenant \\\"a\\\"\",monitor=\"vcpus_0\",vcpus=\"0\",node=\"2\"}"));
-	assert_non_null(strstr(text, "perfvisor_vcpu_amu_frequency_hertz{domain=\"tenant \\\"a\\\"\","
-				     "vcpu=\"1\"} 1001000000\n"));
+	assert_null(strstr(text,
+			   "perfvisor_domain_memory_bandwidth_local_bytes_total{domain="
+			   "\"tenant \\\"a\\\"\",monitor=\"vcpus_0\",vcpus=\"0\",node=\"2\"}"));
+	assert_non_null(strstr(text,
+			       "perfvisor_vcpu_amu_frequency_hertz{domain=\"tenant \\\"a\\\"\","
+			       "vcpu=\"1\"} 1001000000\n"));
 	assert_null(strstr(text, "node=\"3\"")); /* not ready: no sample */
-	assert_non_null(strstr(text, "perfvisor_domain_memory_bandwidth_limit_ratio{domain=\"tenant "
-				     "\\\"a\\\"\",vcpus=\"0-1\",node=\"2\"} 0.60\n"));
-	assert_non_null(strstr(text, "perfvisor_vcpu_amu_events_total{domain=\"tenant \\\"a\\\"\","
-				     "vcpu=\"1\",counter=\"inst_retired\"} 31\n"));
+	assert_non_null(strstr(text,
+			       "perfvisor_domain_memory_bandwidth_limit_ratio{domain=\"tenant "
+			       "\\\"a\\\"\",vcpus=\"0-1\",node=\"2\"} 0.60\n"));
+	assert_non_null(strstr(text,
+			       "perfvisor_vcpu_amu_events_total{domain=\"tenant \\\"a\\\"\","
+			       "vcpu=\"1\",counter=\"inst_retired\"} 31\n"));
 	assert_non_null(strstr(r.out, "tenant \"a\"\tfeature.amu\tmeasured\n"));
 	/* the second domain has no figures at all, only its info line */
 	assert_non_null(strstr(text, "perfvisor_domain_info{domain=\"empty\""));
@@ -310,35 +358,49 @@ static void test_table(void **state)
 	(void)state;
 	build();
 	char *text = render(FMT_TABLE);
-	assert_non_null(strstr(text, "\nMEMORY BANDWIDTH (per monitor and memory node, over the run; "
-				     "domstats memory.bandwidth.monitor.*)\n"));
-	assert_non_null(strstr(text, "DOMAIN      MONITOR  NODE  BYTES  BOUND  LOCAL  LOCAL BOUND  "
-				     "BYTES/S    LIMIT            STATUS\n"));
-	assert_non_null(strstr(text, "tenant \"a\"  vcpus_0     0   4000      0   3000            0  "
-				     "8.0 KB/s   30% = 3.0 KB/s   measured\n"));
-	assert_non_null(strstr(text, "tenant \"a\"  vcpus_0     2   1000      0      -            -  "
-				     "2.0 KB/s   60% = 12.0 KB/s  measured, local not ready\n"));
-	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     2   8000    500   5000          700  "
-				     "16.0 KB/s  -                estimated\n"));
-	assert_non_null(strstr(text, "tenant \"a\"  vcpus_1     3      -      -      -            -  "
-				     "-          -                not ready\n"));
-	assert_non_null(strstr(text, "AMU (each vCPU's activity monitors; frequency = CPU_CYCLES / "
-				     "CNT_CYCLES)\n"));
+	assert_non_null(strstr(text,
+			       "\nMEMORY BANDWIDTH (per monitor and memory node, over the run; "
+			       "domstats memory.bandwidth.monitor.*)\n"));
+	assert_non_null(strstr(text,
+			       "DOMAIN      MONITOR  NODE  BYTES  BOUND  LOCAL  LOCAL BOUND  "
+			       "BYTES/S    LIMIT            STATUS\n"));
+	assert_non_null(strstr(text,
+			       "tenant \"a\"  vcpus_0     0   4000      0   3000            0  "
+			       "8.0 KB/s   30% = 3.0 KB/s   measured\n"));
+	assert_non_null(strstr(text,
+			       "tenant \"a\"  vcpus_0     2   1000      0      -            -  "
+			       "2.0 KB/s   60% = 12.0 KB/s  measured, local not ready\n"));
+	assert_non_null(strstr(text,
+			       "tenant \"a\"  vcpus_1     2   8000    500   5000          700  "
+			       "16.0 KB/s  -                estimated\n"));
+	assert_non_null(strstr(text,
+			       "tenant \"a\"  vcpus_1     3      -      -      -            -  "
+			       "-          -                not ready\n"));
+	assert_non_null(strstr(text,
+			       "AMU (each vCPU's activity monitors; frequency = CPU_CYCLES / "
+			       "CNT_CYCLES)\n"));
 	assert_non_null(strstr(text, "1001 MHz\n"));
 	assert_non_null(strstr(text, "memory node 2  60% of its bandwidth  yes\n"));
 	assert_non_null(strstr(text, "tenant \"a\": SPE not offered: not yet\n"));
-	assert_non_null(strstr(text, ", AMUv1p1, MPAM with 8 PARTIDs, 4 PMGs and 2 bandwidth monitors "
-				     "per memory node\nmemory node 0: 10.0 KB/s, local to pCPUs 0\n"));
+	assert_non_null(
+		strstr(text, ", AMUv1p1, MPAM with 8 PARTIDs, 4 PMGs and 2 bandwidth monitors "
+			     "per memory node\nmemory node 0: 10.0 KB/s, local to pCPUs 0\n"));
 	tt_require_parsers();
 	struct cmd_result r = parse("table", text);
-	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.0.bound\t500\n"));
-	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.1.status\tnot ready\n"));
+	assert_non_null(
+		strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.0.bound\t500\n"));
+	assert_non_null(strstr(
+		r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.1.status\tnot ready\n"));
 	assert_null(strstr(r.out, "monitor.1.node.1.bytes"));
-	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.0.node.0.bytes.local\t3000\n"));
-	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.0.local_bound\t700\n"));
-	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.0.node.1.status\tmeasured\n"));
-	assert_non_null(strstr(r.out, "tenant \"a\"\tmemory.bandwidth.monitor.0.node.1.local_status\t"
-				      "not ready\n"));
+	assert_non_null(strstr(
+		r.out, "tenant \"a\"\tmemory.bandwidth.monitor.0.node.0.bytes.local\t3000\n"));
+	assert_non_null(strstr(
+		r.out, "tenant \"a\"\tmemory.bandwidth.monitor.1.node.0.local_bound\t700\n"));
+	assert_non_null(strstr(
+		r.out, "tenant \"a\"\tmemory.bandwidth.monitor.0.node.1.status\tmeasured\n"));
+	assert_non_null(strstr(r.out,
+			       "tenant \"a\"\tmemory.bandwidth.monitor.0.node.1.local_status\t"
+			       "not ready\n"));
 	assert_null(strstr(r.out, "monitor.0.node.1.bytes.local"));
 	tt_free(&r);
 	free(text);

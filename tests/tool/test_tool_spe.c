@@ -24,7 +24,7 @@
 
 static struct scenario *sc;
 static struct run *run;
-static struct figs truth;      /* perfvisor.spe.* of branchy, from the model */
+static struct figs truth; /* perfvisor.spe.* of branchy, from the model */
 static const char *const spe_prefix[] = {"perfvisor.spe.", NULL};
 
 /* The model's own account of the VM's profiling, never the library's. */
@@ -101,8 +101,8 @@ static struct cmd_result tool(const char *args)
 static void parsed(const char *fmt, const char *scenario, struct figs *out)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format %s %s 2>/dev/null | " PARSE " %s", fmt,
-		 scenario, fmt);
+	snprintf(cmd, sizeof(cmd), TOOL_BIN " stats --format %s %s 2>/dev/null | " PARSE " %s",
+		 fmt, scenario, fmt);
 	struct cmd_result r = tt_run(cmd, NULL);
 	if (r.status)
 		fprintf(stderr, "%s: %s", cmd, r.err);
@@ -121,8 +121,9 @@ static void check_format(const char *fmt)
 	for (size_t i = 0; i < truth.n; i++)
 		tt_figs_add(&want, truth.f[i].domain, truth.f[i].key, truth.f[i].value);
 	const struct fig *f;
-	static const char *const own[] = {"perfvisor.spe.buffer.enables", "perfvisor.spe.pin.calls",
-					  "perfvisor.spe.unpin.calls", "perfvisor.spe.pinned.bytes.peak"};
+	static const char *const own[] = {
+		"perfvisor.spe.buffer.enables", "perfvisor.spe.pin.calls",
+		"perfvisor.spe.unpin.calls", "perfvisor.spe.pinned.bytes.peak"};
 	uint64_t v[4];
 	for (int k = 0; k < 4; k++) {
 		f = tt_figs_find(&got, "branchy", own[k]);
@@ -131,7 +132,7 @@ static void check_format(const char *fmt)
 		tt_figs_add(&want, "branchy", own[k], f->value);
 	}
 	assert_true(v[0] >= 1);
-	assert_int_equal(v[1], v[2]);               /* every pin released */
+	assert_int_equal(v[1], v[2]);                            /* every pin released */
 	assert_true(v[3] >= 65536 && v[3] <= 65536 + 64 * 4096); /* the ring and its tables */
 	assert_int_equal(tt_figs_compare(&want, &got, fmt, spe_prefix), 0);
 	tt_figs_free(&got);
@@ -170,10 +171,10 @@ static void test_names(void **state)
 	struct cmd_result r = tool("stats --format domstats --domain branchy " DEMO);
 	assert_int_equal(r.status, 0);
 	static const char *const keys[] = {
-		"version", "buffer.max", "profiling", "buffer.enables", "records.written",
-		"records.decoded", "records.valid", "records.lost", "bytes.collected", "interrupts",
-		"pinned.bytes.peak", "pinned.bytes", "pin.calls", "unpin.calls", "stage2.faults",
-		"stage2.repaired"};
+		"version",         "buffer.max",      "profiling",         "buffer.enables",
+		"records.written", "records.decoded", "records.valid",     "records.lost",
+		"bytes.collected", "interrupts",      "pinned.bytes.peak", "pinned.bytes",
+		"pin.calls",       "unpin.calls",     "stage2.faults",     "stage2.repaired"};
 	const char *at = strstr(r.out, "\n  perfvisor.spe.version=");
 	assert_non_null(at);
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
@@ -222,12 +223,14 @@ static void test_demo_checks(void **state)
 static void test_not_offered(void **state)
 {
 	(void)state;
-	const char *path = tt_demo_variant("nospe.xml", "-e 's| spe=\"on\"||' -e '/<guest-spe/d'");
+	const char *path = tt_demo_variant("nospe.xml",
+					   "-e 's| spe=\"on\"||' -e '/<guest-spe/d'");
 	char args[512];
 	snprintf(args, sizeof(args), "stats %s", path);
 	struct cmd_result r = tool(args);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "branchy: SPE not offered: the machine does not implement SPE\n"));
+	assert_non_null(strstr(
+		r.out, "branchy: SPE not offered: the machine does not implement SPE\n"));
 	assert_null(strstr(r.out, "\nSPE ("));
 	tt_free(&r);
 	snprintf(args, sizeof(args), "stats --format domstats %s", path);
@@ -290,9 +293,10 @@ static void test_errors(void **state)
 static void test_max_buffer(void **state)
 {
 	(void)state;
-	struct cmd_result x = tt_run("sed 's|<perfvisor:spe enabled=\"yes\"/>|<perfvisor:spe "
-				     "enabled=\"yes\" max-buffer=\"65536\"/>|' examples/demo/branchy.xml",
-				     NULL);
+	struct cmd_result x = tt_run(
+		"sed 's|<perfvisor:spe enabled=\"yes\"/>|<perfvisor:spe "
+		"enabled=\"yes\" max-buffer=\"65536\"/>|' examples/demo/branchy.xml",
+		NULL);
 	assert_int_equal(x.status, 0);
 	struct domain *dom = calloc(1, sizeof(*dom));
 	struct diag d;
@@ -301,7 +305,8 @@ static void test_max_buffer(void **state)
 	assert_true(dom->cfg.features & PV_FEAT_SPE);
 	assert_int_equal(dom->cfg.spe.max_buffer, 65536);
 	tt_free(&x);
-	x = tt_run("sed 's|<perfvisor:spe enabled=\"yes\"/>|<perfvisor:spe max-buffer=\"5000\"/>|' "
+	x = tt_run("sed 's|<perfvisor:spe enabled=\"yes\"/>|<perfvisor:spe "
+		   "max-buffer=\"5000\"/>|' "
 		   "examples/demo/branchy.xml",
 		   NULL);
 	assert_int_equal(domxml_parse_memory(x.out, "branchy", dom, &d), -1);
@@ -313,14 +318,10 @@ static void test_max_buffer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_openmetrics),
-		cmocka_unit_test(test_domstats),
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_demo_checks),
-		cmocka_unit_test(test_not_offered),
-		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_json),        cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_domstats),    cmocka_unit_test(test_table),
+		cmocka_unit_test(test_names),       cmocka_unit_test(test_demo_checks),
+		cmocka_unit_test(test_not_offered), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_max_buffer),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -109,7 +109,8 @@ const char *tt_parsers_missing(void)
 	if (access(PYTHON, X_OK) != 0)
 		return "no " PYTHON " (apt-get install python3)";
 	if (system(PYTHON " -c 'import prometheus_client' >/dev/null 2>&1") != 0)
-		return "no prometheus_client for " PYTHON " (apt-get install python3-prometheus-client)";
+		return "no prometheus_client for " PYTHON
+		       " (apt-get install python3-prometheus-client)";
 	if (system("command -v jq >/dev/null 2>&1") != 0)
 		return "no jq (apt-get install jq)";
 	return NULL;
@@ -189,12 +190,12 @@ unsigned tt_figs_compare(const struct figs *want, const struct figs *got, const 
 		const struct fig *w = &want->f[i];
 		const struct fig *g = tt_figs_find(got, w->domain, w->key);
 		if (!g) {
-			fprintf(stderr, "%s: %s %s missing (expected %s)\n", what, w->domain, w->key,
-				w->value);
+			fprintf(stderr, "%s: %s %s missing (expected %s)\n", what, w->domain,
+				w->key, w->value);
 			bad++;
 		} else if (strcmp(g->value, w->value) != 0) {
-			fprintf(stderr, "%s: %s %s = %s, expected %s\n", what, w->domain, w->key,
-				g->value, w->value);
+			fprintf(stderr, "%s: %s %s = %s, expected %s\n", what, w->domain,
+				w->key, g->value, w->value);
 			bad++;
 		}
 	}

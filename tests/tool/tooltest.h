@@ -20,9 +20,9 @@
 #define PARSE PYTHON " tests/tool/parse.py"
 
 struct cmd_result {
-	int status;   /* exit status, or -1 if it did not exit normally */
-	char *out;    /* stdout, NUL-terminated */
-	char *err;    /* stderr */
+	int status; /* exit status, or -1 if it did not exit normally */
+	char *out;  /* stdout, NUL-terminated */
+	char *err;  /* stderr */
 };
 
 /* Runs `cmd` with /bin/sh, stdin from `input` (NULL: empty). */

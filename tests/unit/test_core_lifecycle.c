@@ -53,13 +53,14 @@ static enum pv_trap_result guest(struct rig *r, uint32_t key, bool is_read, uint
  * registers are read-only and stay). */
 static void power_loss(struct rig *r)
 {
-	static const uint32_t keys[] = {PV_PMCR_EL0,      PV_PMCNTENSET_EL0, PV_PMCNTENCLR_EL0,
-					PV_PMINTENSET_EL1, PV_PMOVSSET_EL0,  PV_PMSELR_EL0,
-					PV_PMUSERENR_EL0, PV_PMCCNTR_EL0,   PV_PMCCFILTR_EL0};
+	static const uint32_t keys[] = {PV_PMCR_EL0,       PV_PMCNTENSET_EL0, PV_PMCNTENCLR_EL0,
+					PV_PMINTENSET_EL1, PV_PMOVSSET_EL0,   PV_PMSELR_EL0,
+					PV_PMUSERENR_EL0,  PV_PMCCNTR_EL0,    PV_PMCCFILTR_EL0};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		*memplat_reg(&r->mc, keys[i]) = 0;
 	for (unsigned n = 0; n < 31; n++)
-		*memplat_reg(&r->mc, PV_PMEVCNTR_EL0(n)) = *memplat_reg(&r->mc, PV_PMEVTYPER_EL0(n)) = 0;
+		*memplat_reg(&r->mc, PV_PMEVCNTR_EL0(n)) = *memplat_reg(
+			&r->mc, PV_PMEVTYPER_EL0(n)) = 0;
 }
 
 static void test_suspend_resume_keeps_the_vcpu(void **state)

@@ -106,11 +106,11 @@ static void test_every_pmu_register_present(void **state)
 {
 	(void)state;
 	static const char *const names[] = {
-		"PMCR_EL0",      "PMCNTENSET_EL0", "PMCNTENCLR_EL0", "PMOVSCLR_EL0",
-		"PMSWINC_EL0",   "PMSELR_EL0",     "PMCEID0_EL0",    "PMCEID1_EL0",
-		"PMCCNTR_EL0",   "PMXEVTYPER_EL0", "PMXEVCNTR_EL0",  "PMUSERENR_EL0",
-		"PMINTENSET_EL1", "PMINTENCLR_EL1", "PMOVSSET_EL0",  "PMMIR_EL1",
-		"PMCCFILTR_EL0", "PMEVCNTR<n>_EL0", "PMEVTYPER<n>_EL0",
+		"PMCR_EL0",       "PMCNTENSET_EL0",  "PMCNTENCLR_EL0",   "PMOVSCLR_EL0",
+		"PMSWINC_EL0",    "PMSELR_EL0",      "PMCEID0_EL0",      "PMCEID1_EL0",
+		"PMCCNTR_EL0",    "PMXEVTYPER_EL0",  "PMXEVCNTR_EL0",    "PMUSERENR_EL0",
+		"PMINTENSET_EL1", "PMINTENCLR_EL1",  "PMOVSSET_EL0",     "PMMIR_EL1",
+		"PMCCFILTR_EL0",  "PMEVCNTR<n>_EL0", "PMEVTYPER<n>_EL0",
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct pv_reg_desc *d = find(names[i]);
@@ -167,8 +167,8 @@ static void test_unknown_registers(void **state)
 	assert_null(pv_reg_lookup(PV_SYSREG(1, 0, 7, 6, 1)));   /* DC IVAC (Op0 = 1) */
 	assert_null(pv_reg_lookup(PV_AMEVCNTVOFF0_EL2(0)));     /* EL2 register */
 	assert_null(pv_reg_lookup(PV_MDCR_EL2));
-	assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 4, 0)));   /* PMICNTR_EL0: not offered */
-	assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 13, 4)));  /* PMZR_EL0: not offered */
+	assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 4, 0)));  /* PMICNTR_EL0: not offered */
+	assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 13, 4))); /* PMZR_EL0: not offered */
 	/* Holes of the directly indexed PMU block (CRm 12..15) are not registers. */
 	for (unsigned op2 = 3; op2 < 8; op2++)
 		assert_null(pv_reg_lookup(PV_SYSREG(3, 3, 9, 13, op2)));

@@ -104,9 +104,9 @@ static void test_features_not_offered_undef(void **state)
 {
 	(void)state;
 	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
-	const uint32_t keys[] = {PV_PMSCR_EL1,    PV_PMBLIMITR_EL1, PV_PMBSR_EL1,
-				 PV_AMCR_EL0,     PV_AMEVCNTR0_EL0(0), PV_AMEVTYPER1_EL0(3),
-				 PV_MPAM1_EL1,    PV_MPAM0_EL1,     PV_MPAMIDR_EL1};
+	const uint32_t keys[] = {PV_PMSCR_EL1, PV_PMBLIMITR_EL1,    PV_PMBSR_EL1,
+				 PV_AMCR_EL0,  PV_AMEVCNTR0_EL0(0), PV_AMEVTYPER1_EL0(3),
+				 PV_MPAM1_EL1, PV_MPAM0_EL1,        PV_MPAMIDR_EL1};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		assert_int_equal(rd(r, keys[i], 0), PV_TRAP_UNDEF);
 		assert_int_equal(wr(r, keys[i], 0), PV_TRAP_UNDEF);
@@ -217,7 +217,8 @@ static void test_every_key_dispatches_as_the_table_says(void **state)
 			}
 			assert_int_not_equal(res, PV_TRAP_UNKNOWN);
 			for (unsigned k = 0; k < PV_KIND_COUNT; k++)
-				assert_int_equal(r->v.stats.traps[k], before[k] + (k == d->kind));
+				assert_int_equal(r->v.stats.traps[k],
+						 before[k] + (k == d->kind));
 		}
 	}
 	/* 17 PMU registers, 2 x 31 PMEV, AMU 9 + 4 x 16, MPAM 4, SPE 12, ID group 56. */
@@ -230,9 +231,9 @@ static void test_sys64_entry_takes_the_whole_syndrome(void **state)
 {
 	(void)state;
 	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
-	static const uint32_t keys[] = {PV_PMCR_EL0, PV_PMCCNTR_EL0, PV_PMEVCNTR_EL0(4),
-					PV_PMEVCNTR_EL0(5), PV_ID_AA64DFR0_EL1,
-					PV_SYSREG(3, 0, 1, 0, 0)};
+	static const uint32_t keys[] = {PV_PMCR_EL0,        PV_PMCCNTR_EL0,
+					PV_PMEVCNTR_EL0(4), PV_PMEVCNTR_EL0(5),
+					PV_ID_AA64DFR0_EL1, PV_SYSREG(3, 0, 1, 0, 0)};
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		uint64_t esr = esr_sys(keys[i], 3, true);
 		enum pv_trap_result want = pv_trap(&r->v, esr, 1, r->x);
@@ -253,7 +254,8 @@ static void test_random_syndromes(void **state)
 	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
 	srand(1);
 	for (unsigned i = 0; i < 200000; i++) {
-		uint64_t esr = ((uint64_t)rand() << 32) ^ (uint64_t)rand() ^ ((uint64_t)rand() << 16);
+		uint64_t esr = ((uint64_t)rand() << 32) ^ (uint64_t)rand() ^
+			       ((uint64_t)rand() << 16);
 		if (i & 1) /* half of them land on the PMU and ID spaces */
 			esr = esr_sys(PV_SYSREG(3, rand() & 3 ? 3 : 0, rand() & 1 ? 9 : 14,
 						rand() & 15, rand() & 7),

@@ -68,7 +68,8 @@ static void test_pmuver_follows_vm(void **state)
 		assert_int_equal(dfr0 & 0xF0FF, hw & 0xF0FF);
 	}
 	assert_int_equal(vm_with(r, 0, 0, 0), PV_OK);
-	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR0_EL1), PV_DFR0_PMUVER_SHIFT), 0);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR0_EL1), PV_DFR0_PMUVER_SHIFT),
+			 0);
 	free(r);
 }
 
@@ -95,14 +96,17 @@ static void test_unmanaged_extensions_hidden(void **state)
 	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_TRACEBUFFER_SHIFT), 0);
 	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_BRBE_SHIFT), 0);
 	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_MTPMU_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR1_EL1), PV_DFR1_PMICNTR_SHIFT), 0);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR1_EL1), PV_DFR1_PMICNTR_SHIFT),
+			 0);
 	uint64_t pfr0 = guest_read(r, PV_ID_AA64PFR0_EL1);
 	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_AMU_SHIFT), 0);
 	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_MPAM_SHIFT), 0);
 	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_EL2_SHIFT), 2); /* untouched field */
-	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64PFR1_EL1), PV_PFR1_MPAM_FRAC_SHIFT), 0);
+	assert_int_equal(
+		PV_ID_FIELD(guest_read(r, PV_ID_AA64PFR1_EL1), PV_PFR1_MPAM_FRAC_SHIFT), 0);
 	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_PFR0_EL1), PV_ID_PFR0_AMU_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_DFR0_EL1), PV_ID_DFR0_PERFMON_SHIFT), 0);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_DFR0_EL1), PV_ID_DFR0_PERFMON_SHIFT),
+			 0);
 
 	/* ...and the same features trap: SPE by MDCR_EL2, AMU by CPTR_EL2, MPAM by MPAM2_EL2. */
 	const struct pv_trap_words *w = &r->v.traps;
@@ -150,7 +154,8 @@ static void test_mdcr_partition(void **state)
 	/* Every field set is a field owned; the hypervisor's debug fields are not owned. */
 	assert_int_equal(w->mdcr_el2 & ~w->mdcr_el2_owned, 0);
 	assert_int_equal(w->mdcr_el2_owned & (PV_MDCR_EL2_TDE | PV_MDCR_EL2_TDA |
-					      PV_MDCR_EL2_TDOSA | PV_MDCR_EL2_TDRA), 0);
+					      PV_MDCR_EL2_TDOSA | PV_MDCR_EL2_TDRA),
+			 0);
 	assert_int_equal(w->hcr_el2 & ~w->hcr_el2_owned, 0);
 	assert_true(w->hcr_el2 & PV_HCR_EL2_TID3);
 	/* A VM without PMU is trapped just the same: its accesses must UNDEF, not reach HW. */
@@ -211,7 +216,8 @@ static void test_id_el0_and_reserved(void **state)
 	assert_int_equal(vm_with(r, PV_FEAT_PMU, PV_PMUVER_V3P5, 2), PV_OK);
 	uint64_t x[31] = {0};
 	/* Without FEAT_IDST an EL0 read of the ID space is UNDEFINED... */
-	assert_int_equal(pv_trap(&r->v, esr_sys(PV_ID_AA64DFR0_EL1, 0, true), 0, x), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(&r->v, esr_sys(PV_ID_AA64DFR0_EL1, 0, true), 0, x),
+			 PV_TRAP_UNDEF);
 	/* ...with it, it traps to EL1 as EC 0x18. */
 	set_field(r, PV_ID_AA64MMFR2_EL1, PV_MMFR2_IDS_SHIFT, 1);
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);

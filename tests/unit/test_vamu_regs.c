@@ -33,9 +33,9 @@ static const struct amu_hw_desc V1 = {.version = 1, .aux = 3};
 static size_t all_keys(uint32_t *k)
 {
 	static const uint32_t singles[] = {
-		PV_AMCR_EL0,        PV_AMCFGR_EL0,      PV_AMCGCR_EL0,      PV_AMUSERENR_EL0,
-		PV_AMCNTENCLR0_EL0, PV_AMCNTENSET0_EL0, PV_AMCG1IDR_EL0,    PV_AMCNTENCLR1_EL0,
-		PV_AMCNTENSET1_EL0,
+		PV_AMCR_EL0,      PV_AMCFGR_EL0,      PV_AMCGCR_EL0,
+		PV_AMUSERENR_EL0, PV_AMCNTENCLR0_EL0, PV_AMCNTENSET0_EL0,
+		PV_AMCG1IDR_EL0,  PV_AMCNTENCLR1_EL0, PV_AMCNTENSET1_EL0,
 	};
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(singles) / sizeof(singles[0]); i++)
@@ -68,8 +68,8 @@ static void test_config_errors(void **state)
 
 	/* AMUv1p1 may leave auxiliary counters unimplemented (AMCG1IDR_EL0): a VM's counters
 	 * [0, nr_aux) must all exist. */
-	struct amu_hw_desc sparse = {.version = 2, .aux = 4, .present = 0xD, .voff = 0xD,
-				     .fgt = true};
+	struct amu_hw_desc sparse = {
+		.version = 2, .aux = 4, .present = 0xD, .voff = 0xD, .fgt = true};
 	r = rig_new(&sparse);
 	assert_int_equal(r->hw.amuhw.aux_present, 0xD);
 	assert_int_equal(rig_vm(r, PV_FEAT_AMU, 2, 1), PV_OK);
@@ -117,7 +117,8 @@ static void test_path_and_trap_words(void **state)
 	assert_true(w->hcr_el2 & PV_HCR_EL2_AMVOFFEN);
 	assert_int_equal(w->hafgrtr_el2_owned, PV_HAFGRTR_MASK);
 	assert_int_equal(w->hafgrtr_el2, PV_HAFGRTR_AMEVCNTR0(1) | PV_HAFGRTR_AMEVCNTR1(2));
-	assert_int_equal(PV_HAFGRTR_AMEVCNTR0(1), PV_BIT(2)); /* Linux tools/sysreg HAFGRTR_EL2 */
+	assert_int_equal(PV_HAFGRTR_AMEVCNTR0(1),
+			 PV_BIT(2)); /* Linux tools/sysreg HAFGRTR_EL2 */
 	assert_int_equal(PV_HAFGRTR_AMEVCNTR1(2), PV_BIT(22));
 	assert_int_equal(w->hcr_el2 & ~w->hcr_el2_owned, 0);
 	assert_int_equal(w->cptr_el2 & ~w->cptr_el2_owned, 0);
@@ -174,16 +175,18 @@ static void test_views(void **state)
 	assert_int_equal(rig_vm(r, PV_FEAT_AMU, 2, 3), PV_OK);
 	struct pv_vcpu *v = &r->v[0];
 	pv_vcpu_load(v, &r->cpu[0]);
-	assert_int_equal(guest_mrs_ok(v, PV_AMCFGR_EL0), PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
-							 UINT64_C(1) << PV_AMCFGR_NCG_SHIFT | 6);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCFGR_EL0),
+			 PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
+				 UINT64_C(1) << PV_AMCFGR_NCG_SHIFT | 6);
 	assert_int_equal(guest_mrs_ok(v, PV_AMCGCR_EL0), 3u << 8 | 4);
 	/* Counters 0..2 visible; 0 and 1 have offset registers in hardware, 2 has not. */
 	assert_int_equal(guest_mrs_ok(v, PV_AMCG1IDR_EL0), 0x7u | 0x3u << 16);
 	assert_int_equal(guest_mrs_ok(v, PV_AMCR_EL0), 0);
 	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENSET0_EL0), 0xF);
 	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENCLR0_EL0), 0xF);
-	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENSET1_EL0), 0x7); /* counter 3 is not the VM's */
-	*memplat_reg(&r->mc[0], PV_AMCNTENSET0_EL0) = 0x5;    /* firmware changed them */
+	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENSET1_EL0),
+			 0x7);                             /* counter 3 is not the VM's */
+	*memplat_reg(&r->mc[0], PV_AMCNTENSET0_EL0) = 0x5; /* firmware changed them */
 	assert_int_equal(guest_mrs_ok(v, PV_AMCNTENCLR0_EL0), 0x5);
 	static const uint64_t ev0[4] = {0x0011, 0x4004, 0x0008, 0x4005};
 	for (unsigned n = 0; n < 4; n++)
@@ -204,7 +207,8 @@ static void test_views(void **state)
 	assert_int_equal(rig_vm(r, PV_FEAT_AMU, 2, 0), PV_OK);
 	v = &r->v[1];
 	pv_vcpu_load(v, &r->cpu[1]);
-	assert_int_equal(guest_mrs_ok(v, PV_AMCFGR_EL0), PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 | 3);
+	assert_int_equal(guest_mrs_ok(v, PV_AMCFGR_EL0),
+			 PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 | 3);
 	assert_int_equal(guest_mrs_ok(v, PV_AMCGCR_EL0), 4);
 	assert_int_equal(guest_mrs_ok(v, PV_AMCG1IDR_EL0), 0);
 	assert_int_equal(guest_mrs(v, PV_AMCNTENSET1_EL0, 1, NULL), PV_TRAP_UNDEF);
@@ -256,10 +260,11 @@ static void test_userenr_gate(void **state)
 		assert_int_equal(guest_mrs(v, PV_AMUSERENR_EL0, 0, &val), PV_TRAP_HANDLED);
 		assert_int_equal(val, 0);
 		assert_int_equal(guest_msr(v, PV_AMUSERENR_EL0, 0, 1), PV_TRAP_UNDEF);
-		const uint32_t gated[] = {PV_AMCR_EL0,         PV_AMCFGR_EL0,       PV_AMCGCR_EL0,
-					  PV_AMCNTENSET0_EL0,  PV_AMCNTENCLR1_EL0,  PV_AMCG1IDR_EL0,
-					  PV_AMEVCNTR0_EL0(0), PV_AMEVCNTR0_EL0(1), PV_AMEVTYPER0_EL0(3),
-					  PV_AMEVCNTR1_EL0(1), PV_AMEVTYPER1_EL0(0)};
+		const uint32_t gated[] = {
+			PV_AMCR_EL0,         PV_AMCFGR_EL0,       PV_AMCGCR_EL0,
+			PV_AMCNTENSET0_EL0,  PV_AMCNTENCLR1_EL0,  PV_AMCG1IDR_EL0,
+			PV_AMEVCNTR0_EL0(0), PV_AMEVCNTR0_EL0(1), PV_AMEVTYPER0_EL0(3),
+			PV_AMEVCNTR1_EL0(1), PV_AMEVTYPER1_EL0(0)};
 		for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++)
 			assert_int_equal(guest_mrs(v, gated[i], 0, NULL), PV_TRAP_EL1_SYSREG);
 		/* EL1 sets EN; bits [63:1] are RES0 and never reach hardware. */
@@ -274,9 +279,11 @@ static void test_userenr_gate(void **state)
 		guest_msr_ok(v, PV_AMUSERENR_EL0, 0);
 		assert_int_equal(*memplat_reg(&r->mc[0], PV_AMUSERENR_EL0),
 				 voff ? 0 : PV_AMUSERENR_EN);
-		assert_int_equal(guest_mrs(v, PV_AMEVCNTR0_EL0(2), 0, NULL), PV_TRAP_EL1_SYSREG);
+		assert_int_equal(guest_mrs(v, PV_AMEVCNTR0_EL0(2), 0, NULL),
+				 PV_TRAP_EL1_SYSREG);
 		if (!voff)
-			assert_int_equal(guest_mrs(v, PV_AMEVCNTR1_EL0(3), 0, NULL), PV_TRAP_UNDEF);
+			assert_int_equal(guest_mrs(v, PV_AMEVCNTR1_EL0(3), 0, NULL),
+					 PV_TRAP_UNDEF);
 		free(r);
 	}
 }
@@ -308,9 +315,9 @@ static void test_hidden_undef(void **state)
 static void test_table(void **state)
 {
 	(void)state;
-	const uint32_t singles[] = {PV_AMCR_EL0,        PV_AMCFGR_EL0,      PV_AMCGCR_EL0,
-				    PV_AMUSERENR_EL0,   PV_AMCNTENCLR0_EL0, PV_AMCNTENSET0_EL0,
-				    PV_AMCG1IDR_EL0,    PV_AMCNTENCLR1_EL0, PV_AMCNTENSET1_EL0};
+	const uint32_t singles[] = {PV_AMCR_EL0,      PV_AMCFGR_EL0,      PV_AMCGCR_EL0,
+				    PV_AMUSERENR_EL0, PV_AMCNTENCLR0_EL0, PV_AMCNTENSET0_EL0,
+				    PV_AMCG1IDR_EL0,  PV_AMCNTENCLR1_EL0, PV_AMCNTENSET1_EL0};
 	for (size_t i = 0; i < sizeof(singles) / sizeof(singles[0]); i++) {
 		const struct pv_reg_desc *d = pv_reg_lookup(singles[i]);
 		assert_non_null(d);

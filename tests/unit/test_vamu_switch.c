@@ -156,7 +156,8 @@ static void test_paths_agree(void **state)
 	for (unsigned c = 0; c < RIG_CPUS; c++)
 		for (unsigned k = 0; k < 8; k++)
 			for (unsigned i = 0; i < 2; i++)
-				*rig_cntr(rig[i], c, k) = UINT64_MAX - 100000 * (c + 1) * (k + 1);
+				*rig_cntr(rig[i], c, k) = UINT64_MAX -
+							  100000 * (c + 1) * (k + 1);
 	for (unsigned step = 0; step < 20000; step++) {
 		rng = rng * 6364136223846793005u + 1442695040888963407u;
 		unsigned r = (unsigned)(rng >> 33), c = r % RIG_CPUS, what = (r >> 4) % 100;
@@ -229,7 +230,7 @@ static void test_userenr_follows_vcpu(void **state)
 	assert_int_equal(*hw, PV_AMUSERENR_EN); /* pv_pcpu_setup */
 	pv_vcpu_load(&r->v[0], &r->cpu[0]);
 	assert_int_equal(*hw, 0); /* the vCPU's reset value */
-	*hw = PV_AMUSERENR_EN;   /* guest MSR AMUSERENR_EL0 at EL1, not trapped */
+	*hw = PV_AMUSERENR_EN;    /* guest MSR AMUSERENR_EL0 at EL1, not trapped */
 	pv_vcpu_put(&r->v[0]);
 	assert_int_equal(*hw, PV_AMUSERENR_EN);
 	pv_vcpu_load(&r->v[1], &r->cpu[0]);

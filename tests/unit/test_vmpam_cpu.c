@@ -58,7 +58,7 @@ static void test_el2_controls(void **state)
 	assert_true(e->mpam2_el2_owned & PV_BIT(48));
 	assert_true(e->mpam2_el2_owned & PV_BIT(50)); /* EnMPAMSM = 0: MPAMSM_EL1 traps */
 	assert_int_equal(e->mpamhcr_el2, PV_BIT(31) | PV_BIT(1) | PV_BIT(0));
-	assert_false(e->mpamhcr_el2 & PV_BIT(8));     /* no GSTAPP_PLK */
+	assert_false(e->mpamhcr_el2 & PV_BIT(8)); /* no GSTAPP_PLK */
 	assert_int_equal(e->nvpm, 1);
 	assert_int_equal(e->vpmv, 0x7);
 	for (unsigned v = 0; v < 3; v++)
@@ -110,7 +110,8 @@ static void test_guest_writes(void **state)
 		assert_int_equal(v, PV_BIT(63)); /* MPAMEN */
 		assert_int_equal(F_PD(s->hw_mpam1), hcr ? 0 : f->vm.partid[0]);
 		/* In range: read back as written; the hardware gets the VM's PARTIDs. */
-		assert_int_equal(pv_vmpam_mpam1_write(vcpu(f), 0, 1, MPAMN(1, 2, 3, 1)), PV_TRAP_HANDLED);
+		assert_int_equal(pv_vmpam_mpam1_write(vcpu(f), 0, 1, MPAMN(1, 2, 3, 1)),
+				 PV_TRAP_HANDLED);
 		pv_vmpam_mpam1_read(vcpu(f), 0, 1, &v);
 		assert_int_equal(v, MPAMN(1, 2, 3, 1) | PV_BIT(63));
 		assert_int_equal(F_PI(s->hw_mpam1), hcr ? 1 : f->vm.partid[1]);
@@ -119,10 +120,12 @@ static void test_guest_writes(void **state)
 		assert_int_equal(F_GD(s->hw_mpam1), 1);
 		/* Out of range: the guest reads back what it wrote (label fields only); the
 		 * hardware gets the default PARTID and PMG. */
-		assert_int_equal(pv_vmpam_mpam0_write(vcpu(f), 0, 1, ~UINT64_C(0)), PV_TRAP_HANDLED);
+		assert_int_equal(pv_vmpam_mpam0_write(vcpu(f), 0, 1, ~UINT64_C(0)),
+				 PV_TRAP_HANDLED);
 		pv_vmpam_mpam0_read(vcpu(f), 0, 1, &v);
 		assert_int_equal(v, PV_GENMASK(47, 0));
-		assert_int_equal(s->hw_mpam0, MPAMN(hcr ? 0 : f->vm.partid[0], hcr ? 0 : f->vm.partid[0], 0, 0));
+		assert_int_equal(s->hw_mpam0, MPAMN(hcr ? 0 : f->vm.partid[0],
+						    hcr ? 0 : f->vm.partid[0], 0, 0));
 		pv_vmpam_mpam0_write(vcpu(f), 0, 1, MPAMN(3, 2, 4, 0));
 		assert_int_equal(F_PI(s->hw_mpam0), hcr ? 0 : f->vm.partid[0]);
 		assert_int_equal(F_PD(s->hw_mpam0), hcr ? 2 : f->vm.partid[2]);
@@ -182,7 +185,8 @@ static void test_random_writes(void **state)
 				if (i & 1)
 					val &= 0x0303000700070ull; /* small values too */
 				bool el1 = rnd(&seed) & 1;
-				(el1 ? pv_vmpam_mpam1_write : pv_vmpam_mpam0_write)(vcpu(f), 0, 1, val);
+				(el1 ? pv_vmpam_mpam1_write : pv_vmpam_mpam0_write)(vcpu(f), 0,
+										    1, val);
 				uint64_t hw = el1 ? f->v.mpam.hw_mpam1 : f->v.mpam.hw_mpam0;
 				assert_int_equal(hw >> 48, 0);
 				unsigned p[2] = {F_PI(hw), F_PD(hw)};

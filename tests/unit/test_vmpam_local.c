@@ -34,8 +34,8 @@ static struct fx *fx_new(bool hcr, bool topology, unsigned pmg_max, unsigned mon
 	struct fx *f = calloc(1, sizeof(*f));
 	f->r = rig_new(CPU_IDR(255, 7, hcr, 1) | (hcr ? 0 : PV_MPAMIDR_HAS_TIDR));
 	for (unsigned n = 0; n < 2; n++)
-		rig_msc(f->r, PV_VMPAM_MSC_MEMORY, n, IDR(255, pmg_max, 1, 0, 1), MBW_IDR(8, 0, 1), 0,
-			MBWUMON_IDR(mons, 0, 1, 1));
+		rig_msc(f->r, PV_VMPAM_MSC_MEMORY, n, IDR(255, pmg_max, 1, 0, 1),
+			MBW_IDR(8, 0, 1), 0, MBWUMON_IDR(mons, 0, 1, 1));
 	f->r->ncpus = 2;
 	f->r->topology = topology;
 	f->r->cpu_node[0] = 0;
@@ -46,7 +46,8 @@ static struct fx *fx_new(bool hcr, bool topology, unsigned pmg_max, unsigned mon
 static void fx_vm(struct fx *f, unsigned i, unsigned nr_partids)
 {
 	struct pv_vmpam_config c = {.nr_partids = (uint8_t)nr_partids};
-	assert_int_equal(pv_vmpam_partition_init(&f->r->sys, &f->r->cpu, &f->vm[i], &c, true), 0);
+	assert_int_equal(pv_vmpam_partition_init(&f->r->sys, &f->r->cpu, &f->vm[i], &c, true),
+			 0);
 }
 
 /* fx_new, init, one VM with two PARTIDs and a vCPU of it. */
@@ -98,8 +99,10 @@ static void test_label_follows_pcpu(void **state)
 		struct fx *f = fx_running(hcr, true, 3);
 		assert_int_equal(f->r->sys.local, PV_VMPAM_LOCAL_COUNTED);
 		/* Written while not loaded: kept, nothing reaches hardware. */
-		assert_int_equal(pv_vmpam_mpam1_write(&f->v, 0, 1, MPAMN(1, 0, 3, 2)), PV_TRAP_HANDLED);
-		assert_int_equal(pv_vmpam_mpam0_write(&f->v, 0, 1, MPAMN(0, 1, 2, 3)), PV_TRAP_HANDLED);
+		assert_int_equal(pv_vmpam_mpam1_write(&f->v, 0, 1, MPAMN(1, 0, 3, 2)),
+				 PV_TRAP_HANDLED);
+		assert_int_equal(pv_vmpam_mpam0_write(&f->v, 0, 1, MPAMN(0, 1, 2, 3)),
+				 PV_TRAP_HANDLED);
 		assert_int_equal(hwreg(&f->r->mc, PV_MPAM1_EL1), 0);
 		load_on(f, &f->r->cpu);
 		expect_labels(f, &f->r->mc, 0, 1, 0, 0, 1, hcr);
@@ -108,9 +111,11 @@ static void test_label_follows_pcpu(void **state)
 		expect_labels(f, &f->r->mc2, 1, 1, 0, 0, 1, hcr);
 		assert_int_equal(F_GD(f->v.mpam.hw_mpam0), 1);
 		/* A write while on pCPU 1 reaches its registers with node 1, whatever PMG. */
-		assert_int_equal(pv_vmpam_mpam1_write(&f->v, 0, 1, MPAMN(0, 1, 0, 0)), PV_TRAP_HANDLED);
+		assert_int_equal(pv_vmpam_mpam1_write(&f->v, 0, 1, MPAMN(0, 1, 0, 0)),
+				 PV_TRAP_HANDLED);
 		expect_labels(f, &f->r->mc2, 1, 0, 1, 0, 1, hcr);
-		assert_int_equal(pv_vmpam_mpam0_write(&f->v, 0, 1, MPAMN(1, 1, 7, 200)), PV_TRAP_HANDLED);
+		assert_int_equal(pv_vmpam_mpam0_write(&f->v, 0, 1, MPAMN(1, 1, 7, 200)),
+				 PV_TRAP_HANDLED);
 		expect_labels(f, &f->r->mc2, 1, 0, 1, 1, 1, hcr);
 		/* Back on pCPU 0: node 0 again. */
 		load_on(f, &f->r->cpu);
@@ -169,12 +174,17 @@ static void test_setup(void **state)
 	assert_null(f->r->sys.cpu_node);
 	/* Too little accounting memory for the local accounts. */
 	f->r->topology = true;
-	f->r->setup = (struct pv_vmpam_setup){.msc = f->r->desc, .nmsc = f->r->ndesc,
-					      .cpu_mpamidr = f->r->cpu_idr, .ncpus = 2,
-					      .cpu_node = f->r->cpu_node, .vms = f->r->table,
-					      .max_vms = RIG_VMS, .acct = f->r->acct,
+	f->r->setup = (struct pv_vmpam_setup){.msc = f->r->desc,
+					      .nmsc = f->r->ndesc,
+					      .cpu_mpamidr = f->r->cpu_idr,
+					      .ncpus = 2,
+					      .cpu_node = f->r->cpu_node,
+					      .vms = f->r->table,
+					      .max_vms = RIG_VMS,
+					      .acct = f->r->acct,
 					      .nacct = RIG_VMS * 2};
-	assert_int_equal(pv_vmpam_init(&f->r->sys, &f->r->cpu, &f->r->setup), PV_VMPAM_ERR_SETUP);
+	assert_int_equal(pv_vmpam_init(&f->r->sys, &f->r->cpu, &f->r->setup),
+			 PV_VMPAM_ERR_SETUP);
 	/* pCPU 1 on node 2, which has no memory MSC. */
 	f->r->cpu_node[1] = 2;
 	assert_int_equal(rig_init(f->r, 10), PV_VMPAM_ERR_SETUP);
@@ -230,7 +240,8 @@ static void test_local_monitors(void **state)
 			for (unsigned p = 0; p < f->vm[vm].nr_partids; p++) {
 				unsigned total = 0, local = 0;
 				for (unsigned s = 0; s < 8; s++) {
-					if (!mon[s].set || (mon[s].flt & 0xFFFF) != f->vm[vm].partid[p])
+					if (!mon[s].set ||
+					    (mon[s].flt & 0xFFFF) != f->vm[vm].partid[p])
 						continue;
 					assert_true(mon[s].ctl & CTL_EN);
 					assert_true(mon[s].ctl & CTL_MATCH_PARTID);

@@ -56,7 +56,8 @@ static void test_muldiv(void **state)
 		assert_int_equal(pv_vmpam__muldiv(a, b, c), want);
 	}
 	assert_int_equal(pv_vmpam__muldiv(UINT64_MAX, UINT64_MAX, UINT64_MAX), UINT64_MAX);
-	assert_int_equal(pv_vmpam__muldiv(3000000000ull, 1000000000ull, 1000000000ull), 3000000000ull);
+	assert_int_equal(pv_vmpam__muldiv(3000000000ull, 1000000000ull, 1000000000ull),
+			 3000000000ull);
 }
 
 static void test_isqrt(void **state)

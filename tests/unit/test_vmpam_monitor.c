@@ -27,11 +27,12 @@ static struct fx *fx_new(uint32_t mbwumon_idr)
 	f->r = rig_new(CPU_IDR(63, 1, 0, 0));
 	rig_msc(f->r, PV_VMPAM_MSC_MEMORY, 0, IDR(63, 1, 0, 0, 1), 0, 0, mbwumon_idr);
 	assert_int_equal(rig_init(f->r, 1), 0);
-	assert_int_equal(pv_vmpam_partition_init(&f->r->sys, &f->r->cpu, &f->vm, NULL, true), 0);
+	assert_int_equal(pv_vmpam_partition_init(&f->r->sys, &f->r->cpu, &f->vm, NULL, true),
+			 0);
 	/* The monitor counts the VM's PARTID, enabled, from zero. */
 	assert_int_equal(*rig_word(f->r, 0, R_MBWU_FLT), f->vm.partid[0]);
 	assert_true(*rig_word(f->r, 0, R_MBWU_CTL) & 1u << 31);
-	assert_true(*rig_word(f->r, 0, R_MBWU_CTL) & 1u << 16); /* MATCH_PARTID */
+	assert_true(*rig_word(f->r, 0, R_MBWU_CTL) & 1u << 16);  /* MATCH_PARTID */
 	assert_false(*rig_word(f->r, 0, R_MBWU_CTL) & 1u << 17); /* any PMG */
 	return f;
 }
@@ -80,10 +81,12 @@ static void test_wrap31(void **state)
 	uint32_t seq[2] = {0x7FFFFFF0, 0x10};
 	rig_script(f->r, 0, R_MBWU, seq, 2);
 	rd = tick31(f, 0x10);
-	assert_int_equal(rd.bytes, 0x80000100ull + 0x80000200ull + (0x80000000ull - 0x300 + 0x10));
+	assert_int_equal(rd.bytes,
+			 0x80000100ull + 0x80000200ull + (0x80000000ull - 0x300 + 0x10));
 	/* ... and counted once only: the next tick sees no wrap. */
 	rd = tick31(f, 0x20);
-	assert_int_equal(rd.bytes, 0x80000100ull + 0x80000200ull + (0x80000000ull - 0x300 + 0x20));
+	assert_int_equal(rd.bytes,
+			 0x80000100ull + 0x80000200ull + (0x80000000ull - 0x300 + 0x20));
 	assert_int_equal(rd.status, PV_VMPAM_MEASURED);
 	fx_free(f);
 }
@@ -202,10 +205,8 @@ static void test_rates(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_wrap31),
-		cmocka_unit_test(test_nrdy),
-		cmocka_unit_test(test_long_counters),
-		cmocka_unit_test(test_scaling),
+		cmocka_unit_test(test_wrap31),        cmocka_unit_test(test_nrdy),
+		cmocka_unit_test(test_long_counters), cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_rates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

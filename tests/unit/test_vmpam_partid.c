@@ -10,7 +10,8 @@
 #include "test_vmpam_rig.h"
 
 /* Memory MSC of node 0 with 8-bit MBW_MAX and one monitor; cache MSC 0 with 16 portions. */
-static struct rig *two_mscs(uint64_t cpu_idr, unsigned mem_partid_max, unsigned cache_partid_max)
+static struct rig *two_mscs(uint64_t cpu_idr, unsigned mem_partid_max,
+			    unsigned cache_partid_max)
 {
 	struct rig *r = rig_new(cpu_idr);
 	rig_msc(r, PV_VMPAM_MSC_MEMORY, 0, IDR(mem_partid_max, 3, 1, 0, 1), MBW_IDR(8, 0, 1), 0,
@@ -70,8 +71,9 @@ static void test_probe_refusals(void **state)
 	r->ncpus = 1;
 	r->setup.nacct = 1;
 	assert_int_equal(pv_vmpam_init(&r->sys, &r->cpu, &r->setup), PV_VMPAM_ERR_SETUP);
-	assert_string_equal(pv_vmpam_strerror(PV_VMPAM_ERR_NO_PARTID),
-			    "no free PARTID: every usable PARTID belongs to the host or another VM");
+	assert_string_equal(
+		pv_vmpam_strerror(PV_VMPAM_ERR_NO_PARTID),
+		"no free PARTID: every usable PARTID belongs to the host or another VM");
 	free(r);
 }
 
@@ -85,7 +87,8 @@ static void test_allocation(void **state)
 	bool seen[16] = {false};
 	struct pv_vmpam_config two = {.nr_partids = 2};
 	for (unsigned i = 0; i < 6; i++) {
-		assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[i], &two, true), 0);
+		assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[i], &two, true),
+				 0);
 		for (unsigned v = 0; v < 2; v++) {
 			unsigned p = vm[i].partid[v];
 			assert_true(p >= 4 && p <= 15);
@@ -155,7 +158,8 @@ static void test_vpm_limit_and_table(void **state)
 			 PV_VMPAM_ERR_VPARTIDS);
 	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[0], &four, true), 0);
 	for (unsigned i = 1; i < RIG_VMS; i++)
-		assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[i], NULL, false), 0);
+		assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[i], NULL, false),
+				 0);
 	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[RIG_VMS], NULL, false),
 			 PV_VMPAM_ERR_VM_TABLE);
 	free(r);
@@ -206,10 +210,12 @@ static void test_limits_programmed(void **state)
 	/* Refused: above 100 %, a node without MBW_MAX, an unknown cache, portions past
 	 * CPBM_WD; nothing changes. */
 	c.mbw_max[0] = 101;
-	assert_int_equal(pv_vmpam_vm_set_limits(&r->sys, &r->cpu, &vm, &c), PV_VMPAM_ERR_BANDWIDTH);
+	assert_int_equal(pv_vmpam_vm_set_limits(&r->sys, &r->cpu, &vm, &c),
+			 PV_VMPAM_ERR_BANDWIDTH);
 	c.mbw_max[0] = 50;
 	c.mbw_max[1] = 50;
-	assert_int_equal(pv_vmpam_vm_set_limits(&r->sys, &r->cpu, &vm, &c), PV_VMPAM_ERR_BANDWIDTH);
+	assert_int_equal(pv_vmpam_vm_set_limits(&r->sys, &r->cpu, &vm, &c),
+			 PV_VMPAM_ERR_BANDWIDTH);
 	c.mbw_max[1] = 0;
 	c.cpbm[1] = 1;
 	assert_int_equal(pv_vmpam_vm_set_limits(&r->sys, &r->cpu, &vm, &c), PV_VMPAM_ERR_CACHE);

@@ -81,10 +81,12 @@ static void test_selection_and_undef(void **state)
 			 PV_TRAP_HANDLED);
 	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(2), 0, false), 1, regs),
 			 PV_TRAP_HANDLED);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 0, true), 1, regs), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(3), 0, true), 1, regs),
+			 PV_TRAP_UNDEF);
 	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVCNTR_EL0(30), 0, false), 1, regs),
 			 PV_TRAP_UNDEF);
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, true), 1, regs), PV_TRAP_UNDEF);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, true), 1, regs),
+			 PV_TRAP_UNDEF);
 	assert_int_equal(pv_trap(v, esr_sys(PV_PMEVTYPER_EL0(3), 0, false), 1, regs),
 			 PV_TRAP_UNDEF);
 
@@ -219,8 +221,8 @@ static void test_sanitise_matrix(void **state)
 		f->hw.rme = hw->rme;
 		assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
 		fx_load(f, 0);
-		uint64_t vis = P | U | NSH | (hw->el3 ? NSK | NSU | M : 0) | (hw->sel2 ? SH : 0) |
-			       (hw->rme ? RLK | RLU | RLH : 0);
+		uint64_t vis = P | U | NSH | (hw->el3 ? NSK | NSU | M : 0) |
+			       (hw->sel2 ? SH : 0) | (hw->rme ? RLK | RLU | RLH : 0);
 		for (uint64_t bits = 0; bits < 4096; bits++) {
 			/* threshold fields [63:32] and bits [19:16] are RES0 for the guest */
 			uint64_t val = bits << 20 | UINT64_C(0xFFF0000000000000) | 0x0011;
@@ -302,7 +304,7 @@ static void test_count_nothing(void **state)
 		static const struct {
 			uint64_t type;
 			bool nothing;
-		} cases[] = {{0x11, true}, {0x4001, true}, {0x0, true}, {0x1E, true},
+		} cases[] = {{0x11, true},  {0x4001, true},  {0x0, true},        {0x1E, true},
 			     {0x08, false}, {0x4002, false}, {NSH | 0x10, false}};
 		for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			wr(pv_vpmu_pmevtyper_write, v, 3, cases[i].type);
@@ -506,7 +508,8 @@ static void test_chain_pending_overflow(void **state)
 	enum { STOP_PMCR_E, STOP_CNTEN_ODD, WRITE_ODD, RETYPE_ODD, SET_LP, N_CASES };
 	for (int c = 0; c < N_CASES; c++) {
 		swinc_setup(f, PV_PMUVER_V3P5, PV_PMCR_E);
-		wr(pv_vpmu_pmevtyper_write, v, 2, PV_EVT_INST_RETIRED); /* counted in hardware */
+		wr(pv_vpmu_pmevtyper_write, v, 2,
+		   PV_EVT_INST_RETIRED); /* counted in hardware */
 		wr(pv_vpmu_pmevtyper_write, v, 3, PV_EVT_CHAIN);
 		wr(pv_vpmu_pmevcntr_write, v, 3, 7);
 		CELL(f, PV_PMOVSSET_EL0) |= 0x4; /* counter 2 wrapped in hardware */

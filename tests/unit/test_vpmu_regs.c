@@ -21,21 +21,21 @@
 #define FX_PMMIR UINT64_C(0xFFFFFFFF)
 #include "vpmu_fixture.h"
 
-static struct pv_pmu_filter F_ALLOW(uint16_t base, uint16_t n)
-{
-	return (struct pv_pmu_filter){.base_event = base, .nevents = n,
-				      .action = PV_PMU_FILTER_ALLOW};
+static struct pv_pmu_filter F_ALLOW(uint16_t base, uint16_t n) {
+	return (struct pv_pmu_filter){
+		.base_event = base, .nevents = n, .action = PV_PMU_FILTER_ALLOW};
 }
 
-static struct pv_pmu_filter F_DENY(uint16_t base, uint16_t n)
-{
-	return (struct pv_pmu_filter){.base_event = base, .nevents = n,
-				      .action = PV_PMU_FILTER_DENY};
+static struct pv_pmu_filter
+F_DENY(uint16_t base, uint16_t n) {
+	return (struct pv_pmu_filter){
+		.base_event = base, .nevents = n, .action = PV_PMU_FILTER_DENY};
 }
 
 /* ---- configuration ------------------------------------------------------------------------ */
 
-static void test_config_errors(void **state)
+static void
+test_config_errors(void **state)
 {
 	(void)state;
 	struct fx *f = fx_new();
@@ -103,7 +103,8 @@ static void test_pmcr_fields(void **state)
 	uint64_t fixed = UINT64_C(0x41010000) | (5u << PV_PMCR_N_SHIFT) | PV_PMCR_LC;
 	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed); /* reset: E = 0 */
 	wr(pv_vpmu_pmcr_write, v, 0, ~UINT64_C(0));
-	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed | PV_PMCR_E | PV_PMCR_DP | PV_PMCR_LP);
+	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0),
+			 fixed | PV_PMCR_E | PV_PMCR_DP | PV_PMCR_LP);
 	wr(pv_vpmu_pmcr_write, v, 0, 0);
 	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed); /* LC stays 1 */
 	/* IMP/IDCODE/N are read-only */
@@ -278,7 +279,8 @@ static void test_pmceid_pmmir(void **state)
 	assert_int_equal(fx_vm(f, PV_PMUVER_V3P4, 4, NULL, 0), PV_OK);
 	assert_int_equal(rd(pv_vpmu_pmceid0_read, v, 0), HW_PMCEID0 | 0x40000001u);
 	assert_int_equal(rd(pv_vpmu_pmceid1_read, v, 0), HW_PMCEID1);
-	assert_int_equal(rd(pv_vpmu_pmmir_read, v, 0), 0xFFFFF); /* SLOTS, BUS_SLOTS, BUS_WIDTH */
+	assert_int_equal(rd(pv_vpmu_pmmir_read, v, 0),
+			 0xFFFFF); /* SLOTS, BUS_SLOTS, BUS_WIDTH */
 
 	/* The filter masks what it denies, never SW_INCR or CHAIN. */
 	struct pv_pmu_filter flt[] = {F_DENY(0x0, 0x20), F_DENY(0x4001, 1), F_ALLOW(0x3, 1),
@@ -323,8 +325,8 @@ static void test_filter_semantics(void **state)
 	assert_true(pv_vpmu_event_allowed(vm, 0xFFFF));
 
 	/* later ranges override earlier ones; SW_INCR and CHAIN unaffected by a deny */
-	struct pv_pmu_filter o[] = {F_ALLOW(0, 100), F_DENY(10, 20), F_ALLOW(15, 1),
-				    F_DENY(0, 1), F_DENY(0x1E, 1), F_ALLOW(0x100, 0x100)};
+	struct pv_pmu_filter o[] = {F_ALLOW(0, 100), F_DENY(10, 20),  F_ALLOW(15, 1),
+				    F_DENY(0, 1),    F_DENY(0x1E, 1), F_ALLOW(0x100, 0x100)};
 	assert_int_equal(fx_vm(f, PV_PMUVER_V3P1, 4, o, 6), PV_OK);
 	assert_true(pv_vpmu_event_allowed(vm, 5));
 	assert_false(pv_vpmu_event_allowed(vm, 10));
@@ -417,14 +419,14 @@ static void test_el0_rules(void **state)
 		wr(pv_vpmu_pmuserenr_write, v, 0, userenr);
 		for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 			const struct el0_rule *r = &rules[i];
-			enum pv_trap_result want =
-				r->need == UNDEF0 ? PV_TRAP_UNDEF
-				: (r->need == ALWAYS || (r->need & userenr)) ? PV_TRAP_HANDLED
-									     : PV_TRAP_EL1_SYSREG;
+			enum pv_trap_result want = r->need == UNDEF0 ? PV_TRAP_UNDEF
+						   : (r->need == ALWAYS || (r->need & userenr))
+							   ? PV_TRAP_HANDLED
+							   : PV_TRAP_EL1_SYSREG;
 			enum pv_trap_result got = trap_at(v, r, 0);
 			if (got != want)
-				fail_msg("%s at EL0 with PMUSERENR = %#x: got %d, want %d", r->name,
-					 userenr, got, want);
+				fail_msg("%s at EL0 with PMUSERENR = %#x: got %d, want %d",
+					 r->name, userenr, got, want);
 			/* EL1 is never gated by PMUSERENR */
 			got = trap_at(v, r, 1);
 			if (r->key == PV_PMUSERENR_EL0 && !r->is_read)
@@ -445,8 +447,10 @@ static void test_read_only_write_only(void **state)
 	struct pv_vcpu *v = &f->v[0];
 	/* MSR to PMCEID0/1_EL0 and PMMIR_EL1, MRS of PMSWINC_EL0: UNDEFINED at EL1 and EL0. */
 	const struct el0_rule wrong[] = {
-		{"PMCEID0 w", PV_PMCEID0_EL0, false, 0}, {"PMCEID1 w", PV_PMCEID1_EL0, false, 0},
-		{"PMMIR w", PV_PMMIR_EL1, false, 0},     {"PMSWINC r", PV_PMSWINC_EL0, true, 0},
+		{"PMCEID0 w", PV_PMCEID0_EL0, false, 0},
+		{"PMCEID1 w", PV_PMCEID1_EL0, false, 0},
+		{"PMMIR w", PV_PMMIR_EL1, false, 0},
+		{"PMSWINC r", PV_PMSWINC_EL0, true, 0},
 	};
 	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++)
 		for (unsigned el = 0; el < 2; el++)

@@ -34,7 +34,8 @@ static void check_host_untouched(struct fx *f)
 		assert_int_equal(CELL(f, PV_PMEVTYPER_EL0(n)), 0xB000 + n);
 	}
 	static const uint32_t bitmaps[] = {PV_PMCNTENSET_EL0, PV_PMCNTENCLR_EL0,
-					   PV_PMINTENSET_EL1, PV_PMINTENCLR_EL1, PV_PMOVSCLR_EL0};
+					   PV_PMINTENSET_EL1, PV_PMINTENCLR_EL1,
+					   PV_PMOVSCLR_EL0};
 	for (unsigned i = 0; i < 5; i++)
 		assert_int_equal(CELL(f, bitmaps[i]) & HOST_BITS, 0);
 	assert_int_equal(CELL(f, PV_PMCR_EL0) & (PV_PMCR_P | PV_PMCR_C | PV_PMCR_X), 0);
@@ -49,7 +50,8 @@ static void test_pcpu_setup(void **state)
 	host_sentinels(f);
 	CELL(f, PV_PMCR_EL0) = PV_PMCR_E | PV_PMCR_LP;
 	pv_vpmu_pcpu_setup(&f->cpu, &f->hw);
-	assert_int_equal(CELL(f, PV_PMUSERENR_EL0), PV_PMUSERENR_EN); /* EL0 accesses reach EL2 */
+	assert_int_equal(CELL(f, PV_PMUSERENR_EL0),
+			 PV_PMUSERENR_EN); /* EL0 accesses reach EL2 */
 	assert_int_equal(CELL(f, PV_PMCNTENCLR_EL0), 0x8000003Fu);
 	assert_int_equal(CELL(f, PV_PMINTENCLR_EL1), 0x8000003Fu);
 	assert_int_equal(CELL(f, PV_PMOVSCLR_EL0), 0x8000003Fu);
@@ -143,7 +145,9 @@ static void test_switch_two_active(void **state)
 	pv_vpmu_pcpu_setup(&f->cpu, &f->hw);
 	host_sentinels(f);
 	struct guest_state g[2] = {
-		{{1000, 2000, 3000, 4000}, 5000, {0x11, 0x08 | PV_PMEVTYPER_P, 0x03, 0x04},
+		{{1000, 2000, 3000, 4000},
+		 5000,
+		 {0x11, 0x08 | PV_PMEVTYPER_P, 0x03, 0x04},
 		 0x80000003u},
 		{{10, 20, 30, 40}, 50, {0x08, 0x11 | PV_PMEVTYPER_U, 0x10, 0x12}, 0x0000000Du},
 	};
@@ -195,7 +199,8 @@ static void test_load_pmcr_bits(void **state)
 	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 4, NULL, 0), PV_OK);
 	wr(pv_vpmu_pmcr_write, &f->v[0], 0, ~UINT64_C(0)); /* not loaded */
 	fx_load(f, 0);
-	assert_int_equal(CELL(f, PV_PMCR_EL0), PV_PMCR_E | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP);
+	assert_int_equal(CELL(f, PV_PMCR_EL0),
+			 PV_PMCR_E | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP);
 	free(f);
 }
 
@@ -279,7 +284,8 @@ static void test_irq_chain(void **state)
 	wr(pv_vpmu_pmcntenset_write, v, 0, 0x3);
 	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E);
 	wr(pv_vpmu_pmevcntr_write, v, 1, 41);
-	assert_int_equal(CELL(f, PV_PMINTENSET_EL1), 0x1); /* to learn of counter 0's overflow */
+	assert_int_equal(CELL(f, PV_PMINTENSET_EL1),
+			 0x1); /* to learn of counter 0's overflow */
 
 	CELL(f, PV_PMOVSSET_EL0) = 0x1;
 	assert_false(pv_vpmu_irq(&f->cpu));
@@ -362,7 +368,8 @@ static void test_through_trap(void **state)
 	assert_int_equal(x[4] & (PV_PMCR_N_MASK | PV_PMCR_E | PV_PMCR_P),
 			 (4u << PV_PMCR_N_SHIFT) | PV_PMCR_E);
 	/* EL0 with PMUSERENR = 0: sent back to the guest's EL1 */
-	assert_int_equal(pv_trap(v, esr_sys(PV_PMCCNTR_EL0, 2, true), 0, x), PV_TRAP_EL1_SYSREG);
+	assert_int_equal(pv_trap(v, esr_sys(PV_PMCCNTR_EL0, 2, true), 0, x),
+			 PV_TRAP_EL1_SYSREG);
 	check_host_untouched(f);
 
 	CELL(f, PV_PMOVSSET_EL0) = 0x80;

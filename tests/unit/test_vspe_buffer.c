@@ -40,8 +40,8 @@ static struct spe_rig *setup(uint64_t max, unsigned g, bool tbi, struct mm *mm)
 	return r;
 }
 
-static void map(struct spe_rig *r, const struct mm *mm, uint64_t va, uint64_t ipa, uint64_t size,
-		uint64_t extra)
+static void map(struct spe_rig *r, const struct mm *mm, uint64_t va, uint64_t ipa,
+		uint64_t size, uint64_t extra)
 {
 	rig_map(r, mm->root[va >> 55 & 1], mm->g, mm->bits, va, ipa, size, 3, extra);
 }
@@ -76,19 +76,19 @@ static void test_validation_events(void **state)
 	static const struct {
 		uint64_t ptr, limit, bsr;
 	} t[] = {
-		{KVA + 32, KVA + 8192, S | PV_PMBSR_BSC_NOT_STOPPED},      /* not aligned to 2^6 */
+		{KVA + 32, KVA + 8192, S | PV_PMBSR_BSC_NOT_STOPPED}, /* not aligned to 2^6 */
 		{(KVA & PV_GENMASK(55, 0)) | UINT64_C(0xF0) << 56, KVA + 8192,
-		 S | PV_PMBSR_BSC_NOT_STOPPED},                             /* top bytes differ */
-		{KVA + 8192 - 64, KVA + 8192, S | PV_PMBSR_BSC_FULL},      /* PTR > LIMIT - 128 */
+		 S | PV_PMBSR_BSC_NOT_STOPPED},                       /* top bytes differ */
+		{KVA + 8192 - 64, KVA + 8192, S | PV_PMBSR_BSC_FULL}, /* PTR > LIMIT - 128 */
 		{KVA + 8192, KVA + 8192, S | PV_PMBSR_BSC_FULL},
-		{KVA, KVA + 4096 * 17, S | PV_PMBSR_BSC_SIZE},             /* above MaxBuffSize */
+		{KVA, KVA + 4096 * 17, S | PV_PMBSR_BSC_SIZE}, /* above MaxBuffSize */
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		enable(r, t[i].ptr, t[i].limit);
 		assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), t[i].bsr);
 		assert_int_equal(guest_mrs_ok(v, PV_PMBPTR_EL1), t[i].ptr); /* unchanged */
-		assert_true(r->mv[0].line[PV_INTID_SPE]);           /* S drives INTID 21 */
-		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);       /* the hardware stays off */
+		assert_true(r->mv[0].line[PV_INTID_SPE]);     /* S drives INTID 21 */
+		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0); /* the hardware stays off */
 		assert_int_equal(rig_pinned(r), 0);
 		guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
 		guest_msr_ok(v, PV_PMBSR_EL1, 0);
@@ -165,7 +165,8 @@ static void test_granules_blocks_halves(void **state)
 	/* A 2 MiB block (4 KiB granule, level 2): a 64 KiB buffer inside it, 3 tables. */
 	struct mm mm;
 	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
-	rig_map(r, mm.root[1], 12, 48, KVA, RIG_RAM + (UINT64_C(2) << 20), UINT64_C(2) << 20, 2, 0);
+	rig_map(r, mm.root[1], 12, 48, KVA, RIG_RAM + (UINT64_C(2) << 20), UINT64_C(2) << 20, 2,
+		0);
 	enable(r, KVA + (UINT64_C(1) << 20), KVA + (UINT64_C(1) << 20) + (64u << 10));
 	assert_int_equal(rig_pinned(r), 16 + 3);
 	assert_int_equal(rig_pin_count(r, RIG_RAM + (UINT64_C(3) << 20)), 1);
@@ -322,7 +323,8 @@ static void test_discard_mode(void **state)
 	struct mm mm;
 	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
 	uint64_t fm = PV_FIELD_PREP(PV_PMBLIMITR_FM_DISCARD, 2, 1);
-	guest_msr(&r->v[0], PV_PMBPTR_EL1, 1, 0x123); /* misaligned: irrelevant when discarding */
+	guest_msr(&r->v[0], PV_PMBPTR_EL1, 1,
+		  0x123); /* misaligned: irrelevant when discarding */
 	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, fm | PV_PMBLIMITR_E);
 	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), 0);
 	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), fm | PV_PMBLIMITR_E);
@@ -334,7 +336,8 @@ static void test_discard_mode(void **state)
 	pv_vcpu_load(&r->v[0], &r->cpu[0]);
 	guest_msr(&r->v[0], PV_PMBPTR_EL1, 1, 0x123);
 	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, fm | PV_PMBLIMITR_E);
-	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_BSC_NOT_STOPPED);
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1),
+			 PV_PMBSR_S | PV_PMBSR_BSC_NOT_STOPPED);
 	spe_rig_free(r);
 }
 

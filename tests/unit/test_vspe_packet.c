@@ -18,7 +18,9 @@
 
 static size_t enc(uint8_t *out, uint8_t type, unsigned index, unsigned len, uint64_t payload)
 {
-	struct pv_spe_pkt p = {.type = type, .index = (uint8_t)index, .payload_len = (uint8_t)len,
+	struct pv_spe_pkt p = {.type = type,
+			       .index = (uint8_t)index,
+			       .payload_len = (uint8_t)len,
 			       .payload = payload};
 	return pv_spe_pkt_encode(out, 16, &p);
 }
@@ -78,8 +80,9 @@ static void test_decode_each_header_byte(void **state)
 		struct pv_spe_pkt p;
 		int n = pv_spe_pkt_decode(b, sizeof(b), &p);
 		bool ok = h == 0x00 || h == 0x01 || h == 0x71 || (h & 0xCF) == 0x42 ||
-			  (h & 0xCF) == 0x43 || h == 0x64 || h == 0x65 || (h >= 0x48 && h <= 0x4A) ||
-			  (h & 0xF8) == 0xB0 || (h & 0xF8) == 0x98 || (h & 0xFC) == 0x20;
+			  (h & 0xCF) == 0x43 || h == 0x64 || h == 0x65 ||
+			  (h >= 0x48 && h <= 0x4A) || (h & 0xF8) == 0xB0 ||
+			  (h & 0xF8) == 0x98 || (h & 0xFC) == 0x20;
 		/* An extended header must prefix an Address or Counter packet: b[1] = 0 is not. */
 		if ((h & 0xFC) == 0x20)
 			ok = false;
@@ -94,7 +97,7 @@ static void test_decode_each_header_byte(void **state)
 	uint8_t ts4[] = {0x52, 1, 2, 3, 4}; /* EVENTS, 2 bytes: any size is fine */
 	struct pv_spe_pkt p;
 	assert_int_equal(pv_spe_pkt_decode(ts4, sizeof(ts4), &p), 3);
-	uint8_t ctx2[] = {0x54, 1, 2};      /* a CONTEXT-like header with sz = 0b01: reserved */
+	uint8_t ctx2[] = {0x54, 1, 2}; /* a CONTEXT-like header with sz = 0b01: reserved */
 	assert_int_equal(pv_spe_pkt_decode(ctx2, sizeof(ctx2), &p), PV_SPE_ERR_BAD);
 	uint8_t addr4[] = {0xA0, 1, 2, 3, 4};
 	assert_int_equal(pv_spe_pkt_decode(addr4, sizeof(addr4), &p), PV_SPE_ERR_BAD);
@@ -144,13 +147,16 @@ static void random_record(struct pv_spe_record *r, uint64_t *s)
 	r->op_subclass = r->has_op ? (uint8_t)rnd(s) : 0;
 	r->has_events = rnd(s) & 1;
 	r->events_len = r->has_events ? sizes[rnd(s) % 4] : 0;
-	r->events = r->has_events ? rnd(s) & (r->events_len == 8 ? ~UINT64_C(0)
-								  : (UINT64_C(1) << (8 * r->events_len)) - 1)
-				  : 0;
+	r->events = r->has_events
+			    ? rnd(s) & (r->events_len == 8
+						? ~UINT64_C(0)
+						: (UINT64_C(1) << (8 * r->events_len)) - 1)
+			    : 0;
 	r->has_ds = rnd(s) & 1;
 	r->ds_len = r->has_ds ? sizes[rnd(s) % 4] : 0;
-	r->data_source = r->has_ds ? rnd(s) & (r->ds_len == 8 ? ~UINT64_C(0)
-							       : (UINT64_C(1) << (8 * r->ds_len)) - 1)
+	r->data_source = r->has_ds ? rnd(s) & (r->ds_len == 8
+						       ? ~UINT64_C(0)
+						       : (UINT64_C(1) << (8 * r->ds_len)) - 1)
 				   : 0;
 	r->has_ts = rnd(s) & 1;
 	r->timestamp = r->has_ts ? rnd(s) : 0;
@@ -166,7 +172,8 @@ static void test_record_round_trip(void **state)
 		size_t at = 0;
 		for (unsigned i = 0; i < 32; i++) {
 			random_record(&in[i], &seed);
-			size_t n = pv_spe_record_encode(&in[i], align, buf + at, sizeof(buf) - at);
+			size_t n = pv_spe_record_encode(&in[i], align, buf + at,
+							sizeof(buf) - at);
 			assert_true(n > 0);
 			assert_int_equal(n % ((size_t)1 << align), 0); /* padded to Align */
 			at += n;
@@ -205,13 +212,13 @@ static void test_record_order(void **state)
 	uint8_t b[128];
 	size_t n = pv_spe_record_encode(&r, 0, b, sizeof(b));
 	static const uint8_t want[] = {
-		0x64, 0x10, 0, 0, 0,                                  /* CONTEXT EL1 */
-		0x98, 9, 0, 0x99, 2, 0,                               /* COUNTER 0, 1 */
-		0xB0, 0x00, 0x10, 0, 0, 0, 0, 0, 0x80,                /* ADDRESS PC */
-		0xB2, 0x00, 0x20, 0, 0, 0, 0, 0, 0,                   /* ADDRESS data VA */
-		0x49, 0x00,                                           /* OP_TYPE LD/ST, load */
-		0x52, 0x06, 0x00,                                     /* EVENTS (2 bytes) */
-		0x01,                                                 /* END */
+		0x64, 0x10, 0,    0,    0,                /* CONTEXT EL1 */
+		0x98, 9,    0,    0x99, 2, 0,             /* COUNTER 0, 1 */
+		0xB0, 0x00, 0x10, 0,    0, 0, 0, 0, 0x80, /* ADDRESS PC */
+		0xB2, 0x00, 0x20, 0,    0, 0, 0, 0, 0,    /* ADDRESS data VA */
+		0x49, 0x00,                               /* OP_TYPE LD/ST, load */
+		0x52, 0x06, 0x00,                         /* EVENTS (2 bytes) */
+		0x01,                                     /* END */
 	};
 	assert_int_equal(n, sizeof(want));
 	assert_memory_equal(b, want, sizeof(want));
@@ -221,7 +228,7 @@ static void test_record_order(void **state)
 	assert_int_equal(n, 64);
 	assert_int_equal(b[sizeof(want) - 1], 0x71); /* TIMESTAMP ends it instead of END */
 	for (size_t i = sizeof(want) + 8; i < 64; i++)
-		assert_int_equal(b[i], 0); /* Padding */
+		assert_int_equal(b[i], 0);                       /* Padding */
 	assert_int_equal(pv_spe_record_encode(&r, 6, b, 60), 0); /* no room for the padding */
 }
 
@@ -229,15 +236,19 @@ static void test_record_errors(void **state)
 {
 	(void)state;
 	uint8_t b[64];
-	struct pv_spe_record r = {.addr_valid = 1, .addr = {0x1234}, .has_events = true,
-				  .events_len = 1, .events = 2};
+	struct pv_spe_record r = {.addr_valid = 1,
+				  .addr = {0x1234},
+				  .has_events = true,
+				  .events_len = 1,
+				  .events = 2};
 	size_t n = pv_spe_record_encode(&r, 0, b, sizeof(b));
 	struct pv_spe_record out;
 	/* Cut anywhere before its End: truncated, at the packet that could not be finished or
 	 * at the end for a missing End. */
 	for (size_t len = 1; len < n; len++) {
 		size_t pos = 0;
-		assert_int_equal(pv_spe_record_decode(b, len, &pos, &out, NULL), PV_SPE_ERR_TRUNCATED);
+		assert_int_equal(pv_spe_record_decode(b, len, &pos, &out, NULL),
+				 PV_SPE_ERR_TRUNCATED);
 	}
 	/* A packet twice. */
 	uint8_t dup[] = {0x42, 2, 0x42, 2, 0x01};
@@ -249,7 +260,8 @@ static void test_record_errors(void **state)
 	uint8_t bad[] = {0, 0, 0, 0x42, 2, 0x02, 0x01};
 	size_t pads = 0;
 	pos = 0;
-	assert_int_equal(pv_spe_record_decode(bad, sizeof(bad), &pos, &out, &pads), PV_SPE_ERR_BAD);
+	assert_int_equal(pv_spe_record_decode(bad, sizeof(bad), &pos, &out, &pads),
+			 PV_SPE_ERR_BAD);
 	assert_int_equal(pos, 5);
 	assert_int_equal(pads, 3);
 	/* Padding inside a record (after a packet, before End). */
@@ -263,7 +275,8 @@ static void test_record_errors(void **state)
 	assert_int_equal(pv_spe_record_decode(pad, sizeof(pad), &pos, &out, &pads), 0);
 	assert_int_equal(pos, 8);
 	assert_int_equal(pads, 8);
-	assert_string_equal(pv_spe_strerror(PV_SPE_ERR_TRUNCATED), "truncated packet or record");
+	assert_string_equal(pv_spe_strerror(PV_SPE_ERR_TRUNCATED),
+			    "truncated packet or record");
 	assert_string_equal(pv_spe_pkt_name(PV_SPE_PKT_COUNTER), "COUNTER");
 }
 

@@ -19,8 +19,9 @@
 static const struct spe_hw_desc V1P2 = {.version = 3, .align = 6, .max_size = 7, .fgt = true};
 
 static const uint32_t all_keys[] = {
-	PV_PMSCR_EL1,  PV_PMSNEVFR_EL1,  PV_PMSICR_EL1, PV_PMSIRR_EL1, PV_PMSFCR_EL1, PV_PMSEVFR_EL1,
-	PV_PMSLATFR_EL1, PV_PMSIDR_EL1, PV_PMBLIMITR_EL1, PV_PMBPTR_EL1, PV_PMBSR_EL1, PV_PMBIDR_EL1,
+	PV_PMSCR_EL1,     PV_PMSNEVFR_EL1, PV_PMSICR_EL1,   PV_PMSIRR_EL1,
+	PV_PMSFCR_EL1,    PV_PMSEVFR_EL1,  PV_PMSLATFR_EL1, PV_PMSIDR_EL1,
+	PV_PMBLIMITR_EL1, PV_PMBPTR_EL1,   PV_PMBSR_EL1,    PV_PMBIDR_EL1,
 };
 #define NKEYS (sizeof(all_keys) / sizeof(all_keys[0]))
 
@@ -53,15 +54,17 @@ static void test_config_errors(void **state)
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 4, 1 << 20), PV_ERR_SPE_VERSION);
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 2, 0), PV_ERR_SPE_BUFFER);
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 2, 4096 + 8), PV_ERR_SPE_BUFFER);
-	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 2, PV_SPE_MAX_BUFFER * 2), PV_ERR_SPE_BUFFER);
+	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 2, PV_SPE_MAX_BUFFER * 2),
+			 PV_ERR_SPE_BUFFER);
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 1, 4096), PV_OK);
 	/* The largest is accepted (pv_vm_init alone: its pin stores would take 16 GiB each). */
 	struct pv_vm_config big = {.features = PV_FEAT_SPE,
 				   .spe = {.version = 2, .max_buffer = PV_SPE_MAX_BUFFER}};
 	assert_int_equal(pv_vm_init(&r->vm, &r->hw, &big), PV_OK);
 	assert_int_equal(r->vm.spe.max_buffer, PV_SPE_MAX_BUFFER);
-	assert_string_equal(pv_strerror(PV_ERR_SPE_VERSION),
-			    "SPE version not offered (SPEv1, v1p1 or v1p2, at most the hardware's)");
+	assert_string_equal(
+		pv_strerror(PV_ERR_SPE_VERSION),
+		"SPE version not offered (SPEv1, v1p1 or v1p2, at most the hardware's)");
 	spe_rig_free(r);
 }
 
@@ -72,7 +75,8 @@ static void test_id_view_and_trap_words(void **state)
 	(void)state;
 	struct spe_rig *r = spe_rig_new(&V1P2);
 	for (unsigned version = 0; version <= 3; version++) {
-		assert_int_equal(spe_rig_vm(r, version ? PV_FEAT_SPE : 0, version, 1 << 20), PV_OK);
+		assert_int_equal(spe_rig_vm(r, version ? PV_FEAT_SPE : 0, version, 1 << 20),
+				 PV_OK);
 		uint64_t dfr0 = guest_mrs_ok(&r->v[0], PV_ID_AA64DFR0_EL1);
 		assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_PMSVER_SHIFT), version);
 		const struct pv_trap_words *w = &r->v[0].traps;
@@ -82,10 +86,11 @@ static void test_id_view_and_trap_words(void **state)
 		assert_true(w->mdcr_el2_owned & (PV_MDCR_EL2_E2PB_MASK | PV_MDCR_EL2_TPMS));
 		/* PMSCR_EL2 all zero for guests: no PA, PCT, CX, EL2 sampling. */
 		assert_int_equal(w->pmscr_el2, 0);
-		assert_int_equal(w->pmscr_el2_owned & (PV_PMSCR_PA | PV_PMSCR_PCT_MASK | PV_PMSCR_CX |
-						       PV_PMSCR_E1SPE | PV_PMSCR_E0SPE),
-				 PV_PMSCR_PA | PV_PMSCR_PCT_MASK | PV_PMSCR_CX | PV_PMSCR_E1SPE |
-					 PV_PMSCR_E0SPE);
+		assert_int_equal(w->pmscr_el2_owned &
+					 (PV_PMSCR_PA | PV_PMSCR_PCT_MASK | PV_PMSCR_CX |
+					  PV_PMSCR_E1SPE | PV_PMSCR_E0SPE),
+				 PV_PMSCR_PA | PV_PMSCR_PCT_MASK | PV_PMSCR_CX |
+					 PV_PMSCR_E1SPE | PV_PMSCR_E0SPE);
 		/* FEAT_FGT: PMBIDR_EL1 reads trap whatever the VM. */
 		assert_int_equal(w->hdfgrtr_el2, PV_HDFGRTR_PMBIDR_EL1);
 		assert_int_equal(w->hdfgrtr_el2_owned, PV_HDFGRTR_PMBIDR_EL1);
@@ -108,8 +113,10 @@ static void test_hidden_undef(void **state)
 	assert_int_equal(spe_rig_vm(r, 0, 0, 0), PV_OK);
 	for (size_t i = 0; i < NKEYS; i++)
 		for (unsigned el = 0; el < 2; el++) {
-			assert_int_equal(guest_mrs(&r->v[0], all_keys[i], el, NULL), PV_TRAP_UNDEF);
-			assert_int_equal(guest_msr(&r->v[0], all_keys[i], el, 1), PV_TRAP_UNDEF);
+			assert_int_equal(guest_mrs(&r->v[0], all_keys[i], el, NULL),
+					 PV_TRAP_UNDEF);
+			assert_int_equal(guest_msr(&r->v[0], all_keys[i], el, 1),
+					 PV_TRAP_UNDEF);
 		}
 	assert_true(r->v[0].stats.traps[PV_KIND_SPE] > 0);
 	/* With SPE: every register UNDEF at EL0; the read-only ones on MSR; PMSNEVFR_EL1 needs
@@ -117,13 +124,16 @@ static void test_hidden_undef(void **state)
 	for (unsigned version = 1; version <= 3; version++) {
 		assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, version, 1 << 20), PV_OK);
 		for (size_t i = 0; i < NKEYS; i++) {
-			assert_int_equal(guest_mrs(&r->v[0], all_keys[i], 0, NULL), PV_TRAP_UNDEF);
+			assert_int_equal(guest_mrs(&r->v[0], all_keys[i], 0, NULL),
+					 PV_TRAP_UNDEF);
 			assert_int_equal(guest_msr(&r->v[0], all_keys[i], 0, 0), PV_TRAP_UNDEF);
 			bool fne = all_keys[i] == PV_PMSNEVFR_EL1;
 			bool ro = all_keys[i] == PV_PMSIDR_EL1 || all_keys[i] == PV_PMBIDR_EL1;
-			enum pv_trap_result want = fne && version < 3 ? PV_TRAP_UNDEF : PV_TRAP_HANDLED;
+			enum pv_trap_result want = fne && version < 3 ? PV_TRAP_UNDEF
+								      : PV_TRAP_HANDLED;
 			assert_int_equal(guest_mrs(&r->v[0], all_keys[i], 1, NULL), want);
-			assert_int_equal(guest_msr(&r->v[0], all_keys[i], 1, 0), ro ? PV_TRAP_UNDEF : want);
+			assert_int_equal(guest_msr(&r->v[0], all_keys[i], 1, 0),
+					 ro ? PV_TRAP_UNDEF : want);
 		}
 	}
 	spe_rig_free(r);
@@ -135,8 +145,8 @@ static void test_fields_per_version(void **state)
 	(void)state;
 	struct spe_hw_desc ecv = V1P2;
 	struct spe_rig *r = spe_rig_new(&ecv);
-	uint64_t evfr_v1 = PV_GENMASK(5, 1) | PV_BIT(7) | PV_GENMASK(10, 8) | PV_GENMASK(15, 12) |
-			   PV_GENMASK(31, 24) | PV_GENMASK(63, 48);
+	uint64_t evfr_v1 = PV_GENMASK(5, 1) | PV_BIT(7) | PV_GENMASK(10, 8) |
+			   PV_GENMASK(15, 12) | PV_GENMASK(31, 24) | PV_GENMASK(63, 48);
 	for (unsigned version = 1; version <= 3; version++) {
 		assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, version, 1 << 20), PV_OK);
 		struct pv_vcpu *v = &r->v[0];
@@ -145,7 +155,8 @@ static void test_fields_per_version(void **state)
 			uint32_t key;
 			uint64_t v1, v1p1, v1p2;
 		} want[] = {
-			{PV_PMSCR_EL1, 0xFB, 0xFB, 0xFB - 0x80}, /* PCT bit 7 only with FEAT_ECV */
+			{PV_PMSCR_EL1, 0xFB, 0xFB,
+			 0xFB - 0x80}, /* PCT bit 7 only with FEAT_ECV */
 			{PV_PMSICR_EL1, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF},
 			{PV_PMSIRR_EL1, 0xFFFFFF01, 0xFFFFFF01, 0xFFFFFF01},
 			{PV_PMSFCR_EL1, 0x70007, 0x70007, 0x7000F},
@@ -154,15 +165,18 @@ static void test_fields_per_version(void **state)
 			{PV_PMBSR_EL1, 0xFC0FFFFF, 0xFC0FFFFF, 0xFC0FFFFF},
 		};
 		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-			uint64_t expect = version == 1 ? want[i].v1 : version == 2 ? want[i].v1p1
-										    : want[i].v1p2;
+			uint64_t expect = version == 1   ? want[i].v1
+					  : version == 2 ? want[i].v1p1
+							 : want[i].v1p2;
 			if (want[i].key == PV_PMSCR_EL1)
-				expect = 0x7B; /* E0SPE, E1SPE, CX, PA, TS, PCT[0]; no ECV here */
+				expect =
+					0x7B; /* E0SPE, E1SPE, CX, PA, TS, PCT[0]; no ECV here */
 			guest_msr_ok(v, want[i].key, ~UINT64_C(0));
 			assert_int_equal(guest_mrs_ok(v, want[i].key), expect);
 		}
 		guest_msr_ok(v, PV_PMSEVFR_EL1, ~UINT64_C(0));
-		uint64_t evfr = evfr_v1 | (version >= 2 ? PV_BIT(11) : 0) | (v1p2 ? PV_BIT(6) : 0);
+		uint64_t evfr = evfr_v1 | (version >= 2 ? PV_BIT(11) : 0) |
+				(v1p2 ? PV_BIT(6) : 0);
 		assert_int_equal(guest_mrs_ok(v, PV_PMSEVFR_EL1), evfr);
 		if (v1p2) {
 			guest_msr_ok(v, PV_PMSNEVFR_EL1, ~UINT64_C(0));
@@ -189,7 +203,8 @@ static void test_fields_per_version(void **state)
 	guest_msr(&r->v[0], PV_PMSLATFR_EL1, 1, ~UINT64_C(0));
 	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMSLATFR_EL1), 0xFFFF);
 	guest_msr(&r->v[0], PV_PMSICR_EL1, 1, ~UINT64_C(0));
-	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMSICR_EL1), PV_GENMASK(63, 56) | 0xFFFFFFFF);
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMSICR_EL1),
+			 PV_GENMASK(63, 56) | 0xFFFFFFFF);
 	spe_rig_free(r);
 }
 
@@ -203,20 +218,24 @@ static void test_pmbidr_maxbuffsize(void **state)
 	static const struct {
 		uint64_t max, code, bytes;
 	} t[] = {
-		{4096, 0x0001, 4096},                         /* "a value of 0x0001: 4KB" */
-		{UINT64_C(1) << 20, 256, UINT64_C(1) << 20},  /* M = 256, E = 0 */
+		{4096, 0x0001, 4096},                        /* "a value of 0x0001: 4KB" */
+		{UINT64_C(1) << 20, 256, UINT64_C(1) << 20}, /* M = 256, E = 0 */
 		{(UINT64_C(2) << 20) - 4096, 511, (UINT64_C(2) << 20) - 4096},
-		{UINT64_C(2) << 20, 1u << 9, UINT64_C(2) << 20},  /* '1':M:Zeros(E + 11), E = 1 */
+		{UINT64_C(2) << 20, 1u << 9,
+		 UINT64_C(2) << 20}, /* '1':M:Zeros(E + 11), E = 1 */
 		{UINT64_C(64) << 20, 6u << 9, UINT64_C(64) << 20},
-		{(UINT64_C(3) << 20) + 4096, 1u << 9 | 257, (UINT64_C(3) << 20) + 4096}, /* 4K steps */
-		{(UINT64_C(5) << 20) + 4096, 2u << 9 | 128, UINT64_C(5) << 20}, /* 8K: rounded down */
+		{(UINT64_C(3) << 20) + 4096, 1u << 9 | 257,
+		 (UINT64_C(3) << 20) + 4096}, /* 4K steps */
+		{(UINT64_C(5) << 20) + 4096, 2u << 9 | 128,
+		 UINT64_C(5) << 20}, /* 8K: rounded down */
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, t[i].max), PV_OK);
 		uint64_t idr = guest_mrs_ok(&r->v[0], PV_PMBIDR_EL1);
 		assert_int_equal(PV_FIELD_GET(idr, 47, 32), t[i].code);
 		assert_int_equal(r->vm.spe.max_buffer, t[i].bytes);
-		assert_int_equal(idr & 0xFFF, 6 | PV_PMBIDR_F | 0x100); /* Align, F, EA; P = 0 */
+		assert_int_equal(idr & 0xFFF,
+				 6 | PV_PMBIDR_F | 0x100); /* Align, F, EA; P = 0 */
 	}
 	spe_rig_free(r);
 }
@@ -230,8 +249,8 @@ static void test_pmscr_sanitised(void **state)
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, 1 << 20), PV_OK);
 	struct pv_vcpu *v = &r->v[0];
 	pv_vcpu_load(v, &r->cpu[0]);
-	uint64_t all = PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA | PV_PMSCR_TS |
-		       PV_BIT(6);
+	uint64_t all = PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA |
+		       PV_PMSCR_TS | PV_BIT(6);
 	guest_msr_ok(v, PV_PMSCR_EL1, ~UINT64_C(0));
 	assert_int_equal(guest_mrs_ok(v, PV_PMSCR_EL1), all);
 	assert_int_equal(*memplat_reg(&r->mc[0], PV_PMSCR_EL1),
@@ -240,7 +259,8 @@ static void test_pmscr_sanitised(void **state)
 	assert_int_equal(*memplat_reg(&r->mc[0], PV_PMSCR_EL1), 0); /* sampling stopped */
 	*memplat_reg(&r->mc[1], PV_PMSCR_EL1) = 0;
 	guest_msr_ok(v, PV_PMSCR_EL1, PV_PMSCR_PA | PV_PMSCR_E1SPE);
-	assert_int_equal(*memplat_reg(&r->mc[1], PV_PMSCR_EL1), 0); /* not loaded: not written */
+	assert_int_equal(*memplat_reg(&r->mc[1], PV_PMSCR_EL1),
+			 0); /* not loaded: not written */
 	pv_vcpu_load(v, &r->cpu[1]);
 	assert_int_equal(*memplat_reg(&r->mc[1], PV_PMSCR_EL1), PV_PMSCR_E1SPE);
 	pv_vcpu_put(v);

@@ -22,9 +22,9 @@
 #define RIG_TABLES (RIG_RAM + (UINT64_C(72) << 20)) /* where table pages are taken from */
 
 struct spe_hw_desc {
-	unsigned version;   /* PMSVer */
-	unsigned align;     /* PMBIDR_EL1.Align */
-	unsigned max_size;  /* PMSIDR_EL1.MaxSize */
+	unsigned version;  /* PMSVer */
+	unsigned align;    /* PMBIDR_EL1.Align */
+	unsigned max_size; /* PMSIDR_EL1.MaxSize */
 	bool fgt, owned_by_el3, no_16k, no_64k, count16, ernd;
 };
 
@@ -53,8 +53,8 @@ static inline struct spe_rig *spe_rig_new(const struct spe_hw_desc *d)
 	struct spe_rig *r = calloc(1, sizeof(*r));
 	if (!r)
 		abort();
-	r->mem = (struct memplat_mem){.base = RIG_RAM, .size = RIG_RAM_SIZE,
-				      .pa_offset = UINT64_C(0x100000000)};
+	r->mem = (struct memplat_mem){
+		.base = RIG_RAM, .size = RIG_RAM_SIZE, .pa_offset = UINT64_C(0x100000000)};
 	r->mem.bytes = calloc(RIG_RAM_SIZE, 1);
 	r->mem.pins = calloc(RIG_RAM_SIZE / 4096, sizeof(uint32_t));
 	if (!r->mem.bytes || !r->mem.pins)
@@ -100,8 +100,9 @@ static inline void spe_rig_free(struct spe_rig *r)
 static inline int spe_rig_vm(struct spe_rig *r, uint32_t features, unsigned version,
 			     uint64_t max_buffer)
 {
-	struct pv_vm_config cfg = {.features = features,
-				   .spe = {.version = (uint8_t)version, .max_buffer = max_buffer}};
+	struct pv_vm_config cfg = {
+		.features = features,
+		.spe = {.version = (uint8_t)version, .max_buffer = max_buffer}};
 	int err = pv_vm_init(&r->vm, &r->hw, &cfg);
 	if (err)
 		return err;
@@ -140,7 +141,8 @@ static inline uint64_t rig_entry(struct spe_rig *r, uint64_t root, unsigned g, u
 	uint64_t table = root;
 	for (unsigned l = top;; l++) {
 		unsigned bits = l == top ? va_bits - g - per * (3 - top) : per;
-		uint64_t at = table + (va >> (g + per * (3 - l)) & ((UINT64_C(1) << bits) - 1)) * 8;
+		uint64_t at = table +
+			      (va >> (g + per * (3 - l)) & ((UINT64_C(1) << bits) - 1)) * 8;
 		if (l == level)
 			return at;
 		uint64_t *d = rig_ipa(r, at);
@@ -152,12 +154,14 @@ static inline uint64_t rig_entry(struct spe_rig *r, uint64_t root, unsigned g, u
 
 /* Page (level 3) or, with block_level 1/2, block descriptors: AF, Inner Shareable, `extra`. */
 static inline void rig_map(struct spe_rig *r, uint64_t root, unsigned g, unsigned va_bits,
-			   uint64_t va, uint64_t ipa, uint64_t size, unsigned level, uint64_t extra)
+			   uint64_t va, uint64_t ipa, uint64_t size, unsigned level,
+			   uint64_t extra)
 {
 	uint64_t step = UINT64_C(1) << (g + (g - 3) * (3 - level));
 	for (uint64_t off = 0; off < size; off += step)
-		*rig_ipa(r, rig_entry(r, root, g, va_bits, va + off, level)) =
-			(ipa + off) | (level == 3 ? 3 : 1) | PV_BIT(10) | UINT64_C(3) << 8 | extra;
+		*rig_ipa(r, rig_entry(r, root, g, va_bits, va + off,
+				      level)) = (ipa + off) | (level == 3 ? 3 : 1) |
+						PV_BIT(10) | UINT64_C(3) << 8 | extra;
 }
 
 /* The vCPU's EL1 translation registers (memplat cells of pCPU `c`): MMU on, TTBR0/1, a TCR

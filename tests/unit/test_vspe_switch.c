@@ -120,7 +120,8 @@ static void test_irq_buffer_full(void **state)
 	assert_true(r->mv[0].line[PV_INTID_SPE]);
 	assert_int_equal(*cell(r, 0, PV_PMBSR_EL1), 0);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), 0);
-	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_COLL | PV_PMBSR_BSC_FULL);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1),
+			 PV_PMBSR_S | PV_PMBSR_COLL | PV_PMBSR_BSC_FULL);
 	assert_int_equal(guest_mrs_ok(v, PV_PMBPTR_EL1), KVA + 16 * 4096 - 64);
 	/* Linux: PMBPTR back to the start, PMBSR = 0. */
 	guest_msr_ok(v, PV_PMBPTR_EL1, KVA);
@@ -168,18 +169,19 @@ static void test_irq_stage2_repair(void **state)
 	assert_int_equal(*cell(r, 0, PV_PMBSR_EL1), 0);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), (KVA + 16 * 4096) | PV_PMBLIMITR_E);
 	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
-	assert_int_equal(v->spe.npins, npins);             /* no new store entry */
-	assert_true(r->mem.pin_calls > calls);             /* but mapped again */
+	assert_int_equal(v->spe.npins, npins); /* no new store entry */
+	assert_true(r->mem.pin_calls > calls); /* but mapped again */
 	assert_int_equal(rig_pin_count(r, RIG_RAM + 5 * 4096), 1);
 	assert_int_equal(v->spe.stats.s2_repaired, 1);
 	assert_int_equal(v->spe.stats.records_lost, 1);
 	/* Part of a record already written (DL): the guest must know. */
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | PV_PMBSR_DL |
-				    (uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 | PV_FSC_TRANSLATION(3);
+				    (uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 |
+				    PV_FSC_TRANSLATION(3);
 	assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
-	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | PV_PMBSR_DL |
-						  (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
-						  PV_PMBSR_IMPDEF_S2_REPAIR_DL);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1),
+			 PV_PMBSR_S | PV_PMBSR_DL | (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
+				 PV_PMBSR_IMPDEF_S2_REPAIR_DL);
 	assert_int_equal(*cell(r, 0, PV_PMBLIMITR_EL1), 0);
 	spe_rig_free(r);
 	/* The guest's own tables say the page is not mapped after all: its stage-1 fault. */
@@ -189,19 +191,21 @@ static void test_irq_stage2_repair(void **state)
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 | 7;
 	*cell(r, 0, PV_PMBPTR_EL1) = KVA + 7 * 4096;
 	pv_irq(&r->cpu[0], PV_INTID_SPE);
-	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_FAULT_S1 << 26 |
-						  PV_FSC_TRANSLATION(3));
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1),
+			 PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_FAULT_S1 << 26 |
+				 PV_FSC_TRANSLATION(3));
 	spe_rig_free(r);
 	/* Memory the VM no longer has. */
 	r = running();
 	v = &r->v[0];
-	*rig_ipa(r, rig_entry(r, *cell(r, 0, PV_TTBR1_EL1), 12, 48, KVA + 2 * 4096, 3)) =
-		UINT64_C(0x900000000) | 3 | PV_BIT(10);
+	*rig_ipa(r, rig_entry(r, *cell(r, 0, PV_TTBR1_EL1), 12, 48, KVA + 2 * 4096,
+			      3)) = UINT64_C(0x900000000) | 3 | PV_BIT(10);
 	*cell(r, 0, PV_PMBSR_EL1) = PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 | 7;
 	*cell(r, 0, PV_PMBPTR_EL1) = KVA + 2 * 4096;
 	pv_irq(&r->cpu[0], PV_INTID_SPE);
-	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
-						  PV_PMBSR_IMPDEF_NO_MEMORY);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1),
+			 PV_PMBSR_S | (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
+				 PV_PMBSR_IMPDEF_NO_MEMORY);
 	/* Whatever happened, disabling releases every pin. */
 	guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
 	assert_int_equal(rig_pinned(r), 0);

@@ -14,7 +14,7 @@
 #include "memplat.h"
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/trap.h"
-#include "regdb.h" /* the register handlers, internal to the core */
+#include "regdb.h"              /* the register handlers, internal to the core */
 #include "../../core/modules.h" /* the modules' verbs, likewise */
 
 #ifndef FX_PMCEID0
@@ -59,8 +59,8 @@ static inline struct fx *fx_new(void)
 }
 
 /* A VM with a PMU of `version` and `n` counters, and its two vCPUs (not loaded). */
-static inline int fx_vm(struct fx *f, uint8_t version, uint8_t n, const struct pv_pmu_filter *flt,
-			unsigned nf)
+static inline int fx_vm(struct fx *f, uint8_t version, uint8_t n,
+			const struct pv_pmu_filter *flt, unsigned nf)
 {
 	f->vm.hw = &f->hw;
 	f->vm.cfg.features = PV_FEAT_PMU;

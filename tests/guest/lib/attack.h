@@ -22,10 +22,10 @@ static bool attempt_count(bool held)
 /* One attempt: `held` is true when the guest got the architected answer. The failure message
  * is a printf format for the two values a and b (as uint64_t), checked by the compiler as
  * check()'s. */
-#define attempt(held, name, fmt, a, b)                                                           \
-	({                                                                                       \
-		bool held_ = attempt_count(held);                                                \
-		check(held_, (name), fmt, (uint64_t)(a), (uint64_t)(b));                         \
+#define attempt(held, name, fmt, a, b)                                                         \
+	({                                                                                     \
+		bool held_ = attempt_count(held);                                              \
+		check(held_, (name), fmt, (uint64_t)(a), (uint64_t)(b));                       \
 	})
 
 static void attack_report(void)

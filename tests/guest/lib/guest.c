@@ -255,15 +255,15 @@ void guest_exception(struct gframe *f, unsigned vec)
 void gic_setup(irq_fn *handler)
 {
 	irq_handler = handler;
-	mmio_w32(GICD, (1u << 4) | (1u << 1)); /* GICD_CTLR: ARE, EnableGrp1 */
+	mmio_w32(GICD, (1u << 4) | (1u << 1));              /* GICD_CTLR: ARE, EnableGrp1 */
 	mmio_w32(GICR + 0x14, mmio_r32(GICR + 0x14) & ~2u); /* GICR_WAKER.ProcessorSleep = 0 */
 	while (mmio_r32(GICR + 0x14) & 4u)
 		;
-	mmio_w32(GICR_SGI + 0x80, 0xFFFFFFFFu); /* all SGIs/PPIs Group 1 */
+	mmio_w32(GICR_SGI + 0x80, 0xFFFFFFFFu);     /* all SGIs/PPIs Group 1 */
 	wr(S3_0_C12_C12_5, rd(S3_0_C12_C12_5) | 1); /* ICC_SRE_EL1.SRE */
 	isb();
-	wr(S3_0_C4_C6_0, 0xFF);                     /* ICC_PMR_EL1 */
-	wr(S3_0_C12_C12_7, 1);                      /* ICC_IGRPEN1_EL1 */
+	wr(S3_0_C4_C6_0, 0xFF); /* ICC_PMR_EL1 */
+	wr(S3_0_C12_C12_7, 1);  /* ICC_IGRPEN1_EL1 */
 	isb();
 }
 

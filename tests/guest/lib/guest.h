@@ -27,12 +27,13 @@ static inline void spin(uint64_t n)
 }
 
 /* ---- checks ---- */
-bool check(bool ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool check(bool ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 #define CHECK(cond, name) check((cond), (name), "%s", #cond)
-#define CHECK_EQ(got, want, name)                                                                \
-	({                                                                                       \
-		uint64_t g_ = (uint64_t)(got), w_ = (uint64_t)(want);                            \
-		check(g_ == w_, (name), "got 0x%lx, expected 0x%lx", g_, w_);                    \
+#define CHECK_EQ(got, want, name)                                                              \
+	({                                                                                     \
+		uint64_t g_ = (uint64_t)(got), w_ = (uint64_t)(want);                          \
+		check(g_ == w_, (name), "got 0x%lx, expected 0x%lx", g_, w_);                  \
 	})
 __attribute__((noreturn)) void done(void);
 extern unsigned g_passed, g_failed;
@@ -58,11 +59,11 @@ extern unsigned g_last_vector; /* 4: from EL1h, 8: from EL0 */
 #define EC_SVC64 0x15
 #define EC_BRK 0x3C
 /* Counts UNDEFs (EC 0) taken while running `stmt`. */
-#define UNDEFS(stmt)                                                                             \
-	({                                                                                       \
-		expect_begin(EC_UNKNOWN);                                                        \
-		stmt;                                                                            \
-		expect_end();                                                                    \
+#define UNDEFS(stmt)                                                                           \
+	({                                                                                     \
+		expect_begin(EC_UNKNOWN);                                                      \
+		stmt;                                                                          \
+		expect_end();                                                                  \
 	})
 
 /* ---- interrupts (GICv3: ICC_* system registers, GICD/GICR MMIO) ---- */
@@ -105,11 +106,11 @@ int strncmp(const char *a, const char *b, size_t n);
 #define isb() __asm__ volatile("isb" ::: "memory")
 #define rd(reg) rd_(reg)
 #define wr(reg, v) wr_(reg, v)
-#define rd_(reg)                                                                                 \
-	({                                                                                       \
-		uint64_t v_;                                                                     \
-		__asm__ volatile("mrs %0, " #reg : "=r"(v_)::"memory");                          \
-		v_;                                                                              \
+#define rd_(reg)                                                                               \
+	({                                                                                     \
+		uint64_t v_;                                                                   \
+		__asm__ volatile("mrs %0, " #reg : "=r"(v_)::"memory");                        \
+		v_;                                                                            \
 	})
 #define wr_(reg, v) __asm__ volatile("msr " #reg ", %0" ::"r"((uint64_t)(v)) : "memory")
 

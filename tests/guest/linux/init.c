@@ -44,9 +44,9 @@
 #define PERF_EVENT_IOC_DISABLE 0x2401
 #define PERF_EVENT_IOC_RESET 0x2403
 
-#define COUNT_ITERS 1000000ul   /* counting window: 2 * N + C instructions */
-#define SAMPLE_ITERS 2500000ul  /* sampling window: 5,000,000 instructions ... */
-#define SAMPLE_PERIOD 50000ul   /* ... so about 100 overflow interrupts */
+#define COUNT_ITERS 1000000ul  /* counting window: 2 * N + C instructions */
+#define SAMPLE_ITERS 2500000ul /* sampling window: 5,000,000 instructions ... */
+#define SAMPLE_PERIOD 50000ul  /* ... so about 100 overflow interrupts */
 
 /* struct perf_event_attr up to config1 (PERF_ATTR_SIZE_VER0, 64 bytes). */
 struct perf_attr {
@@ -121,7 +121,8 @@ static long perf_open(uint64_t config, uint64_t period)
 	a.size = sizeof(a);
 	a.config = config;
 	a.sample_period = period;
-	a.flags = PERF_FLAG_DISABLED | PERF_FLAG_EXCLUDE_KERNEL; /* exclude_hv = 0, as perf(1) */
+	a.flags = PERF_FLAG_DISABLED |
+		  PERF_FLAG_EXCLUDE_KERNEL; /* exclude_hv = 0, as perf(1) */
 	return sys6(SYS_perf_event_open, (long)&a, 0 /* this task */, -1 /* any CPU */,
 		    -1 /* no group */, 0, 0);
 }
@@ -154,7 +155,7 @@ static void window(long fd, unsigned long n)
 	__asm__ volatile("mov x19, x0\n\t"
 			 "mov x1, #0x2400\n\t" /* PERF_EVENT_IOC_ENABLE */
 			 "mov x2, #0\n\t"
-			 "mov x8, #29\n\t"     /* ioctl */
+			 "mov x8, #29\n\t" /* ioctl */
 			 "svc #0\n\t"
 			 "mov x9, %[n]\n"
 			 "1:\tsubs x9, x9, #1\n\t"
@@ -188,8 +189,8 @@ static long pmu_irqs(void)
 			end++;
 		int has = 0;
 		for (char *p = line; p + 7 <= end; p++)
-			if (p[0] == 'a' && p[1] == 'r' && p[2] == 'm' && p[3] == '-' && p[4] == 'p' &&
-			    p[5] == 'm' && p[6] == 'u')
+			if (p[0] == 'a' && p[1] == 'r' && p[2] == 'm' && p[3] == '-' &&
+			    p[4] == 'p' && p[5] == 'm' && p[6] == 'u')
 				has = 1;
 		if (has) { /* " 23:        117     GICv3  23 Level     arm-pmu" */
 			char *p = line;

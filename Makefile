@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perfvisor — top-level build.
 #
 #   make            library, tool and tests (host)

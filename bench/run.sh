@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs the benchmark binaries given as arguments and prints one line per figure:
 #   bench: <name>: <value> <unit>
 # Each binary lists its figures with --list ("<name> <unit> <method> <mode>", see

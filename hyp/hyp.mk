@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hyp/ — the reference EL2 hypervisor for QEMU `virt`, and the guest test suite in tests/guest/.
 # Included by the top-level Makefile (which defines BUILD and CORE_SRCS).
 #

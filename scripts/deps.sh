@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The Debian 12 packages each make goal needs, and their installation. The Makefile calls
 # `deps.sh ensure GOAL...` before it reads anything else, so a goal's first run on a fresh
 # machine installs exactly what that goal uses and nothing more.

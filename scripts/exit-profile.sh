@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Where the hypervisor's EL2 instructions go, exit by exit: runs the benchmark guest
 # (tests/guest/bench.c) for a few rounds under QEMU with an instruction trace
 # (-singlestep -d exec,nochain, -icount shift=0), then prints, for each trapped access of its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fresh-check.sh DIR: what a new user meets on a fresh Debian 12 machine (make fresh-check).
 #
 # Builds a minimal Debian 12 root file system in DIR/root (debootstrap --variant=minbase, from

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make lint: cppcheck and clang-tidy with the configurations checked in at the top of the tree
 # (.cppcheck-suppressions, .clang-tidy), clang-format (.clang-format, over $FORMAT_SRCS), and the
 # generated documents against what is committed.

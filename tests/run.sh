@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs test binaries (cmocka) and ends with one summary line: "N passed, M failed[, K skipped]".
 # A binary that dies without a cmocka summary counts as one failure. Output of each binary is
 # kept in build/test-logs/ (TEST_LOGDIR) and shown in full when it failed. TEST_WRAPPER, if

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs each libFuzzer target of tests/fuzz/ for a bounded time (make fuzz).
 #   run.sh SECONDS BUILD_DIR TARGET...
 # Each target starts from its seeds, tests/fuzz/corpus/TARGET/ (kept in the repository, read

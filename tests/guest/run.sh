@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs the guest programs under perfvisor's hypervisor in QEMU.
 #   run.sh check HYP_ELF GUEST_DIR   the suite, Linux guest included; last line
 #                                    "N passed, M failed" (", K skipped" if the Linux kernel

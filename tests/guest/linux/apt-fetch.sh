@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # apt-fetch.sh PACKAGE DIR: downloads the arm64 Debian package PACKAGE with apt-get from the
 # machine's own sources (/etc/apt: only the Debian mirror is contacted), unpacks it into
 # DIR/x with dpkg-deb and prints DIR/x. Nothing is installed: apt runs with its own state under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fetch-busybox.sh [DIR]: puts Debian's arm64 busybox-static (one static binary: a shell and
 # the usual commands) in DIR/busybox (default build/linux) and prints its path, for the shell
 # initramfs of `make run-linux`. Reused once there; nothing of it is committed. Fetched with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fetch-kernel.sh [DIR]: puts an arm64 Linux kernel Image from Debian's own packages in
 # DIR/Image (default build/linux) and prints its path. Nothing of the kernel is committed.
 #

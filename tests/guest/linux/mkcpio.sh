@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # mkcpio.sh OUT INIT [NAME=FILE...]: writes OUT, an initramfs (cpio "newc", the format the
 # kernel unpacks: Documentation/driver-api/early-userspace/buffer-format.rst) holding /dev,
 # /proc, INIT as /init and each FILE as /NAME (executable; NAME may be in /bin, which it then

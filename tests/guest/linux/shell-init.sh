@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: MIT
 # /init of the shell initramfs (make run-linux): busybox's applets as commands, /proc, /sys
 # and /dev, then a shell on the console. `poweroff -f` powers the VM off (PSCI SYSTEM_OFF).
 /bin/busybox mkdir -p /proc /sys /dev

@@ -37,7 +37,7 @@ AWK     ?= awk
 # The register database (arch/sysregs.txt) and what is generated from it: the register keys
 # (a public header) and the tables the core and the hypervisor expand (docs/registers.md).
 GEN      := $(BUILD)/gen
-GEN_HDRS := $(GEN)/perfvisor/sysreg_keys.h $(GEN)/regdb.h $(GEN)/regdb_el2.h
+GEN_HDRS := $(GEN)/perfvisor/sysreg_defs.h $(GEN)/regdb.h $(GEN)/regdb_el2.h
 PV_HDRS  := $(wildcard include/perfvisor/*.h) $(GEN_HDRS)
 OPT     ?= -O2
 CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) -Iinclude -I$(GEN) -MMD -MP
@@ -101,7 +101,7 @@ tests: $(TEST_BINS)
 # Written to temporary files and moved, so an interrupted run leaves no half table.
 $(GEN_HDRS) &: arch/sysregs.txt arch/gen-sysregs.awk
 	@mkdir -p $(GEN)/perfvisor
-	$(AWK) -v keys=$(GEN)/perfvisor/sysreg_keys.h.tmp -v db=$(GEN)/regdb.h.tmp \
+	$(AWK) -v keys=$(GEN)/perfvisor/sysreg_defs.h.tmp -v db=$(GEN)/regdb.h.tmp \
 		-v el2h=$(GEN)/regdb_el2.h.tmp -f arch/gen-sysregs.awk arch/sysregs.txt
 	@for f in $(GEN_HDRS); do mv $$f.tmp $$f; done
 

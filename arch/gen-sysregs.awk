@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 #
 # The register database's generator (POSIX awk):
-#   awk -v keys=OUT/perfvisor/sysreg_keys.h -v db=OUT/regdb.h -v el2h=OUT/regdb_el2.h \
+#   awk -v keys=OUT/perfvisor/sysreg_defs.h -v db=OUT/regdb.h -v el2h=OUT/regdb_el2.h \
 #       -f arch/gen-sysregs.awk arch/sysregs.txt
 # The database's own header describes its columns. Any row it cannot read, or two rows that
 # claim one encoding, stop the build with the line's number.
@@ -83,6 +83,44 @@ BEGIN {
 }
 
 /^[ \t]*#/ || /^[ \t]*$/ { next }
+
+# field NAME BITS [note]: a field of the row above, bit n or bits hi:lo.
+# value FIELD NAME VALUE [note]: a named value of one of its fields.
+/^[ \t]*(field|value)[ \t]/ {
+	if (!rows)
+		fail("a field before any row")
+	kind = $1
+	if (kind == "field") {
+		if (NF < 3 || $2 !~ /^[A-Za-z][A-Za-z0-9_]*$/ || $3 !~ /^[0-9]+(:[0-9]+)?$/)
+			fail("a field is: field NAME BIT or field NAME HI:LO [note]")
+		n = split($3, b, ":")
+		hi = b[1] + 0
+		lo = (n == 2) ? b[2] + 0 : hi
+		if (hi > 63 || lo > hi)
+			fail("bits " $3 " are not within 63:0, high first")
+		fname = prefix_of(rows) "_" $2
+		fdef = (hi == lo) ? sprintf("PV_BIT(%d)", lo) : sprintf("PV_GENMASK(%d, %d)", hi, lo)
+		note = note_of(4)
+		fieldbits[fname] = $3
+	} else {
+		if (NF < 4 || $4 !~ /^(0x[0-9A-Fa-f]+|[0-9]+)$/)
+			fail("a value is: value FIELD NAME NUMBER [note]")
+		if (!((prefix_of(rows) "_" $2) in fieldbits))
+			fail("value of " $2 ", which is no field of " name[rows] " listed above it")
+		fname = prefix_of(rows) "_" $2 "_" $3
+		fdef = $4 "u"
+		note = note_of(5)
+	}
+	if (fname in defined)
+		fail(fname " is defined twice")
+	defined[fname] = 1
+	nfields++
+	field_name[nfields] = fname
+	field_def[nfields] = fdef
+	field_note[nfields] = note
+	field_row[nfields] = rows
+	next
+}
 
 /^[ \t]*title[ \t]+"/ {
 	if (!rows)
@@ -170,6 +208,25 @@ BEGIN {
 	}
 }
 
+# Fields are named after the register without a final _EL0 or _EL1 (PV_PMCR_E,
+# PV_PMEVTYPER_P); EL2 registers keep their _EL2 (PV_MDCR_EL2_TPM), as their EL1 namesakes
+# often have fields of their own.
+function prefix_of(r,   p) {
+	p = ident[r]
+	sub(/_EL[01]$/, "", p)
+	return "PV_" p
+}
+
+# The words after field $from, as a comment.
+function note_of(from,   i, t) {
+	t = ""
+	for (i = from; i <= NF; i++)
+		t = t (i > from ? " " : "") $i
+	if (t ~ /\*\//)
+		fail("a note may not close a comment")
+	return t
+}
+
 function key_expr(r) {
 	if (!family[r])
 		return sprintf("PV_SYSREG(%d, %d, %d, %d, %d)", o0[r], o1[r], crn[r], crm[r], op2[r])
@@ -185,14 +242,26 @@ END {
 	if (failed)
 		exit 1
 	print "/* Generated from arch/sysregs.txt by arch/gen-sysregs.awk: do not edit. */" > keys
-	print "#ifndef PERFVISOR_SYSREG_KEYS_H" > keys
-	print "#define PERFVISOR_SYSREG_KEYS_H" > keys
-	print "/* The ISS key of each register (PV_SYSREG, sysreg.h); a family's takes its index. */" > keys
+	print "#ifndef PERFVISOR_SYSREG_DEFS_H" > keys
+	print "#define PERFVISOR_SYSREG_DEFS_H" > keys
+	print "/* The ISS key of each register (PV_SYSREG, sysreg.h), a family's taking its index, then" > keys
+	print " * the fields and named values of those the database describes (PV_BIT, PV_GENMASK). */" > keys
 	for (r = 1; r <= rows; r++) {
 		if (family[r])
 			printf "#define PV_%s(n) %s\n", ident[r], key_expr(r) > keys
 		else
 			printf "#define PV_%s %s\n", ident[r], key_expr(r) > keys
+	}
+	shown = 0
+	for (i = 1; i <= nfields; i++) {
+		if (field_row[i] != shown) {
+			printf "\n/* %s */\n", name[field_row[i]] > keys
+			shown = field_row[i]
+		}
+		if (field_note[i] != "")
+			printf "#define %s %s /* %s */\n", field_name[i], field_def[i], field_note[i] > keys
+		else
+			printf "#define %s %s\n", field_name[i], field_def[i] > keys
 	}
 	print "#endif" > keys
 

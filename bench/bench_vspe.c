@@ -372,7 +372,7 @@ static int run_loss(unsigned arg)
 		wr(v, PV_PMSIRR_EL1, 1024);
 		wr(v, PV_PMSFCR_EL1, 0);
 		/* The guest asks for physical addresses and timestamps: not given. */
-		wr(v, PV_PMSCR_EL1, SCR_ON | PV_PMSCR_PA | PV_FIELD_PREP(1, 7, 6));
+		wr(v, PV_PMSCR_EL1, SCR_ON | PV_PMSCR_PA | PV_FIELD_PREP(PV_GENMASK(7, 6), 1));
 		wr(v, PV_PMBPTR_EL1, base);
 		wr(v, PV_PMBLIMITR_EL1, (base + size) | PV_PMBLIMITR_E);
 	}

@@ -349,7 +349,7 @@ void hyp_main(void)
 	/* MDCR_EL2 until the first vCPU is loaded (then its trap words): the partition (HPMN),
 	 * the host counters enabled (HPME) and 64 bits wide (HLP, PMUv3p5). */
 	write_sysreg(mdcr_el2,
-		     PV_FIELD_PREP(hyp.hw.hpmn, 4, 0) |
+		     PV_FIELD_PREP(PV_MDCR_EL2_HPMN, hyp.hw.hpmn) |
 			     (hyp.hw.host_counters ? PV_MDCR_EL2_HPME : 0) |
 			     (hyp.hw.pmu_version >= PV_PMUVER_V3P5 ? PV_MDCR_EL2_HLP : 0));
 	isb();

@@ -75,15 +75,14 @@ static struct sim_pmu_ctx ctx(const struct sim_cpu *c, unsigned el, bool secure)
 /* MDCR_EL2 fields this PE implements; the others are RES0. */
 static uint64_t mdcr_mask(const struct sim_cpu *c)
 {
-	uint64_t m = PV_MDCR_EL2_HPMN_MASK | PV_MDCR_EL2_TPMCR | PV_MDCR_EL2_TPM |
-		     PV_MDCR_EL2_HPME | PV_MDCR_EL2_TDE | PV_MDCR_EL2_TDA | PV_MDCR_EL2_TDOSA |
-		     PV_MDCR_EL2_TDRA;
+	uint64_t m = PV_MDCR_EL2_HPMN | PV_MDCR_EL2_TPMCR | PV_MDCR_EL2_TPM | PV_MDCR_EL2_HPME |
+		     PV_MDCR_EL2_TDE | PV_MDCR_EL2_TDA | PV_MDCR_EL2_TDOSA | PV_MDCR_EL2_TDRA;
 	if (c->pmu.cfg.version >= PV_PMUVER_V3P1 && c->pmu.cfg.version != PV_PMUVER_IMPDEF)
 		m |= PV_MDCR_EL2_HPMD;
 	if (c->pmu.cfg.version >= PV_PMUVER_V3P5 && c->pmu.cfg.version != PV_PMUVER_IMPDEF)
 		m |= PV_MDCR_EL2_HCCD | PV_MDCR_EL2_HLP;
 	if (c->m->cfg.spe.unit.version)
-		m |= PV_MDCR_EL2_E2PB_MASK | PV_MDCR_EL2_TPMS;
+		m |= PV_MDCR_EL2_E2PB | PV_MDCR_EL2_TPMS;
 	return m;
 }
 

@@ -21,7 +21,7 @@ static bool has_hcr(const struct sim_mpam_cpu *c)
 
 static unsigned vpmr_max(const struct sim_mpam_cpu *c)
 {
-	return (unsigned)PV_FIELD_GET(c->idr, 20, 18);
+	return (unsigned)PV_FIELD_GET(PV_GENMASK(20, 18), c->idr);
 }
 
 static unsigned partid_max(const struct sim_mpam_cpu *c)
@@ -31,12 +31,14 @@ static unsigned partid_max(const struct sim_mpam_cpu *c)
 
 static unsigned partid_of(uint64_t reg, bool ifetch)
 {
-	return (unsigned)(ifetch ? PV_FIELD_GET(reg, 15, 0) : PV_FIELD_GET(reg, 31, 16));
+	return (unsigned)(ifetch ? PV_FIELD_GET(PV_GENMASK(15, 0), reg)
+				 : PV_FIELD_GET(PV_GENMASK(31, 16), reg));
 }
 
 static unsigned pmg_of(uint64_t reg, bool ifetch)
 {
-	return (unsigned)(ifetch ? PV_FIELD_GET(reg, 39, 32) : PV_FIELD_GET(reg, 47, 40));
+	return (unsigned)(ifetch ? PV_FIELD_GET(PV_GENMASK(39, 32), reg)
+				 : PV_FIELD_GET(PV_GENMASK(47, 40), reg));
 }
 
 /* MPAMisVirtual(el) */
@@ -98,7 +100,7 @@ struct sim_mpam_label sim_mpam_cpu_label(const struct sim_mpam_cpu *c, unsigned 
 	/* genPMG: the default after a PARTID error (one of the CONSTRAINED UNPREDICTABLE
 	 * choices) or when out of range. */
 	unsigned pmg = pmg_of(reg, ifetch);
-	if (!l.err && pmg <= PV_FIELD_GET(c->idr, 39, 32))
+	if (!l.err && pmg <= PV_FIELD_GET(PV_GENMASK(39, 32), c->idr))
 		l.pmg = (uint8_t)pmg;
 	return l;
 }

@@ -137,7 +137,7 @@ void sim_pmu_init(struct sim_pmu *p, const struct sim_pmu_config *cfg)
 
 unsigned sim_pmu_hpmn(const struct sim_pmu *p, uint64_t mdcr)
 {
-	unsigned h = (unsigned)(mdcr & PV_MDCR_EL2_HPMN_MASK);
+	unsigned h = (unsigned)(mdcr & PV_MDCR_EL2_HPMN);
 	return h > p->cfg.counters ? p->cfg.counters : h;
 }
 
@@ -350,7 +350,7 @@ bool sim_pmu_el0_allowed(const struct sim_pmu *p, uint32_t key, bool is_read)
  * model UNDEFs). */
 static int selected(const struct sim_pmu *p, const struct sim_pmu_ctx *c)
 {
-	unsigned sel = (unsigned)(p->selr & PV_PMSELR_SEL_MASK);
+	unsigned sel = (unsigned)(p->selr & PV_PMSELR_SEL);
 	return (access_mask(p, c) >> sel & 1) && sel != CYC ? (int)sel : -1;
 }
 
@@ -370,7 +370,7 @@ enum sim_acc sim_pmu_read(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint32
 		unsigned num = c->el >= 2 || c->secure ? p->cfg.counters
 						       : sim_pmu_hpmn(p, c->mdcr);
 		*val = (UINT64_C(0x41) << 24) | ((uint64_t)p->cfg.idcode << 16) |
-		       ((uint64_t)num << PV_PMCR_N_SHIFT) | pmcr_eff(p);
+		       PV_FIELD_PREP(PV_PMCR_N, num) | pmcr_eff(p);
 		break;
 	}
 	case R_CNTENSET:
@@ -402,7 +402,7 @@ enum sim_acc sim_pmu_read(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint32
 		*val = p->ccntr;
 		break;
 	case R_XEVTYPER:
-		if ((p->selr & PV_PMSELR_SEL_MASK) == CYC) {
+		if ((p->selr & PV_PMSELR_SEL) == CYC) {
 			*val = p->ccfiltr;
 			break;
 		}
@@ -489,13 +489,13 @@ enum sim_acc sim_pmu_write(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint3
 		sim_pmu_swinc(p, c, val);
 		break;
 	case R_SELR:
-		p->selr = val & PV_PMSELR_SEL_MASK;
+		p->selr = val & PV_PMSELR_SEL;
 		break;
 	case R_CCNTR:
 		p->ccntr = val;
 		break;
 	case R_XEVTYPER:
-		if ((p->selr & PV_PMSELR_SEL_MASK) == CYC) {
+		if ((p->selr & PV_PMSELR_SEL) == CYC) {
 			p->ccfiltr = val & filter_mask(p);
 			break;
 		}

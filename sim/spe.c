@@ -183,7 +183,7 @@ const char *sim_spe_status_name(enum sim_spe_status st)
 /* ProfilingBufferOwner(): EL2 when MDCR_EL2.E2PB is 0b00 (Non-secure, EL2 implemented). */
 static unsigned owner_el(const struct sim_spe_env *e)
 {
-	return PV_FIELD_GET(e->mdcr_el2, 13, 12) == 0 ? 2 : 1;
+	return PV_FIELD_GET(PV_MDCR_EL2_E2PB, e->mdcr_el2) == 0 ? 2 : 1;
 }
 
 static bool buffer_enabled(const struct sim_spe *s)
@@ -477,7 +477,7 @@ static void sample(struct sim_spe *s, const struct sim_spe_env *e, const struct 
 		return;
 	}
 	if (s->cfg.version >= PV_SPE_V1P2 &&
-	    PV_FIELD_GET(s->limitr, 2, 1) == PV_PMBLIMITR_FM_DISCARD) {
+	    PV_FIELD_GET(PV_GENMASK(2, 1), s->limitr) == PV_PMBLIMITR_FM_DISCARD) {
 		s->stats.discarded++;
 		o.status = SIM_SPE_DISCARDED;
 		log_sample(e, &o);

@@ -221,7 +221,7 @@ int sim_spe_machine_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigne
 		return c->m->cfg.fgt && (hdfgrtr(c) & PV_HDFGRTR_PMBIDR_EL1) ? SIM_ROUTE_EL2
 									     : SIM_ROUTE_DIRECT;
 	if (key == PV_PMBLIMITR_EL1 || key == PV_PMBPTR_EL1 || key == PV_PMBSR_EL1)
-		return !(c->mdcr & PV_BIT(PV_MDCR_EL2_E2PB_SHIFT))
+		return !(PV_FIELD_GET(PV_MDCR_EL2_E2PB, c->mdcr) & 1u)
 			       ? SIM_ROUTE_EL2 /* E2PB 0bx0 */
 			       : SIM_ROUTE_DIRECT;
 	return (c->mdcr & PV_MDCR_EL2_TPMS) ? SIM_ROUTE_EL2 : SIM_ROUTE_DIRECT;
@@ -265,7 +265,7 @@ enum sim_acc sim_spe_machine_read(struct sim_cpu *c, unsigned el, uint32_t key, 
 		*val = sm->pmscr_el2[c->idx];
 		return SIM_ACC_OK;
 	}
-	unsigned e2pb = (unsigned)PV_FIELD_GET(c->mdcr, 13, 12);
+	unsigned e2pb = (unsigned)PV_FIELD_GET(PV_MDCR_EL2_E2PB, c->mdcr);
 	return sim_spe_read(&sm->unit[c->idx], el, e2pb, key, val);
 }
 
@@ -367,7 +367,7 @@ static bool translate(struct sim_machine *m, struct sim_vcpu *v, uint64_t va, bo
 static bool unit_xlate(void *ctx, uint64_t va, bool buffer, uint64_t *pa, struct sim_fault *f)
 {
 	struct sim_cpu *c = ctx;
-	if (PV_FIELD_GET(c->mdcr, 13, 12) ==
+	if (PV_FIELD_GET(PV_MDCR_EL2_E2PB, c->mdcr) ==
 	    0) { /* owned by EL2: the hypervisor's identity map */
 		*pa = va;
 		return true;
@@ -384,7 +384,7 @@ static void unit_write(void *ctx, uint64_t pa, const uint8_t *b, size_t n)
 {
 	struct sim_cpu *c = ctx;
 	struct sim_spe_machine *sm = c->m->spe_machine;
-	unsigned want = PV_FIELD_GET(c->mdcr, 13, 12) == 0 || !c->cur
+	unsigned want = PV_FIELD_GET(PV_MDCR_EL2_E2PB, c->mdcr) == 0 || !c->cur
 				? SIM_OWNER_HYP
 				: SIM_OWNER_VM(c->cur->vm->idx);
 	if (!sm->has_mem || sim_mem_owner(&sm->mem, pa) != want ||

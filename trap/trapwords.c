@@ -15,18 +15,19 @@ static bool pmu_present(const struct pv_hw *hw)
 static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 {
 	const struct pv_hw *hw = vm->hw;
-	uint64_t owned = PV_MDCR_EL2_HPMN_MASK | PV_MDCR_EL2_TPMCR | PV_MDCR_EL2_TPM |
-			 PV_MDCR_EL2_HPME | PV_MDCR_EL2_E2PB_MASK | PV_MDCR_EL2_TPMS |
+	uint64_t owned = PV_MDCR_EL2_HPMN | PV_MDCR_EL2_TPMCR | PV_MDCR_EL2_TPM |
+			 PV_MDCR_EL2_HPME | PV_MDCR_EL2_E2PB | PV_MDCR_EL2_TPMS |
 			 PV_MDCR_EL2_EnSPM | PV_MDCR_EL2_HPMD | PV_MDCR_EL2_TTRF |
-			 PV_MDCR_EL2_HCCD | PV_MDCR_EL2_E2TB_MASK | PV_MDCR_EL2_HLP |
-			 PV_MDCR_EL2_MTPME | PV_MDCR_EL2_HPMFZO | PV_MDCR_EL2_PMSSE_MASK |
-			 PV_MDCR_EL2_HPMFZS | PV_MDCR_EL2_PMEE_MASK;
+			 PV_MDCR_EL2_HCCD | PV_MDCR_EL2_E2TB | PV_MDCR_EL2_HLP |
+			 PV_MDCR_EL2_MTPME | PV_MDCR_EL2_HPMFZO | PV_MDCR_EL2_PMSSE |
+			 PV_MDCR_EL2_HPMFZS | PV_MDCR_EL2_PMEE;
 	uint64_t m = 0;
 	if (pmu_present(hw)) {
 		/* Guests own counters [0, HPMN); every PMU register traps (TPM, and TPMCR which
 		 * TPM already implies) whether or not the VM has a PMU: hidden means UNDEF, given
 		 * means emulated. */
-		m |= PV_FIELD_PREP(hw->hpmn, 4, 0) | PV_MDCR_EL2_TPM | PV_MDCR_EL2_TPMCR;
+		m |= PV_FIELD_PREP(PV_MDCR_EL2_HPMN, hw->hpmn) | PV_MDCR_EL2_TPM |
+		     PV_MDCR_EL2_TPMCR;
 		if (hw->host_counters)
 			m |= PV_MDCR_EL2_HPME; /* host counters [HPMN, N) count for the host */
 		if (hw->pmu_version >= PV_PMUVER_V3P1)
@@ -42,7 +43,7 @@ static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 		 * without, the buffer is EL2's and EL1 PMB* accesses trap (E2PB = 0b00). */
 		unsigned e2pb = vm->spe.version ? PV_MDCR_EL2_E2PB_EL1_TRAP
 						: PV_MDCR_EL2_E2PB_EL2;
-		m |= PV_FIELD_PREP(e2pb, 13, 12) | PV_MDCR_EL2_TPMS;
+		m |= PV_FIELD_PREP(PV_MDCR_EL2_E2PB, e2pb) | PV_MDCR_EL2_TPMS;
 	}
 	if (hw->trf)
 		m |= PV_MDCR_EL2_TTRF; /* trace filter control traps; trace not offered */

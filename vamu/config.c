@@ -31,8 +31,8 @@ int pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	a->amcgcr = pv_plat_sysreg_read(cpu, PV_AMCGCR_EL0);
 	a->cnten0 = pv_plat_sysreg_read(cpu, PV_AMCNTENSET0_EL0) & 0xF;
 	/* No auxiliary counters (AMCFGR_EL0.NCG = 0): the group 1 registers UNDEF. */
-	unsigned cg1nc = (unsigned)PV_FIELD_GET(a->amcgcr, 15, 8);
-	if (PV_FIELD_GET(a->amcfgr, 31, 28) == 0)
+	unsigned cg1nc = (unsigned)PV_FIELD_GET(PV_GENMASK(15, 8), a->amcgcr);
+	if (PV_FIELD_GET(PV_GENMASK(31, 28), a->amcfgr) == 0)
 		cg1nc = 0;
 	a->aux = (uint8_t)(cg1nc > PV_AMU_AUX_MAX ? PV_AMU_AUX_MAX : cg1nc);
 	uint32_t below = (uint32_t)(PV_BIT(a->aux) - 1);

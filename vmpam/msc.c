@@ -45,7 +45,7 @@ static void probe_ris(struct pv_pcpu *cpu, const struct pv_vmpam_msc *m, uint32_
 		r->cbits = !(mb & PV_MBWUMON_IDR_HAS_LONG) ? 31
 			   : (mb & PV_MBWUMON_IDR_LWD)     ? 63
 							   : 44;
-		r->scale = (uint8_t)PV_FIELD_GET(mb, 20, 16);
+		r->scale = (uint8_t)PV_FIELD_GET(PV_GENMASK(20, 16), mb);
 		r->has_rwbw = (mb & PV_MBWUMON_IDR_HAS_RWBW) != 0;
 	}
 }
@@ -62,10 +62,10 @@ int pv_vmpam__msc_probe(struct pv_pcpu *cpu, const struct pv_vmpam_msc_desc *d,
 	if (idr & PV_IDR_EXT)
 		idr |= (uint64_t)rd(cpu, m, PV_MPAMF_IDR + 4) << 32;
 	m->partid_max = (uint16_t)(idr & PV_IDR_PARTID_MAX);
-	m->pmg_max = (uint8_t)PV_FIELD_GET(idr, 23, 16);
+	m->pmg_max = (uint8_t)PV_FIELD_GET(PV_GENMASK(23, 16), idr);
 	m->has_ris = (idr & PV_IDR_HAS_RIS) != 0;
 	m->extd_esr = (idr & PV_IDR_HAS_EXTD_ESR) != 0;
-	m->nris = (uint8_t)(m->has_ris ? PV_FIELD_GET(idr, 59, 56) + 1 : 1);
+	m->nris = (uint8_t)(m->has_ris ? PV_FIELD_GET(PV_GENMASK(59, 56), idr) + 1 : 1);
 	for (unsigned k = 0; k < m->nris; k++) {
 		uint32_t ridr = (uint32_t)idr;
 		if (m->has_ris) {

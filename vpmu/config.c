@@ -19,7 +19,7 @@ int pv_vpmu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	}
 	hw->pmu_version = (uint8_t)pmuver;
 	hw->pmcr = pv_plat_sysreg_read(cpu, PV_PMCR_EL0);
-	hw->pmu_counters = (uint8_t)PV_FIELD_GET(hw->pmcr, 15, 11);
+	hw->pmu_counters = (uint8_t)PV_FIELD_GET(PV_PMCR_N, hw->pmcr);
 	hw->pmceid0 = pv_plat_sysreg_read(cpu, PV_PMCEID0_EL0);
 	hw->pmceid1 = pv_plat_sysreg_read(cpu, PV_PMCEID1_EL0);
 	if (pmuver >= PV_PMUVER_V3P4)
@@ -140,8 +140,8 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	p->pmcr_res1 = hw->aarch32 ? 0 : PV_PMCR_LC;
 	p->pmcr_stored = PV_PMCR_E | PV_PMCR_DP | (hw->aarch32 ? PV_PMCR_D | PV_PMCR_LC : 0) |
 			 (v3p5 ? PV_PMCR_LP : 0);
-	p->pmcr_fixed = (hw->pmcr & (PV_PMCR_IMP_MASK | PV_PMCR_IDCODE_MASK)) |
-			((uint64_t)n << PV_PMCR_N_SHIFT) | p->pmcr_res1;
+	p->pmcr_fixed = (hw->pmcr & (PV_PMCR_IMP | PV_PMCR_IDCODE)) |
+			PV_FIELD_PREP(PV_PMCR_N, n) | p->pmcr_res1;
 
 	pv_vpmu__filter_build(p, c);
 	pv_vpmu__filter_lut(p);

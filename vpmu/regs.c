@@ -184,7 +184,7 @@ enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsign
 {
 	(void)idx, (void)el;
 	vpmu_cpu(v);
-	v->pmu.selr = (uint8_t)(val & PV_PMSELR_SEL_MASK);
+	v->pmu.selr = (uint8_t)(val & PV_PMSELR_SEL);
 	return PV_TRAP_HANDLED;
 }
 

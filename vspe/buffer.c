@@ -224,7 +224,7 @@ void pv_vspe__apply(struct pv_vcpu *v)
 	if (!cpu)
 		return;
 	bool on = vspe_enabled(s) && (discard(v) || s->ready);
-	uint64_t fm = discard(v) ? PV_FIELD_PREP(PV_PMBLIMITR_FM_DISCARD, 2, 1) : 0;
+	uint64_t fm = discard(v) ? PV_FIELD_PREP(PV_GENMASK(2, 1), PV_PMBLIMITR_FM_DISCARD) : 0;
 	pv_plat_sysreg_write(cpu, PV_PMBPTR_EL1, s->ptr);
 	pv_plat_sysreg_write(cpu, PV_PMBSR_EL1, 0);
 	pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1,

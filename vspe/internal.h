@@ -34,7 +34,7 @@ static inline uint64_t vspe_limit(uint64_t limitr)
 
 static inline bool vspe_discard(uint64_t limitr)
 {
-	return PV_FIELD_GET(limitr, 2, 1) == PV_PMBLIMITR_FM_DISCARD;
+	return PV_FIELD_GET(PV_GENMASK(2, 1), limitr) == PV_PMBLIMITR_FM_DISCARD;
 }
 
 /* The guest's buffer is enabled (ProfilingBufferEnabled(): E = 1 and not stopped, S = 0). */

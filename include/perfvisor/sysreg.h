@@ -15,8 +15,11 @@
 #define PV_BIT(n) (UINT64_C(1) << (n))
 /* Bits [hi:lo] set. */
 #define PV_GENMASK(hi, lo) (((~UINT64_C(0)) >> (63 - (hi))) & ~(PV_BIT(lo) - 1))
-#define PV_FIELD_GET(v, hi, lo) ((PV_GENMASK(hi, lo) & (uint64_t)(v)) >> (lo))
-#define PV_FIELD_PREP(x, hi, lo) (((uint64_t)(x) << (lo)) & PV_GENMASK(hi, lo))
+/* Fields by mask (a named field, or PV_BIT / PV_GENMASK): the value of field `mask` in v, and
+ * x placed in field `mask` (bits of x beyond the field dropped). */
+#define PV_FIELD_LSB(mask) ((mask) & ~((mask)-1))
+#define PV_FIELD_GET(mask, v) (((mask) & (uint64_t)(v)) / PV_FIELD_LSB(mask))
+#define PV_FIELD_PREP(mask, x) (((uint64_t)(x)*PV_FIELD_LSB(mask)) & (mask))
 
 /* ---- ESR_EL2 ------------------------------------------------------------------------ */
 #define PV_ESR_EC_SHIFT 26
@@ -49,7 +52,7 @@
 
 /* The keys of every register perfvisor names: PV_PMCR_EL0, PV_PMEVCNTR_EL0(n), ...,
  * generated from the register database (arch/sysregs.txt). */
-#include "perfvisor/sysreg_keys.h"
+#include "perfvisor/sysreg_defs.h"
 
 #define PV_SYSREG_OP0(k) (((k) >> PV_ISS_SYS_OP0_SHIFT) & 0x3u)
 #define PV_SYSREG_OP1(k) (((k) >> PV_ISS_SYS_OP1_SHIFT) & 0x7u)
@@ -70,52 +73,10 @@
 #define PV_PMU_MAX_COUNTERS 31 /* event counters 0..30 */
 #define PV_PMU_CYCLE_IDX 31    /* bit 31 of the enable/overflow bitmaps */
 
-/* PMCR_EL0 */
-#define PV_PMCR_E PV_BIT(0)
-#define PV_PMCR_P PV_BIT(1)
-#define PV_PMCR_C PV_BIT(2)
-#define PV_PMCR_D PV_BIT(3)
-#define PV_PMCR_X PV_BIT(4)
-#define PV_PMCR_DP PV_BIT(5)
-#define PV_PMCR_LC PV_BIT(6)
-#define PV_PMCR_LP PV_BIT(7)
-#define PV_PMCR_FZO PV_BIT(9)
-#define PV_PMCR_N_SHIFT 11
-#define PV_PMCR_N_MASK PV_GENMASK(15, 11)
-#define PV_PMCR_IDCODE_MASK PV_GENMASK(23, 16)
-#define PV_PMCR_IMP_MASK PV_GENMASK(31, 24)
-
-/* PMEVTYPER<n>_EL0 and PMCCFILTR_EL0 filter bits (Arm ARM D24.5.x). */
-#define PV_PMEVTYPER_P PV_BIT(31)            /* 1: do not count at EL1 */
-#define PV_PMEVTYPER_U PV_BIT(30)            /* 1: do not count at EL0 */
-#define PV_PMEVTYPER_NSK PV_BIT(29)          /* NS EL1 counted iff NSK == P (EL3 implemented) */
-#define PV_PMEVTYPER_NSU PV_BIT(28)          /* NS EL0 counted iff NSU == U (EL3 implemented) */
-#define PV_PMEVTYPER_NSH PV_BIT(27)          /* 1: count at NS EL2 -- an include bit */
-#define PV_PMEVTYPER_M PV_BIT(26)            /* EL3 counted iff M == P */
-#define PV_PMEVTYPER_MT PV_BIT(25)           /* FEAT_MTPMU */
-#define PV_PMEVTYPER_SH PV_BIT(24)           /* Secure EL2 counted iff SH != NSH (FEAT_SEL2) */
-#define PV_PMEVTYPER_T PV_BIT(23)            /* FEAT_TME */
-#define PV_PMEVTYPER_RLK PV_BIT(22)          /* Realm EL1 counted iff RLK == P (FEAT_RME) */
-#define PV_PMEVTYPER_RLU PV_BIT(21)          /* Realm EL0 counted iff RLU == U (FEAT_RME) */
-#define PV_PMEVTYPER_RLH PV_BIT(20)          /* Realm EL2 counted iff RLH != NSH (FEAT_RME) */
-#define PV_PMEVTYPER_EVT_V3 PV_GENMASK(9, 0) /* PMUv3: 10-bit event numbers */
-#define PV_PMEVTYPER_EVT_V3P1 PV_GENMASK(15, 0) /* PMUv3p1 and later */
-
-/* PMUSERENR_EL0 */
-#define PV_PMUSERENR_EN PV_BIT(0)
-#define PV_PMUSERENR_SW PV_BIT(1)
-#define PV_PMUSERENR_CR PV_BIT(2)
-#define PV_PMUSERENR_ER PV_BIT(3)
+/* Register fields (PV_PMCR_E, PV_PMEVTYPER_P, PV_MDCR_EL2_TPM, ...) are the register
+ * database's (sysreg_defs.h); what follows is derived from them or not a register's. */
 #define PV_PMUSERENR_MASK                                                                      \
 	(PV_PMUSERENR_EN | PV_PMUSERENR_SW | PV_PMUSERENR_CR | PV_PMUSERENR_ER)
-
-/* PMSELR_EL0 */
-#define PV_PMSELR_SEL_MASK 0x1Fu
-
-/* PMMIR_EL1: fields a guest may see (PMUv3p4); THWIDTH and later fields are not offered. */
-#define PV_PMMIR_SLOTS PV_GENMASK(7, 0)
-#define PV_PMMIR_BUS_SLOTS PV_GENMASK(15, 8)
-#define PV_PMMIR_BUS_WIDTH PV_GENMASK(19, 16)
 
 /* Common architectural events (Arm ARM D17). */
 #define PV_EVT_SW_INCR 0x0000
@@ -149,63 +110,6 @@
 /* ---- Activity Monitors ------------------------------------------------------------------ */
 
 /* ---- MPAM ------------------------------------------------------------------------------- */
-
-#define PV_MPAM2_EL2_MPAMEN PV_BIT(63)
-#define PV_MPAM2_EL2_TIDR PV_BIT(58)
-#define PV_MPAM2_EL2_TRAPMPAM0EL1 PV_BIT(49)
-#define PV_MPAM2_EL2_TRAPMPAM1EL1 PV_BIT(48)
-#define PV_MPAMHCR_EL2_TRAP_MPAMIDR PV_BIT(31)
-#define PV_MPAMHCR_EL2_EL1_VPMEN PV_BIT(1)
-#define PV_MPAMHCR_EL2_EL0_VPMEN PV_BIT(0)
-#define PV_MPAMIDR_HAS_HCR PV_BIT(17)
-#define PV_MPAMIDR_HAS_TIDR PV_BIT(58)
-#define PV_MPAM2_EL2_EnMPAMSM PV_BIT(50)
-#define PV_MPAMHCR_EL2_GSTAPP_PLK PV_BIT(8)
-
-/* ---- EL2 controls ----------------------------------------------------------------------- */
-
-/* MDCR_EL2 (Arm ARM D24.2.x) */
-#define PV_MDCR_EL2_HPMN_MASK PV_GENMASK(4, 0)
-#define PV_MDCR_EL2_TPMCR PV_BIT(5)
-#define PV_MDCR_EL2_TPM PV_BIT(6)
-#define PV_MDCR_EL2_HPME PV_BIT(7)
-#define PV_MDCR_EL2_TDE PV_BIT(8)
-#define PV_MDCR_EL2_TDA PV_BIT(9)
-#define PV_MDCR_EL2_TDOSA PV_BIT(10)
-#define PV_MDCR_EL2_TDRA PV_BIT(11)
-#define PV_MDCR_EL2_E2PB_SHIFT 12
-#define PV_MDCR_EL2_E2PB_MASK PV_GENMASK(13, 12)
-#define PV_MDCR_EL2_E2PB_EL2 0x0u      /* buffer owned by EL2, EL1 PMB* accesses trap */
-#define PV_MDCR_EL2_E2PB_EL1_TRAP 0x2u /* owned by EL1&0 (stage 2 applies), accesses trap */
-#define PV_MDCR_EL2_E2PB_EL1 0x3u      /* owned by EL1&0, no trap */
-#define PV_MDCR_EL2_TPMS PV_BIT(14)
-#define PV_MDCR_EL2_EnSPM PV_BIT(15)
-#define PV_MDCR_EL2_HPMD PV_BIT(17)
-#define PV_MDCR_EL2_TTRF PV_BIT(19)
-#define PV_MDCR_EL2_HCCD PV_BIT(23)
-#define PV_MDCR_EL2_E2TB_MASK PV_GENMASK(25, 24)
-#define PV_MDCR_EL2_HLP PV_BIT(26)
-#define PV_MDCR_EL2_TDCC PV_BIT(27)
-#define PV_MDCR_EL2_MTPME PV_BIT(28)
-#define PV_MDCR_EL2_HPMFZO PV_BIT(29)
-#define PV_MDCR_EL2_PMSSE_MASK PV_GENMASK(31, 30)
-#define PV_MDCR_EL2_HPMFZS PV_BIT(36)
-#define PV_MDCR_EL2_PMEE_MASK PV_GENMASK(41, 40)
-
-/* CPTR_EL2 */
-#define PV_CPTR_EL2_TAM PV_BIT(30) /* same position whatever HCR_EL2.E2H */
-
-/* HCR_EL2 */
-#define PV_HCR_EL2_VM PV_BIT(0)
-#define PV_HCR_EL2_FMO PV_BIT(3)
-#define PV_HCR_EL2_IMO PV_BIT(4)
-#define PV_HCR_EL2_AMO PV_BIT(5)
-#define PV_HCR_EL2_TSC PV_BIT(19)
-#define PV_HCR_EL2_TID3 PV_BIT(18)
-#define PV_HCR_EL2_TGE PV_BIT(27)
-#define PV_HCR_EL2_RW PV_BIT(31)
-#define PV_HCR_EL2_E2H PV_BIT(34)
-#define PV_HCR_EL2_AMVOFFEN PV_BIT(51)
 
 /* ---- ID registers (the TID3 group: Op0=3 Op1=0 CRn=0 CRm=1..7) --------------------------- */
 #define PV_MMFR2_IDS_SHIFT 36 /* FEAT_IDST: EL0 ID-space accesses trap to EL1 as EC 0x18 */

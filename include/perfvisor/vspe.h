@@ -94,7 +94,7 @@ enum pv_trap_result;
 #define PV_PMBSR_EC_SHIFT 26
 #define PV_PMBSR_EC_MASK PV_GENMASK(31, 26)
 #define PV_PMBSR_MSS2_MASK PV_GENMASK(55, 32)
-#define PV_PMBSR_EC(v) ((unsigned)PV_FIELD_GET(v, 31, 26))
+#define PV_PMBSR_EC(v) ((unsigned)PV_FIELD_GET(PV_GENMASK(31, 26), v))
 #define PV_PMBSR_EC_BUF 0x00u          /* other buffer management event: BSC in MSS[5:0] */
 #define PV_PMBSR_EC_IMPDEF 0x1Fu       /* IMPLEMENTATION DEFINED reason */
 #define PV_PMBSR_EC_FAULT_S1 0x24u     /* stage 1 Data Abort on write to the buffer: FSC */

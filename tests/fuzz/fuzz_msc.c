@@ -151,7 +151,7 @@ static void dev_write(void *dev, uint64_t pa, uint32_t val)
 		 (unsigned long long)pa);
 	const struct pv_vmpam_msc *m = &sys.msc[i];
 	unsigned p = val & 0xFFFF;
-	unsigned ris = (unsigned)PV_FIELD_GET(val, 27, 24);
+	unsigned ris = (unsigned)PV_FIELD_GET(PV_GENMASK(27, 24), val);
 	switch (off) {
 	case PV_MPAMCFG_PART_SEL:
 		if (in_setup) {

@@ -494,7 +494,7 @@ static void step_trap(struct fz *f)
 		uint32_t mask = m->pmu.counter_mask;
 		switch (key) {
 		case PV_PMCR_EL0:
-			FZ_CHECK(PV_FIELD_GET(got, 15, 11) == N &&
+			FZ_CHECK(PV_FIELD_GET(PV_PMCR_N, got) == N &&
 					 !(got & (PV_PMCR_P | PV_PMCR_C)),
 				 "pv_trap: PMCR reads 0x%llx, N = %u", (unsigned long long)got,
 				 N);
@@ -666,17 +666,19 @@ static int machine(struct fz *f)
 		memplat_init(&mc[c], N);
 		uint64_t *dfr0 = memplat_reg(&mc[c], PV_ID_AA64DFR0_EL1);
 		*dfr0 = (*dfr0 & ~PV_GENMASK(11, 8) & ~PV_GENMASK(63, 60)) |
-			PV_FIELD_PREP(pmuvers[b2 & 7], 11, 8) |
-			PV_FIELD_PREP((b2 >> 3) & 1, 63, 60);
+			PV_FIELD_PREP(PV_GENMASK(11, 8), pmuvers[b2 & 7]) |
+			PV_FIELD_PREP(PV_GENMASK(63, 60), (b2 >> 3) & 1);
 		uint64_t *pfr0 = memplat_reg(&mc[c], PV_ID_AA64PFR0_EL1);
 		*pfr0 &= ~(PV_GENMASK(15, 12) | PV_GENMASK(39, 36) | PV_GENMASK(55, 52) |
 			   PV_GENMASK(47, 44) | PV_GENMASK(43, 40) | PV_GENMASK(3, 0));
-		*pfr0 |= PV_FIELD_PREP(b3 & 1, 15, 12) | PV_FIELD_PREP((b3 >> 1) & 1, 39, 36) |
-			 PV_FIELD_PREP((b3 >> 2) & 1, 55, 52) |
-			 PV_FIELD_PREP((b3 >> 3) & 3, 47, 44) |
-			 PV_FIELD_PREP((b3 >> 5) & 1, 43, 40) |
-			 PV_FIELD_PREP((b3 >> 6) & 1 ? 2 : 1, 3, 0);
-		*memplat_reg(&mc[c], PV_ID_AA64MMFR0_EL1) = PV_FIELD_PREP(b4 & 1, 59, 56);
+		*pfr0 |= PV_FIELD_PREP(PV_GENMASK(15, 12), b3 & 1) |
+			 PV_FIELD_PREP(PV_GENMASK(39, 36), (b3 >> 1) & 1) |
+			 PV_FIELD_PREP(PV_GENMASK(55, 52), (b3 >> 2) & 1) |
+			 PV_FIELD_PREP(PV_GENMASK(47, 44), (b3 >> 3) & 3) |
+			 PV_FIELD_PREP(PV_GENMASK(43, 40), (b3 >> 5) & 1) |
+			 PV_FIELD_PREP(PV_GENMASK(3, 0), (b3 >> 6) & 1 ? 2 : 1);
+		*memplat_reg(&mc[c], PV_ID_AA64MMFR0_EL1) = PV_FIELD_PREP(PV_GENMASK(59, 56),
+									  b4 & 1);
 		*memplat_reg(&mc[c], PV_PMCEID0_EL0) ^= (uint64_t)(b4 >> 1) << 3;
 		*memplat_reg(&mc[c], PV_AMCFGR_EL0) = (uint64_t)((b4 >> 1) & 1) << 28 |
 						      PV_AMCFGR_SIZE_64 | 3;
@@ -729,8 +731,8 @@ static void check_trap_words(const struct pv_vm *m)
 	if (hw.pmu_version >= PV_PMUVER_V3P5)
 		need |= PV_MDCR_EL2_HCCD;
 	FZ_CHECK((w->mdcr_el2 & need) == need && (w->mdcr_el2_owned & need) == need &&
-			 PV_FIELD_GET(w->mdcr_el2, 4, 0) == hw.hpmn &&
-			 (w->mdcr_el2_owned & PV_MDCR_EL2_HPMN_MASK) == PV_MDCR_EL2_HPMN_MASK,
+			 PV_FIELD_GET(PV_MDCR_EL2_HPMN, w->mdcr_el2) == hw.hpmn &&
+			 (w->mdcr_el2_owned & PV_MDCR_EL2_HPMN) == PV_MDCR_EL2_HPMN,
 		 "pv_vm_init: MDCR_EL2 0x%llx (owned 0x%llx) does not trap the PMU, partition "
 		 "at "
 		 "HPMN %u and keep EL2 out of the guest's counts",

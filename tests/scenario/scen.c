@@ -192,7 +192,7 @@ static void apply_write(struct shadow *s, uint32_t key, uint64_t val)
 		s->cnten &= ~((uint32_t)val & impl_mask(s));
 		return;
 	case PV_PMSELR_EL0:
-		s->selr = val & PV_PMSELR_SEL_MASK;
+		s->selr = val & PV_PMSELR_SEL;
 		return;
 	case PV_PMCCNTR_EL0:
 		s->c[31].val = val;

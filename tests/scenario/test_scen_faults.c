@@ -242,7 +242,8 @@ static void test_spe_external_abort(void **state)
 	while (sim_step(r->m))
 		;
 	assert_int_equal(p.unexpected, 0);
-	assert_int_equal(PV_FIELD_GET(p.ops[idr].value, 11, 8), 2); /* EA as the hardware */
+	assert_int_equal(PV_FIELD_GET(PV_GENMASK(11, 8), p.ops[idr].value),
+			 2); /* EA as the hardware */
 	assert_int_equal(RIG_STAT(r->m, ext_aborts), 1);
 	struct sim_spe_vcpu *g = sim_spe_machine_vcpu(r->m, 0);
 	uint64_t bsr = g->drv.last_bsr;

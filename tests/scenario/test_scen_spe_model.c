@@ -61,7 +61,7 @@ static struct sim_spe_env env_el1(struct flat *fl)
 {
 	return (struct sim_spe_env){
 		.el = 1,
-		.mdcr_el2 = PV_FIELD_PREP(PV_MDCR_EL2_E2PB_EL1_TRAP, 13, 12),
+		.mdcr_el2 = PV_FIELD_PREP(PV_MDCR_EL2_E2PB, PV_MDCR_EL2_E2PB_EL1_TRAP),
 		.cntpct = 1000,
 		.ticks = 500,
 		.cntvoff = 400,
@@ -357,7 +357,8 @@ static void test_discard(void **state)
 	struct sim_spe s;
 	sim_spe_init(&s, &CFG, 2);
 	start(&s, BASE + MEM, 0x100);
-	sim_spe_write(&s, 2, PV_PMBLIMITR_EL1, PV_FIELD_PREP(2, 2, 1) | PV_PMBLIMITR_E);
+	sim_spe_write(&s, 2, PV_PMBLIMITR_EL1,
+		      PV_FIELD_PREP(PV_GENMASK(2, 1), 2) | PV_PMBLIMITR_E);
 	struct sim_spe_env e = env_el1(fl);
 	struct sim_work w = work(100000, 125000);
 	sim_spe_exec(&s, &e, &w);
@@ -461,7 +462,7 @@ static void test_registers(void **state)
 	sim_spe_read(&s, 2, 0, PV_PMBIDR_EL1, &v);
 	assert_int_equal(v & (PV_PMBIDR_P | PV_PMBIDR_ALIGN_MASK), 6);
 	sim_spe_read(&s, 1, 2, PV_PMSIDR_EL1, &v);
-	assert_int_equal(PV_FIELD_GET(v, 15, 12), 7);
+	assert_int_equal(PV_FIELD_GET(PV_GENMASK(15, 12), v), 7);
 	assert_true(v & PV_PMSIDR_FNE);
 	struct sim_spe_config v1 = CFG;
 	v1.version = 1;

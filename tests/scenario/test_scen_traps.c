@@ -153,7 +153,7 @@ static void test_id_and_identification(void **state)
 	assert_int_equal(field(p.ops[dfr0].value, PV_DFR0_PMUVER_SHIFT), PV_PMUVER_V3P1);
 	assert_int_equal(p.ops[resv].value, 0);
 	assert_int_equal(p.ops[pmcr].value >> 24, 0x41);
-	assert_int_equal(p.ops[pmcr].value >> PV_PMCR_N_SHIFT & 31, 3);
+	assert_int_equal(PV_FIELD_GET(PV_PMCR_N, p.ops[pmcr].value), 3);
 	assert_int_equal(p.ops[ceid0].value >> PV_EVT_MEM_ACCESS & 1, 0);
 	assert_int_equal(p.ops[ceid0].value >> PV_EVT_L1D_CACHE & 1, 1);
 	assert_int_equal(p.ops[denied].value, 0);

@@ -35,7 +35,7 @@ void memplat_init(struct memplat_cpu *c, unsigned counters)
 	*memplat_reg(c, PV_ID_AA64PFR1_EL1) = UINT64_C(0x01000021);
 	*memplat_reg(c, PV_ID_DFR0_EL1) = UINT64_C(0x06000000);
 	*memplat_reg(c, PV_PMCR_EL0) = UINT64_C(0x41010000) |
-				       ((uint64_t)counters << PV_PMCR_N_SHIFT);
+				       PV_FIELD_PREP(PV_PMCR_N, counters);
 	*memplat_reg(c, PV_PMCEID0_EL0) = UINT64_C(
 		0x00020101) /* SW_INCR, INST_RETIRED, CPU_CYCLES */;
 	*memplat_reg(c, PV_PMCEID1_EL0) = UINT64_C(0x10000018);

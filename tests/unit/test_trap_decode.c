@@ -53,6 +53,21 @@ static void test_decode_every_key_rt_direction(void **state)
 	}
 }
 
+/* Fields by mask: the value, placed and taken back, with bits beyond the field dropped. */
+static void test_field_macros(void **state)
+{
+	(void)state;
+	assert_int_equal(PV_FIELD_GET(PV_PMCR_N, UINT64_C(0x41013000)), 6);
+	assert_int_equal(PV_FIELD_PREP(PV_PMCR_N, 6), 0x3000);
+	assert_int_equal(PV_FIELD_PREP(PV_PMCR_N, 0x3F), 0xF800); /* 6 bits into 5 */
+	assert_int_equal(PV_FIELD_GET(PV_MDCR_EL2_E2PB, ~UINT64_C(0)), 3);
+	assert_int_equal(PV_FIELD_PREP(PV_MDCR_EL2_E2PB, PV_MDCR_EL2_E2PB_EL1_TRAP), 0x2000);
+	assert_true(PV_FIELD_GET(PV_BIT(63), UINT64_C(1) << 63) == 1);
+	assert_true(PV_FIELD_PREP(PV_GENMASK(63, 60), 0xF) == UINT64_C(0xF000000000000000));
+	assert_int_equal(PV_FIELD_GET(PV_PMEVTYPER_EVT_V3, 0x12345), 0x345);
+	assert_int_equal(PV_FIELD_GET(PV_BIT(0), 2), 0);
+}
+
 static void test_table_well_formed(void **state)
 {
 	(void)state;
@@ -187,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_decode_fields),
 		cmocka_unit_test(test_decode_rejects_other_classes),
 		cmocka_unit_test(test_decode_every_key_rt_direction),
+		cmocka_unit_test(test_field_macros),
 		cmocka_unit_test(test_table_well_formed),
 		cmocka_unit_test(test_every_pmu_register_present),
 		cmocka_unit_test(test_families),

@@ -100,7 +100,7 @@ static void test_pmcr_fields(void **state)
 	/* AArch64-only hardware, PMUv3p5: LC RES1, D RES0, LP stored. */
 	assert_int_equal(fx_vm(f, PV_PMUVER_V3P5, 5, NULL, 0), PV_OK);
 	struct pv_vcpu *v = &f->v[0];
-	uint64_t fixed = UINT64_C(0x41010000) | (5u << PV_PMCR_N_SHIFT) | PV_PMCR_LC;
+	uint64_t fixed = UINT64_C(0x41010000) | PV_FIELD_PREP(PV_PMCR_N, 5) | PV_PMCR_LC;
 	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0), fixed); /* reset: E = 0 */
 	wr(pv_vpmu_pmcr_write, v, 0, ~UINT64_C(0));
 	assert_int_equal(rd(pv_vpmu_pmcr_read, v, 0),

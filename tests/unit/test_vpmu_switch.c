@@ -365,8 +365,8 @@ static void test_through_trap(void **state)
 			 PV_TRAP_HANDLED);
 	assert_int_equal(x[2], 0);
 	assert_int_equal(pv_trap(v, esr_sys(PV_PMCR_EL0, 4, true), 1, x), PV_TRAP_HANDLED);
-	assert_int_equal(x[4] & (PV_PMCR_N_MASK | PV_PMCR_E | PV_PMCR_P),
-			 (4u << PV_PMCR_N_SHIFT) | PV_PMCR_E);
+	assert_int_equal(x[4] & (PV_PMCR_N | PV_PMCR_E | PV_PMCR_P),
+			 PV_FIELD_PREP(PV_PMCR_N, 4) | PV_PMCR_E);
 	/* EL0 with PMUSERENR = 0: sent back to the guest's EL1 */
 	assert_int_equal(pv_trap(v, esr_sys(PV_PMCCNTR_EL0, 2, true), 0, x),
 			 PV_TRAP_EL1_SYSREG);

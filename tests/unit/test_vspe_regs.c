@@ -80,10 +80,10 @@ static void test_id_view_and_trap_words(void **state)
 		uint64_t dfr0 = guest_mrs_ok(&r->v[0], PV_ID_AA64DFR0_EL1);
 		assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_PMSVER_SHIFT), version);
 		const struct pv_trap_words *w = &r->v[0].traps;
-		assert_int_equal(PV_FIELD_GET(w->mdcr_el2, 13, 12),
+		assert_int_equal(PV_FIELD_GET(PV_MDCR_EL2_E2PB, w->mdcr_el2),
 				 version ? PV_MDCR_EL2_E2PB_EL1_TRAP : PV_MDCR_EL2_E2PB_EL2);
 		assert_true(w->mdcr_el2 & PV_MDCR_EL2_TPMS);
-		assert_true(w->mdcr_el2_owned & (PV_MDCR_EL2_E2PB_MASK | PV_MDCR_EL2_TPMS));
+		assert_true(w->mdcr_el2_owned & (PV_MDCR_EL2_E2PB | PV_MDCR_EL2_TPMS));
 		/* PMSCR_EL2 all zero for guests: no PA, PCT, CX, EL2 sampling. */
 		assert_int_equal(w->pmscr_el2, 0);
 		assert_int_equal(w->pmscr_el2_owned &
@@ -232,7 +232,7 @@ static void test_pmbidr_maxbuffsize(void **state)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, t[i].max), PV_OK);
 		uint64_t idr = guest_mrs_ok(&r->v[0], PV_PMBIDR_EL1);
-		assert_int_equal(PV_FIELD_GET(idr, 47, 32), t[i].code);
+		assert_int_equal(PV_FIELD_GET(PV_GENMASK(47, 32), idr), t[i].code);
 		assert_int_equal(r->vm.spe.max_buffer, t[i].bytes);
 		assert_int_equal(idr & 0xFFF,
 				 6 | PV_PMBIDR_F | 0x100); /* Align, F, EA; P = 0 */

@@ -51,7 +51,7 @@ static inline struct fx *fx_new(void)
 	f->hw.pmu_counters = 8;
 	f->hw.host_counters = 2;
 	f->hw.hpmn = 6;
-	f->hw.pmcr = UINT64_C(0x41010000) | (8u << PV_PMCR_N_SHIFT);
+	f->hw.pmcr = UINT64_C(0x41010000) | PV_FIELD_PREP(PV_PMCR_N, 8);
 	f->hw.pmceid0 = FX_PMCEID0;
 	f->hw.pmceid1 = FX_PMCEID1;
 	f->hw.pmmir = FX_PMMIR;

@@ -113,6 +113,8 @@ BEGIN {
 	}
 	if (fname in defined)
 		fail(fname " is defined twice")
+	if (substr(fname, 4) in seen_id)
+		fail(fname " is also a register's key")
 	defined[fname] = 1
 	nfields++
 	field_name[nfields] = fname
@@ -157,6 +159,8 @@ BEGIN {
 	sub(/<n>/, "", id)
 	if (id in seen_id)
 		fail(id " is listed twice")
+	if (("PV_" id) in defined)
+		fail("PV_" id " is already a field's name")
 	seen_id[id] = r
 	ident[r] = id
 	check_num($2, 0, 3, "op0"); check_num($3, 0, 7, "op1"); check_num($4, 0, 15, "CRn")

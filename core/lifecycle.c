@@ -57,9 +57,9 @@ void pv_pcpu_init(struct pv_pcpu *cpu, void *plat)
 	*cpu = (struct pv_pcpu){.plat = plat};
 }
 
-static unsigned id_field(const struct pv_hw *hw, uint32_t reg, unsigned shift)
+static unsigned id_field(const struct pv_hw *hw, uint32_t reg, uint64_t mask)
 {
-	return PV_ID_FIELD(hw->id[PV_ID_SLOT(reg)], shift);
+	return PV_ID_FIELD(hw->id[PV_ID_SLOT(reg)], mask);
 }
 
 int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters)
@@ -71,17 +71,18 @@ int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters)
 		hw->id[s] = pv_plat_sysreg_read(cpu, PV_SYSREG(3, 0, 0, s / 8, s % 8));
 
 	/* ID_AA64PFR0_EL1.ELx: 0b0010 means AArch64 and AArch32. */
-	unsigned shifts[] = {PV_PFR0_EL0_SHIFT, PV_PFR0_EL1_SHIFT, PV_PFR0_EL2_SHIFT,
-			     PV_PFR0_EL3_SHIFT};
+	static const uint64_t el_fields[] = {
+		PV_ID_AA64PFR0_EL0_STATES, PV_ID_AA64PFR0_EL1_STATES, PV_ID_AA64PFR0_EL2_STATES,
+		PV_ID_AA64PFR0_EL3_STATES};
 	for (unsigned i = 0; i < 4; i++)
-		if (id_field(hw, PV_ID_AA64PFR0_EL1, shifts[i]) == 2)
+		if (id_field(hw, PV_ID_AA64PFR0_EL1, el_fields[i]) == 2)
 			hw->aarch32 = true;
-	hw->el3 = id_field(hw, PV_ID_AA64PFR0_EL1, PV_PFR0_EL3_SHIFT) != 0;
-	hw->sel2 = id_field(hw, PV_ID_AA64PFR0_EL1, PV_PFR0_SEL2_SHIFT) != 0;
-	hw->rme = id_field(hw, PV_ID_AA64PFR0_EL1, PV_PFR0_RME_SHIFT) != 0;
-	hw->trbe = id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_TRACEBUFFER_SHIFT) != 0;
-	hw->trf = id_field(hw, PV_ID_AA64DFR0_EL1, PV_DFR0_TRACEFILT_SHIFT) != 0;
-	hw->fgt = id_field(hw, PV_ID_AA64MMFR0_EL1, PV_MMFR0_FGT_SHIFT) != 0;
+	hw->el3 = id_field(hw, PV_ID_AA64PFR0_EL1, PV_ID_AA64PFR0_EL3_STATES) != 0;
+	hw->sel2 = id_field(hw, PV_ID_AA64PFR0_EL1, PV_ID_AA64PFR0_SEL2) != 0;
+	hw->rme = id_field(hw, PV_ID_AA64PFR0_EL1, PV_ID_AA64PFR0_RME) != 0;
+	hw->trbe = id_field(hw, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_TRACEBUFFER) != 0;
+	hw->trf = id_field(hw, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_TRACEFILT) != 0;
+	hw->fgt = id_field(hw, PV_ID_AA64MMFR0_EL1, PV_ID_AA64MMFR0_FGT) != 0;
 	/* Each module reads its own registers, only when its feature is present: registers of
 	 * absent features UNDEF even at EL2. */
 	int err = pv_vmpam_probe(hw, cpu);

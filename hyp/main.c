@@ -158,16 +158,16 @@ static void hide_unswitched(struct pv_vm *pvm)
 {
 	uint64_t *pfr0 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)];
 	uint64_t *pfr1 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64PFR1_EL1)];
-	uint64_t *isar1 = &pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 6, 1))];
-	uint64_t *isar2 = &pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 6, 2))];
-	*pfr0 &= ~PV_ID_FIELD_MASK(32);                         /* SVE */
-	*pfr1 &= ~(PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(24)); /* MTE, SME */
-	/* ISAR1: APA, API, GPA, GPI; ISAR2: GPA3, APA3 (Arm ARM D19.2) */
-	*isar1 &= ~(PV_ID_FIELD_MASK(4) | PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(24) |
-		    PV_ID_FIELD_MASK(28));
-	*isar2 &= ~(PV_ID_FIELD_MASK(8) | PV_ID_FIELD_MASK(12));
-	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 4))] = 0; /* ID_AA64ZFR0_EL1 */
-	pvm->id_view[PV_ID_SLOT(PV_SYSREG(3, 0, 0, 4, 5))] = 0; /* ID_AA64SMFR0_EL1 */
+	uint64_t *isar1 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64ISAR1_EL1)];
+	uint64_t *isar2 = &pvm->id_view[PV_ID_SLOT(PV_ID_AA64ISAR2_EL1)];
+	*pfr0 &= ~PV_ID_AA64PFR0_SVE;
+	*pfr1 &= ~(PV_ID_AA64PFR1_MTE | PV_ID_AA64PFR1_SME);
+	/* Pointer authentication: the keys are not switched. */
+	*isar1 &= ~(PV_ID_AA64ISAR1_APA | PV_ID_AA64ISAR1_API | PV_ID_AA64ISAR1_GPA |
+		    PV_ID_AA64ISAR1_GPI);
+	*isar2 &= ~(PV_ID_AA64ISAR2_GPA3 | PV_ID_AA64ISAR2_APA3);
+	pvm->id_view[PV_ID_SLOT(PV_ID_AA64ZFR0_EL1)] = 0;
+	pvm->id_view[PV_ID_SLOT(PV_ID_AA64SMFR0_EL1)] = 0;
 }
 
 /* The arm64 Image header, if the image has one (Linux booting.rst): magic "ARM\x64" at

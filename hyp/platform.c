@@ -17,12 +17,12 @@ void plat_init(void)
 {
 	uint64_t dfr0 = read_sysreg(S3_0_C0_C5_0), pfr0 = read_sysreg(S3_0_C0_C4_0);
 	uint64_t pfr1 = read_sysreg(S3_0_C0_C4_1);
-	unsigned pmuver = PV_ID_FIELD(dfr0, PV_DFR0_PMUVER_SHIFT);
+	unsigned pmuver = PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMUVER);
 	plat_feat.pmuver = pmuver == PV_PMUVER_IMPDEF ? PV_PMUVER_NI : pmuver;
-	plat_feat.amuver = PV_ID_FIELD(pfr0, PV_PFR0_AMU_SHIFT);
-	plat_feat.spe = PV_ID_FIELD(dfr0, PV_DFR0_PMSVER_SHIFT) != 0;
-	plat_feat.mpam = PV_ID_FIELD(pfr0, PV_PFR0_MPAM_SHIFT) != 0 ||
-			 PV_ID_FIELD(pfr1, PV_PFR1_MPAM_FRAC_SHIFT) != 0;
+	plat_feat.amuver = PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_AMU);
+	plat_feat.spe = PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMSVER) != 0;
+	plat_feat.mpam = PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_MPAM) != 0 ||
+			 PV_ID_FIELD(pfr1, PV_ID_AA64PFR1_MPAM_FRAC) != 0;
 }
 
 uint64_t plat_sysreg_read(uint32_t reg)

@@ -59,8 +59,8 @@ int sim_mpam_machine_init(struct sim_machine *m)
 		sim_mpam_cpu_init(&mm->cpu[i], idr);
 		if (!(m->cfg.id_override_mask >> slot & 1)) {
 			uint64_t *pfr0 = &m->cpu[i].id[slot];
-			*pfr0 = (*pfr0 & ~(UINT64_C(0xF) << PV_PFR0_MPAM_SHIFT)) |
-				UINT64_C(1) << PV_PFR0_MPAM_SHIFT;
+			*pfr0 = (*pfr0 & ~PV_ID_AA64PFR0_MPAM) |
+				PV_FIELD_PREP(PV_ID_AA64PFR0_MPAM, 1);
 		}
 	}
 	m->mpam_machine = mm;

@@ -70,8 +70,8 @@ ALWAYS_INLINE enum pv_trap_result el0_rule(const struct pv_vcpu *v, unsigned rul
 	case PV_EL0_IDST: {
 		/* EL0 reads of the ID space: trapped to EL1 with FEAT_IDST, else UNDEFINED. */
 		uint64_t mmfr2 = v->vm->hw->id[PV_ID_SLOT(PV_ID_AA64MMFR2_EL1)];
-		return PV_ID_FIELD(mmfr2, PV_MMFR2_IDS_SHIFT) ? PV_TRAP_EL1_SYSREG
-							      : PV_TRAP_UNDEF;
+		return PV_ID_FIELD(mmfr2, PV_ID_AA64MMFR2_IDS) ? PV_TRAP_EL1_SYSREG
+							       : PV_TRAP_UNDEF;
 	}
 	default:
 		return PV_TRAP_UNDEF;

@@ -11,15 +11,15 @@
 
 #define SLOT(key) PV_ID_SLOT(key)
 
-static uint64_t set_field(uint64_t reg, unsigned shift, unsigned value)
+static uint64_t set_field(uint64_t reg, uint64_t mask, unsigned value)
 {
-	return (reg & ~PV_ID_FIELD_MASK(shift)) | ((uint64_t)(value & 0xF) << shift);
+	return (reg & ~mask) | PV_FIELD_PREP(mask, value);
 }
 
-static uint64_t clear_fields(uint64_t reg, const uint8_t *shifts, unsigned n)
+static uint64_t clear_fields(uint64_t reg, const uint64_t *fields, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		reg &= ~PV_ID_FIELD_MASK(shifts[i]);
+		reg &= ~fields[i];
 	return reg;
 }
 
@@ -34,43 +34,42 @@ void pv_id_views_init(struct pv_vm *vm)
 
 	/* ID_AA64DFR0_EL1: PMUVer and PMSVer are the VM's (0 without); trace buffer and filter,
 	 * branch records, MTPMU (MDCR_EL2.MTPME stays 0), PMU snapshot, SEBEP and HPMN0 hidden. */
-	static const uint8_t dfr0_hidden[] = {
-		PV_DFR0_PMSS_SHIFT,        PV_DFR0_SEBEP_SHIFT, PV_DFR0_TRACEFILT_SHIFT,
-		PV_DFR0_TRACEBUFFER_SHIFT, PV_DFR0_MTPMU_SHIFT, PV_DFR0_BRBE_SHIFT,
-		PV_DFR0_EXTTRCBUFF_SHIFT,  PV_DFR0_HPMN0_SHIFT,
+	static const uint64_t dfr0_hidden[] = {
+		PV_ID_AA64DFR0_PMSS,        PV_ID_AA64DFR0_SEBEP, PV_ID_AA64DFR0_TRACEFILT,
+		PV_ID_AA64DFR0_TRACEBUFFER, PV_ID_AA64DFR0_MTPMU, PV_ID_AA64DFR0_BRBE,
+		PV_ID_AA64DFR0_EXTTRCBUFF,  PV_ID_AA64DFR0_HPMN0,
 	};
 	uint64_t *dfr0 = &view[SLOT(PV_ID_AA64DFR0_EL1)];
-	*dfr0 = clear_fields(*dfr0, dfr0_hidden, sizeof(dfr0_hidden));
-	*dfr0 = set_field(*dfr0, PV_DFR0_PMUVER_SHIFT, pmuver);
-	*dfr0 = set_field(*dfr0, PV_DFR0_PMSVER_SHIFT, vm->spe.version);
+	*dfr0 = clear_fields(*dfr0, dfr0_hidden, sizeof(dfr0_hidden) / sizeof(dfr0_hidden[0]));
+	*dfr0 = set_field(*dfr0, PV_ID_AA64DFR0_PMUVER, pmuver);
+	*dfr0 = set_field(*dfr0, PV_ID_AA64DFR0_PMSVER, vm->spe.version);
 
 	/* ID_AA64DFR1_EL1: system PMU, instruction counter, trace, EBEP, DPFZS hidden. */
-	static const uint8_t dfr1_hidden[] = {
-		PV_DFR1_SYSPMUID_SHIFT, PV_DFR1_SYSPMUID_SHIFT + 4, PV_DFR1_SPMU_SHIFT,
-		PV_DFR1_PMICNTR_SHIFT,  PV_DFR1_ITE_SHIFT,          PV_DFR1_EBEP_SHIFT,
-		PV_DFR1_DPFZS_SHIFT,
+	static const uint64_t dfr1_hidden[] = {
+		PV_ID_AA64DFR1_SYSPMUID, PV_ID_AA64DFR1_SPMU, PV_ID_AA64DFR1_PMICNTR,
+		PV_ID_AA64DFR1_ITE,      PV_ID_AA64DFR1_EBEP, PV_ID_AA64DFR1_DPFZS,
 	};
 	uint64_t *dfr1 = &view[SLOT(PV_ID_AA64DFR1_EL1)];
-	*dfr1 = clear_fields(*dfr1, dfr1_hidden, sizeof(dfr1_hidden));
+	*dfr1 = clear_fields(*dfr1, dfr1_hidden, sizeof(dfr1_hidden) / sizeof(dfr1_hidden[0]));
 
 	/* ID_AA64PFR0_EL1.AMU: the VM's version (0 without). MPAM: v1.0 (MPAM = 1, MPAM_frac =
 	 * 0) when the VM is given it, else not implemented. */
 	uint64_t *pfr0 = &view[SLOT(PV_ID_AA64PFR0_EL1)];
-	*pfr0 = set_field(*pfr0, PV_PFR0_AMU_SHIFT, vm->amu.version);
-	*pfr0 = set_field(*pfr0, PV_PFR0_MPAM_SHIFT, vm->mpam.visible ? 1 : 0);
+	*pfr0 = set_field(*pfr0, PV_ID_AA64PFR0_AMU, vm->amu.version);
+	*pfr0 = set_field(*pfr0, PV_ID_AA64PFR0_MPAM, vm->mpam.visible ? 1 : 0);
 	uint64_t *pfr1 = &view[SLOT(PV_ID_AA64PFR1_EL1)];
-	*pfr1 = set_field(*pfr1, PV_PFR1_MPAM_FRAC_SHIFT, 0);
+	*pfr1 = set_field(*pfr1, PV_ID_AA64PFR1_MPAM_FRAC, 0);
 
 	/* AArch32 views: AArch32 PMU access (CP15, EC 0x03/0x04) is not offered, so PerfMon
 	 * reads not implemented; AMU and MTPMU hidden likewise. */
 	uint64_t *dfr0_32 = &view[SLOT(PV_ID_DFR0_EL1)];
-	*dfr0_32 = set_field(*dfr0_32, PV_ID_DFR0_PERFMON_SHIFT, 0);
-	*dfr0_32 = set_field(*dfr0_32, PV_ID_DFR0_TRACEFILT_SHIFT, 0);
+	*dfr0_32 = set_field(*dfr0_32, PV_ID_DFR0_PERFMON, 0);
+	*dfr0_32 = set_field(*dfr0_32, PV_ID_DFR0_TRACEFILT, 0);
 	uint64_t *dfr1_32 = &view[SLOT(PV_ID_DFR1_EL1)];
-	*dfr1_32 = set_field(*dfr1_32, PV_ID_DFR1_MTPMU_SHIFT, 0);
-	*dfr1_32 = set_field(*dfr1_32, PV_ID_DFR1_HPMN0_SHIFT, 0);
+	*dfr1_32 = set_field(*dfr1_32, PV_ID_DFR1_MTPMU, 0);
+	*dfr1_32 = set_field(*dfr1_32, PV_ID_DFR1_HPMN0, 0);
 	uint64_t *pfr0_32 = &view[SLOT(PV_ID_PFR0_EL1)];
-	*pfr0_32 = set_field(*pfr0_32, PV_ID_PFR0_AMU_SHIFT, 0);
+	*pfr0_32 = set_field(*pfr0_32, PV_ID_PFR0_AMU, 0);
 }
 
 /* An EL1 read of the ID group (EL0 reads: the IDST rule of the dispatch). */

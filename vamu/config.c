@@ -20,7 +20,7 @@ const uint32_t pv_vamu__voff_key[PV_AMU_COUNTERS] = {
 
 int pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
-	unsigned amu = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_PFR0_AMU_SHIFT);
+	unsigned amu = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_ID_AA64PFR0_AMU);
 	hw->amu = amu != 0;
 	hw->amuv1p1 = amu >= 2;
 	if (!hw->amu)

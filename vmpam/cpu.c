@@ -137,10 +137,10 @@ void pv_vmpam_put(struct pv_vcpu *v)
  * the hypervisor's to describe (pv_vmpam_init, then pv_hw.mpam_sys). */
 int pv_vmpam_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
-	hw->mpam = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_PFR0_MPAM_SHIFT) !=
+	hw->mpam = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_ID_AA64PFR0_MPAM) !=
 			   0 ||
 		   PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR1_EL1)],
-			       PV_PFR1_MPAM_FRAC_SHIFT) != 0;
+			       PV_ID_AA64PFR1_MPAM_FRAC) != 0;
 	if (hw->mpam)
 		hw->mpamidr = pv_plat_sysreg_read(cpu, PV_MPAMIDR_EL1);
 	return PV_OK;

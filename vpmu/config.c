@@ -11,7 +11,7 @@ int pv_vpmu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
 	unsigned host_counters = hw->host_counters;
 	unsigned pmuver = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64DFR0_EL1)],
-				      PV_DFR0_PMUVER_SHIFT);
+				      PV_ID_AA64DFR0_PMUVER);
 	if (pmuver == PV_PMUVER_NI || pmuver == PV_PMUVER_IMPDEF) {
 		hw->pmu_version = PV_PMUVER_NI;
 		hw->host_counters = 0;
@@ -27,7 +27,7 @@ int pv_vpmu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	if (host_counters > hw->pmu_counters)
 		return PV_ERR_HOST_COUNTERS;
 	if (host_counters == hw->pmu_counters && host_counters &&
-	    PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_HPMN0_SHIFT) == 0)
+	    PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64DFR0_EL1)], PV_ID_AA64DFR0_HPMN0) == 0)
 		return PV_ERR_HPMN0;
 	hw->hpmn = (uint8_t)(hw->pmu_counters - host_counters);
 	return PV_OK;

@@ -26,18 +26,18 @@ static const uint8_t pa_bits[8] = {32, 36, 40, 42, 44, 48, 48, 48};
 
 int pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
-	hw->spe = PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)], PV_DFR0_PMSVER_SHIFT) != 0;
+	hw->spe = PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)], PV_ID_AA64DFR0_PMSVER) != 0;
 	if (!hw->spe)
 		return PV_OK;
 	struct pv_hw_spe *a = &hw->spehw;
 	uint64_t mmfr0 = hw->id[SLOT(PV_ID_AA64MMFR0_EL1)];
 	a->version = (uint8_t)PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)],
-					  PV_DFR0_PMSVER_SHIFT);
-	a->ecv = PV_ID_FIELD(mmfr0, PV_MMFR0_ECV_SHIFT) != 0;
-	a->pa_bits = pa_bits[PV_ID_FIELD(mmfr0, PV_MMFR0_PARANGE_SHIFT) & 7];
-	a->tgran = (uint8_t)((PV_ID_FIELD(mmfr0, PV_MMFR0_TGRAN4_SHIFT) != 0xF ? 1 : 0) |
-			     (PV_ID_FIELD(mmfr0, PV_MMFR0_TGRAN16_SHIFT) != 0 ? 2 : 0) |
-			     (PV_ID_FIELD(mmfr0, PV_MMFR0_TGRAN64_SHIFT) != 0xF ? 4 : 0));
+					  PV_ID_AA64DFR0_PMSVER);
+	a->ecv = PV_ID_FIELD(mmfr0, PV_ID_AA64MMFR0_ECV) != 0;
+	a->pa_bits = pa_bits[PV_ID_FIELD(mmfr0, PV_ID_AA64MMFR0_PARANGE) & 7];
+	a->tgran = (uint8_t)((PV_ID_FIELD(mmfr0, PV_ID_AA64MMFR0_TGRAN4) != 0xF ? 1 : 0) |
+			     (PV_ID_FIELD(mmfr0, PV_ID_AA64MMFR0_TGRAN16) != 0 ? 2 : 0) |
+			     (PV_ID_FIELD(mmfr0, PV_ID_AA64MMFR0_TGRAN64) != 0xF ? 4 : 0));
 	/* PMBIDR_EL1 is readable at EL2 whoever owns the buffer; the others trap to EL3 unless it
 	 * delegated SPE to the Non-secure side (MDCR_EL3.NSPB), which P = 0 at EL2 says. */
 	a->pmbidr = pv_plat_sysreg_read(cpu, PV_PMBIDR_EL1);

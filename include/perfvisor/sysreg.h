@@ -112,7 +112,6 @@
 /* ---- MPAM ------------------------------------------------------------------------------- */
 
 /* ---- ID registers (the TID3 group: Op0=3 Op1=0 CRn=0 CRm=1..7) --------------------------- */
-#define PV_MMFR2_IDS_SHIFT 36 /* FEAT_IDST: EL0 ID-space accesses trap to EL1 as EC 0x18 */
 /* The group is one masked table entry (CRm[3] = 0; CRm = 0 is excluded by the lookup);
  * slot = CRm * 8 + Op2, CRm 1..7. */
 #define PV_ID_GROUP_KEY PV_ID_GROUP(0)
@@ -124,44 +123,13 @@
 #define PV_ID_SLOTS 64u     /* slots 0..63; 0..7 (CRm = 0) are not in the group */
 
 /* ID_AA64DFR0_EL1 fields */
-#define PV_DFR0_TRACEVER_SHIFT 4
-#define PV_DFR0_PMUVER_SHIFT 8
-#define PV_DFR0_PMSS_SHIFT 16
-#define PV_DFR0_SEBEP_SHIFT 24
-#define PV_DFR0_PMSVER_SHIFT 32
-#define PV_DFR0_TRACEFILT_SHIFT 40
-#define PV_DFR0_TRACEBUFFER_SHIFT 44
-#define PV_DFR0_MTPMU_SHIFT 48
-#define PV_DFR0_BRBE_SHIFT 52
-#define PV_DFR0_EXTTRCBUFF_SHIFT 56
-#define PV_DFR0_HPMN0_SHIFT 60
 /* ID_AA64DFR1_EL1 fields */
-#define PV_DFR1_SYSPMUID_SHIFT 0 /* 8 bits */
-#define PV_DFR1_SPMU_SHIFT 32
-#define PV_DFR1_PMICNTR_SHIFT 36
-#define PV_DFR1_ITE_SHIFT 44
-#define PV_DFR1_EBEP_SHIFT 48
-#define PV_DFR1_DPFZS_SHIFT 52
 /* ID_AA64PFR0_EL1 fields */
-#define PV_PFR0_EL0_SHIFT 0
-#define PV_PFR0_EL1_SHIFT 4
-#define PV_PFR0_EL2_SHIFT 8
-#define PV_PFR0_EL3_SHIFT 12
-#define PV_PFR0_SEL2_SHIFT 36
-#define PV_PFR0_MPAM_SHIFT 40
-#define PV_PFR0_AMU_SHIFT 44
-#define PV_PFR0_RME_SHIFT 52
 /* ID_AA64PFR1_EL1 fields */
-#define PV_PFR1_MPAM_FRAC_SHIFT 16
 /* AArch32 views */
-#define PV_ID_DFR0_PERFMON_SHIFT 24
-#define PV_ID_DFR0_TRACEFILT_SHIFT 28
-#define PV_ID_DFR1_MTPMU_SHIFT 0
-#define PV_ID_DFR1_HPMN0_SHIFT 4
-#define PV_ID_PFR0_AMU_SHIFT 20
 
-#define PV_ID_FIELD(v, shift) ((unsigned)(((v) >> (shift)) & 0xF))
-#define PV_ID_FIELD_MASK(shift) (UINT64_C(0xF) << (shift))
+/* An ID register field (4 bits, most of them), as a number. */
+#define PV_ID_FIELD(v, mask) ((unsigned)PV_FIELD_GET(mask, v))
 
 /* ---- Interrupts (GIC INTIDs on the reference platform) ---------------------------------- */
 #define PV_INTID_SPE 21

@@ -54,7 +54,6 @@ enum pv_trap_result;
 #define PV_AMCG1IDR_OFF_SHIFT 16 /* bit 16 + n: AMEVCNTVOFF1<n>_EL2 implemented */
 
 /* FEAT_FGT: ID_AA64MMFR0_EL1.FGT and HAFGRTR_EL2, the AMU fine-grained read traps. */
-#define PV_MMFR0_FGT_SHIFT 56
 #define PV_HAFGRTR_AMCNTEN0 PV_BIT(0)
 #define PV_HAFGRTR_AMEVCNTR0(n) PV_BIT(1 + (n))
 #define PV_HAFGRTR_AMCNTEN1 PV_BIT(17)

@@ -128,11 +128,6 @@ enum pv_trap_result;
  * loaded), and the EL2 controls vspe sets. */
 #define PV_HDFGRTR_PMBIDR_EL1 PV_BIT(63) /* FEAT_FGT: trap EL1 reads of PMBIDR_EL1 */
 #define PV_SCTLR_M PV_BIT(0)
-#define PV_MMFR0_PARANGE_SHIFT 0
-#define PV_MMFR0_TGRAN16_SHIFT 20 /* 0: not supported */
-#define PV_MMFR0_TGRAN64_SHIFT 24 /* 0xF: not supported */
-#define PV_MMFR0_TGRAN4_SHIFT 28  /* 0xF: not supported */
-#define PV_MMFR0_ECV_SHIFT 60
 
 #define PV_SPE_PAGE 4096u
 /* The largest buffer perfvisor can describe in PMBIDR_EL1.MaxBuffSize (mantissa 9 bits,

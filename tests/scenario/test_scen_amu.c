@@ -378,7 +378,7 @@ static void test_registers_as_guest_sees_them(void **state)
 		assert_int_equal(scen_amu_verify(m, 0, "regs"), 0);
 		assert_int_equal(scen_amu_verify(m, 1, "regs-hidden"), 0);
 		check_views(&r, &c, version);
-		assert_int_equal(PV_ID_FIELD(h.ops[pfr0].value, PV_PFR0_AMU_SHIFT), 0);
+		assert_int_equal(PV_ID_FIELD(h.ops[pfr0].value, PV_ID_AA64PFR0_AMU), 0);
 		/* On the virtual-offset path the identification reads did not trap. */
 		assert_int_equal(r.p.ops[r.cfgr].trapped, variant != 0);
 		assert_int_equal(r.p.ops[r.cnt0_el0].trapped, variant != 0);

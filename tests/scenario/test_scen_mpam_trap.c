@@ -39,7 +39,8 @@ static struct rig *rig_new(void)
 	assert_non_null(r->s);
 	/* The machine as pv_hw_probe saw it, plus MPAM and the MSC management. */
 	r->hw = r->s->m->hw;
-	r->hw.id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)] |= UINT64_C(1) << PV_PFR0_MPAM_SHIFT;
+	r->hw.id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)] |= PV_FIELD_PREP(PV_ID_AA64PFR0_MPAM,
+								  UINT64_C(1));
 	r->hw.mpam = true;
 	r->hw.mpamidr = c.cpu_mpamidr;
 	r->hw.mpam_sys = &r->s->sys;
@@ -86,7 +87,7 @@ static void test_given_mpam(void **state)
 
 	assert_int_equal(pv_trap(&r->v[0], esr(PV_ID_AA64PFR0_EL1, 1, true), 1, x),
 			 PV_TRAP_HANDLED);
-	assert_int_equal(PV_ID_FIELD(x[1], PV_PFR0_MPAM_SHIFT), 1);
+	assert_int_equal(PV_ID_FIELD(x[1], PV_ID_AA64PFR0_MPAM), 1);
 	assert_int_equal(pv_trap(&r->v[0], esr(PV_MPAMIDR_EL1, 2, true), 1, x),
 			 PV_TRAP_HANDLED);
 	assert_int_equal(x[2] & 0xFFFF, 3); /* PARTID_MAX: virtual PARTIDs 0..3 */
@@ -132,7 +133,7 @@ static void test_not_given_mpam(void **state)
 	uint64_t x[31] = {0};
 	assert_int_equal(pv_trap(&r->v[0], esr(PV_ID_AA64PFR0_EL1, 1, true), 1, x),
 			 PV_TRAP_HANDLED);
-	assert_int_equal(PV_ID_FIELD(x[1], PV_PFR0_MPAM_SHIFT), 0);
+	assert_int_equal(PV_ID_FIELD(x[1], PV_ID_AA64PFR0_MPAM), 0);
 	const uint32_t keys[] = {PV_MPAMIDR_EL1, PV_MPAM1_EL1, PV_MPAM0_EL1, PV_MPAMSM_EL1};
 	for (unsigned i = 0; i < 4; i++) {
 		assert_int_equal(pv_trap(&r->v[0], esr(keys[i], 0, true), 1, x), PV_TRAP_UNDEF);

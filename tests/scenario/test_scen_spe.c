@@ -315,7 +315,7 @@ static void test_hidden_and_isolated(void **state)
 	run_under_pressure(r->m);
 	assert_int_equal(a.unexpected, 0);
 	assert_int_equal(b.unexpected, 0);
-	assert_int_equal(PV_ID_FIELD(b.ops[dfr0].value, PV_DFR0_PMSVER_SHIFT), 0);
+	assert_int_equal(PV_ID_FIELD(b.ops[dfr0].value, PV_ID_AA64DFR0_PMSVER), 0);
 	assert_int_equal(sim_mem_digest(mem, SIM_OWNER_VM(1)), before);
 	sim_spe_machine_collect(r->m, 0, a.ops[last].value);
 	size_t n;

@@ -101,9 +101,9 @@ static void test_el0_pmuserenr(void **state)
 	scen_free(m);
 }
 
-static uint64_t field(uint64_t v, unsigned shift)
+static uint64_t field(uint64_t v, uint64_t mask)
 {
-	return v >> shift & 0xF;
+	return PV_FIELD_GET(mask, v);
 }
 
 static void test_id_and_identification(void **state)
@@ -150,7 +150,7 @@ static void test_id_and_identification(void **state)
 	assert_int_equal(scen_verify(m, 1, "id"), 0);
 	assert_int_equal(scen_hygiene(m, "id"), 0);
 	assert_true(p.ops[dfr0].trapped);
-	assert_int_equal(field(p.ops[dfr0].value, PV_DFR0_PMUVER_SHIFT), PV_PMUVER_V3P1);
+	assert_int_equal(field(p.ops[dfr0].value, PV_ID_AA64DFR0_PMUVER), PV_PMUVER_V3P1);
 	assert_int_equal(p.ops[resv].value, 0);
 	assert_int_equal(p.ops[pmcr].value >> 24, 0x41);
 	assert_int_equal(PV_FIELD_GET(PV_PMCR_N, p.ops[pmcr].value), 3);
@@ -158,7 +158,7 @@ static void test_id_and_identification(void **state)
 	assert_int_equal(p.ops[ceid0].value >> PV_EVT_L1D_CACHE & 1, 1);
 	assert_int_equal(p.ops[denied].value, 0);
 	assert_true(p.ops[allowed].value > 0);
-	assert_int_equal(field(q.ops[q_dfr0].value, PV_DFR0_PMUVER_SHIFT), 0);
+	assert_int_equal(field(q.ops[q_dfr0].value, PV_ID_AA64DFR0_PMUVER), 0);
 	sim_prog_free(&p);
 	sim_prog_free(&q);
 	scen_free(m);

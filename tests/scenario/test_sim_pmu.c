@@ -412,18 +412,17 @@ static void test_id_registers(void **state)
 	sim_id_init(id, &c);
 	uint64_t dfr0 = id[PV_ID_SLOT(PV_ID_AA64DFR0_EL1)];
 	uint64_t pfr0 = id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)];
-	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_PMUVER_SHIFT), PV_PMUVER_V3P5);
-	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_PMSVER_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_EL3_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_EL1_SHIFT), 1);
+	assert_int_equal(PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMUVER), PV_PMUVER_V3P5);
+	assert_int_equal(PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMSVER), 0);
+	assert_int_equal(PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_EL3_STATES), 0);
+	assert_int_equal(PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_EL1_STATES), 1);
 	c.el3 = true;
 	c.aarch32 = true;
 	c.pmu.version = PV_PMUVER_V3;
 	sim_id_init(id, &c);
 	pfr0 = id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)];
-	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_EL3_SHIFT), 2);
-	assert_int_equal(PV_ID_FIELD(id[PV_ID_SLOT(PV_ID_DFR0_EL1)], PV_ID_DFR0_PERFMON_SHIFT),
-			 3);
+	assert_int_equal(PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_EL3_STATES), 2);
+	assert_int_equal(PV_ID_FIELD(id[PV_ID_SLOT(PV_ID_DFR0_EL1)], PV_ID_DFR0_PERFMON), 3);
 }
 
 /* Routing of guest accesses on a pCPU: UNDEFINED first, then PMUSERENR (EL0, to EL1), then

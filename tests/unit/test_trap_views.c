@@ -28,10 +28,10 @@ static struct rig *rig_new(void)
 	return r;
 }
 
-static void set_field(struct rig *r, uint32_t reg, unsigned shift, unsigned val)
+static void set_field(struct rig *r, uint32_t reg, uint64_t mask, unsigned val)
 {
 	uint64_t *p = memplat_reg(&r->mc, reg);
-	*p = (*p & ~PV_ID_FIELD_MASK(shift)) | ((uint64_t)val << shift);
+	*p = (*p & ~mask) | PV_FIELD_PREP(mask, val);
 }
 
 static int vm_with(struct rig *r, uint32_t features, uint8_t version, uint8_t counters)
@@ -62,13 +62,13 @@ static void test_pmuver_follows_vm(void **state)
 	for (size_t i = 0; i < sizeof(versions); i++) {
 		assert_int_equal(vm_with(r, PV_FEAT_PMU, versions[i], 2), PV_OK);
 		uint64_t dfr0 = guest_read(r, PV_ID_AA64DFR0_EL1);
-		assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_PMUVER_SHIFT), versions[i]);
+		assert_int_equal(PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMUVER), versions[i]);
 		/* Fields perfvisor does not touch are the hardware's (DebugVer, BRPs, ...). */
 		uint64_t hw = *memplat_reg(&r->mc, PV_ID_AA64DFR0_EL1);
 		assert_int_equal(dfr0 & 0xF0FF, hw & 0xF0FF);
 	}
 	assert_int_equal(vm_with(r, 0, 0, 0), PV_OK);
-	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR0_EL1), PV_DFR0_PMUVER_SHIFT),
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR0_EL1), PV_ID_AA64DFR0_PMUVER),
 			 0);
 	free(r);
 }
@@ -78,35 +78,34 @@ static void test_unmanaged_extensions_hidden(void **state)
 	(void)state;
 	struct rig *r = rig_new();
 	/* A richer machine: SPE, TRBE, BRBE, MTPMU, AMUv1p1, MPAM, PMU instruction counter. */
-	set_field(r, PV_ID_AA64DFR0_EL1, PV_DFR0_PMSVER_SHIFT, 3);
-	set_field(r, PV_ID_AA64DFR0_EL1, PV_DFR0_TRACEBUFFER_SHIFT, 1);
-	set_field(r, PV_ID_AA64DFR0_EL1, PV_DFR0_BRBE_SHIFT, 1);
-	set_field(r, PV_ID_AA64DFR0_EL1, PV_DFR0_MTPMU_SHIFT, 1);
-	set_field(r, PV_ID_AA64DFR1_EL1, PV_DFR1_PMICNTR_SHIFT, 1);
-	set_field(r, PV_ID_AA64PFR0_EL1, PV_PFR0_AMU_SHIFT, 2);
-	set_field(r, PV_ID_AA64PFR0_EL1, PV_PFR0_MPAM_SHIFT, 1);
-	set_field(r, PV_ID_AA64PFR1_EL1, PV_PFR1_MPAM_FRAC_SHIFT, 1);
-	set_field(r, PV_ID_PFR0_EL1, PV_ID_PFR0_AMU_SHIFT, 1);
+	set_field(r, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_PMSVER, 3);
+	set_field(r, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_TRACEBUFFER, 1);
+	set_field(r, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_BRBE, 1);
+	set_field(r, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_MTPMU, 1);
+	set_field(r, PV_ID_AA64DFR1_EL1, PV_ID_AA64DFR1_PMICNTR, 1);
+	set_field(r, PV_ID_AA64PFR0_EL1, PV_ID_AA64PFR0_AMU, 2);
+	set_field(r, PV_ID_AA64PFR0_EL1, PV_ID_AA64PFR0_MPAM, 1);
+	set_field(r, PV_ID_AA64PFR1_EL1, PV_ID_AA64PFR1_MPAM_FRAC, 1);
+	set_field(r, PV_ID_PFR0_EL1, PV_ID_PFR0_AMU, 1);
 	*memplat_reg(&r->mc, PV_MPAMIDR_EL1) = PV_MPAMIDR_HAS_HCR;
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
 	assert_true(r->hw.spe && r->hw.trbe && r->hw.amu && r->hw.amuv1p1 && r->hw.mpam);
 	assert_int_equal(vm_with(r, PV_FEAT_PMU, PV_PMUVER_V3P5, 6), PV_OK);
 	uint64_t dfr0 = guest_read(r, PV_ID_AA64DFR0_EL1);
-	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_PMSVER_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_TRACEBUFFER_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_BRBE_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_MTPMU_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR1_EL1), PV_DFR1_PMICNTR_SHIFT),
+	assert_int_equal(PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMSVER), 0);
+	assert_int_equal(PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_TRACEBUFFER), 0);
+	assert_int_equal(PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_BRBE), 0);
+	assert_int_equal(PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_MTPMU), 0);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR1_EL1), PV_ID_AA64DFR1_PMICNTR),
 			 0);
 	uint64_t pfr0 = guest_read(r, PV_ID_AA64PFR0_EL1);
-	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_AMU_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_MPAM_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_EL2_SHIFT), 2); /* untouched field */
+	assert_int_equal(PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_AMU), 0);
+	assert_int_equal(PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_MPAM), 0);
+	assert_int_equal(PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_EL2_STATES), 2); /* untouched field */
 	assert_int_equal(
-		PV_ID_FIELD(guest_read(r, PV_ID_AA64PFR1_EL1), PV_PFR1_MPAM_FRAC_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_PFR0_EL1), PV_ID_PFR0_AMU_SHIFT), 0);
-	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_DFR0_EL1), PV_ID_DFR0_PERFMON_SHIFT),
-			 0);
+		PV_ID_FIELD(guest_read(r, PV_ID_AA64PFR1_EL1), PV_ID_AA64PFR1_MPAM_FRAC), 0);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_PFR0_EL1), PV_ID_PFR0_AMU), 0);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_DFR0_EL1), PV_ID_DFR0_PERFMON), 0);
 
 	/* ...and the same features trap: SPE by MDCR_EL2, AMU by CPTR_EL2, MPAM by MPAM2_EL2. */
 	const struct pv_trap_words *w = &r->v.traps;
@@ -127,7 +126,7 @@ static void test_mpam_without_hcr_uses_tidr(void **state)
 {
 	(void)state;
 	struct rig *r = rig_new();
-	set_field(r, PV_ID_AA64PFR0_EL1, PV_PFR0_MPAM_SHIFT, 1);
+	set_field(r, PV_ID_AA64PFR0_EL1, PV_ID_AA64PFR0_MPAM, 1);
 	*memplat_reg(&r->mc, PV_MPAMIDR_EL1) = PV_MPAMIDR_HAS_TIDR;
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
 	assert_int_equal(vm_with(r, 0, 0, 0), PV_OK);
@@ -177,7 +176,7 @@ static void test_probe_and_config_errors(void **state)
 	struct rig *r = rig_new();
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 7), PV_ERR_HOST_COUNTERS);
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 6), PV_ERR_HPMN0); /* QEMU: no HPMN0 */
-	set_field(r, PV_ID_AA64DFR0_EL1, PV_DFR0_HPMN0_SHIFT, 1);
+	set_field(r, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_HPMN0, 1);
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 6), PV_OK);
 	assert_int_equal(r->hw.hpmn, 0);
 	assert_int_equal(vm_with(r, PV_FEAT_PMU, PV_PMUVER_V3P5, 1), PV_ERR_PMU_COUNTERS);
@@ -190,12 +189,12 @@ static void test_probe_and_config_errors(void **state)
 	assert_int_equal(vm_with(r, PV_FEAT_AMU, 0, 0), PV_ERR_FEATURE);
 	assert_int_equal(vm_with(r, PV_FEAT_MPAM, 0, 0), PV_ERR_FEATURE);
 	assert_int_equal(vm_with(r, 1u << 7, 0, 0), PV_ERR_UNSUPPORTED);
-	set_field(r, PV_ID_AA64DFR0_EL1, PV_DFR0_PMSVER_SHIFT, 1);
+	set_field(r, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_PMSVER, 1);
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 1), PV_OK);
 	assert_int_equal(vm_with(r, PV_FEAT_SPE, 0, 0), PV_ERR_UNSUPPORTED);
 
 	/* No PMU at all: a PMU VM is refused, a host reservation too. */
-	set_field(r, PV_ID_AA64DFR0_EL1, PV_DFR0_PMUVER_SHIFT, 0);
+	set_field(r, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_PMUVER, 0);
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 1), PV_ERR_HOST_COUNTERS);
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
 	assert_int_equal(vm_with(r, PV_FEAT_PMU, PV_PMUVER_V3, 1), PV_ERR_NO_PMU);
@@ -219,7 +218,7 @@ static void test_id_el0_and_reserved(void **state)
 	assert_int_equal(pv_trap(&r->v, esr_sys(PV_ID_AA64DFR0_EL1, 0, true), 0, x),
 			 PV_TRAP_UNDEF);
 	/* ...with it, it traps to EL1 as EC 0x18. */
-	set_field(r, PV_ID_AA64MMFR2_EL1, PV_MMFR2_IDS_SHIFT, 1);
+	set_field(r, PV_ID_AA64MMFR2_EL1, PV_ID_AA64MMFR2_IDS, 1);
 	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
 	assert_int_equal(vm_with(r, PV_FEAT_PMU, PV_PMUVER_V3P5, 2), PV_OK);
 	assert_int_equal(pv_trap(&r->v, esr_sys(PV_ID_AA64DFR0_EL1, 0, true), 0, x),

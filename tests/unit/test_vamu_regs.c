@@ -161,8 +161,9 @@ static void test_id_view(void **state)
 	for (unsigned ver = 0; ver <= 2; ver++) {
 		assert_int_equal(rig_vm(r, ver ? PV_FEAT_AMU : 0, ver, 0), PV_OK);
 		uint64_t pfr0 = guest_mrs_ok(&r->v[0], PV_ID_AA64PFR0_EL1);
-		assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_AMU_SHIFT), ver);
-		assert_int_equal(PV_ID_FIELD(pfr0, PV_PFR0_EL1_SHIFT), 2); /* untouched field */
+		assert_int_equal(PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_AMU), ver);
+		assert_int_equal(PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_EL1_STATES),
+				 2); /* untouched field */
 	}
 	free(r);
 }

@@ -29,10 +29,10 @@ struct amu_rig {
 	struct pv_vcpu v[4];
 };
 
-static inline void rig_field(struct memplat_cpu *c, uint32_t reg, unsigned shift, unsigned val)
+static inline void rig_field(struct memplat_cpu *c, uint32_t reg, uint64_t mask, unsigned val)
 {
 	uint64_t *p = memplat_reg(c, reg);
-	*p = (*p & ~PV_ID_FIELD_MASK(shift)) | ((uint64_t)val << shift);
+	*p = (*p & ~mask) | PV_FIELD_PREP(mask, val);
 }
 
 /* Fills every pCPU, probes on pCPU 0 and sets every pCPU up. Returns pv_hw_probe's result. */
@@ -41,8 +41,8 @@ static inline int rig_init(struct amu_rig *r, const struct amu_hw_desc *d)
 	for (unsigned i = 0; i < RIG_CPUS; i++) {
 		struct memplat_cpu *c = &r->mc[i];
 		memplat_init(c, 6);
-		rig_field(c, PV_ID_AA64PFR0_EL1, PV_PFR0_AMU_SHIFT, d->version);
-		rig_field(c, PV_ID_AA64MMFR0_EL1, PV_MMFR0_FGT_SHIFT, d->fgt);
+		rig_field(c, PV_ID_AA64PFR0_EL1, PV_ID_AA64PFR0_AMU, d->version);
+		rig_field(c, PV_ID_AA64MMFR0_EL1, PV_ID_AA64MMFR0_FGT, d->fgt);
 		*memplat_reg(c, PV_AMCFGR_EL0) = PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
 						 (uint64_t)(d->aux ? 1 : 0)
 							 << PV_AMCFGR_NCG_SHIFT |

@@ -78,7 +78,7 @@ static void test_id_view_and_trap_words(void **state)
 		assert_int_equal(spe_rig_vm(r, version ? PV_FEAT_SPE : 0, version, 1 << 20),
 				 PV_OK);
 		uint64_t dfr0 = guest_mrs_ok(&r->v[0], PV_ID_AA64DFR0_EL1);
-		assert_int_equal(PV_ID_FIELD(dfr0, PV_DFR0_PMSVER_SHIFT), version);
+		assert_int_equal(PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMSVER), version);
 		const struct pv_trap_words *w = &r->v[0].traps;
 		assert_int_equal(PV_FIELD_GET(PV_MDCR_EL2_E2PB, w->mdcr_el2),
 				 version ? PV_MDCR_EL2_E2PB_EL1_TRAP : PV_MDCR_EL2_E2PB_EL2);

@@ -40,11 +40,11 @@ struct spe_rig {
 	uint64_t next_table;
 };
 
-static inline void rig_set_field(struct memplat_cpu *c, uint32_t reg, unsigned shift,
+static inline void rig_set_field(struct memplat_cpu *c, uint32_t reg, uint64_t mask,
 				 unsigned val)
 {
 	uint64_t *p = memplat_reg(c, reg);
-	*p = (*p & ~PV_ID_FIELD_MASK(shift)) | ((uint64_t)val << shift);
+	*p = (*p & ~mask) | PV_FIELD_PREP(mask, val);
 }
 
 /* A fresh rig: memory, every pCPU filled, probed on pCPU 0 and set up. */
@@ -63,11 +63,12 @@ static inline struct spe_rig *spe_rig_new(const struct spe_hw_desc *d)
 	for (unsigned i = 0; i < RIG_CPUS; i++) {
 		struct memplat_cpu *c = &r->mc[i];
 		memplat_init(c, 6);
-		rig_set_field(c, PV_ID_AA64DFR0_EL1, PV_DFR0_PMSVER_SHIFT, d->version);
+		rig_set_field(c, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_PMSVER, d->version);
 		/* PARange 48 bits; TGran4 0, TGran16 1 (or 0), TGran64 0 (or 0xF). */
 		*memplat_reg(c, PV_ID_AA64MMFR0_EL1) = 5 | (d->no_16k ? 0 : UINT64_C(1) << 20) |
 						       (d->no_64k ? UINT64_C(0xF) << 24 : 0) |
-						       (uint64_t)d->fgt << PV_MMFR0_FGT_SHIFT;
+						       PV_FIELD_PREP(PV_ID_AA64MMFR0_FGT,
+								     (uint64_t)d->fgt);
 		*memplat_reg(c, PV_PMBIDR_EL1) = d->align | PV_PMBIDR_F | UINT64_C(1) << 8 |
 						 (d->owned_by_el3 ? PV_PMBIDR_P : 0);
 		*memplat_reg(c, PV_PMSIDR_EL1) =

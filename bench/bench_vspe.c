@@ -282,7 +282,7 @@ static void loss_run(struct loss *l, unsigned c, const struct sim_work *w, uint6
 		*unit_field(u, bridged[k]) = *memplat_reg(&r->mc[c], bridged[k]);
 	/* What the hypervisor has in force while the guest runs: its own PMSCR_EL2 asks for all
 	 * (PA, physical timestamps, CONTEXTIDR_EL2), the vCPU's words take them away. */
-	uint64_t host_scr = PV_PMSCR_PA | PV_PMSCR_PCT_MASK | PV_PMSCR_CX;
+	uint64_t host_scr = PV_PMSCR_PA | PV_PMSCR_PCT | PV_PMSCR_CX;
 	const struct pv_trap_words *tw = &v->traps;
 	struct sim_spe_env e = {
 		.el = 1,
@@ -342,7 +342,7 @@ static void loss_collect(struct loss *l, struct pv_vcpu *v)
 static void loss_guest_irq(struct loss *l, struct pv_vcpu *v, uint64_t size)
 {
 	uint64_t bsr = rd(v, PV_PMBSR_EL1), base = KVA + (uint64_t)v->id * (16u << 20);
-	if (PV_PMBSR_EC(bsr) != PV_PMBSR_EC_BUF || (bsr & PV_PMBSR_DL))
+	if (PV_FIELD_GET(PV_PMBSR_EC, bsr) != PV_PMBSR_EC_BUF || (bsr & PV_PMBSR_DL))
 		l->guest_faults++;
 	loss_collect(l, v);
 	wr(v, PV_PMBPTR_EL1, base);
@@ -372,7 +372,7 @@ static int run_loss(unsigned arg)
 		wr(v, PV_PMSIRR_EL1, 1024);
 		wr(v, PV_PMSFCR_EL1, 0);
 		/* The guest asks for physical addresses and timestamps: not given. */
-		wr(v, PV_PMSCR_EL1, SCR_ON | PV_PMSCR_PA | PV_FIELD_PREP(PV_GENMASK(7, 6), 1));
+		wr(v, PV_PMSCR_EL1, SCR_ON | PV_PMSCR_PA | PV_FIELD_PREP(PV_PMSCR_PCT, 1));
 		wr(v, PV_PMBPTR_EL1, base);
 		wr(v, PV_PMBLIMITR_EL1, (base + size) | PV_PMBLIMITR_E);
 	}

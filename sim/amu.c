@@ -233,14 +233,14 @@ enum sim_acc sim_amu_read(struct sim_amu *a, const struct sim_amu_ctx *c, uint32
 		break;
 	case R_CFGR:
 		*val = PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
-		       (uint64_t)(a->cfg.aux ? 1 : 0) << PV_AMCFGR_NCG_SHIFT |
+		       PV_FIELD_PREP(PV_AMCFGR_NCG, (uint64_t)(a->cfg.aux ? 1 : 0)) |
 		       (4u + a->cfg.aux - 1);
 		break;
 	case R_CGCR:
-		*val = (uint64_t)a->cfg.aux << PV_AMCGCR_CG1NC_SHIFT | 4;
+		*val = PV_FIELD_PREP(PV_AMCGCR_CG1NC, (uint64_t)a->cfg.aux) | 4;
 		break;
 	case R_CG1IDR:
-		*val = aux | (uint64_t)a->cfg.aux_voff << PV_AMCG1IDR_OFF_SHIFT;
+		*val = aux | PV_FIELD_PREP(PV_AMCG1IDR_OFF, (uint64_t)a->cfg.aux_voff);
 		break;
 	case R_USERENR:
 		*val = a->userenr;

@@ -194,16 +194,16 @@ bool sim_s1_params(uint64_t tcr, uint64_t ttbr0, uint64_t ttbr1, uint64_t va, un
 	static const uint8_t tg0[4] = {12, 16, 14, 0}, tg1[4] = {0, 14, 12, 16};
 	static const uint8_t ips[8] = {32, 36, 40, 42, 44, 48, 48, 48};
 	unsigned hi = (unsigned)(va >> 55 & 1);
-	unsigned tsz = (unsigned)(hi ? PV_FIELD_GET(PV_GENMASK(21, 16), tcr)
-				     : PV_FIELD_GET(PV_GENMASK(5, 0), tcr));
-	unsigned g = hi ? tg1[PV_FIELD_GET(PV_GENMASK(31, 30), tcr)]
-			: tg0[PV_FIELD_GET(PV_GENMASK(15, 14), tcr)];
+	unsigned tsz = (unsigned)(hi ? PV_FIELD_GET(PV_TCR_T1SZ, tcr)
+				     : PV_FIELD_GET(PV_TCR_T0SZ, tcr));
+	unsigned g = hi ? tg1[PV_FIELD_GET(PV_TCR_TG1, tcr)]
+			: tg0[PV_FIELD_GET(PV_TCR_TG0, tcr)];
 	unsigned bit = g == 12 ? 1 : g == 14 ? 2 : g == 16 ? 4 : 0;
 	if (!(tgran & bit)) /* unimplemented or reserved: the smallest implemented granule */
 		g = (tgran & 1) ? 12 : (tgran & 2) ? 14 : 16;
 	tsz = tsz < 16 ? 16 : tsz > 39 ? 39 : tsz;
 	bool tbi = tcr >> (hi ? 38 : 37) & 1, epd = tcr >> (hi ? 23 : 7) & 1;
-	unsigned o = ips[PV_FIELD_GET(PV_GENMASK(34, 32), tcr)];
+	unsigned o = ips[PV_FIELD_GET(PV_TCR_IPS, tcr)];
 	*w = (struct sim_walk){
 		.granule = g,
 		.in_bits = 64 - tsz,

@@ -21,7 +21,7 @@ static bool has_hcr(const struct sim_mpam_cpu *c)
 
 static unsigned vpmr_max(const struct sim_mpam_cpu *c)
 {
-	return (unsigned)PV_FIELD_GET(PV_GENMASK(20, 18), c->idr);
+	return (unsigned)PV_FIELD_GET(PV_MPAMIDR_VPMR_MAX, c->idr);
 }
 
 static unsigned partid_max(const struct sim_mpam_cpu *c)
@@ -31,14 +31,14 @@ static unsigned partid_max(const struct sim_mpam_cpu *c)
 
 static unsigned partid_of(uint64_t reg, bool ifetch)
 {
-	return (unsigned)(ifetch ? PV_FIELD_GET(PV_GENMASK(15, 0), reg)
-				 : PV_FIELD_GET(PV_GENMASK(31, 16), reg));
+	return (unsigned)(ifetch ? PV_FIELD_GET(PV_MPAMN_PARTID_I, reg)
+				 : PV_FIELD_GET(PV_MPAMN_PARTID_D, reg));
 }
 
 static unsigned pmg_of(uint64_t reg, bool ifetch)
 {
-	return (unsigned)(ifetch ? PV_FIELD_GET(PV_GENMASK(39, 32), reg)
-				 : PV_FIELD_GET(PV_GENMASK(47, 40), reg));
+	return (unsigned)(ifetch ? PV_FIELD_GET(PV_MPAMN_PMG_I, reg)
+				 : PV_FIELD_GET(PV_MPAMN_PMG_D, reg));
 }
 
 /* MPAMisVirtual(el) */
@@ -100,7 +100,7 @@ struct sim_mpam_label sim_mpam_cpu_label(const struct sim_mpam_cpu *c, unsigned 
 	/* genPMG: the default after a PARTID error (one of the CONSTRAINED UNPREDICTABLE
 	 * choices) or when out of range. */
 	unsigned pmg = pmg_of(reg, ifetch);
-	if (!l.err && pmg <= PV_FIELD_GET(PV_GENMASK(39, 32), c->idr))
+	if (!l.err && pmg <= PV_FIELD_GET(PV_MPAMIDR_PMG_MAX, c->idr))
 		l.pmg = (uint8_t)pmg;
 	return l;
 }
@@ -175,7 +175,7 @@ enum sim_acc sim_mpam_cpu_read(const struct sim_mpam_cpu *c, unsigned el, uint32
 	*val = *cell;
 	/* MPAMEN reads as enabled at the highest EL, in MPAM1_EL1 and MPAM2_EL2. */
 	if ((key == PV_MPAM1_EL1 || key == PV_MPAM2_EL2) && c->mpamen)
-		*val |= PV_MPAM1_EL1_MPAMEN;
+		*val |= PV_MPAM1_MPAMEN;
 	return SIM_ACC_OK;
 }
 

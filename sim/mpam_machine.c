@@ -48,11 +48,10 @@ int sim_mpam_machine_init(struct sim_machine *m)
 	mm->tick_ns = tick;
 	/* Every pCPU: PARTID_MAX, PMG_MAX, MPAM2_EL2.TIDR and, unless told otherwise,
 	 * MPAMHCR_EL2 with eight MPAMVPM<n>_EL2 (32 virtual PARTIDs). */
-	uint64_t idr = mm->cfg.partid_max |
-		       (uint64_t)mm->cfg.pmg_max << PV_MPAMIDR_PMG_MAX_SHIFT |
+	uint64_t idr = mm->cfg.partid_max | PV_FIELD_PREP(PV_MPAMIDR_PMG_MAX, mm->cfg.pmg_max) |
 		       PV_MPAMIDR_HAS_TIDR;
 	if (!c->no_hcr)
-		idr |= PV_MPAMIDR_HAS_HCR | UINT64_C(7) << PV_MPAMIDR_VPMR_MAX_SHIFT;
+		idr |= PV_MPAMIDR_HAS_HCR | PV_FIELD_PREP(PV_MPAMIDR_VPMR_MAX, 7);
 	unsigned slot = PV_ID_SLOT(PV_ID_AA64PFR0_EL1);
 	for (unsigned i = 0; i < m->cfg.cpus; i++) {
 		mm->mpamidr[i] = idr;

@@ -14,8 +14,7 @@
 #define PMSCR_EL1_MASK                                                                         \
 	(PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA | PV_PMSCR_TS | PV_BIT(6))
 #define PMBSR_MASK                                                                             \
-	(PV_PMBSR_EC_MASK | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL |           \
-	 PV_PMBSR_MSS_MASK)
+	(PV_PMBSR_EC | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL | PV_PMBSR_MSS)
 
 void sim_spe_init(struct sim_spe *s, const struct sim_spe_config *cfg, uint64_t seed)
 {
@@ -25,9 +24,9 @@ void sim_spe_init(struct sim_spe *s, const struct sim_spe_config *cfg, uint64_t 
 	const struct sim_spe_config *c = cfg;
 	s->pmsidr = PV_PMSIDR_FE | PV_PMSIDR_FT | PV_PMSIDR_FL | PV_PMSIDR_LDS |
 		    (c->version >= PV_SPE_V1P2 ? PV_PMSIDR_FNE : 0) |
-		    (uint64_t)c->interval << PV_PMSIDR_INTERVAL_SHIFT |
-		    (uint64_t)c->max_size << PV_PMSIDR_MAXSIZE_SHIFT |
-		    (uint64_t)(c->count16 ? 3 : 2) << PV_PMSIDR_COUNTSIZE_SHIFT;
+		    PV_FIELD_PREP(PV_PMSIDR_INTERVAL, c->interval) |
+		    PV_FIELD_PREP(PV_PMSIDR_MAXSIZE, c->max_size) |
+		    PV_FIELD_PREP(PV_PMSIDR_COUNTSIZE, c->count16 ? 3 : 2);
 	/* F = 1 (hardware AF/dirty management as for explicit accesses); EA = 0b0001: External
 	 * aborts on the profiler's writes are ignored. */
 	s->pmbidr = (c->align & 0xFu) | PV_PMBIDR_F | (uint64_t)(c->ea_events ? 2 : 1) << 8;
@@ -86,10 +85,10 @@ static uint64_t *reg(struct sim_spe *s, uint32_t key, uint64_t *mask)
 		*mask = PMSCR_EL1_MASK;
 		return &s->scr;
 	case PV_PMSICR_EL1:
-		*mask = PV_PMSICR_COUNT_MASK;
+		*mask = PV_PMSICR_COUNT;
 		return &s->icr;
 	case PV_PMSIRR_EL1:
-		*mask = PV_PMSIRR_INTERVAL_MASK | PV_PMSIRR_RND;
+		*mask = PV_PMSIRR_INTERVAL | PV_PMSIRR_RND;
 		return &s->irr;
 	case PV_PMSFCR_EL1:
 		*mask = PV_PMSFCR_FE | PV_PMSFCR_FT | PV_PMSFCR_FL | PV_PMSFCR_B |
@@ -105,7 +104,7 @@ static uint64_t *reg(struct sim_spe *s, uint32_t key, uint64_t *mask)
 		*mask = s->cfg.count16 ? 0xFFFF : 0xFFF;
 		return &s->latfr;
 	case PV_PMBLIMITR_EL1:
-		*mask = PV_PMBLIMITR_LIMIT_MASK | PV_PMBLIMITR_FM_MASK | PV_PMBLIMITR_E |
+		*mask = PV_PMBLIMITR_LIMIT | PV_PMBLIMITR_FM | PV_PMBLIMITR_E |
 			(v1p2 ? PV_PMBLIMITR_PMFZ : 0);
 		return &s->limitr;
 	case PV_PMBPTR_EL1:
@@ -216,11 +215,11 @@ static bool profiling_enabled(const struct sim_spe *s, const struct sim_spe_env 
  * 0 gives an UNKNOWN interval: the model takes 256. */
 static void reset_counter(struct sim_spe *s)
 {
-	uint64_t interval = s->irr & PV_PMSIRR_INTERVAL_MASK;
+	uint64_t interval = s->irr & PV_PMSIRR_INTERVAL;
 	if (!interval)
 		interval = 0x100;
 	uint64_t low = (s->irr & PV_PMSIRR_RND) ? rnd(s) & 0xFF : 0;
-	s->icr = (s->icr & ~PV_PMSICR_COUNT_MASK) | interval | low;
+	s->icr = (s->icr & ~PV_PMSICR_COUNT) | interval | low;
 }
 
 /* ---- one sample ----------------------------------------------------------------------------- */
@@ -371,7 +370,7 @@ static uint64_t fault_syndrome(const struct sim_fault *f)
 				       [SIM_FAULT_PERMISSION] = 0x0C,
 				       [SIM_FAULT_EXTERNAL] = 0x14};
 	unsigned ec = f->stage2 ? PV_PMBSR_EC_FAULT_S2 : PV_PMBSR_EC_FAULT_S1;
-	return (uint64_t)ec << PV_PMBSR_EC_SHIFT | (uint64_t)(base[f->kind] + f->level);
+	return PV_FIELD_PREP(PV_PMBSR_EC, ec) | (uint64_t)(base[f->kind] + f->level);
 }
 
 /* SPEWriteToBuffer(): byte by byte at PMBPTR_EL1, which moves on only while no management
@@ -477,7 +476,7 @@ static void sample(struct sim_spe *s, const struct sim_spe_env *e, const struct 
 		return;
 	}
 	if (s->cfg.version >= PV_SPE_V1P2 &&
-	    PV_FIELD_GET(PV_GENMASK(2, 1), s->limitr) == PV_PMBLIMITR_FM_DISCARD) {
+	    PV_FIELD_GET(PV_PMBLIMITR_FM, s->limitr) == PV_PMBLIMITR_FM_DISCARD) {
 		s->stats.discarded++;
 		o.status = SIM_SPE_DISCARDED;
 		log_sample(e, &o);
@@ -530,8 +529,7 @@ static void sample(struct sim_spe *s, const struct sim_spe_env *e, const struct 
 	}
 	log_sample(e, &o);
 	/* SPEBufferIsFull(): no room left for a record of the largest size. */
-	uint64_t limit = s->limitr & PV_PMBLIMITR_LIMIT_MASK, max = UINT64_C(1)
-								    << s->cfg.max_size;
+	uint64_t limit = s->limitr & PV_PMBLIMITR_LIMIT, max = UINT64_C(1) << s->cfg.max_size;
 	if (!(s->bsr & PV_PMBSR_S) && (limit < max || s->ptr > limit - max)) {
 		s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S | PV_PMBSR_BSC_FULL;
 		s->stats.full_events++;
@@ -551,7 +549,7 @@ void sim_spe_exec(struct sim_spe *s, const struct sim_spe_env *e, const struct s
 	 * sampled); otherwise it counts down and the operation that takes it to zero is sampled. */
 	uint64_t i = 0;
 	while (i < n && buffer_enabled(s)) {
-		uint64_t count = s->icr & PV_PMSICR_COUNT_MASK;
+		uint64_t count = s->icr & PV_PMSICR_COUNT;
 		if (!count) {
 			reset_counter(s);
 			i++;
@@ -562,7 +560,7 @@ void sim_spe_exec(struct sim_spe *s, const struct sim_spe_env *e, const struct s
 			break;
 		}
 		i += count;
-		s->icr &= ~PV_PMSICR_COUNT_MASK;
+		s->icr &= ~PV_PMSICR_COUNT;
 		uint64_t at = (i - 1) * cycles / n, ticks = (i - 1) * e->ticks / n;
 		sample(s, e, w, start + at, ticks);
 	}

@@ -40,15 +40,16 @@ static void driver_irq(struct sim_vcpu *v, struct sim_spe_vcpu *g)
 	if (bsr & PV_PMBSR_DL)
 		g->drv.truncated++;
 	sim_spe_machine_collect(v->m, v->idx, ptr);
-	bool fill = PV_PMBSR_EC(bsr) == PV_PMBSR_EC_BUF && (bsr & 0x3F) == PV_PMBSR_BSC_FULL;
+	bool fill = PV_FIELD_GET(PV_PMBSR_EC, bsr) == PV_PMBSR_EC_BUF &&
+		    (bsr & 0x3F) == PV_PMBSR_BSC_FULL;
 	if (fill && !(bsr & PV_PMBSR_DL)) {
 		uint64_t base = g->base;
 		g->drv.fills++;
 		g->start = base;
 		guest_sysreg(v, PV_PMBPTR_EL1, false, &base);
 	} else { /* arm_spe_pmu_disable_and_drain_local() */
-		if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S1 ||
-		    PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2)
+		if (PV_FIELD_GET(PV_PMBSR_EC, bsr) == PV_PMBSR_EC_FAULT_S1 ||
+		    PV_FIELD_GET(PV_PMBSR_EC, bsr) == PV_PMBSR_EC_FAULT_S2)
 			g->drv.faults++;
 		else
 			g->drv.other++;

@@ -218,8 +218,9 @@ int sim_spe_machine_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigne
 	if (!sim_spe_has(&sm->unit[c->idx], key, is_read, el) || key == PV_PMSCR_EL2)
 		return SIM_ROUTE_UNDEF;
 	if (key == PV_PMBIDR_EL1) /* trapped only by FEAT_FGT */
-		return c->m->cfg.fgt && (hdfgrtr(c) & PV_HDFGRTR_PMBIDR_EL1) ? SIM_ROUTE_EL2
-									     : SIM_ROUTE_DIRECT;
+		return c->m->cfg.fgt && (hdfgrtr(c) & PV_HDFGRTR_EL2_PMBIDR_EL1)
+			       ? SIM_ROUTE_EL2
+			       : SIM_ROUTE_DIRECT;
 	if (key == PV_PMBLIMITR_EL1 || key == PV_PMBPTR_EL1 || key == PV_PMBSR_EL1)
 		return !(PV_FIELD_GET(PV_MDCR_EL2_E2PB, c->mdcr) & 1u)
 			       ? SIM_ROUTE_EL2 /* E2PB 0bx0 */

@@ -92,8 +92,8 @@ static void spe_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	w->pmscr_el2_owned = PV_PMSCR_EL2_OWNED;
 	w->pmscr_el2 = 0;
 	if (hw->fgt) {
-		w->hdfgrtr_el2_owned = PV_HDFGRTR_PMBIDR_EL1;
-		w->hdfgrtr_el2 = PV_HDFGRTR_PMBIDR_EL1;
+		w->hdfgrtr_el2_owned = PV_HDFGRTR_EL2_PMBIDR_EL1;
+		w->hdfgrtr_el2 = PV_HDFGRTR_EL2_PMBIDR_EL1;
 	}
 }
 

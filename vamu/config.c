@@ -31,8 +31,8 @@ int pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	a->amcgcr = pv_plat_sysreg_read(cpu, PV_AMCGCR_EL0);
 	a->cnten0 = pv_plat_sysreg_read(cpu, PV_AMCNTENSET0_EL0) & 0xF;
 	/* No auxiliary counters (AMCFGR_EL0.NCG = 0): the group 1 registers UNDEF. */
-	unsigned cg1nc = (unsigned)PV_FIELD_GET(PV_GENMASK(15, 8), a->amcgcr);
-	if (PV_FIELD_GET(PV_GENMASK(31, 28), a->amcfgr) == 0)
+	unsigned cg1nc = (unsigned)PV_FIELD_GET(PV_AMCGCR_CG1NC, a->amcgcr);
+	if (PV_FIELD_GET(PV_AMCFGR_NCG, a->amcfgr) == 0)
 		cg1nc = 0;
 	a->aux = (uint8_t)(cg1nc > PV_AMU_AUX_MAX ? PV_AMU_AUX_MAX : cg1nc);
 	uint32_t below = (uint32_t)(PV_BIT(a->aux) - 1);
@@ -40,7 +40,7 @@ int pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	if (hw->amuv1p1) {
 		a->amcg1idr = pv_plat_sysreg_read(cpu, PV_AMCG1IDR_EL0);
 		a->aux_present = (uint16_t)(a->amcg1idr & below);
-		a->aux_voff = (uint16_t)((a->amcg1idr >> PV_AMCG1IDR_OFF_SHIFT) &
+		a->aux_voff = (uint16_t)(PV_FIELD_GET(PV_AMCG1IDR_OFF, a->amcg1idr) &
 					 a->aux_present);
 	}
 	if (a->aux)
@@ -95,12 +95,12 @@ int pv_vamu_vm_init(struct pv_vm *vm)
 	p->amcr = (a->amcr & PV_AMCR_HDBG) |
 		  (c->version >= PV_AMU_V1P1 && cg1rz ? PV_AMCR_CG1RZ : 0);
 	p->amcfgr = (a->amcfgr & PV_AMCFGR_HDBG) | PV_AMCFGR_SIZE_64 |
-		    (uint64_t)(c->nr_aux ? 1 : 0) << PV_AMCFGR_NCG_SHIFT |
+		    PV_FIELD_PREP(PV_AMCFGR_NCG, (uint64_t)(c->nr_aux ? 1 : 0)) |
 		    (PV_AMU_GROUP0 + c->nr_aux - 1);
-	p->amcgcr = (uint64_t)c->nr_aux << PV_AMCGCR_CG1NC_SHIFT | PV_AMU_GROUP0;
+	p->amcgcr = PV_FIELD_PREP(PV_AMCGCR_CG1NC, (uint64_t)c->nr_aux) | PV_AMU_GROUP0;
 	if (c->version >= PV_AMU_V1P1)
-		p->amcg1idr = aux_mask | (uint64_t)(a->aux_voff & aux_mask)
-						 << PV_AMCG1IDR_OFF_SHIFT;
+		p->amcg1idr = aux_mask | PV_FIELD_PREP(PV_AMCG1IDR_OFF,
+						       (uint64_t)(a->aux_voff & aux_mask));
 
 	if (voff_usable(hw, c)) {
 		p->path = PV_AMU_PATH_VOFF;

@@ -66,8 +66,8 @@ void pv_vmpam__vm_views(const struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
 {
 	/* MPAMIDR_EL1: PARTID_MAX and PMG_MAX of the VM; no HCR/VPM (no EL2 in the guest), no
 	 * bandwidth controls, ALTSP, TIDR, SP4, FORCE_NS or SDEFLT. */
-	vm->mpamidr = (uint64_t)(vm->nr_partids - 1) | (uint64_t)vm->pmg_max
-							       << PV_MPAMIDR_PMG_MAX_SHIFT;
+	vm->mpamidr = PV_FIELD_PREP(PV_MPAMIDR_PARTID_MAX, vm->nr_partids - 1) |
+		      PV_FIELD_PREP(PV_MPAMIDR_PMG_MAX, vm->pmg_max);
 
 	struct pv_vmpam_el2 *e = &vm->el2;
 	*e = (struct pv_vmpam_el2){0};
@@ -192,7 +192,7 @@ static enum pv_trap_result read_reg(struct pv_vcpu *v, uint32_t key, uint64_t *v
 	if (key == PV_MPAMIDR_EL1)
 		*val = s->vm->mpamidr;
 	else if (key == PV_MPAM1_EL1)
-		*val = s->mpam1 | PV_MPAM1_EL1_MPAMEN; /* enabled; FORCED_NS, ALTSP_FRCD 0 */
+		*val = s->mpam1 | PV_MPAM1_MPAMEN; /* enabled; FORCED_NS, ALTSP_FRCD 0 */
 	else
 		*val = s->mpam0;
 	return PV_TRAP_HANDLED;

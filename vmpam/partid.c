@@ -69,10 +69,10 @@ static void cpus_range(struct pv_vmpam *sys, const uint64_t *idr, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		if ((idr[i] & PV_MPAMIDR_PARTID_MAX) < sys->partid_max)
 			sys->partid_max = (uint16_t)(idr[i] & PV_MPAMIDR_PARTID_MAX);
-		if (PV_FIELD_GET(PV_GENMASK(39, 32), idr[i]) < sys->pmg_max)
-			sys->pmg_max = (uint8_t)PV_FIELD_GET(PV_GENMASK(39, 32), idr[i]);
-		if (PV_FIELD_GET(PV_GENMASK(20, 18), idr[i]) < vpmr)
-			vpmr = (unsigned)PV_FIELD_GET(PV_GENMASK(20, 18), idr[i]);
+		if (PV_FIELD_GET(PV_MPAMIDR_PMG_MAX, idr[i]) < sys->pmg_max)
+			sys->pmg_max = (uint8_t)PV_FIELD_GET(PV_MPAMIDR_PMG_MAX, idr[i]);
+		if (PV_FIELD_GET(PV_MPAMIDR_VPMR_MAX, idr[i]) < vpmr)
+			vpmr = (unsigned)PV_FIELD_GET(PV_MPAMIDR_VPMR_MAX, idr[i]);
 		sys->has_hcr &= (idr[i] & PV_MPAMIDR_HAS_HCR) != 0;
 		sys->has_tidr &= (idr[i] & PV_MPAMIDR_HAS_TIDR) != 0;
 	}

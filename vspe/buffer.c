@@ -24,8 +24,8 @@ void pv_vspe__line(struct pv_vcpu *v)
 void pv_vspe__event(struct pv_vcpu *v, unsigned ec, uint64_t mss, uint64_t flags)
 {
 	struct pv_vspe *s = &v->spe;
-	s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S | (uint64_t)ec << PV_PMBSR_EC_SHIFT |
-		 (mss & PV_PMBSR_MSS_MASK) | (flags & (PV_PMBSR_DL | PV_PMBSR_EA));
+	s->bsr = (s->bsr & PV_PMBSR_COLL) | PV_PMBSR_S | PV_FIELD_PREP(PV_PMBSR_EC, ec) |
+		 (mss & PV_PMBSR_MSS) | (flags & (PV_PMBSR_DL | PV_PMBSR_EA));
 	s->stats.events++;
 	pv_vspe__line(v);
 }
@@ -224,7 +224,7 @@ void pv_vspe__apply(struct pv_vcpu *v)
 	if (!cpu)
 		return;
 	bool on = vspe_enabled(s) && (discard(v) || s->ready);
-	uint64_t fm = discard(v) ? PV_FIELD_PREP(PV_GENMASK(2, 1), PV_PMBLIMITR_FM_DISCARD) : 0;
+	uint64_t fm = discard(v) ? PV_FIELD_PREP(PV_PMBLIMITR_FM, PV_PMBLIMITR_FM_DISCARD) : 0;
 	pv_plat_sysreg_write(cpu, PV_PMBPTR_EL1, s->ptr);
 	pv_plat_sysreg_write(cpu, PV_PMBSR_EL1, 0);
 	pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1,
@@ -282,7 +282,8 @@ void pv_vspe__sync(struct pv_vcpu *v, bool drained)
 	s->bsr |= bsr & PV_PMBSR_COLL; /* collisions accumulate in the guest's view */
 	bool stop = false;
 	if (bsr & PV_PMBSR_S) {
-		if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2 && (bsr & PV_PMBSR_EA)) {
+		if (PV_FIELD_GET(PV_PMBSR_EC, bsr) == PV_PMBSR_EC_FAULT_S2 &&
+		    (bsr & PV_PMBSR_EA)) {
 			/* An external abort is the guest's to see, whatever class the hardware
 			 * reports it with (Linux's driver tests EA before the class); a stage-2
 			 * syndrome never reaches the guest, so it becomes an "other buffer event". */
@@ -291,7 +292,7 @@ void pv_vspe__sync(struct pv_vcpu *v, bool drained)
 			s->stats.events++;
 			pv_vspe__line(v);
 			stop = true;
-		} else if (PV_PMBSR_EC(bsr) == PV_PMBSR_EC_FAULT_S2) {
+		} else if (PV_FIELD_GET(PV_PMBSR_EC, bsr) == PV_PMBSR_EC_FAULT_S2) {
 			stop = !repair(v, bsr);
 		} else { /* buffer full, stage-1 fault, ...: the guest's, as the hardware said */
 			s->bsr = (s->bsr & PV_PMBSR_COLL) | (bsr & VSPE_BSR_MASK);

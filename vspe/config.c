@@ -44,8 +44,8 @@ int pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	if (a->pmbidr & PV_PMBIDR_P)
 		return PV_OK; /* not usable: a VM asking for SPE is refused at pv_vm_init */
 	a->pmsidr = pv_plat_sysreg_read(cpu, PV_PMSIDR_EL1);
-	unsigned max = (unsigned)PV_FIELD_GET(PV_GENMASK(15, 12), a->pmsidr);
-	unsigned align = (unsigned)PV_FIELD_GET(PV_GENMASK(3, 0), a->pmbidr);
+	unsigned max = (unsigned)PV_FIELD_GET(PV_PMSIDR_MAXSIZE, a->pmsidr);
+	unsigned align = (unsigned)PV_FIELD_GET(PV_PMBIDR_ALIGN, a->pmbidr);
 	/* MaxSize 16 B..2 KiB, Align at most 2 KiB and at most MaxSize (D24.7.1, D24.7.14). */
 	if (max < 4 || max > 11 || align > max || a->version == 0 || !a->tgran)
 		return PV_OK;
@@ -100,24 +100,24 @@ int pv_vspe_vm_init(struct pv_vm *vm)
 	uint64_t code = maxbuff_encode(c->max_buffer);
 	p->version = c->version;
 	p->max_buffer = maxbuff_decode(code);
-	p->align = (uint8_t)PV_FIELD_GET(PV_GENMASK(3, 0), a->pmbidr);
-	p->max_record = (uint8_t)PV_FIELD_GET(PV_GENMASK(15, 12), a->pmsidr);
+	p->align = (uint8_t)PV_FIELD_GET(PV_PMBIDR_ALIGN, a->pmbidr);
+	p->max_record = (uint8_t)PV_FIELD_GET(PV_PMSIDR_MAXSIZE, a->pmsidr);
 	/* Views: filter features whose registers perfvisor does not emulate are hidden (EFT's
 	 * PMSFCR_EL1 fields, FDS's PMSDSFR_EL1, FnE below SPEv1p2); what only shapes the records
 	 * (PBT, CRR, FPF, LDS, ...) is the hardware's, since the records are. */
 	p->pmsidr = a->pmsidr & ~(PV_PMSIDR_EFT | PV_PMSIDR_FDS | (v1p2 ? 0 : PV_PMSIDR_FNE));
-	p->pmbidr = (a->pmbidr & (PV_PMBIDR_ALIGN_MASK | PV_PMBIDR_F | PV_PMBIDR_EA_MASK)) |
-		    code << PV_PMBIDR_MAXBUFFSIZE_SHIFT;
+	p->pmbidr = (a->pmbidr & (PV_PMBIDR_ALIGN | PV_PMBIDR_F | PV_PMBIDR_EA)) |
+		    PV_FIELD_PREP(PV_PMBIDR_MAXBUFFSIZE, code);
 	p->scr_mask = PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_PA |
-		      PV_PMSCR_TS | (a->ecv ? PV_PMSCR_PCT_MASK : PV_BIT(6));
+		      PV_PMSCR_TS | (a->ecv ? PV_PMSCR_PCT : PV_BIT(6));
 	p->fcr_mask = PV_PMSFCR_FE | PV_PMSFCR_FT | PV_PMSFCR_FL | PV_PMSFCR_B | PV_PMSFCR_LD |
 		      PV_PMSFCR_ST | (v1p2 ? PV_PMSFCR_FnE : 0);
 	p->evfr_mask = a->evfr_mask & event_filter_bits(c->version);
 	p->nevfr_mask = v1p2 ? a->nevfr_mask & event_filter_bits(c->version) : 0;
-	p->latfr_mask = PV_FIELD_GET(PV_GENMASK(19, 16), a->pmsidr) == PV_PMSIDR_COUNTSIZE_16
+	p->latfr_mask = PV_FIELD_GET(PV_PMSIDR_COUNTSIZE, a->pmsidr) == PV_PMSIDR_COUNTSIZE_16
 				? 0xFFFF
 				: 0xFFF;
-	p->limitr_mask = PV_PMBLIMITR_LIMIT_MASK | PV_PMBLIMITR_FM_MASK | PV_PMBLIMITR_E |
+	p->limitr_mask = PV_PMBLIMITR_LIMIT | PV_PMBLIMITR_FM | PV_PMBLIMITR_E |
 			 (v1p2 ? PV_PMBLIMITR_PMFZ : 0);
 	return PV_OK;
 }

@@ -17,8 +17,7 @@
 
 /* The guest-visible bits of PMBSR_EL1 (MSS2 is RES0 up to SPEv1p2). */
 #define VSPE_BSR_MASK                                                                          \
-	(PV_PMBSR_EC_MASK | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL |           \
-	 PV_PMBSR_MSS_MASK)
+	(PV_PMBSR_EC | PV_PMBSR_DL | PV_PMBSR_EA | PV_PMBSR_S | PV_PMBSR_COLL | PV_PMBSR_MSS)
 /* PMSCR_EL1 fields that reach the hardware: never PA or PCT (Arm ARM D24.7.8). */
 #define VSPE_SCR_TO_HW (PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_TS)
 
@@ -29,12 +28,12 @@ static inline bool vspe_has(const struct pv_vcpu *v)
 
 static inline uint64_t vspe_limit(uint64_t limitr)
 {
-	return limitr & PV_PMBLIMITR_LIMIT_MASK;
+	return limitr & PV_PMBLIMITR_LIMIT;
 }
 
 static inline bool vspe_discard(uint64_t limitr)
 {
-	return PV_FIELD_GET(PV_GENMASK(2, 1), limitr) == PV_PMBLIMITR_FM_DISCARD;
+	return PV_FIELD_GET(PV_PMBLIMITR_FM, limitr) == PV_PMBLIMITR_FM_DISCARD;
 }
 
 /* The guest's buffer is enabled (ProfilingBufferEnabled(): E = 1 and not stopped, S = 0). */

@@ -92,7 +92,7 @@ void pv_vspe_put(struct pv_vcpu *v)
 		return PV_TRAP_HANDLED;                                                        \
 	}
 
-CONTROL(pmsirr, irr, PV_PMSIRR_EL1, PV_PMSIRR_INTERVAL_MASK | PV_PMSIRR_RND)
+CONTROL(pmsirr, irr, PV_PMSIRR_EL1, PV_PMSIRR_INTERVAL | PV_PMSIRR_RND)
 CONTROL(pmsfcr, fcr, PV_PMSFCR_EL1, v->vm->spe.fcr_mask)
 CONTROL(pmsevfr, evfr, PV_PMSEVFR_EL1, v->vm->spe.evfr_mask)
 CONTROL(pmsnevfr, nevfr, PV_PMSNEVFR_EL1, v->vm->spe.nevfr_mask)
@@ -136,7 +136,7 @@ enum pv_trap_result pv_vspe_pmsicr_write(struct pv_vcpu *v, unsigned idx, unsign
 {
 	UNUSED_IDX_EL();
 	bool ernd = v->vm->spe.pmsidr & PV_PMSIDR_ERND;
-	v->spe.icr = val & (PV_PMSICR_COUNT_MASK | (ernd ? PV_PMSICR_ECOUNT_MASK : 0));
+	v->spe.icr = val & (PV_PMSICR_COUNT | (ernd ? PV_PMSICR_ECOUNT : 0));
 	touch(v);
 	if (v->cpu)
 		pv_plat_sysreg_write(v->cpu, PV_PMSICR_EL1, v->spe.icr);

@@ -10,13 +10,13 @@
  */
 #include "internal.h"
 
-#define TCR_T0SZ(t) ((unsigned)PV_FIELD_GET(PV_GENMASK(5, 0), t))
+#define TCR_T0SZ(t) ((unsigned)PV_FIELD_GET(PV_TCR_T0SZ, t))
 #define TCR_EPD0 PV_BIT(7)
-#define TCR_TG0(t) ((unsigned)PV_FIELD_GET(PV_GENMASK(15, 14), t))
-#define TCR_T1SZ(t) ((unsigned)PV_FIELD_GET(PV_GENMASK(21, 16), t))
+#define TCR_TG0(t) ((unsigned)PV_FIELD_GET(PV_TCR_TG0, t))
+#define TCR_T1SZ(t) ((unsigned)PV_FIELD_GET(PV_TCR_T1SZ, t))
 #define TCR_EPD1 PV_BIT(23)
-#define TCR_TG1(t) ((unsigned)PV_FIELD_GET(PV_GENMASK(31, 30), t))
-#define TCR_IPS(t) ((unsigned)PV_FIELD_GET(PV_GENMASK(34, 32), t))
+#define TCR_TG1(t) ((unsigned)PV_FIELD_GET(PV_TCR_TG1, t))
+#define TCR_IPS(t) ((unsigned)PV_FIELD_GET(PV_TCR_IPS, t))
 #define TCR_TBI0 PV_BIT(37)
 #define TCR_TBI1 PV_BIT(38)
 #define TCR_HA PV_BIT(39)

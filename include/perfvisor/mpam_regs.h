@@ -11,18 +11,13 @@
 #include "perfvisor/sysreg.h"
 
 /* ---- CPU side (Arm ARM D24.2, MPAMIDR_EL1, MPAMn_ELx, MPAMVPM<n>_EL2) ------------------- */
-#define PV_MPAMIDR_PARTID_MAX PV_GENMASK(15, 0)
-#define PV_MPAMIDR_VPMR_MAX_SHIFT 18 /* [20:18]: highest n of MPAMVPM<n>_EL2 */
-#define PV_MPAMIDR_VPMR_MAX PV_GENMASK(20, 18)
-#define PV_MPAMIDR_PMG_MAX_SHIFT 32 /* [39:32] */
-#define PV_MPAMIDR_PMG_MAX PV_GENMASK(39, 32)
-/* MPAM0_EL1, MPAM1_EL1, MPAM2_EL2: the label fields share one layout. */
+/* MPAMIDR_EL1 and MPAM1_EL1 fields are the register database's (sysreg_defs.h). MPAM0_EL1,
+ * MPAM1_EL1, MPAM2_EL2: the label fields share one layout. */
 #define PV_MPAMN_PARTID_I PV_GENMASK(15, 0)
 #define PV_MPAMN_PARTID_D PV_GENMASK(31, 16)
 #define PV_MPAMN_PMG_I PV_GENMASK(39, 32)
 #define PV_MPAMN_PMG_D PV_GENMASK(47, 40)
 #define PV_MPAMN_LABELS PV_GENMASK(47, 0)
-#define PV_MPAM1_EL1_MPAMEN PV_BIT(63)
 #define PV_MPAMVPM_ENTRIES 4 /* 16-bit PhyPARTIDs per MPAMVPM<n>_EL2 */
 
 /* ---- MSC register offsets (MPAMF_*, MPAMCFG_*, MSMON_*) --------------------------------- */

@@ -43,15 +43,8 @@ enum pv_trap_result;
 #define PV_AMU_V1 1u
 #define PV_AMU_V1P1 2u
 
-#define PV_AMUSERENR_EN PV_BIT(0)
-#define PV_AMCR_HDBG PV_BIT(10)
-#define PV_AMCR_CG1RZ PV_BIT(17) /* AMUv1p1 */
-#define PV_AMCFGR_N_MASK PV_GENMASK(7, 0)
-#define PV_AMCFGR_SIZE_64 PV_GENMASK(13, 8) /* SIZE = 0b111111: 64-bit counters */
-#define PV_AMCFGR_HDBG PV_BIT(24)
-#define PV_AMCFGR_NCG_SHIFT 28
-#define PV_AMCGCR_CG1NC_SHIFT 8
-#define PV_AMCG1IDR_OFF_SHIFT 16 /* bit 16 + n: AMEVCNTVOFF1<n>_EL2 implemented */
+/* The AMU registers' fields are the register database's (sysreg_defs.h). */
+#define PV_AMCFGR_SIZE_64 PV_AMCFGR_SIZE /* SIZE = 0b111111: 64-bit counters */
 
 /* FEAT_FGT: ID_AA64MMFR0_EL1.FGT and HAFGRTR_EL2, the AMU fine-grained read traps. */
 #define PV_HAFGRTR_AMCNTEN0 PV_BIT(0)

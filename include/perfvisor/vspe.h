@@ -34,74 +34,10 @@ enum pv_trap_result;
 #define PV_SPE_V1P1 2u
 #define PV_SPE_V1P2 3u /* FEAT_SPE_FnE (PMSNEVFR_EL1), PMBLIMITR_EL1.PMFZ, discard mode */
 
-/* PMSCR_EL1 / PMSCR_EL2 */
-#define PV_PMSCR_E0SPE PV_BIT(0) /* EL2: E0HSPE */
-#define PV_PMSCR_E1SPE PV_BIT(1) /* EL2: E2SPE */
-#define PV_PMSCR_CX PV_BIT(3)
-#define PV_PMSCR_PA PV_BIT(4)
-#define PV_PMSCR_TS PV_BIT(5)
-#define PV_PMSCR_PCT_MASK PV_GENMASK(7, 6) /* bit 7 only with FEAT_ECV */
-#define PV_PMSCR_EE_MASK PV_GENMASK(9, 8)  /* FEAT_SPE_EXC */
-#define PV_PMSCR_KE PV_BIT(10)             /* FEAT_SPE_EXC */
-#define PV_PMSCR_EnVM PV_BIT(11)           /* FEAT_SPE_nVM */
+/* The SPE registers' fields are the register database's (sysreg_defs.h: PV_PMSCR_E0SPE,
+ * PV_PMBSR_EC, ...). What EL2 owns of PMSCR_EL2 whatever the VM: */
 #define PV_PMSCR_EL2_OWNED (PV_GENMASK(1, 0) | PV_GENMASK(11, 3))
 
-/* PMSIRR_EL1, PMSICR_EL1, PMSLATFR_EL1 */
-#define PV_PMSIRR_RND PV_BIT(0)
-#define PV_PMSIRR_INTERVAL_MASK PV_GENMASK(31, 8)
-#define PV_PMSICR_COUNT_MASK PV_GENMASK(31, 0)
-#define PV_PMSICR_ECOUNT_MASK PV_GENMASK(63, 56) /* FEAT_SPE_ERnd */
-
-/* PMSFCR_EL1 */
-#define PV_PMSFCR_FE PV_BIT(0)
-#define PV_PMSFCR_FT PV_BIT(1)
-#define PV_PMSFCR_FL PV_BIT(2)
-#define PV_PMSFCR_FnE PV_BIT(3) /* FEAT_SPE_FnE */
-#define PV_PMSFCR_B PV_BIT(16)
-#define PV_PMSFCR_LD PV_BIT(17)
-#define PV_PMSFCR_ST PV_BIT(18)
-
-/* PMSIDR_EL1 */
-#define PV_PMSIDR_FE PV_BIT(0)
-#define PV_PMSIDR_FT PV_BIT(1)
-#define PV_PMSIDR_FL PV_BIT(2)
-#define PV_PMSIDR_ARCHINST PV_BIT(3)
-#define PV_PMSIDR_LDS PV_BIT(4)
-#define PV_PMSIDR_ERND PV_BIT(5)
-#define PV_PMSIDR_FNE PV_BIT(6)
-#define PV_PMSIDR_FDS PV_BIT(7) /* FEAT_SPE_FDS: PMSDSFR_EL1, not offered */
-#define PV_PMSIDR_INTERVAL_SHIFT 8
-#define PV_PMSIDR_MAXSIZE_SHIFT 12
-#define PV_PMSIDR_COUNTSIZE_SHIFT 16
-#define PV_PMSIDR_COUNTSIZE_16 3u /* 16-bit saturating counters (else 12-bit) */
-#define PV_PMSIDR_EFT PV_BIT(26)  /* FEAT_SPE_EFT: PMSFCR_EL1 type masks, not offered */
-
-/* PMBLIMITR_EL1 */
-#define PV_PMBLIMITR_E PV_BIT(0)
-#define PV_PMBLIMITR_FM_MASK PV_GENMASK(2, 1)
-#define PV_PMBLIMITR_FM_FILL 0u
-#define PV_PMBLIMITR_FM_DISCARD 2u  /* FEAT_SPEv1p2 */
-#define PV_PMBLIMITR_PMFZ PV_BIT(5) /* FEAT_SPEv1p2 */
-#define PV_PMBLIMITR_nVM PV_BIT(7)  /* FEAT_SPE_nVM, not offered */
-#define PV_PMBLIMITR_LIMIT_MASK PV_GENMASK(63, 12)
-
-/* PMBSR_EL1 */
-#define PV_PMBSR_MSS_MASK PV_GENMASK(15, 0) /* BSC or FSC in [5:0] */
-#define PV_PMBSR_COLL PV_BIT(16)
-#define PV_PMBSR_S PV_BIT(17)
-#define PV_PMBSR_EA PV_BIT(18)
-#define PV_PMBSR_DL PV_BIT(19)
-#define PV_PMBSR_EC_SHIFT 26
-#define PV_PMBSR_EC_MASK PV_GENMASK(31, 26)
-#define PV_PMBSR_MSS2_MASK PV_GENMASK(55, 32)
-#define PV_PMBSR_EC(v) ((unsigned)PV_FIELD_GET(PV_GENMASK(31, 26), v))
-#define PV_PMBSR_EC_BUF 0x00u          /* other buffer management event: BSC in MSS[5:0] */
-#define PV_PMBSR_EC_IMPDEF 0x1Fu       /* IMPLEMENTATION DEFINED reason */
-#define PV_PMBSR_EC_FAULT_S1 0x24u     /* stage 1 Data Abort on write to the buffer: FSC */
-#define PV_PMBSR_EC_FAULT_S2 0x25u     /* stage 2 Data Abort on write to the buffer: FSC */
-#define PV_PMBSR_BSC_NOT_STOPPED 0x00u /* collection not stopped, or access not allowed */
-#define PV_PMBSR_BSC_FULL 0x01u
-#define PV_PMBSR_BSC_SIZE 0x04u /* the requested buffer size was too large */
 /* EC 0x1F syndromes perfvisor reports (MSS): data lost while the hypervisor repaired stage 2
  * (a partial record), and buffer memory the VM no longer has. */
 #define PV_PMBSR_IMPDEF_S2_REPAIR_DL 0x0001u
@@ -114,20 +50,6 @@ enum pv_trap_result;
 #define PV_FSC_PERMISSION(l) (0x0Cu + (l))
 #define PV_FSC_EXT_ABORT 0x10u
 #define PV_FSC_EXT_ABORT_WALK(l) (0x14u + (l))
-
-/* PMBIDR_EL1 */
-#define PV_PMBIDR_ALIGN_MASK PV_GENMASK(3, 0)
-#define PV_PMBIDR_P PV_BIT(4)
-#define PV_PMBIDR_F PV_BIT(5)
-#define PV_PMBIDR_ADDRMODE_MASK PV_GENMASK(7, 6) /* FEAT_SPE_nVM */
-#define PV_PMBIDR_EA_MASK PV_GENMASK(11, 8)
-#define PV_PMBIDR_MAXBUFFSIZE_SHIFT 32
-#define PV_PMBIDR_MAXBUFFSIZE_MASK PV_GENMASK(47, 32)
-
-/* The EL1 translation registers the stage-1 walk reads (the guest's, while its vCPU is
- * loaded), and the EL2 controls vspe sets. */
-#define PV_HDFGRTR_PMBIDR_EL1 PV_BIT(63) /* FEAT_FGT: trap EL1 reads of PMBIDR_EL1 */
-#define PV_SCTLR_M PV_BIT(0)
 
 #define PV_SPE_PAGE 4096u
 /* The largest buffer perfvisor can describe in PMBIDR_EL1.MaxBuffSize (mantissa 9 bits,

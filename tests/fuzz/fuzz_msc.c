@@ -382,8 +382,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* MPAMIDR_EL1 of the pCPUs: PARTID_MAX 63, PMG_MAX 1, HAS_HCR with 2 VPM registers. */
 	const uint64_t mpamidr = 63 | PV_MPAMIDR_HAS_HCR |
-				 (UINT64_C(1) << PV_MPAMIDR_VPMR_MAX_SHIFT) |
-				 UINT64_C(1) << PV_MPAMIDR_PMG_MAX_SHIFT;
+				 PV_FIELD_PREP(PV_MPAMIDR_VPMR_MAX, 1) |
+				 PV_FIELD_PREP(PV_MPAMIDR_PMG_MAX, 1);
 	uint64_t idr[2] = {mpamidr ^ fz_u64(&in), mpamidr ^ fz_u64(&in)};
 	uint8_t h = fz_u8(&in);
 	struct pv_vmpam_setup s = {

@@ -35,7 +35,7 @@ static void check(const struct spe_rig *r)
 {
 	FZ_CHECK(r->mem.bad_unpins == 0, "unpinned a page that was not pinned");
 	uint64_t scr = *memplat_reg((struct memplat_cpu *)&r->mc[0], PV_PMSCR_EL1);
-	FZ_CHECK(!(scr & (PV_PMSCR_PA | PV_PMSCR_PCT_MASK)), "PMSCR_EL1 = %#llx",
+	FZ_CHECK(!(scr & (PV_PMSCR_PA | PV_PMSCR_PCT)), "PMSCR_EL1 = %#llx",
 		 (unsigned long long)scr);
 	FZ_CHECK(r->v[0].traps.pmscr_el2 == 0, "PMSCR_EL2 word %#llx",
 		 (unsigned long long)r->v[0].traps.pmscr_el2);

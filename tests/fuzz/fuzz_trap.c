@@ -666,17 +666,17 @@ static int machine(struct fz *f)
 		memplat_init(&mc[c], N);
 		uint64_t *dfr0 = memplat_reg(&mc[c], PV_ID_AA64DFR0_EL1);
 		*dfr0 = (*dfr0 & ~PV_GENMASK(11, 8) & ~PV_GENMASK(63, 60)) |
-			PV_FIELD_PREP(PV_GENMASK(11, 8), pmuvers[b2 & 7]) |
-			PV_FIELD_PREP(PV_GENMASK(63, 60), (b2 >> 3) & 1);
+			PV_FIELD_PREP(PV_ID_AA64DFR0_PMUVER, pmuvers[b2 & 7]) |
+			PV_FIELD_PREP(PV_ID_AA64DFR0_HPMN0, (b2 >> 3) & 1);
 		uint64_t *pfr0 = memplat_reg(&mc[c], PV_ID_AA64PFR0_EL1);
 		*pfr0 &= ~(PV_GENMASK(15, 12) | PV_GENMASK(39, 36) | PV_GENMASK(55, 52) |
 			   PV_GENMASK(47, 44) | PV_GENMASK(43, 40) | PV_GENMASK(3, 0));
-		*pfr0 |= PV_FIELD_PREP(PV_GENMASK(15, 12), b3 & 1) |
-			 PV_FIELD_PREP(PV_GENMASK(39, 36), (b3 >> 1) & 1) |
-			 PV_FIELD_PREP(PV_GENMASK(55, 52), (b3 >> 2) & 1) |
-			 PV_FIELD_PREP(PV_GENMASK(47, 44), (b3 >> 3) & 3) |
-			 PV_FIELD_PREP(PV_GENMASK(43, 40), (b3 >> 5) & 1) |
-			 PV_FIELD_PREP(PV_GENMASK(3, 0), (b3 >> 6) & 1 ? 2 : 1);
+		*pfr0 |= PV_FIELD_PREP(PV_ID_AA64PFR0_EL3_STATES, b3 & 1) |
+			 PV_FIELD_PREP(PV_ID_AA64PFR0_SEL2, (b3 >> 1) & 1) |
+			 PV_FIELD_PREP(PV_ID_AA64PFR0_RME, (b3 >> 2) & 1) |
+			 PV_FIELD_PREP(PV_ID_AA64PFR0_AMU, (b3 >> 3) & 3) |
+			 PV_FIELD_PREP(PV_ID_AA64PFR0_MPAM, (b3 >> 5) & 1) |
+			 PV_FIELD_PREP(PV_ID_AA64PFR0_EL0_STATES, (b3 >> 6) & 1 ? 2 : 1);
 		*memplat_reg(&mc[c], PV_ID_AA64MMFR0_EL1) = PV_FIELD_PREP(PV_GENMASK(59, 56),
 									  b4 & 1);
 		*memplat_reg(&mc[c], PV_PMCEID0_EL0) ^= (uint64_t)(b4 >> 1) << 3;

@@ -320,12 +320,13 @@ static void check_views(const struct reg_prog *r, const struct sim_config *c, un
 {
 	const struct sim_op *o = r->p.ops;
 	assert_int_equal(o[r->cfgr].value, PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
-						   UINT64_C(1) << PV_AMCFGR_NCG_SHIFT |
+						   PV_FIELD_PREP(PV_AMCFGR_NCG, UINT64_C(1)) |
 						   (4 + AUX - 1));
-	assert_int_equal(o[r->cgcr].value, (uint64_t)AUX << PV_AMCGCR_CG1NC_SHIFT | 4);
+	assert_int_equal(o[r->cgcr].value, PV_FIELD_PREP(PV_AMCGCR_CG1NC, (uint64_t)AUX) | 4);
 	if (version >= 2)
-		assert_int_equal(o[r->g1idr].value, 0xFu | (uint64_t)(0xFu & ~NO_VOFF)
-								    << PV_AMCG1IDR_OFF_SHIFT);
+		assert_int_equal(
+			o[r->g1idr].value,
+			0xFu | PV_FIELD_PREP(PV_AMCG1IDR_OFF, (uint64_t)(0xFu & ~NO_VOFF)));
 	assert_int_equal(o[r->cr].value, 0);
 	assert_int_equal(o[r->en0].value, 0xF);
 	assert_int_equal(o[r->en1].value, 0xF);

@@ -242,7 +242,7 @@ static void test_spe_external_abort(void **state)
 	while (sim_step(r->m))
 		;
 	assert_int_equal(p.unexpected, 0);
-	assert_int_equal(PV_FIELD_GET(PV_GENMASK(11, 8), p.ops[idr].value),
+	assert_int_equal(PV_FIELD_GET(PV_PMBIDR_EA, p.ops[idr].value),
 			 2); /* EA as the hardware */
 	assert_int_equal(RIG_STAT(r->m, ext_aborts), 1);
 	struct sim_spe_vcpu *g = sim_spe_machine_vcpu(r->m, 0);
@@ -250,7 +250,7 @@ static void test_spe_external_abort(void **state)
 	assert_true(bsr & PV_PMBSR_S);
 	assert_true(bsr & PV_PMBSR_EA);
 	assert_true(bsr & PV_PMBSR_DL);
-	assert_int_equal(PV_PMBSR_EC(bsr), PV_PMBSR_EC_BUF);
+	assert_int_equal(PV_FIELD_GET(PV_PMBSR_EC, bsr), PV_PMBSR_EC_BUF);
 	assert_int_equal(g->drv.other, 1);
 	assert_true(g->stopped);
 	/* Everything before the abort is there, record for record; the cut record is lost. */

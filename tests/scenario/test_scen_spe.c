@@ -86,7 +86,7 @@ static void test_buffer_full_as_architected(void **state)
 	size_t ptr = sim_prog_mrs(&p, 1, PV_PMBPTR_EL1);
 	sim_prog_msr(&p, 1, PV_PMBSR_EL1, 0);
 	size_t bsr0 = sim_prog_mrs(&p, 1, PV_PMBSR_EL1);
-	sim_prog_msr(&p, 1, PV_PMBSR_EL1, PV_PMBSR_S | PV_PMBSR_EC_MASK | 0xFFFF);
+	sim_prog_msr(&p, 1, PV_PMBSR_EL1, PV_PMBSR_S | PV_PMBSR_EC | 0xFFFF);
 	size_t bsr1 = sim_prog_mrs(&p, 1, PV_PMBSR_EL1);
 	sim_prog_msr(&p, 1, PV_PMBSR_EL1, 0);
 	rig_prog_stop(&p);
@@ -100,7 +100,7 @@ static void test_buffer_full_as_architected(void **state)
 	uint64_t limit = RIG_BUF_VA + size, rec = UINT64_C(1) << c.spe.unit.max_size;
 	assert_true(p.ops[ptr].value > limit - rec && p.ops[ptr].value <= limit);
 	assert_int_equal(p.ops[bsr0].value, 0);
-	assert_int_equal(p.ops[bsr1].value, PV_PMBSR_S | PV_PMBSR_EC_MASK | 0xFFFF);
+	assert_int_equal(p.ops[bsr1].value, PV_PMBSR_S | PV_PMBSR_EC | 0xFFFF);
 	struct sim_vcpu *v = &r->m->vcpu[0];
 	assert_int_equal(v->rises[PV_INTID_SPE], 2);
 	assert_false(v->line[PV_INTID_SPE]);
@@ -138,7 +138,7 @@ static void s1_fault(unsigned hole_attrs, uint64_t fsc, unsigned fault_page)
 	struct sim_spe_vcpu *g = sim_spe_machine_vcpu(r->m, 0);
 	assert_int_equal(g->drv.faults, 1);
 	uint64_t bsr = g->drv.last_bsr;
-	assert_int_equal(PV_PMBSR_EC(bsr), PV_PMBSR_EC_FAULT_S1);
+	assert_int_equal(PV_FIELD_GET(PV_PMBSR_EC, bsr), PV_PMBSR_EC_FAULT_S1);
 	assert_int_equal(bsr & 0x3F, fsc);
 	assert_true(bsr & PV_PMBSR_S);
 	assert_int_equal(g->start, at); /* collected up to PMBPTR_EL1: the faulting address */
@@ -251,7 +251,7 @@ static void stage2_repair(unsigned align)
 	assert_int_equal(st->records_lost, RIG_STAT(r->m, lost));
 	/* Never EC 0x25 for the guest: a clean repair is invisible, a partial record is the
 	 * IMPLEMENTATION DEFINED event 0x1F with DL. */
-	assert_int_not_equal(PV_PMBSR_EC(g->drv.last_bsr), PV_PMBSR_EC_FAULT_S2);
+	assert_int_not_equal(PV_FIELD_GET(PV_PMBSR_EC, g->drv.last_bsr), PV_PMBSR_EC_FAULT_S2);
 	assert_int_equal(g->stopped, align == 0);
 	if (g->stopped)
 		assert_int_equal(g->drv.last_bsr, PV_PMBSR_S | PV_PMBSR_DL |

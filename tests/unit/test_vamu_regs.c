@@ -178,7 +178,7 @@ static void test_views(void **state)
 	pv_vcpu_load(v, &r->cpu[0]);
 	assert_int_equal(guest_mrs_ok(v, PV_AMCFGR_EL0),
 			 PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
-				 UINT64_C(1) << PV_AMCFGR_NCG_SHIFT | 6);
+				 PV_FIELD_PREP(PV_AMCFGR_NCG, UINT64_C(1)) | 6);
 	assert_int_equal(guest_mrs_ok(v, PV_AMCGCR_EL0), 3u << 8 | 4);
 	/* Counters 0..2 visible; 0 and 1 have offset registers in hardware, 2 has not. */
 	assert_int_equal(guest_mrs_ok(v, PV_AMCG1IDR_EL0), 0x7u | 0x3u << 16);

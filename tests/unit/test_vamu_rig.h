@@ -44,15 +44,15 @@ static inline int rig_init(struct amu_rig *r, const struct amu_hw_desc *d)
 		rig_field(c, PV_ID_AA64PFR0_EL1, PV_ID_AA64PFR0_AMU, d->version);
 		rig_field(c, PV_ID_AA64MMFR0_EL1, PV_ID_AA64MMFR0_FGT, d->fgt);
 		*memplat_reg(c, PV_AMCFGR_EL0) = PV_AMCFGR_HDBG | PV_AMCFGR_SIZE_64 |
-						 (uint64_t)(d->aux ? 1 : 0)
-							 << PV_AMCFGR_NCG_SHIFT |
+						 PV_FIELD_PREP(PV_AMCFGR_NCG,
+							       (uint64_t)(d->aux ? 1 : 0)) |
 						 (4 + d->aux - 1);
-		*memplat_reg(c, PV_AMCGCR_EL0) = (uint64_t)d->aux << PV_AMCGCR_CG1NC_SHIFT | 4;
+		*memplat_reg(c, PV_AMCGCR_EL0) =
+			PV_FIELD_PREP(PV_AMCGCR_CG1NC, (uint64_t)d->aux) | 4;
 		uint16_t present = d->present ? d->present : (uint16_t)((1u << d->aux) - 1);
 		if (d->version >= 2)
-			*memplat_reg(c, PV_AMCG1IDR_EL0) = present |
-							   (uint64_t)d->voff
-								   << PV_AMCG1IDR_OFF_SHIFT;
+			*memplat_reg(c, PV_AMCG1IDR_EL0) =
+				present | PV_FIELD_PREP(PV_AMCG1IDR_OFF, (uint64_t)d->voff);
 		*memplat_reg(c, PV_AMCR_EL0) = d->cg1rz ? PV_AMCR_CG1RZ : 0;
 		*memplat_reg(c, PV_AMCNTENSET0_EL0) = 0xF;
 		*memplat_reg(c, PV_AMCNTENSET1_EL0) = present;

@@ -322,7 +322,7 @@ static void test_discard_mode(void **state)
 	(void)state;
 	struct mm mm;
 	struct spe_rig *r = setup(UINT64_C(1) << 20, 12, true, &mm);
-	uint64_t fm = PV_FIELD_PREP(PV_GENMASK(2, 1), PV_PMBLIMITR_FM_DISCARD);
+	uint64_t fm = PV_FIELD_PREP(PV_PMBLIMITR_FM, PV_PMBLIMITR_FM_DISCARD);
 	guest_msr(&r->v[0], PV_PMBPTR_EL1, 1,
 		  0x123); /* misaligned: irrelevant when discarding */
 	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, fm | PV_PMBLIMITR_E);

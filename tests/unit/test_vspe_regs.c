@@ -87,13 +87,13 @@ static void test_id_view_and_trap_words(void **state)
 		/* PMSCR_EL2 all zero for guests: no PA, PCT, CX, EL2 sampling. */
 		assert_int_equal(w->pmscr_el2, 0);
 		assert_int_equal(w->pmscr_el2_owned &
-					 (PV_PMSCR_PA | PV_PMSCR_PCT_MASK | PV_PMSCR_CX |
+					 (PV_PMSCR_PA | PV_PMSCR_PCT | PV_PMSCR_CX |
 					  PV_PMSCR_E1SPE | PV_PMSCR_E0SPE),
-				 PV_PMSCR_PA | PV_PMSCR_PCT_MASK | PV_PMSCR_CX |
-					 PV_PMSCR_E1SPE | PV_PMSCR_E0SPE);
+				 PV_PMSCR_PA | PV_PMSCR_PCT | PV_PMSCR_CX | PV_PMSCR_E1SPE |
+					 PV_PMSCR_E0SPE);
 		/* FEAT_FGT: PMBIDR_EL1 reads trap whatever the VM. */
-		assert_int_equal(w->hdfgrtr_el2, PV_HDFGRTR_PMBIDR_EL1);
-		assert_int_equal(w->hdfgrtr_el2_owned, PV_HDFGRTR_PMBIDR_EL1);
+		assert_int_equal(w->hdfgrtr_el2, PV_HDFGRTR_EL2_PMBIDR_EL1);
+		assert_int_equal(w->hdfgrtr_el2_owned, PV_HDFGRTR_EL2_PMBIDR_EL1);
 	}
 	spe_rig_free(r);
 	/* Without SPE hardware: no SPE words at all (the fields are RES0). */
@@ -232,7 +232,7 @@ static void test_pmbidr_maxbuffsize(void **state)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, t[i].max), PV_OK);
 		uint64_t idr = guest_mrs_ok(&r->v[0], PV_PMBIDR_EL1);
-		assert_int_equal(PV_FIELD_GET(PV_GENMASK(47, 32), idr), t[i].code);
+		assert_int_equal(PV_FIELD_GET(PV_PMBIDR_MAXBUFFSIZE, idr), t[i].code);
 		assert_int_equal(r->vm.spe.max_buffer, t[i].bytes);
 		assert_int_equal(idr & 0xFFF,
 				 6 | PV_PMBIDR_F | 0x100); /* Align, F, EA; P = 0 */

@@ -75,9 +75,9 @@ static inline struct spe_rig *spe_rig_new(const struct spe_hw_desc *d)
 			PV_PMSIDR_FE | PV_PMSIDR_FT | PV_PMSIDR_FL | PV_PMSIDR_LDS |
 			(d->ernd ? PV_PMSIDR_ERND : 0) |
 			(d->version >= PV_SPE_V1P2 ? PV_PMSIDR_FNE : 0) | PV_PMSIDR_EFT |
-			PV_PMSIDR_FDS | UINT64_C(2) << PV_PMSIDR_INTERVAL_SHIFT |
-			(uint64_t)d->max_size << PV_PMSIDR_MAXSIZE_SHIFT |
-			(uint64_t)(d->count16 ? 3 : 2) << PV_PMSIDR_COUNTSIZE_SHIFT;
+			PV_PMSIDR_FDS | PV_FIELD_PREP(PV_PMSIDR_INTERVAL, 2) |
+			PV_FIELD_PREP(PV_PMSIDR_MAXSIZE, d->max_size) |
+			PV_FIELD_PREP(PV_PMSIDR_COUNTSIZE, d->count16 ? 3 : 2);
 		c->reads = c->writes = 0;
 		pv_pcpu_init(&r->cpu[i], c);
 	}

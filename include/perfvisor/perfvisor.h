@@ -109,7 +109,7 @@ struct pv_trap_words {
 	uint64_t hdfgrtr_el2, hdfgrtr_el2_owned;
 };
 
-#define PV_REGS_MAX 64 /* entries in the register table (trap/table.c checks) */
+#define PV_REGS_MAX 64 /* entries in the register table (trap/trap.c checks) */
 
 /* Which part of the register space a trap was for (per-vCPU statistics). */
 enum pv_trap_kind {

@@ -34,8 +34,9 @@ struct pv_vcpu;
 /*
  * Read / write a physical system register of the pCPU the call is made on. `reg` is the
  * register's ISS key (PV_SYSREG(...) in sysreg.h); indexed registers are named by their own
- * key (PV_PMEVCNTR_EL0(n)). The core uses: the PMU registers, the ID group (Op0=3 Op1=0 CRn=0
- * CRm=1..7, reserved encodings read as zero) and, in later modules, SPE, AMU and MPAM.
+ * key (PV_PMEVCNTR_EL0(n)). The core uses the rows of the register database (arch/sysregs.txt)
+ * with an el2 access: PMU, SPE, AMU, MPAM, the EL2 controls, the EL1 translation registers
+ * and the ID group (Op0=3 Op1=0 CRn=0 CRm=1..7, reserved encodings read as zero).
  */
 #ifndef PV_PLATFORM_HAS_SYSREG
 uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg);

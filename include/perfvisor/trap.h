@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The trap layer: EC 0x18 syndrome decode and the one register table that decode, dispatch,
- * the ID-register views and the coverage document (`perfvisor regs`) are generated from.
+ * The trap layer's view for tools and tests: EC 0x18 syndrome decode and the register table
+ * (expanded from the register database, arch/sysregs.txt) with each register's access, EL0
+ * rule, feature and behaviour, which `perfvisor regs` prints.
  */
 #ifndef PERFVISOR_TRAP_H
 #define PERFVISOR_TRAP_H

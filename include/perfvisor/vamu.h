@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Virtual AMU (Activity Monitors, FEAT_AMUv1 / FEAT_AMUv1p1): per-VM configuration, per-vCPU
- * state and the register handlers the trap table dispatches to. See docs/amu.md.
+ * state and the operator's view. See docs/amu.md.
  *
  * Every counter a guest reads is its vCPU's own activity: what the PE counted between the
  * vCPU's pv_vcpu_load and pv_vcpu_put, summed over every time it ran, on any pCPU. The
@@ -22,7 +22,6 @@ struct pv_vm;
 struct pv_vcpu;
 struct pv_pcpu;
 struct pv_hw;
-enum pv_trap_result;
 
 /* ---- Architecture (Arm ARM D24.6, AMU registers) ------------------------------------------ */
 #define PV_AMU_GROUP0                                                                          \

@@ -39,7 +39,6 @@
 
 struct pv_pcpu;
 struct pv_vcpu;
-enum pv_trap_result;
 
 #define PV_VMPAM_MAX_MSCS 32
 #define PV_VMPAM_MAX_RIS 16 /* MPAMF_IDR.RIS_MAX is 4 bits */

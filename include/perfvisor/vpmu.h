@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Virtual PMUv3: per-VM configuration, per-vCPU state and the register handlers the trap
- * table dispatches to.
+ * Virtual PMUv3: per-VM configuration, per-vCPU state and the operator's views (the register
+ * handlers are internal to the core: build/gen/regdb.h).
  *
  * The physical counters are partitioned: guest counters are [0, HPMN) plus the cycle counter,
  * host counters are [HPMN, N). A vCPU's virtual counter n lives in physical counter n while
@@ -17,7 +17,6 @@ struct pv_vm;
 struct pv_vcpu;
 struct pv_pcpu;
 struct pv_hw;
-enum pv_trap_result;
 
 /* Event filter range, laid out as KVM's struct kvm_pmu_event_filter so a VMM can reuse its
  * KVM_ARM_VCPU_PMU_V3_FILTER ranges unchanged. */
@@ -51,7 +50,7 @@ struct pv_vm_pmu {
 	uint64_t cycles_allowed; /* 1 if the filter allows CPU_CYCLES (the cycle counter) */
 	uint8_t version;
 	uint8_t nr_counters;
-	/* Added by vpmu/ (all derived in pv_vpmu_vm_init): */
+	/* Derived by vpmu/ at pv_vm_init for its own use: */
 	bool el3;                /* NSK/NSU/M are implemented (hw->el3) */
 	uint32_t event_mask;     /* evtCount width: 0x3FF (PMUv3) or 0xFFFF (PMUv3p1+) */
 	uint32_t host_mask;      /* physical overflow bits of host counters [HPMN, N) */
@@ -77,7 +76,7 @@ struct pv_vpmu {
 	uint8_t userenr;   /* PMUSERENR_EL0 */
 	bool active;       /* touched: its state is switched at load/put */
 	bool irq_level;    /* current level of the virtual PMU interrupt */
-	/* Added by vpmu/: */
+	/* vpmu/'s own bookkeeping: */
 	uint32_t chain;      /* odd counters whose event is CHAIN */
 	uint32_t slow;       /* counters (bit 31: the cycle counter) whose accesses take
 					the slow path: the CHAIN ones while the vCPU is active

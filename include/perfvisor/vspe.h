@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Virtual SPE (Statistical Profiling Extension: FEAT_SPE, FEAT_SPEv1p1, FEAT_SPEv1p2): per-VM
- * configuration, per-vCPU state and the register handlers the trap table dispatches to. See
- * docs/spe.md.
+ * configuration, per-vCPU state and the operator's views. See docs/spe.md.
  *
  * The guest owns its profiling buffer in its EL1&0 regime (MDCR_EL2.E2PB = 0b10), so the
  * hardware writes records through the guest's stage 1 and the VM's stage 2. Every SPE register
@@ -25,7 +24,6 @@ struct pv_vm;
 struct pv_vcpu;
 struct pv_pcpu;
 struct pv_hw;
-enum pv_trap_result;
 
 /* ---- Architecture (Arm ARM D24.7, Statistical Profiling Extension registers) ------------- */
 

@@ -195,13 +195,14 @@ check-sanitize:
 	 $(MAKE) --no-print-directory BUILD=build/sanitize SANITIZE="$(SAN_FLAGS)" check-host
 
 # The host tests under valgrind memcheck (the tool's runs by the tool tests included): any
-# error or definite leak fails the binary's tests. Not traced: the parsers, sed, and the
-# shell script scripts/deps.sh with its stand-ins (test_tool_deps), which hold no C of ours.
+# error or definite leak fails the binary's tests. Not traced: the parsers, sed, awk (the
+# register database's generator, test_tool_regdb), and the shell script scripts/deps.sh with
+# its stand-ins (test_tool_deps), which hold no C of ours.
 VALGRIND ?= valgrind
 # Test binaries run at once under valgrind: one per CPU (each is single-threaded).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MEMCHECK := $(VALGRIND) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	--trace-children=yes --trace-children-skip=*python3*,*/jq,*/sed \
+	--trace-children=yes --trace-children-skip=*python3*,*/jq,*/sed,*awk \
 	--trace-children-skip-by-arg=*scripts/deps.sh*
 memcheck: tests $(TOOL)
 	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" TEST_JOBS=$(TEST_JOBS) \

@@ -175,8 +175,8 @@ BEGIN {
 			fail("index range '" $7 "' is not first..last")
 		split($7, ix, /\.\./)
 		first[r] = ix[1] + 0; last[r] = ix[2] + 0
-		if (first[r] > last[r] || last[r] > 127)
-			fail("index range '" $7 "' is empty or too large")
+		if (first[r] >= last[r] || last[r] > 127)
+			fail("index range '" $7 "' has fewer than two members, or is too large")
 		kbits[r] = bits_for(int(last[r] / 8))
 		if (op2[r] != 0 || (crm[r] % (2 ^ kbits[r])) != 0 || kbits[r] > 4)
 			fail("a family's first encoding has n's CRm and Op2 bits zero")

@@ -7,6 +7,15 @@
 #include "perfvisor/platform.h"
 #include "perfvisor/trap.h"
 
+/* A vCPU waiting for its powered-down pCPU gives that up: it is loaded elsewhere, put (the
+ * hypervisor no longer runs it), or released. */
+static void forget_resume(struct pv_vcpu *v)
+{
+	if (v->resume_on && v->resume_on->suspended == v)
+		v->resume_on->suspended = NULL;
+	v->resume_on = NULL;
+}
+
 const char *pv_strerror(int err)
 {
 	switch (err) {
@@ -45,6 +54,8 @@ const char *pv_strerror(int err)
 	case PV_ERR_MPAM_SYS:
 		return "MPAM requested, but the hypervisor set up no MSC management "
 		       "(pv_hw.mpam_sys)";
+	case PV_ERR_VCPUS_LIVE:
+		return "the VM still has vCPUs that were not released (pv_vcpu_release)";
 	default:
 		if (err <= PV_VMPAM_ERR_SETUP && err >= PV_VMPAM_ERR_MSC_ERROR)
 			return pv_vmpam_strerror(err);
@@ -107,10 +118,10 @@ void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 void pv_pcpu_suspend(struct pv_pcpu *cpu)
 {
 	struct pv_vcpu *v = cpu->loaded;
-	if (v) {
-		pv_vcpu_put(v); /* its state leaves the hardware, which is about to lose it */
-		v->resume_on = cpu;
-	}
+	if (!v)
+		return; /* nothing loaded: a second suspend keeps what the first recorded */
+	pv_vcpu_put(v); /* its state leaves the hardware, which is about to lose it */
+	v->resume_on = cpu;
 	cpu->suspended = v;
 }
 
@@ -120,7 +131,7 @@ void pv_pcpu_resume(struct pv_pcpu *cpu)
 	cpu->suspended = NULL;
 	if (cpu->hw)
 		pv_pcpu_setup(cpu, cpu->hw);
-	if (v) {
+	if (v && v->resume_on == cpu) {
 		v->resume_on = NULL;
 		if (!v->cpu)
 			pv_vcpu_load(v, cpu);
@@ -160,7 +171,9 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
 
 void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat)
 {
-	*v = (struct pv_vcpu){.vm = vm, .plat = plat, .id = id, .traps = vm->traps};
+	*v = (struct pv_vcpu){
+		.vm = vm, .plat = plat, .id = id, .traps = vm->traps, .live = true};
+	vm->nr_vcpus++;
 	for (unsigned i = 0; i < PV_REGS_MAX; i++)
 		v->reg_limit[i] = vm->reg_limit[i];
 	pv_vpmu_vcpu_init(v);
@@ -171,27 +184,31 @@ void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat)
 
 void pv_vcpu_release(struct pv_vcpu *v)
 {
-	pv_vcpu_put(v);
-	/* Its pCPU is powered down: the vCPU must not come back with it. */
-	if (v->resume_on && v->resume_on->suspended == v)
-		v->resume_on->suspended = NULL;
-	v->resume_on = NULL;
+	if (!v->live)
+		return;
+	pv_vcpu_put(v); /* and if its pCPU is powered down, it does not come back with it */
+	v->live = false;
+	v->vm->nr_vcpus--;
 	pv_vspe_vcpu_release(v);
 	pv_vpmu_vcpu_release(v);
 	pv_vamu_vcpu_release(v);
 	pv_vmpam_vcpu_release(v);
 }
 
-void pv_vm_release(struct pv_vm *vm)
+int pv_vm_release(struct pv_vm *vm)
 {
-	pv_vmpam_vm_release(vm); /* first undone last: PARTIDs and monitors go back */
+	if (vm->nr_vcpus)
+		return PV_ERR_VCPUS_LIVE; /* one may still be loaded: nothing is given back */
+	pv_vmpam_vm_release(vm);          /* first undone last: PARTIDs and monitors go back */
 	pv_vspe_vm_release(vm);
 	pv_vamu_vm_release(vm);
 	pv_vpmu_vm_release(vm);
+	return PV_OK;
 }
 
 void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 {
+	forget_resume(v);
 	if (v->cpu == cpu)
 		return;
 	/* Tolerate a hypervisor that forgot a put: state is never lost or shared. */
@@ -210,8 +227,10 @@ void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 
 void pv_vcpu_put(struct pv_vcpu *v)
 {
-	if (!v->cpu)
+	if (!v->cpu) {
+		forget_resume(v); /* not to be run again when its powered-down pCPU is back */
 		return;
+	}
 	pv_vspe_put(v); /* first: stop sampling, drain */
 	pv_vpmu_put(v);
 	pv_vamu_put(v);

@@ -26,10 +26,10 @@
 struct pv_pcpu;
 
 /* What this CPU has (plat_init, platform.c): the PMU's and the AMU's versions (0: none, an
- * IMPLEMENTATION DEFINED PMU counts as none beyond PMUv3), SPE and MPAM. */
+ * IMPLEMENTATION DEFINED PMU counts as none beyond PMUv3), SPE's (PMSVer) and MPAM. */
 struct plat_feat {
-	unsigned pmuver, amuver;
-	bool spe, mpam;
+	unsigned pmuver, amuver, spever;
+	bool mpam;
 };
 extern struct plat_feat plat_feat;
 
@@ -46,7 +46,7 @@ extern struct plat_feat plat_feat;
  * at EL2, so it reads 0 and ignores writes instead, as do keys the database does not list. */
 #define PLAT_HAS_PMU(min) ((min) <= PV_PMUVER_V3 || plat_feat.pmuver >= (min))
 #define PLAT_HAS_AMU(min) (plat_feat.amuver >= (min))
-#define PLAT_HAS_SPE(min) plat_feat.spe
+#define PLAT_HAS_SPE(min) (plat_feat.spever >= (min))
 #define PLAT_HAS_MPAM(min) plat_feat.mpam
 #define PLAT_HAS_ID(min) 1
 #define PLAT_HAS_EL1(min) 1

@@ -20,7 +20,7 @@ void plat_init(void)
 	unsigned pmuver = PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMUVER);
 	plat_feat.pmuver = pmuver == PV_PMUVER_IMPDEF ? PV_PMUVER_NI : pmuver;
 	plat_feat.amuver = PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_AMU);
-	plat_feat.spe = PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMSVER) != 0;
+	plat_feat.spever = PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMSVER);
 	plat_feat.mpam = PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_MPAM) != 0 ||
 			 PV_ID_FIELD(pfr1, PV_ID_AA64PFR1_MPAM_FRAC) != 0;
 }

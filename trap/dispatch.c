@@ -120,11 +120,12 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 }
 
 /* Member n of a family from the raw ISS (key bits sit where they sit in the ISS): n =
- * CRm[crm_bits-1:0]:Op2. */
-#define MEMBER(iss, crm_bits)                                                                  \
-	((crm_bits) ? ((((iss) >> PV_ISS_SYS_CRM_SHIFT) & ((1u << (crm_bits)) - 1u)) << 3 |    \
-		       PV_SYSREG_OP2(iss))                                                     \
-		    : 0u)
+ * CRm[crm_bits-1:0]:Op2 (Op2 alone for a family of at most 8); 0 for a register. */
+#define MEMBER(iss, crm_bits, first, last)                                                     \
+	((first) == (last)                                                                     \
+		 ? 0u                                                                          \
+		 : (((iss) >> PV_ISS_SYS_CRM_SHIFT) & ((1u << (crm_bits)) - 1u)) << 3 |        \
+			   PV_SYSREG_OP2(iss))
 
 /* rd_<fn> and wr_<fn>: entry `id`, member `index` (an expression of `iss`). */
 #define TRAP_FNS_OF(fn, id, kind, index, el0_rd, el0_wr, rd, wr)                               \
@@ -145,10 +146,11 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
  * reaches on every counter read). */
 #define ENTRY_FNS(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind, feature, min,   \
 		  gate, access, el0_rd, el0_wr, rd, wr, each, text)                            \
-	ENTRY_FNS_##each(ident, kind, crm_bits, el0_rd, el0_wr, rd, wr)
-#define ENTRY_FNS_ONE(ident, kind, crm_bits, el0_rd, el0_wr, rd, wr)                           \
-	TRAP_FNS_OF(ident, RIDX_##ident, kind, MEMBER(iss, crm_bits), el0_rd, el0_wr, rd, wr)
-#define ENTRY_FNS_EACH(ident, kind, crm_bits, el0_rd, el0_wr, rd, wr)
+	ENTRY_FNS_##each(ident, kind, MEMBER(iss, crm_bits, first, last), el0_rd, el0_wr, rd,  \
+			 wr)
+#define ENTRY_FNS_ONE(ident, kind, member, el0_rd, el0_wr, rd, wr)                             \
+	TRAP_FNS_OF(ident, RIDX_##ident, kind, member, el0_rd, el0_wr, rd, wr)
+#define ENTRY_FNS_EACH(ident, kind, member, el0_rd, el0_wr, rd, wr)
 PV_REGDB_ENTRIES(ENTRY_FNS)
 
 /* The EACH members: the entry's kind and rules, looked up by ident. */

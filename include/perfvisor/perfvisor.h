@@ -54,6 +54,7 @@ enum pv_err {
 	PV_ERR_MPAM_SYS = -13,     /* MPAM hardware, but no MSC management set up (pv_hw) */
 	PV_ERR_SPE_VERSION = -14,  /* SPE version not v1/v1p1/v1p2, or above the hardware's */
 	PV_ERR_SPE_BUFFER = -15,   /* SPE max_buffer zero, not 4 KiB aligned, or too large */
+	PV_ERR_VCPUS_LIVE = -16,   /* pv_vm_release with vCPUs not released */
 	/* -32 .. -43: PV_VMPAM_ERR_* (vmpam.h), also described by pv_strerror() */
 };
 const char *pv_strerror(int err);
@@ -134,6 +135,7 @@ struct pv_vm {
 	struct pv_vm_spe spe;
 	struct pv_vmpam_vm mpam; /* its PARTIDs and limits (mpam.sys NULL: none) */
 	struct pv_trap_words traps;
+	uint32_t nr_vcpus; /* initialised and not released (pv_vm_release waits for 0) */
 };
 
 struct pv_pcpu {
@@ -155,6 +157,7 @@ struct pv_vcpu {
 	struct pv_vm *vm;
 	struct pv_pcpu *cpu;       /* where it is loaded, NULL when not loaded */
 	struct pv_pcpu *resume_on; /* the powered-down pCPU it was loaded on, or NULL */
+	bool live;                 /* between pv_vcpu_init and pv_vcpu_release */
 	void *plat;                /* the platform's per-vCPU context */
 	uint32_t id;
 	/* The VM's reg_limit, copied by pv_vcpu_init: every trap reads its gate here, one load
@@ -213,10 +216,11 @@ enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid);
 void pv_pcpu_suspend(struct pv_pcpu *cpu);
 void pv_pcpu_resume(struct pv_pcpu *cpu);
 
-/* The end of a vCPU (put first if it is loaded; its SPE buffer is unpinned) and, once all
- * its vCPUs were released, of its VM (its PARTIDs and monitors go back). The memory is the
- * caller's again afterwards. */
+/* The end of a vCPU (put first if it is loaded; its SPE buffer is unpinned; it does not
+ * come back with a powered-down pCPU) and, once all its vCPUs were released, of its VM (its
+ * PARTIDs and monitors go back). The memory is the caller's again afterwards. The vCPUs of
+ * a VM are created and released one at a time (pv_vcpu_init counts them in the VM). */
 void pv_vcpu_release(struct pv_vcpu *v);
-void pv_vm_release(struct pv_vm *vm);
+int pv_vm_release(struct pv_vm *vm); /* PV_ERR_VCPUS_LIVE, and nothing released, before */
 
 #endif

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "esr.h"
 #include "memplat.h"
@@ -126,7 +127,7 @@ static void test_release_while_suspended(void **state)
 	pv_pcpu_resume(&r->cpu);
 	assert_null(r->cpu.loaded); /* the released vCPU did not come back */
 	assert_null(r->v.cpu);
-	pv_vm_release(&r->vm);
+	assert_int_equal(pv_vm_release(&r->vm), PV_OK);
 	free(r);
 }
 
@@ -144,6 +145,88 @@ static void test_release_puts(void **state)
 	free(r);
 }
 
+/* A second pCPU for the same VM: the rig's platform memory serves both (the tests only
+ * move the vCPU and look at who is loaded where). */
+static void second_cpu(struct rig *r, struct pv_pcpu *cpu1)
+{
+	pv_pcpu_init(cpu1, &r->mc);
+	pv_pcpu_setup(cpu1, &r->hw);
+}
+
+/* Suspending a pCPU twice keeps the vCPU of the first: it comes back at the resume. */
+static void test_suspend_twice(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	pv_pcpu_suspend(&r->cpu);
+	pv_pcpu_suspend(&r->cpu);
+	assert_ptr_equal(r->cpu.suspended, &r->v);
+	pv_pcpu_resume(&r->cpu);
+	assert_ptr_equal(r->cpu.loaded, &r->v);
+	assert_ptr_equal(r->v.cpu, &r->cpu);
+	free(r);
+}
+
+/* A vCPU the hypervisor ran elsewhere, or stopped running, while its pCPU was down is not
+ * loaded there again at the resume. */
+static void test_resume_after_move_or_put(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	struct pv_pcpu cpu1;
+	second_cpu(r, &cpu1);
+	pv_pcpu_suspend(&r->cpu);
+	pv_vcpu_load(&r->v, &cpu1);
+	pv_vcpu_put(&r->v);
+	pv_pcpu_resume(&r->cpu);
+	assert_null(r->cpu.loaded);
+	assert_null(r->v.cpu);
+
+	pv_vcpu_load(&r->v, &r->cpu);
+	pv_pcpu_suspend(&r->cpu);
+	pv_vcpu_put(&r->v); /* descheduled while the pCPU is down */
+	pv_pcpu_resume(&r->cpu);
+	assert_null(r->cpu.loaded);
+	assert_null(r->v.cpu);
+	free(r);
+}
+
+/* Suspended on one pCPU, moved and suspended on another, then released: neither resume
+ * brings it back. */
+static void test_release_after_two_suspends(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	struct pv_pcpu cpu1;
+	second_cpu(r, &cpu1);
+	pv_pcpu_suspend(&r->cpu);
+	pv_vcpu_load(&r->v, &cpu1);
+	pv_pcpu_suspend(&cpu1);
+	pv_vcpu_release(&r->v);
+	pv_pcpu_resume(&r->cpu);
+	pv_pcpu_resume(&cpu1);
+	assert_null(r->cpu.loaded);
+	assert_null(cpu1.loaded);
+	assert_null(r->v.cpu);
+	assert_int_equal(pv_vm_release(&r->vm), PV_OK);
+	free(r);
+}
+
+/* A VM with a vCPU not released is not released: nothing is given back. */
+static void test_vm_release_waits_for_vcpus(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	assert_int_equal(pv_vm_release(&r->vm), PV_ERR_VCPUS_LIVE);
+	assert_ptr_equal(r->cpu.loaded, &r->v); /* untouched */
+	pv_vcpu_release(&r->v);
+	pv_vcpu_release(&r->v); /* twice: the second does nothing */
+	assert_int_equal(r->vm.nr_vcpus, 0);
+	assert_int_equal(pv_vm_release(&r->vm), PV_OK);
+	assert_non_null(strstr(pv_strerror(PV_ERR_VCPUS_LIVE), "vCPU"));
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +234,10 @@ int main(void)
 		cmocka_unit_test(test_suspend_idle_pcpu),
 		cmocka_unit_test(test_release_while_suspended),
 		cmocka_unit_test(test_release_puts),
+		cmocka_unit_test(test_suspend_twice),
+		cmocka_unit_test(test_resume_after_move_or_put),
+		cmocka_unit_test(test_release_after_two_suspends),
+		cmocka_unit_test(test_vm_release_waits_for_vcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* The register database's generator (arch/gen-sysregs.awk): what it makes of a small valid
+ * database, and that every malformed row stops it with the file, the line and the reason. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tooltest.h"
+
+static char dir[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	mkdir("build/tests", 0755);
+	mkdir("build/tests/tool", 0755);
+	snprintf(dir, sizeof(dir), "build/tests/tool/regdb-%d", (int)getpid());
+	return mkdir(dir, 0755);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Runs the generator on `db`; the outputs go to dir/{keys,db,el2}.h. */
+static struct cmd_result generate(const char *db)
+{
+	char path[200], cmd[800];
+	snprintf(path, sizeof(path), "%s/sysregs.txt", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(db, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "awk -v keys=%s/keys.h -v db=%s/db.h -v el2h=%s/el2.h -f arch/gen-sysregs.awk "
+		 "%s",
+		 dir, dir, dir, path);
+	return tt_run(cmd, NULL);
+}
+
+static char *slurp(const char *name)
+{
+	char path[200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[65536];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+#define ROW_PMCR                                                                               \
+	"PMCR_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN vpmu.pmcr\n"                               \
+	"  \"the control register\"\n"
+
+static void test_valid_database(void **state)
+{
+	(void)state;
+	struct cmd_result r = generate(
+		"# a comment\n" ROW_PMCR "  field E 0\n"
+		"  field N 15:11 the counters\n"
+		"PMEVCNTR<n>_EL0 3 3 14 8 0 0..30 PMU V3 PMEV RW RW ER|EN EN "
+		"vpmu.pmevcntr#\n"
+		"MDCR_EL2 3 4 1 1 1 - EL2 0 - RW - - - -\n"
+		"  field E2PB 13:12\n"
+		"  value E2PB EL1 0x3 owned by EL1\n");
+	assert_int_equal(r.status, 0);
+	tt_free(&r);
+	const char *keys[] = {
+		"#define PV_PMCR_EL0 PV_SYSREG(3, 3, 9, 12, 0)",
+		"#define PV_PMEVCNTR_EL0(n) PV_SYSREG(3, 3, 14, 8 | (((n) >> 3) & 3), (n) & 7)",
+		"#define PV_PMCR_E PV_BIT(0)",
+		"#define PV_PMCR_N PV_GENMASK(15, 11) /* the counters */",
+		"#define PV_MDCR_EL2_E2PB PV_GENMASK(13, 12)",
+		"#define PV_MDCR_EL2_E2PB_EL1 0x3u /* owned by EL1 */",
+	};
+	assert_int_equal(tt_missing(slurp("keys.h"), keys, sizeof(keys) / sizeof(keys[0])), 0);
+	const char *db[] = {
+		"PV_EL0_PMU(PV_PMUSERENR_ER | PV_PMUSERENR_EN), PV_EL0_PMU(PV_PMUSERENR_EN)",
+		"pv_vpmu_pmevcntr_read, pv_vpmu_pmevcntr_write, EACH",
+		"X(PMEVCNTR_EL0, 30, pv_vpmu_pmevcntr30_read, pv_vpmu_pmevcntr30_write)",
+		"X(PMEVCNTR_EL0_30, 3, 3, 14, 11, 6)",
+		"pv_reg_read_fn pv_vpmu_pmcr_read;",
+		"pv_reg_write_fn pv_vpmu_pmevcntr7_write;",
+	};
+	assert_int_equal(tt_missing(slurp("db.h"), db, sizeof(db) / sizeof(db[0])), 0);
+	/* n = 31 is not a member: no slot for it. */
+	assert_null(strstr(slurp("db.h"), "PMEVCNTR_EL0_31"));
+	const char *el2[] = {"X(3, 4, 1, 1, 1, RW, EL2, 0)", "G(3, 3, 9, PV_REGDB_EL2_3_3_9)"};
+	assert_int_equal(tt_missing(slurp("el2.h"), el2, sizeof(el2) / sizeof(el2[0])), 0);
+}
+
+struct bad {
+	const char *db;
+	const char *why; /* in the message, after "sysregs.txt:LINE: " */
+	int line;
+};
+
+static void test_malformed_rows(void **state)
+{
+	(void)state;
+	static const struct bad bad[] = {
+		{"PMCR_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN\n", "15 columns", 1},
+		{ROW_PMCR "PMCR_EL0 3 3 9 12 1 - PMU V3 - RW RW EN EN vpmu.x\n", "listed twice",
+		 3},
+		{ROW_PMCR "OTHER_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN vpmu.x\n",
+		 "has the encoding of PMCR_EL0", 3},
+		{"X_EL0 3 3 9 16 0 - PMU V3 - RW RW EN EN vpmu.x\n", "CRm", 1},
+		{"X_EL0 3 3 9 12 0 - FOO V3 - RW RW EN EN vpmu.x\n", "feature", 1},
+		{"X_EL0 3 3 9 12 0 - PMU V9 - RW RW EN EN vpmu.x\n", "PMUVer", 1},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RW RW XX EN vpmu.x\n", "PMUSERENR_EL0 bit", 1},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN nohandler\n", "needs a handler", 1},
+		{"X_EL0 3 3 9 12 0 - EL2 0 - RW RW EN EN vpmu.x\n", "only EL2 uses", 1},
+		{"X<n>_EL0 3 3 14 8 0 3..3 PMU V3 PMEV RW RW EN EN vpmu.x\n", "fewer than two",
+		 1},
+		{"X<n>_EL0 3 3 14 9 0 0..15 PMU V3 PMEV RW RW EN EN vpmu.x\n", "bits zero", 1},
+		{"X_EL0 3 3 9 12 0 0..3 PMU V3 - RW RW EN EN vpmu.x\n", "<n> in its name", 1},
+		{"  field E 0\n", "before any row", 1},
+		{ROW_PMCR "  field E 64\n", "within 63:0", 3},
+		{ROW_PMCR "  field E 0\n  field E 1\n", "defined twice", 4},
+		{ROW_PMCR "  value Q ONE 1\n", "no field of PMCR_EL0", 3},
+		{"ID_AA64PFR0_EL1 3 0 0 4 0 - ID 0 - - - - - -\n  field EL1 7:4\n",
+		 "also a register's key", 2},
+		{ROW_PMCR "  \"unterminated\n", "end with a quote", 3},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cmd_result r = generate(bad[i].db);
+		char want[160];
+		snprintf(want, sizeof(want), "sysregs.txt:%d: ", bad[i].line);
+		if (r.status == 0 || !strstr(r.err, want) || !strstr(r.err, bad[i].why))
+			fail_msg("case %zu: status %d, stderr '%s': want '%s' and '%s'", i,
+				 r.status, r.err, want, bad[i].why);
+		tt_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_database),
+		cmocka_unit_test(test_malformed_rows),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

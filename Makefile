@@ -138,9 +138,12 @@ $(TOOL): $(TOOL_OBJS) $(SIMLIB) $(LIB)
 	@$(OBJCYCLES) $(NM) tools $(TOOL_OBJS)
 	$(CC) $(LDFLAGS_HOST) -o $@ $(TOOL_OBJS) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(TOOL_LIBS) -lm
 
+# The record codec's unit test links the codec (host code, in sim/).
+$(BUILD)/tests/unit/test_vspe_packet: UNIT_EXTRA := $(BUILD)/sim/spe_packet.o
+$(BUILD)/tests/unit/test_vspe_packet: $(BUILD)/sim/spe_packet.o
 $(BUILD)/tests/unit/%: tests/unit/%.c $(MEMPLAT_OBJ) $(LIB) $(PV_HDRS) $(wildcard tests/support/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_HOST) -Itests/support -o $@ $< $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS)
+	$(CC) $(CFLAGS_HOST) -Itests/support -o $@ $< $(UNIT_EXTRA) $(MEMPLAT_OBJ) $(LIB) $(LDFLAGS_HOST) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/scenario/%: tests/scenario/%.c $(SCEN_SUPPORT_OBJS) $(SIMLIB) $(LIB) $(PV_HDRS) $(wildcard sim/*.h tests/scenario/*.h)
 	@mkdir -p $(dir $@)
@@ -162,7 +165,7 @@ $(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB) $(PV_HDRS) $(wildcard tests/su
 # link them beside the plain-memory platform. bench_vmpam measures its accuracy figures against the MSC model,
 # bench_vspe drives the SPE unit model.
 BENCH_VMPAM_SIM := $(BUILD)/sim/msc.o $(BUILD)/sim/traffic.o
-BENCH_VSPE_SIM := $(BUILD)/sim/events.o $(BUILD)/sim/mem.o $(BUILD)/sim/spe.o
+BENCH_VSPE_SIM := $(BUILD)/sim/events.o $(BUILD)/sim/mem.o $(BUILD)/sim/spe.o $(BUILD)/sim/spe_packet.o
 $(BUILD)/bench/bench_vmpam: BENCH_SIM := $(BENCH_VMPAM_SIM)
 $(BUILD)/bench/bench_vspe: BENCH_SIM := $(BENCH_VSPE_SIM)
 $(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe: $(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(BENCH_VSPE_SIM) $(LIB) $(PV_HDRS) $(wildcard tests/support/*.h sim/*.h bench/*.h)
@@ -261,8 +264,13 @@ $(FUZZ_BUILD)/fuzz_trap: tests/fuzz/fuzz_trap.c tests/fuzz/fuzz.h $(FUZZ_CORE) $
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT) $(FUZZ_WRAP)
 $(FUZZ_BUILD)/fuzz_msc: tests/fuzz/fuzz_msc.c tests/fuzz/fuzz.h $(FUZZ_CORE) $(FUZZ_MEMPLAT)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT)
-$(FUZZ_BUILD)/fuzz_spe: tests/fuzz/fuzz_spe.c tests/fuzz/fuzz.h $(FUZZ_CORE) $(FUZZ_MEMPLAT)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT)
+# The record codec is host code (sim/spe_packet.c), fuzzed beside the core.
+FUZZ_SPE_CODEC := $(FUZZ_BUILD)/sim/spe_packet.o
+$(FUZZ_SPE_CODEC): $(FUZZ_BUILD)/%.o: %.c $(PV_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_BUILD)/fuzz_spe: tests/fuzz/fuzz_spe.c tests/fuzz/fuzz.h $(FUZZ_CORE) $(FUZZ_MEMPLAT) $(FUZZ_SPE_CODEC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT) $(FUZZ_SPE_CODEC)
 $(FUZZ_BUILD)/fuzz_spe_buffer: tests/fuzz/fuzz_spe_buffer.c tests/fuzz/fuzz.h tests/unit/test_vspe_rig.h $(FUZZ_CORE) $(FUZZ_MEMPLAT)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE) $(FUZZ_MEMPLAT)
 $(FUZZ_BUILD)/fuzz_domxml: tests/fuzz/fuzz_domxml.c tests/fuzz/fuzz.h $(FUZZ_DOMXML) $(FUZZ_CORE) $(FUZZ_MEMPLAT)

@@ -12,8 +12,7 @@ guest=build/guest/bench.bin
 [ -f "$hyp" ] && [ -f "$guest" ] || { echo "exit-profile: run 'make hyp' first" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-timeout "${QEMU_TIMEOUT:-600}" qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 \
-	-cpu max -smp 1 -m 1G -nic none -display none -serial stdio -monitor none \
+timeout "${QEMU_TIMEOUT:-600}" sh scripts/qemu.sh -serial stdio \
 	-icount shift=0 -singlestep -d exec,nochain -D "$tmp/trace" -kernel "$hyp" -append "vm0=bench -- bench.rounds=$rounds" \
 	-device loader,file="$guest",addr=0x48200000,force-raw=on </dev/null >"$tmp/log"
 grep -q '^hyp: all VMs ended' "$tmp/log" || { cat "$tmp/log" >&2; exit 1; }

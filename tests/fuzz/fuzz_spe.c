@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_spe: the SPE record decoder (vspe/packet.c, include/perfvisor/spe_packet.h) on arbitrary
+ * fuzz_spe: the SPE record decoder (sim/spe_packet.c, include/perfvisor/spe_packet.h) on arbitrary
  * bytes, as `perfvisor spe-decode` and the tests meet a guest's buffer. Invariants
  * (docs/security.md):
  *   - no crash, no read outside the input (ASan);

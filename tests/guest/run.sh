@@ -17,6 +17,7 @@ mode=$1
 hyp=$2
 gdir=$3
 QEMU=${QEMU:-qemu-system-aarch64}
+export QEMU # scripts/qemu.sh runs it
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-60}
 logdir=build/guest-logs
 linuxdir=build/linux
@@ -57,8 +58,7 @@ qemu_run() {
 	[ -z "${QEMU_TYPE_AFTER:-}" ] || icount=shift=0
 	# shellcheck disable=SC2086
 	{ [ -z "${QEMU_TYPE_AFTER:-}" ] || type_after "$log" "$QEMU_TYPE_AFTER" "$QEMU_TYPED"; } |
-		timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max \
-		-smp 1 -m 1G -nic none -display none -serial stdio -monitor none -icount "$icount" \
+		timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio -icount "$icount" \
 		-kernel "$hyp" -append "$args" $loaders >"$log" 2>&1
 	return $?
 }
@@ -180,8 +180,7 @@ linux_run() {
 	# shellcheck disable=SC2086
 	type_after "$log" "${LINUX_TYPE_AFTER:-pvinit: console-write}" \
 		"${LINUX_TYPED:-$LINUX_CONSOLE_INPUT}" |
-		timeout "$QEMU_TIMEOUT" "$QEMU" -M virt,virtualization=on,gic-version=3 -cpu max -smp 1 \
-		-m 1G -nic none -display none -serial stdio -monitor none -icount shift=0 \
+		timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio -icount shift=0 \
 		-kernel "$hyp" $loaders \
 		-append "vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 focus=0 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
 		>"$log" 2>&1
@@ -529,8 +528,7 @@ shell)
 	echo "run-linux: Ctrl-A x ends the run; Ctrl-A K gives VM slot K the input"
 	# --foreground: QEMU keeps the terminal (it sets it raw; in a background process group it
 	# would stop). signal=off: Ctrl-C goes to the guest's shell, not to QEMU.
-	timeout --foreground "${RUN_TIMEOUT:-3600}" "$QEMU" -M virt,virtualization=on,gic-version=3 \
-		-cpu max -smp 1 -m 1G -nic none -display none -monitor none \
+	timeout --foreground "${RUN_TIMEOUT:-3600}" sh scripts/qemu.sh \
 		-chardev stdio,id=console,signal=off -serial chardev:console \
 		-kernel "$hyp" -device loader,file="$image",addr=0x48200000,force-raw=on \
 		-device loader,file="$initrd",addr="$(printf '0x%x' $((0x48000000 + LINUX_INITRD_OFF)))",force-raw=on \

@@ -66,6 +66,28 @@ function handler_name(h, dir,   mod, name) {
 	return "pv_" mod "_" name "_" dir
 }
 
+# The CRm and Op2 of member n of row r (n = 0 for a register): n = CRm[k-1:0]:Op2.
+function slot_crm(r, n) {
+	return family[r] ? crm[r] + int(n / 8) : crm[r]
+}
+
+function slot_op2(r, n) {
+	return family[r] ? n % 8 : op2[r]
+}
+
+# The handler of row r for direction dir ("read" or "write"): NULL where the guest has no
+# such access; with n >= 0, member n's own (pv_vpmu_pmevcntr3_read).
+function handler_of(r, dir, n,   f) {
+	if (dir == "read" && guest[r] != "RW" && guest[r] != "RO")
+		return "NULL"
+	if (dir == "write" && guest[r] != "RW" && guest[r] != "WO")
+		return "NULL"
+	f = handler_name(handler[r], dir)
+	if (n >= 0)
+		sub("_" dir "$", n "_" dir, f)
+	return f
+}
+
 # Claims encoding (o0, o1, crn, crm, op2) for table `t` (trap or el2).
 function claim(t, o0, o1, crn, crm, op2, who,   k) {
 	k = t " " o0 " " o1 " " crn " " crm " " op2
@@ -203,12 +225,10 @@ BEGIN {
 		fail("per-member handlers (#) are for families")
 	each[r] = (handler[r] ~ /#$/)
 	for (n = first[r]; n <= last[r]; n++) {
-		m = family[r] ? crm[r] + int(n / 8) : crm[r]
-		p = family[r] ? n % 8 : op2[r]
 		if (guest[r] != "-")
-			claim("trap", o0[r], o1[r], crn[r], m, p, name[r])
+			claim("trap", o0[r], o1[r], crn[r], slot_crm(r, n), slot_op2(r, n), name[r])
 		if (el2acc[r] != "-")
-			claim("el2", o0[r], o1[r], crn[r], m, p, name[r])
+			claim("el2", o0[r], o1[r], crn[r], slot_crm(r, n), slot_op2(r, n), name[r])
 	}
 }
 
@@ -289,8 +309,8 @@ END {
 			continue
 		t = (r in title) ? title[r] : name[r]
 		acc = guest[r] == "UNDEF" ? el2acc[r] : guest[r]
-		rd = (guest[r] == "RW" || guest[r] == "RO") ? handler_name(handler[r], "read") : "NULL"
-		wr = (guest[r] == "RW" || guest[r] == "WO") ? handler_name(handler[r], "write") : "NULL"
+		rd = handler_of(r, "read", -1)
+		wr = handler_of(r, "write", -1)
 		kind = feature[r]
 		feat = feature[r] == "ID" ? "0" : "PV_FEAT_" feature[r]
 		printf "\tX(%s, %s, %d, %d, %d, %d, %d, %d, %d, %d, PV_KIND_%s, %s, %s, PV_GATE_%s, PV_ACC_%s, %s, %s, %s, %s, %s, %s) \\\n", \
@@ -310,9 +330,8 @@ END {
 			continue
 		for (n = first[r]; n <= last[r]; n++) {
 			fn = each[r] ? ident[r] "_" n : ident[r]
-			m = family[r] ? crm[r] + int(n / 8) : crm[r]
-			p = family[r] ? n % 8 : op2[r]
-			printf "\tX(%s, %d, %d, %d, %d, %d) \\\n", fn, o0[r], o1[r], crn[r], m, p > db
+			printf "\tX(%s, %d, %d, %d, %d, %d) \\\n", fn, o0[r], o1[r], crn[r], \
+				slot_crm(r, n), slot_op2(r, n) > db
 		}
 	}
 	print "\t/* end */" > db
@@ -323,13 +342,9 @@ END {
 	for (r = 1; r <= rows; r++) {
 		if (guest[r] == "-" || !each[r])
 			continue
-		for (n = first[r]; n <= last[r]; n++) {
-			rd = (guest[r] == "RW" || guest[r] == "RO") ? handler_name(handler[r], "read") : "NULL"
-			wr = (guest[r] == "RW" || guest[r] == "WO") ? handler_name(handler[r], "write") : "NULL"
-			if (rd != "NULL") { sub(/_read$/, "", rd); rd = rd n "_read" }
-			if (wr != "NULL") { sub(/_write$/, "", wr); wr = wr n "_write" }
-			printf "\tX(%s, %d, %s, %s) \\\n", ident[r], n, rd, wr > db
-		}
+		for (n = first[r]; n <= last[r]; n++)
+			printf "\tX(%s, %d, %s, %s) \\\n", ident[r], n, handler_of(r, "read", n), \
+				handler_of(r, "write", n) > db
 	}
 	print "\t/* end */" > db
 	print "" > db
@@ -356,20 +371,13 @@ END {
 		if (guest[r] == "-" || guest[r] == "UNDEF")
 			continue
 		for (dir = 0; dir < 2; dir++) {
-			if (dir == 0 && guest[r] == "WO") continue
-			if (dir == 1 && guest[r] == "RO") continue
-			base = handler_name(handler[r], dir == 0 ? "read" : "write")
-			sfx = dir == 0 ? "_read" : "_write"
-			nlist = each[r] ? last[r] - first[r] + 2 : 1
-			for (i = 0; i < nlist; i++) {
-				f = base
-				if (i > 0) { sub(sfx "$", "", f); f = f (first[r] + i - 1) sfx }
-				if (f in proto_seen) continue
+			d = dir == 0 ? "read" : "write"
+			for (n = each[r] ? first[r] - 1 : -1; n <= (each[r] ? last[r] : -1); n++) {
+				f = handler_of(r, d, n < first[r] ? -1 : n)
+				if (f == "NULL" || (f in proto_seen))
+					continue
 				proto_seen[f] = 1
-				if (dir == 0)
-					printf "pv_reg_read_fn %s;\n", f > db
-				else
-					printf "pv_reg_write_fn %s;\n", f > db
+				printf "pv_reg_%s_fn %s;\n", d, f > db
 			}
 		}
 	}
@@ -394,12 +402,10 @@ END {
 			el2_list[ns] = ""
 		}
 		j = el2_space[s]
-		for (n = first[r]; n <= last[r]; n++) {
-			m = family[r] ? crm[r] + int(n / 8) : crm[r]
-			p = family[r] ? n % 8 : op2[r]
+		for (n = first[r]; n <= last[r]; n++)
 			el2_list[j] = el2_list[j] sprintf(" \\\n\tX(%d, %d, %d, %d, %d, %s, %s, %s)", \
-				o0[r], o1[r], crn[r], m, p, el2acc[r], feature[r], minv[r])
-		}
+				o0[r], o1[r], crn[r], slot_crm(r, n), slot_op2(r, n), el2acc[r], \
+				feature[r], minv[r])
 	}
 	for (j = 1; j <= ns; j++)
 		printf "#define PV_REGDB_EL2_%s(X)%s\n", el2_name[j], el2_list[j] > el2h

@@ -221,14 +221,19 @@ format:
 	@$(CLANG_FORMAT) --style=file -i $(FORMAT_SRCS)
 	@echo "format: $(words $(FORMAT_SRCS)) files as .clang-format says"
 
-# cppcheck and clang-tidy on the core and the fuzz targets; the configurations are checked in.
+# cppcheck and clang-tidy on the core, the fuzz targets, the host code and the hypervisor; the
+# configurations are checked in (.cppcheck-suppressions, .clang-tidy and hyp/, tools/ ones).
 LINT_DIRS  := core trap vpmu vamu vmpam vspe
 LINT_SRCS  := $(sort $(wildcard $(addsuffix /*.c,$(LINT_DIRS))))
 LINT_FUZZ  := $(sort $(wildcard tests/fuzz/*.c))
 CPPCHECK   ?= cppcheck
 CLANG_TIDY ?= clang-tidy
+# The host code (the machine model, the tool) and the hypervisor are analysed too.
+LINT_HOST  := $(sort $(wildcard sim/*.c tools/*.c))
+LINT_HYP   := $(sort $(wildcard hyp/*.c))
 lint: $(GEN_HDRS) $(BUILD)/docs/registers.md
 	@CLANG_FORMAT="$(CLANG_FORMAT)" FORMAT_SRCS="$(FORMAT_SRCS)" \
+		LINT_HOST="$(LINT_HOST)" LINT_HYP="$(LINT_HYP)" \
 		sh tests/lint.sh "$(CPPCHECK)" "$(CLANG_TIDY)" "$(LINT_SRCS)" "$(LINT_FUZZ)" \
 		"$(TOOL_CFLAGS)" $(BUILD)/docs/registers.md
 

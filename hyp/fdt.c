@@ -276,6 +276,8 @@ const char *fdt_bootargs(const void *fdt)
 			const char *name = (const char *)p;
 			size_t n = strlen(name);
 			depth++;
+			/* 7: the NUL too, so that "chosen" matches and "chosenx" does not. */
+			/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
 			if (depth == 2 && !strncmp(name, "chosen", 7))
 				in_chosen = true;
 			p += (n + 4) & ~3ul;
@@ -286,14 +288,19 @@ const char *fdt_bootargs(const void *fdt)
 		} else if (tok == FDT_PROP) {
 			uint32_t len = get32(p), nameoff = get32(p + 4);
 			const char *data = (const char *)(p + 8);
-			if (in_chosen && off_str + nameoff < total &&
-			    !strncmp((const char *)b + off_str + nameoff, "bootargs", 9))
+			/* The terminating NUL is compared too (an exact name), and at most 9 bytes
+			 * are read from a strings block that may end unterminated. */
+			bool bootargs = false;
+			if (in_chosen && off_str + nameoff < total) {
+				const char *pname = (const char *)b + off_str + nameoff;
+				/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
+				bootargs = !strncmp(pname, "bootargs", 9);
+			}
+			if (bootargs)
 				return data;
 			p += 8 + ((len + 3) & ~3u);
-		} else if (tok == FDT_END) {
-			break;
 		} else if (tok != FDT_NOP) {
-			break;
+			break; /* FDT_END, or a token no tree may hold */
 		}
 	}
 	return NULL;

@@ -4,8 +4,8 @@
 #ifndef HYP_FRAME_H
 #define HYP_FRAME_H
 
-#define FRAME_X30 (30 * 8)
-#define FRAME_ELR (31 * 8)
-#define FRAME_SPSR (32 * 8)
+#define FRAME_X30 240  /* x[30]: 30 * 8 */
+#define FRAME_ELR 248  /* 31 * 8 */
+#define FRAME_SPSR 256 /* 32 * 8 */
 
 #endif

@@ -18,7 +18,7 @@ static uint64_t el2_l1[512] __attribute__((aligned(4096)));
 
 void mmu_init(void)
 {
-	el2_l1[0] = 0x00000000ul | DESC_BLOCK | DESC_AF | DESC_ATTR(ATTR_DEVICE) | DESC_XN;
+	el2_l1[0] = DESC_BLOCK | DESC_AF | DESC_ATTR(ATTR_DEVICE) | DESC_XN; /* PA 0: devices */
 	el2_l1[1] = 0x40000000ul | DESC_BLOCK | DESC_AF | DESC_SH_INNER |
 		    DESC_ATTR(ATTR_NORMAL);
 

@@ -38,7 +38,7 @@ enum sim_ev {
 
 /* Event numbers by name: SIM_EVT_INST_RETIRED == 0x08. */
 enum sim_evt_number {
-#define SIM_EVT_ENUM(name, num) SIM_EVT_##name = num,
+#define SIM_EVT_ENUM(name, num) SIM_EVT_##name = (num),
 	SIM_EVENTS(SIM_EVT_ENUM)
 #undef SIM_EVT_ENUM
 };

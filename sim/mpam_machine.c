@@ -34,9 +34,9 @@ int sim_mpam_machine_init(struct sim_machine *m)
 	if (!c->nodes)
 		return 0;
 	uint64_t window = c->window_ns ? c->window_ns : DEFAULT_WINDOW_NS;
-	uint64_t tick = c->tick_ns ? c->tick_ns : DEFAULT_TICK_NS;
+	uint64_t tick_ns = c->tick_ns ? c->tick_ns : DEFAULT_TICK_NS;
 	if (c->mons > SIM_MSC_MAX_MON || c->cache_portions > 64 ||
-	    c->cache_id >= PV_VMPAM_MAX_CACHES || tick % window)
+	    c->cache_id >= PV_VMPAM_MAX_CACHES || tick_ns % window)
 		return PV_ERR_UNSUPPORTED;
 	struct sim_mpam_machine *mm = calloc(1, sizeof(*mm));
 	if (!mm)
@@ -45,7 +45,7 @@ int sim_mpam_machine_init(struct sim_machine *m)
 	if (!mm->cfg.partid_max)
 		mm->cfg.partid_max = 63;
 	mm->window_ns = window;
-	mm->tick_ns = tick;
+	mm->tick_ns = tick_ns;
 	/* Every pCPU: PARTID_MAX, PMG_MAX, MPAM2_EL2.TIDR and, unless told otherwise,
 	 * MPAMHCR_EL2 with eight MPAMVPM<n>_EL2 (32 virtual PARTIDs). */
 	uint64_t idr = mm->cfg.partid_max | PV_FIELD_PREP(PV_MPAMIDR_PMG_MAX, mm->cfg.pmg_max) |

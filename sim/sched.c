@@ -108,7 +108,9 @@ static bool slice(struct sim_cpu *c)
 	c->el = next->el;
 	sim_guest_check_irq(c);
 
+	/* 0 when the slices span the whole of uint64_t (max - min + 1 wraps). */
 	uint64_t span = m->cfg.slice_max - m->cfg.slice_min + 1;
+	/* cppcheck-suppress knownConditionTrueFalse */
 	uint64_t budget = m->cfg.slice_min + (span ? sim_rand(m) % span : 0);
 	if (sim_guest_run(next, budget)) {
 		leave(c); /* finished or migrating: it already trapped to EL2 */

@@ -487,7 +487,7 @@ static void sample(struct sim_spe *s, const struct sim_spe_env *e, const struct 
 	r.ctx_valid = (uint8_t)((o.has_ctx1 ? 1 : 0) | (o.has_ctx2 ? 2 : 0));
 	r.context[0] = o.ctx1;
 	r.context[1] = o.ctx2;
-	r.cnt_valid = 3u | (o.events & PV_SPE_EV_TLB_WALK ? 4u : 0u);
+	r.cnt_valid = 3u | ((o.events & PV_SPE_EV_TLB_WALK) ? 4u : 0u);
 	for (unsigned i = 0; i < 3; i++)
 		r.cnt[i] = o.lat[i];
 	r.addr_valid = 1u << PV_SPE_ADDR_PC;

@@ -72,6 +72,21 @@ if [ -n "$fuzz" ]; then
 	# shellcheck disable=SC2086
 	run_tidy fuzz "$fuzz" -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ibuild/gen -Itests/support -Itools -I. $toolcflags
 fi
+# The host code: the machine model and the tool (LINT_HOST), and the hypervisor (LINT_HYP),
+# analysed for aarch64 as it is built, with its platform functions out of line.
+if [ -n "${LINT_HOST:-}" ]; then
+	# shellcheck disable=SC2086
+	run_cppcheck host "$LINT_HOST" -Iinclude -Ibuild/gen -I. -Itools -D_DEFAULT_SOURCE $toolcflags
+	# shellcheck disable=SC2086
+	run_tidy host "$LINT_HOST" -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ibuild/gen -I. -Itools \
+		$toolcflags
+fi
+if [ -n "${LINT_HYP:-}" ]; then
+	run_cppcheck hyp "$LINT_HYP" -Iinclude -Ibuild/gen -Ihyp -D__GNUC__ -D__aarch64__
+	run_tidy hyp "$LINT_HYP" --target=aarch64-linux-gnu -std=c11 -ffreestanding -Iinclude \
+		-Ibuild/gen -Ihyp '-DPV_PLATFORM_INLINE="plat_sysreg.h"'
+fi
+
 # Every C file as .clang-format says (make format fixes them).
 log=$logdir/format-check.log
 if command -v "${CLANG_FORMAT:-clang-format}" >/dev/null 2>&1; then

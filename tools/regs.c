@@ -305,7 +305,7 @@ static void fill_row(struct regs_row *row, const struct pv_reg_desc *d)
 static void print_text(const struct pv_reg_desc *table, size_t count)
 {
 	size_t width[COL_COUNT];
-	struct regs_row row;
+	struct regs_row row = {0};
 	for (unsigned c = 0; c < COL_COUNT; c++)
 		width[c] = strlen(column_title[c]);
 	for (size_t i = 0; i < count; i++) {
@@ -364,7 +364,7 @@ static void print_markdown_code(const char *s)
 
 static void print_markdown(const struct pv_reg_desc *table, size_t count)
 {
-	struct regs_row row;
+	struct regs_row row = {0};
 	fputs("|", stdout);
 	for (unsigned c = 0; c < COL_COUNT; c++)
 		printf(" %s |", column_title[c]);

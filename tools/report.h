@@ -237,11 +237,11 @@ unsigned report_checks(const struct rep_check *c, unsigned n, bool all, FILE *ou
  * workload asked for and what it moved after throttling, over the run, next to its cap. */
 struct rep_traffic {
 	char domain[64];
-	unsigned node;
 	uint64_t asked, moved;   /* bytes per second */
 	uint64_t moved_local;    /* ... of it sent from pCPUs local to the node */
-	unsigned limit_percent;  /* 0: none */
 	uint64_t node_bandwidth; /* bytes per second */
+	unsigned node;
+	unsigned limit_percent; /* 0: none */
 };
 void report_traffic(const struct rep_traffic *t, unsigned n, FILE *out);
 

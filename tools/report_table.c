@@ -382,12 +382,13 @@ void report_traffic(const struct rep_traffic *tr, unsigned n, FILE *out)
 	struct tbl t;
 	tbl_init(&t, 0x1Eu, 6, "DOMAIN", "NODE", "ASKED", "MOVED", "FROM LOCAL PCPUS", "LIMIT");
 	for (unsigned i = 0; i < n; i++) {
-		char node[16], asked[32], moved[32], local[32], lim[64] = "-", cap[32];
+		char node[16], asked[32], moved[32], local[32], lim[64] = "-";
 		snprintf(node, sizeof(node), "%u", tr[i].node);
 		rep_rate_text((double)tr[i].asked, asked, sizeof(asked));
 		rep_rate_text((double)tr[i].moved, moved, sizeof(moved));
 		rep_rate_text((double)tr[i].moved_local, local, sizeof(local));
 		if (tr[i].limit_percent) {
+			char cap[32];
 			rep_rate_text((double)tr[i].node_bandwidth * tr[i].limit_percent / 100,
 				      cap, sizeof(cap));
 			snprintf(lim, sizeof(lim), "%u%% = %s", tr[i].limit_percent, cap);

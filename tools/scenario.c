@@ -492,7 +492,6 @@ static int parse_vm(const struct xsrc *s, const xmlNode *n, struct scenario *sc,
 				return -1;
 			if (r)
 				v->memory_node = (int)node;
-			r = 0;
 			v->workload_line = xml_line(c);
 			char *p = xml_attr(c, "profile");
 			if (p) {
@@ -584,9 +583,9 @@ static int check(const struct xsrc *s, struct scenario *sc)
 			for (unsigned k = 0; k < dom->cachetune[t].ncaches; k++) {
 				const struct dom_cache *c = &dom->cachetune[t].cache[k];
 				bool found = false;
-				for (unsigned i = 0; i < sc->ncaches; i++)
-					found |= sc->cache[i].id == c->id &&
-						 sc->cache[i].level == c->level;
+				for (unsigned j = 0; j < sc->ncaches; j++)
+					found |= sc->cache[j].id == c->id &&
+						 sc->cache[j].level == c->level;
 				if (!found)
 					return xerr_at(
 						s->d, dom->origin, c->line, "cache",

@@ -46,11 +46,12 @@ int xerr_at(struct diag *d, const char *origin, long line, const char *element, 
 
 int xerr(const struct xsrc *s, const xmlNode *node, const char *fmt, ...)
 {
-	char prefix[384], name[96];
-	if (node)
+	char prefix[384];
+	if (node) {
+		char name[96];
 		snprintf(prefix, sizeof(prefix), "%s:%ld: <%s>: ", s->origin, xml_line(node),
 			 xml_name(node, name, sizeof(name)));
-	else
+	} else
 		snprintf(prefix, sizeof(prefix), "%s: ", s->origin);
 	va_list ap;
 	va_start(ap, fmt);

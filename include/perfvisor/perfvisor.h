@@ -157,9 +157,9 @@ struct pv_vcpu {
 	struct pv_vm *vm;
 	struct pv_pcpu *cpu;       /* where it is loaded, NULL when not loaded */
 	struct pv_pcpu *resume_on; /* the powered-down pCPU it was loaded on, or NULL */
-	bool live;                 /* between pv_vcpu_init and pv_vcpu_release */
 	void *plat;                /* the platform's per-vCPU context */
 	uint32_t id;
+	bool live; /* between pv_vcpu_init and pv_vcpu_release */
 	/* The VM's reg_limit, copied by pv_vcpu_init: every trap reads its gate here, one load
 	 * from the vCPU instead of two through vm. */
 	uint8_t reg_limit[PV_REGS_MAX];

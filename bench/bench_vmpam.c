@@ -58,10 +58,10 @@ struct tick_machine {
 	struct memplat_mmio io;
 	uint32_t words[NODES * PV_MSC_FRAME / 4];
 	struct pv_pcpu cpu;
-	struct pv_vmpam sys;
-	struct pv_vmpam_vm *table[TICK_VMS];
+	struct pv_vmpam_sys sys;
+	struct pv_vm_mpam *table[TICK_VMS];
 	struct pv_vmpam_acct acct[TICK_VMS * NODES];
-	struct pv_vmpam_vm vm[TICK_VMS];
+	struct pv_vm_mpam vm[TICK_VMS];
 	uint64_t now;
 };
 
@@ -110,7 +110,7 @@ static struct tick_machine *tick_machine_new(void)
 	return t;
 }
 
-BENCH_MEASURED void baseline_tick(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint64_t now)
+BENCH_MEASURED void baseline_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now)
 {
 	(void)sys, (void)cpu, (void)now;
 }
@@ -159,10 +159,10 @@ struct rot_machine {
 	struct pv_pcpu cpu;
 	struct sim_msc msc[NODES];
 	struct sim_mpam mp;
-	struct pv_vmpam sys;
-	struct pv_vmpam_vm *table[ROT_VMS];
+	struct pv_vmpam_sys sys;
+	struct pv_vm_mpam *table[ROT_VMS];
 	struct pv_vmpam_acct acct[ROT_VMS * NODES];
-	struct pv_vmpam_vm vm[ROT_VMS];
+	struct pv_vm_mpam vm[ROT_VMS];
 	struct sim_tgen gen[ROT_VMS];
 };
 

@@ -437,7 +437,7 @@ uint64_t sim_mpam_machine_foreign_bytes(const struct sim_machine *m)
 	const struct sim_mpam_machine *mm = m->mpam_machine;
 	uint64_t sum = 0;
 	for (unsigned i = 0; mm && i < mm->ngen; i++) {
-		const struct pv_vmpam_vm *vm = &m->vcpu[mm->gen[i].vcpu].vm->pv.mpam;
+		const struct pv_vm_mpam *vm = &m->vcpu[mm->gen[i].vcpu].vm->pv.mpam;
 		bool own = false;
 		for (unsigned p = 0; p < vm->nr_partids; p++)
 			own |= vm->partid[p] == mm->gen[i].partid;

@@ -103,8 +103,8 @@ struct sim_mpam_machine {
 	struct sim_mpam_cpu cpu[SIM_MPAM_MACHINE_CPUS];
 	uint64_t mpamidr[SIM_MPAM_MACHINE_CPUS];
 	uint64_t hyp_mpam2, hyp_mpamhcr; /* the hypervisor's own EL2 controls (its label) */
-	struct pv_vmpam sys;
-	struct pv_vmpam_vm *table[SIM_MPAM_MACHINE_VMS];
+	struct pv_vmpam_sys sys;
+	struct pv_vm_mpam *table[SIM_MPAM_MACHINE_VMS];
 	/* Per VM and node: total, local. */
 	struct pv_vmpam_acct acct[SIM_MPAM_MACHINE_VMS * SIM_MPAM_MAX_NODES * 2];
 	uint64_t vm_ready[SIM_MPAM_MACHINE_VMS]; /* memory time its traffic may start */

@@ -105,7 +105,7 @@ static void monitor(const struct run *r, const struct run_vm *v, uint64_t vcpus,
 		    struct rep_bw_monitor *m)
 {
 	const struct scenario *sc = r->sc;
-	const struct pv_vmpam_vm *vm = &r->m->vm[v->sim_vm].pv.mpam;
+	const struct pv_vm_mpam *vm = &r->m->vm[v->sim_vm].pv.mpam;
 	domxml_monitor_name(vcpus, m->name, sizeof(m->name));
 	m->vcpus = vcpus;
 	for (unsigned id = 0; id < PV_VMPAM_MAX_NODES; id++) {

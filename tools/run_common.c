@@ -97,7 +97,7 @@ int run_bw_local_reading(const struct run *r, const struct run_vm *v, unsigned n
 
 bool run_local_counted(const struct run *r, char *why, size_t len)
 {
-	const struct pv_vmpam *sys = r->m->hw.mpam_sys;
+	const struct pv_vmpam_sys *sys = r->m->hw.mpam_sys;
 	const struct scenario *sc = r->sc;
 	snprintf(why, len, "no MPAM");
 	if (!sys)

@@ -112,7 +112,7 @@ static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint6
 }
 
 /* Folds one read of a VM's slots into its account; false if the bytes were not taken. */
-static bool account(struct pv_vmpam *sys, const struct pv_vmpam_node *n,
+static bool account(struct pv_vmpam_sys *sys, const struct pv_vmpam_node *n,
 		    struct pv_vmpam_acct *a, bool ok, uint64_t bytes, uint32_t gran,
 		    uint64_t now)
 {
@@ -138,7 +138,7 @@ static bool account(struct pv_vmpam *sys, const struct pv_vmpam_node *n,
 /* Reads every VM holding slots on node i (a VM's slots are consecutive). Dedicated: each
  * counter that reads ready is committed; the VM's figure moves on once all of them were
  * (until then its bytes wait in `pend`). Rotating: a window counts only if all read ready. */
-static void read_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, uint64_t now)
+static void read_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i, uint64_t now)
 {
 	struct pv_vmpam_node *n = &sys->node[i];
 	for (unsigned s = 0; s < n->nmons;) {
@@ -192,11 +192,11 @@ static void fold_pending(struct pv_vmpam_acct *a)
 
 /* Slots s.. of node i count account `acc`: each of its VM's PARTIDs, and for a local account
  * only PMG i. */
-static void assign(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, unsigned s,
+static void assign(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i, unsigned s,
 		   uint32_t acc)
 {
 	struct pv_vmpam_node *n = &sys->node[i];
-	const struct pv_vmpam_vm *vm = sys->vms[ACCT_VM(sys, acc)];
+	const struct pv_vm_mpam *vm = sys->vms[ACCT_VM(sys, acc)];
 	bool local = ACCT_KIND(sys, acc) == ACCT_LOCAL;
 	for (unsigned j = 0; j < vm->nr_partids; j++) {
 		bool ctl = n->match_pmg[s + j] != local;
@@ -219,7 +219,7 @@ static void free_slots(struct pv_vmpam_node *n)
 
 /* Gives the node's slots out. Dedicated: every account, for good (the first read of each is
  * a window). Rotating: the next accounts in turn, for one tick. */
-static void fill_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, uint64_t now,
+static void fill_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i, uint64_t now,
 		       bool dedicated)
 {
 	struct pv_vmpam_node *n = &sys->node[i];
@@ -229,7 +229,7 @@ static void fill_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, ui
 	unsigned s = 0;
 	for (uint32_t seen = 0; seen < naccts; seen++) {
 		uint32_t idx = dedicated ? seen : n->cursor < naccts ? n->cursor : 0;
-		const struct pv_vmpam_vm *vm = sys->vms[ACCT_VM(sys, idx)];
+		const struct pv_vm_mpam *vm = sys->vms[ACCT_VM(sys, idx)];
 		if (s + vm->nr_partids > n->nmons)
 			break;
 		assign(sys, cpu, i, s, idx);
@@ -245,7 +245,7 @@ static void fill_slots(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, ui
 		n->rotating = n->repack = false;
 }
 
-static void to_rotation(struct pv_vmpam *sys, unsigned i)
+static void to_rotation(struct pv_vmpam_sys *sys, unsigned i)
 {
 	struct pv_vmpam_node *n = &sys->node[i];
 	free_slots(n);
@@ -262,7 +262,7 @@ static void to_rotation(struct pv_vmpam *sys, unsigned i)
 	n->repack = false;
 }
 
-void pv_vmpam_tick(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint64_t now)
+void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now)
 {
 	if (now < sys->now)
 		now = sys->now;
@@ -302,7 +302,7 @@ static int free_run(const struct pv_vmpam_node *n, unsigned k)
 	return -1;
 }
 
-void pv_vmpam__acct_add(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm)
+void pv_vmpam__acct_add(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct pv_vm_mpam *vm)
 {
 	for (unsigned i = 0; i < sys->nnodes; i++) {
 		struct pv_vmpam_node *n = &sys->node[i];
@@ -329,7 +329,7 @@ void pv_vmpam__acct_add(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmp
 	}
 }
 
-void pv_vmpam__acct_remove(struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
+void pv_vmpam__acct_remove(struct pv_vmpam_sys *sys, struct pv_vm_mpam *vm)
 {
 	unsigned kinds = 1u << sys->acct_shift;
 	for (unsigned i = 0; i < sys->nnodes; i++) {
@@ -346,7 +346,7 @@ void pv_vmpam__acct_remove(struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
 	}
 }
 
-void pv_vmpam__acct_move(struct pv_vmpam *sys, uint32_t from, uint32_t to)
+void pv_vmpam__acct_move(struct pv_vmpam_sys *sys, uint32_t from, uint32_t to)
 {
 	for (unsigned i = 0; i < sys->nnodes; i++) {
 		struct pv_vmpam_node *n = &sys->node[i];
@@ -367,8 +367,8 @@ void pv_vmpam__acct_move(struct pv_vmpam *sys, uint32_t from, uint32_t to)
 
 /* ---- readings ---- */
 
-static int read_account(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned kind,
-			unsigned node, struct pv_vmpam_reading *out)
+static int read_account(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm,
+			unsigned kind, unsigned node, struct pv_vmpam_reading *out)
 {
 	*out = (struct pv_vmpam_reading){.at_ns = sys->now, .status = PV_VMPAM_NO_DATA};
 	if (!vm || vm->sys != sys || node >= sys->nnodes || !sys->node[node].nmons ||
@@ -393,14 +393,14 @@ static int read_account(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm
 	return out->status;
 }
 
-int pv_vmpam_read(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
+int pv_vmpam_read(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm, unsigned node,
 		  struct pv_vmpam_reading *out)
 {
 	return read_account(sys, vm, ACCT_TOTAL, node, out);
 }
 
-int pv_vmpam_read_local(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
-			struct pv_vmpam_reading *out)
+int pv_vmpam_read_local(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm,
+			unsigned node, struct pv_vmpam_reading *out)
 {
 	/* Only a local account exists while local bytes are counted (acct_shift 1). */
 	return read_account(sys, vm, ACCT_LOCAL, node, out);

@@ -34,7 +34,7 @@ static uint64_t labels(unsigned pi, unsigned pd, unsigned gi, unsigned gd)
 }
 
 /* The hardware value for a guest MPAMn_EL1 value; `node` >= 0 is the PMG of both fields. */
-static uint64_t hw_value(const struct pv_vmpam_vm *vm, uint64_t guest, int node)
+static uint64_t hw_value(const struct pv_vm_mpam *vm, uint64_t guest, int node)
 {
 	unsigned p[2], g[2];
 	for (unsigned i = 0; i < 2; i++) {
@@ -54,15 +54,15 @@ static uint64_t hw_value(const struct pv_vmpam_vm *vm, uint64_t guest, int node)
  * -1 (the guest's PMG). Only the vCPU and its pCPU are touched (no shared state), so a pCPU
  * index beyond the topology, a hypervisor bug, is not recorded: it is labelled 0, a valid
  * PMG, and no MSC error follows. */
-static int pcpu_pmg(const struct pv_vmpam_vm *vm, const struct pv_pcpu *cpu)
+static int pcpu_pmg(const struct pv_vm_mpam *vm, const struct pv_pcpu *cpu)
 {
-	const struct pv_vmpam *sys = vm->sys;
+	const struct pv_vmpam_sys *sys = vm->sys;
 	if (!sys || !sys->cpu_node || !cpu)
 		return -1;
 	return cpu->index < sys->ncpus ? sys->cpu_node[cpu->index] : 0;
 }
 
-void pv_vmpam__vm_views(const struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
+void pv_vmpam__vm_views(const struct pv_vmpam_sys *sys, struct pv_vm_mpam *vm)
 {
 	/* MPAMIDR_EL1: PARTID_MAX and PMG_MAX of the VM; no HCR/VPM (no EL2 in the guest), no
 	 * bandwidth controls, ALTSP, TIDR, SP4, FORCE_NS or SDEFLT. */
@@ -93,16 +93,16 @@ void pv_vmpam__vm_views(const struct pv_vmpam *sys, struct pv_vmpam_vm *vm)
 	e->vpmv = n >= 32 ? 0xFFFFFFFFu : (UINT64_C(1) << n) - 1;
 }
 
-void pv_vmpam_vcpu_attach(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm)
+void pv_vmpam_vcpu_attach(struct pv_vmpam *s, const struct pv_vm_mpam *vm)
 {
-	*s = (struct pv_vmpam_vcpu){.vm = vm};
+	*s = (struct pv_vmpam){.vm = vm};
 	s->hw_mpam0 = s->hw_mpam1 = hw_value(vm, 0, -1);
 }
 
 /* The vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 / MPAMVPMV_EL2 into v->cpu;
  * with local bytes counted, the PMGs name the pCPU's memory node. Out of line: a VM without
  * PARTIDs of its own costs the switch only the test in pv_vmpam_load. */
-__attribute__((noinline)) static void load_labels(struct pv_vcpu *v, struct pv_vmpam_vcpu *s)
+__attribute__((noinline)) static void load_labels(struct pv_vcpu *v, struct pv_vmpam *s)
 {
 	const struct pv_vmpam_el2 *e = &s->vm->el2;
 	int pmg = pcpu_pmg(s->vm, v->cpu);
@@ -120,7 +120,7 @@ __attribute__((noinline)) static void load_labels(struct pv_vcpu *v, struct pv_v
 
 void pv_vmpam_load(struct pv_vcpu *v)
 {
-	struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
+	struct pv_vmpam *s = PV_VMPAM_VCPU(v);
 	if (s->vm && v->cpu)
 		load_labels(v, s);
 }
@@ -186,7 +186,7 @@ void pv_vmpam_vcpu_release(struct pv_vcpu *v)
  * EL0 rule of the register database). */
 static enum pv_trap_result read_reg(struct pv_vcpu *v, uint32_t key, uint64_t *val)
 {
-	const struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
+	const struct pv_vmpam *s = PV_VMPAM_VCPU(v);
 	if (!s->vm)
 		return PV_TRAP_UNDEF;
 	if (key == PV_MPAMIDR_EL1)
@@ -223,7 +223,7 @@ enum pv_trap_result pv_vmpam_mpam0_read(struct pv_vcpu *v, unsigned idx, unsigne
  * with the sanitised value when the vCPU is running. */
 static enum pv_trap_result write_labels(struct pv_vcpu *v, uint64_t val, bool el1)
 {
-	struct pv_vmpam_vcpu *s = PV_VMPAM_VCPU(v);
+	struct pv_vmpam *s = PV_VMPAM_VCPU(v);
 	if (!s->vm)
 		return PV_TRAP_UNDEF;
 	uint64_t guest = val & PV_MPAMN_LABELS,

@@ -39,7 +39,7 @@
 /* Accounts: VM table index << sys->acct_shift | kind. A VM's accounts are consecutive, so
  * rotation usually measures both in the same window. */
 enum { ACCT_TOTAL, ACCT_LOCAL };
-static inline uint32_t vmpam_account(const struct pv_vmpam *sys, uint32_t vm_index,
+static inline uint32_t vmpam_account(const struct pv_vmpam_sys *sys, uint32_t vm_index,
 				     unsigned kind)
 {
 	return vm_index << sys->acct_shift | kind;
@@ -47,7 +47,7 @@ static inline uint32_t vmpam_account(const struct pv_vmpam *sys, uint32_t vm_ind
 #define ACCT_VM(sys, c) ((c) >> (sys)->acct_shift)
 #define ACCT_KIND(sys, c) ((c) & ((1u << (sys)->acct_shift) - 1))
 
-static inline struct pv_vmpam_acct *vmpam_acct(const struct pv_vmpam *sys, uint32_t account,
+static inline struct pv_vmpam_acct *vmpam_acct(const struct pv_vmpam_sys *sys, uint32_t account,
 					       unsigned node)
 {
 	return &sys->acct[(size_t)account * sys->nnodes + node];
@@ -97,40 +97,40 @@ int pv_vmpam__msc_probe(struct pv_pcpu *cpu, const struct pv_vmpam_msc_desc *d,
 			struct pv_vmpam_msc *m);
 /* Programs the controls of `partid` on every MSC from `cfg` (NULL: no limit). Returns 0 or
  * PV_VMPAM_ERR_MSC_ERROR if an MSC recorded an error meanwhile. */
-int pv_vmpam__msc_program(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint16_t partid,
+int pv_vmpam__msc_program(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint16_t partid,
 			  const struct pv_vmpam_config *cfg);
 /* MBW_MAX value for a percentage (1..99) with `wd` implemented bits, HARDLIM set; 0 or 100
  * give no limit (all ones, HARDLIM clear). */
 uint32_t pv_vmpam__mbw_max(unsigned pct, unsigned wd);
 /* Monitor `slot` of a node's RIS k: starts counting `partid` from zero, and only PMG `pmg`
  * when n->match_pmg[slot]. `ctl`: the slot's MATCH_PMG changed, CTL must be rewritten. */
-void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+void pv_vmpam__mon_start(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 			 const struct pv_vmpam_node *n, unsigned k, unsigned slot,
 			 uint16_t partid, uint8_t pmg, bool ctl);
 /* Enables every slot of a node, counting the host's PARTID 0 (any PMG). */
-void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+void pv_vmpam__mon_setup(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 			 const struct pv_vmpam_node *n);
 /* Reads monitor `slot` of RIS k: the raw counter in *raw and its change since `last` in
  * *units (counter units), wraps corrected; `pred` is the change expected (the previous one).
  * False if it stays not ready. */
-bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+bool pv_vmpam__mon_read(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 			const struct pv_vmpam_node *n, unsigned k, unsigned slot, uint64_t last,
 			uint64_t pred, uint64_t *raw, uint64_t *units);
 /* log2 of the bytes per counter unit of RIS k of a node (SCALE, applied with SCLEN). */
-unsigned pv_vmpam__mon_scale(const struct pv_vmpam *sys, const struct pv_vmpam_node *n,
+unsigned pv_vmpam__mon_scale(const struct pv_vmpam_sys *sys, const struct pv_vmpam_node *n,
 			     unsigned k);
 /* Reads and clears every MSC's error status (statistics). */
-void pv_vmpam__msc_check(struct pv_vmpam *sys, struct pv_pcpu *cpu);
+void pv_vmpam__msc_check(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu);
 
 /* ---- accounting (account.c) ---- */
 /* Registers a new VM on every node: slots now if the node has them free, else rotation. */
-void pv_vmpam__acct_add(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm);
+void pv_vmpam__acct_add(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct pv_vm_mpam *vm);
 /* Forgets the VM's slots and accounts. */
-void pv_vmpam__acct_remove(struct pv_vmpam *sys, struct pv_vmpam_vm *vm);
+void pv_vmpam__acct_remove(struct pv_vmpam_sys *sys, struct pv_vm_mpam *vm);
 /* The VM at table index `from` moved to `to`: entries and slots follow. */
-void pv_vmpam__acct_move(struct pv_vmpam *sys, uint32_t from, uint32_t to);
+void pv_vmpam__acct_move(struct pv_vmpam_sys *sys, uint32_t from, uint32_t to);
 
 /* ---- CPU side (cpu.c) ---- */
-void pv_vmpam__vm_views(const struct pv_vmpam *sys, struct pv_vmpam_vm *vm);
+void pv_vmpam__vm_views(const struct pv_vmpam_sys *sys, struct pv_vm_mpam *vm);
 
 #endif

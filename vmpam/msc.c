@@ -96,7 +96,7 @@ uint32_t pv_vmpam__mbw_max(unsigned pct, unsigned wd)
 	return v << (16 - wd) | (uint32_t)PV_MBW_MAX_HARDLIM;
 }
 
-static void clear_esr(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, uint32_t lo)
+static void clear_esr(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i, uint32_t lo)
 {
 	const struct pv_vmpam_msc *m = &sys->msc[i];
 	uint64_t esr = lo;
@@ -110,7 +110,7 @@ static void clear_esr(struct pv_vmpam *sys, struct pv_pcpu *cpu, unsigned i, uin
 	sys->stats.last_esr_msc = (uint8_t)i;
 }
 
-int pv_vmpam__msc_program(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint16_t partid,
+int pv_vmpam__msc_program(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint16_t partid,
 			  const struct pv_vmpam_config *cfg)
 {
 	int err = 0;
@@ -149,7 +149,7 @@ int pv_vmpam__msc_program(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint16_t pa
 	return err;
 }
 
-void pv_vmpam__msc_check(struct pv_vmpam *sys, struct pv_pcpu *cpu)
+void pv_vmpam__msc_check(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu)
 {
 	for (unsigned i = 0; i < sys->nmsc; i++) {
 		uint32_t esr = rd(cpu, &sys->msc[i], PV_MPAMF_ESR);
@@ -160,13 +160,13 @@ void pv_vmpam__msc_check(struct pv_vmpam *sys, struct pv_pcpu *cpu)
 
 /* ---- monitors ---- */
 
-static const struct pv_vmpam_msc *node_msc(const struct pv_vmpam *sys,
+static const struct pv_vmpam_msc *node_msc(const struct pv_vmpam_sys *sys,
 					   const struct pv_vmpam_node *n, unsigned k)
 {
 	return &sys->msc[n->msc[k]];
 }
 
-static const struct pv_vmpam_ris *node_ris(const struct pv_vmpam *sys,
+static const struct pv_vmpam_ris *node_ris(const struct pv_vmpam_sys *sys,
 					   const struct pv_vmpam_node *n, unsigned k)
 {
 	return &sys->msc[n->msc[k]].ris[n->ris[k]];
@@ -193,7 +193,7 @@ static void reset_counter(struct pv_pcpu *cpu, const struct pv_vmpam_msc *m,
 	}
 }
 
-void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+void pv_vmpam__mon_setup(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 			 const struct pv_vmpam_node *n)
 {
 	for (unsigned k = 0; k < n->nris; k++) {
@@ -208,7 +208,7 @@ void pv_vmpam__mon_setup(struct pv_vmpam *sys, struct pv_pcpu *cpu,
 	}
 }
 
-void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+void pv_vmpam__mon_start(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 			 const struct pv_vmpam_node *n, unsigned k, unsigned slot,
 			 uint16_t partid, uint8_t pmg, bool ctl)
 {
@@ -228,8 +228,8 @@ void pv_vmpam__mon_start(struct pv_vmpam *sys, struct pv_pcpu *cpu,
 }
 
 /* MSMON_MBWU read until NRDY is clear, a bounded number of times. */
-static bool read_ready(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_msc *m,
-		       uint32_t *v)
+static bool read_ready(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+		       const struct pv_vmpam_msc *m, uint32_t *v)
 {
 	for (unsigned i = 0; i <= PV_VMPAM_NRDY_RETRIES; i++) {
 		*v = rd(cpu, m, PV_MSMON_MBWU);
@@ -249,7 +249,7 @@ static bool read_ready(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct p
  * counter is read on both sides of CTL so that a wrap racing with the status read is seen;
  * the status is then cleared by rewriting CTL.
  */
-static bool read31(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_msc *m,
+static bool read31(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, const struct pv_vmpam_msc *m,
 		   const struct pv_vmpam_ris *r, bool match_pmg, uint64_t last, uint64_t pred,
 		   uint64_t *raw, uint64_t *units)
 {
@@ -274,9 +274,9 @@ static bool read31(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vm
 }
 
 /* 44/63-bit counter: high, low, high until both high halves agree and NRDY is clear. */
-static bool read_long(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_msc *m,
-		      const struct pv_vmpam_ris *r, uint64_t last, uint64_t *raw,
-		      uint64_t *units)
+static bool read_long(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+		      const struct pv_vmpam_msc *m, const struct pv_vmpam_ris *r, uint64_t last,
+		      uint64_t *raw, uint64_t *units)
 {
 	uint64_t mask = (UINT64_C(1) << r->cbits) - 1;
 	for (unsigned i = 0; i <= PV_VMPAM_NRDY_RETRIES; i++) {
@@ -295,7 +295,7 @@ static bool read_long(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv
 	return false;
 }
 
-bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu,
+bool pv_vmpam__mon_read(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 			const struct pv_vmpam_node *n, unsigned k, unsigned slot, uint64_t last,
 			uint64_t pred, uint64_t *raw, uint64_t *units)
 {
@@ -307,7 +307,7 @@ bool pv_vmpam__mon_read(struct pv_vmpam *sys, struct pv_pcpu *cpu,
 	return read_long(sys, cpu, m, r, last, raw, units);
 }
 
-unsigned pv_vmpam__mon_scale(const struct pv_vmpam *sys, const struct pv_vmpam_node *n,
+unsigned pv_vmpam__mon_scale(const struct pv_vmpam_sys *sys, const struct pv_vmpam_node *n,
 			     unsigned k)
 {
 	return node_ris(sys, n, k)->scale;

@@ -62,7 +62,7 @@ size_t pv_vmpam_acct_entries(const struct pv_vmpam_setup *s)
 }
 
 /* The least PARTID_MAX, PMG_MAX and VPMR_MAX of the pCPUs; HAS_HCR and HAS_TIDR of all. */
-static void cpus_range(struct pv_vmpam *sys, const uint64_t *idr, unsigned n)
+static void cpus_range(struct pv_vmpam_sys *sys, const uint64_t *idr, unsigned n)
 {
 	unsigned vpmr = 7;
 	sys->has_hcr = sys->has_tidr = true;
@@ -81,7 +81,7 @@ static void cpus_range(struct pv_vmpam *sys, const uint64_t *idr, unsigned n)
 
 /* A node counts through every monitored RIS of its memory MSCs; a slot is the same monitor
  * number on each, so it has as many slots as the least of them. */
-static int nodes_setup(struct pv_vmpam *sys, const struct pv_vmpam_setup *s)
+static int nodes_setup(struct pv_vmpam_sys *sys, const struct pv_vmpam_setup *s)
 {
 	for (unsigned i = 0; i < sys->nmsc; i++) {
 		const struct pv_vmpam_msc *m = &sys->msc[i];
@@ -121,7 +121,7 @@ static int nodes_setup(struct pv_vmpam *sys, const struct pv_vmpam_setup *s)
  * bytes sent from pCPUs local to it. That takes a PMG per node: the usable PMG_MAX must be at
  * least nodes - 1, or a label would be out of range (Req_PMG_Range at the MSCs).
  */
-static int local_setup(struct pv_vmpam *sys, const struct pv_vmpam_setup *s, unsigned nodes)
+static int local_setup(struct pv_vmpam_sys *sys, const struct pv_vmpam_setup *s, unsigned nodes)
 {
 	sys->local = PV_VMPAM_LOCAL_NO_TOPOLOGY;
 	if (!s->cpu_node)
@@ -140,9 +140,9 @@ static int local_setup(struct pv_vmpam *sys, const struct pv_vmpam_setup *s, uns
 	return 0;
 }
 
-int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_setup *s)
+int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, const struct pv_vmpam_setup *s)
 {
-	*sys = (struct pv_vmpam){.partid_max = 0xFFFF, .pmg_max = 0xFF};
+	*sys = (struct pv_vmpam_sys){.partid_max = 0xFFFF, .pmg_max = 0xFF};
 	unsigned host = s->host_partids ? s->host_partids : 1;
 	unsigned nodes = memory_nodes(s->msc, s->nmsc);
 	if (s->nmsc > PV_VMPAM_MAX_MSCS || !s->vms || !s->max_vms || s->max_vms > (1u << 25) ||
@@ -193,7 +193,7 @@ int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmp
 
 /* ---- PARTIDs ---- */
 
-static int partid_alloc(struct pv_vmpam *sys)
+static int partid_alloc(struct pv_vmpam_sys *sys)
 {
 	unsigned words = ((unsigned)sys->partid_max + 64) / 64;
 	for (unsigned w = sys->host_partids / 64; w < words; w++) {
@@ -209,14 +209,14 @@ static int partid_alloc(struct pv_vmpam *sys)
 	return -1;
 }
 
-static void partid_free(struct pv_vmpam *sys, unsigned p)
+static void partid_free(struct pv_vmpam_sys *sys, unsigned p)
 {
 	sys->partid_used[p / 64] &= ~(UINT64_C(1) << (p % 64));
 }
 
 /* ---- limits ---- */
 
-static bool node_has_max(const struct pv_vmpam *sys, unsigned node)
+static bool node_has_max(const struct pv_vmpam_sys *sys, unsigned node)
 {
 	for (unsigned i = 0; i < sys->nmsc; i++) {
 		const struct pv_vmpam_msc *m = &sys->msc[i];
@@ -230,7 +230,7 @@ static bool node_has_max(const struct pv_vmpam *sys, unsigned node)
 }
 
 /* The least CPBM_WD over the cache's RIS, 0 if it has no portion control. */
-static unsigned cache_width(const struct pv_vmpam *sys, unsigned cache)
+static unsigned cache_width(const struct pv_vmpam_sys *sys, unsigned cache)
 {
 	unsigned wd = 0;
 	for (unsigned i = 0; i < sys->nmsc; i++) {
@@ -244,7 +244,7 @@ static unsigned cache_width(const struct pv_vmpam *sys, unsigned cache)
 	return wd;
 }
 
-static int check_limits(const struct pv_vmpam *sys, const struct pv_vmpam_config *c)
+static int check_limits(const struct pv_vmpam_sys *sys, const struct pv_vmpam_config *c)
 {
 	for (unsigned i = 0; i < PV_VMPAM_MAX_NODES; i++) {
 		if (c->mbw_max[i] > 100)
@@ -263,8 +263,8 @@ static int check_limits(const struct pv_vmpam *sys, const struct pv_vmpam_config
 }
 
 /* Programs `cfg` for the VM's PARTIDs; on an MSC error puts the defaults back. */
-static int program_vm(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_vm *vm,
-		      const struct pv_vmpam_config *cfg)
+static int program_vm(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+		      const struct pv_vm_mpam *vm, const struct pv_vmpam_config *cfg)
 {
 	int err = 0;
 	for (unsigned v = 0; v < vm->nr_partids && !err; v++)
@@ -275,8 +275,9 @@ static int program_vm(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv
 	return err;
 }
 
-int pv_vmpam_partition_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
-			    const struct pv_vmpam_config *cfg, bool visible)
+int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+			    struct pv_vm_mpam *vm, const struct pv_vmpam_config *cfg,
+			    bool visible)
 {
 	struct pv_vmpam_config c = cfg ? *cfg : (struct pv_vmpam_config){0};
 	unsigned n = c.nr_partids ? c.nr_partids : 1;
@@ -291,13 +292,13 @@ int pv_vmpam_partition_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv
 			return PV_VMPAM_ERR_MONITORS;
 	if (sys->nvms >= sys->max_vms)
 		return PV_VMPAM_ERR_VM_TABLE;
-	*vm = (struct pv_vmpam_vm){.sys = sys,
-				   .index = sys->nvms,
-				   .nr_partids = (uint8_t)n,
-				   .pmg_max = sys->pmg_max,
-				   .visible = visible,
-				   .vpm = sys->has_hcr,
-				   .cfg = c};
+	*vm = (struct pv_vm_mpam){.sys = sys,
+				  .index = sys->nvms,
+				  .nr_partids = (uint8_t)n,
+				  .pmg_max = sys->pmg_max,
+				  .visible = visible,
+				  .vpm = sys->has_hcr,
+				  .cfg = c};
 	for (unsigned v = 0; v < n; v++) {
 		int p = partid_alloc(sys);
 		if (p < 0) {
@@ -319,7 +320,7 @@ int pv_vmpam_partition_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv
 	return 0;
 }
 
-int pv_vmpam_vm_set_limits(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
+int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct pv_vm_mpam *vm,
 			   const struct pv_vmpam_config *cfg)
 {
 	struct pv_vmpam_config c = *cfg;
@@ -336,8 +337,8 @@ int pv_vmpam_vm_set_limits(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_
 	return 0;
 }
 
-void pv_vmpam_partition_release(struct pv_vmpam *sys, struct pv_pcpu *cpu,
-				struct pv_vmpam_vm *vm)
+void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+				struct pv_vm_mpam *vm)
 {
 	if (vm->sys != sys)
 		return;
@@ -349,7 +350,7 @@ void pv_vmpam_partition_release(struct pv_vmpam *sys, struct pv_pcpu *cpu,
 	/* Keep the table dense: the last VM takes the freed place. */
 	uint32_t last = sys->nvms - 1;
 	if (vm->index != last) {
-		struct pv_vmpam_vm *moved = sys->vms[last];
+		struct pv_vm_mpam *moved = sys->vms[last];
 		sys->vms[vm->index] = moved;
 		pv_vmpam__acct_move(sys, last, vm->index);
 		moved->index = vm->index;
@@ -359,7 +360,7 @@ void pv_vmpam_partition_release(struct pv_vmpam *sys, struct pv_pcpu *cpu,
 	vm->sys = NULL;
 }
 
-const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vmpam_vm *vm)
+const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vm_mpam *vm)
 {
 	return &vm->el2;
 }

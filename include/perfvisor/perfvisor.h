@@ -74,7 +74,7 @@ struct pv_hw {
 	uint64_t mpamidr; /* MPAMIDR_EL1, read only when MPAM is implemented */
 	/* MPAM for VMs, set by the hypervisor after pv_vmpam_init(): the machine's MSCs and the
 	 * pCPU their MMIO is reached from. NULL: VMs get no PARTIDs of their own (MPAM hidden). */
-	struct pv_vmpam *mpam_sys;
+	struct pv_vmpam_sys *mpam_sys;
 	struct pv_pcpu *mpam_cpu;
 	bool fgt;               /* FEAT_FGT (ID_AA64MMFR0_EL1.FGT) */
 	struct pv_hw_amu amuhw; /* AMU identification, read only when amu (vamu.h) */
@@ -133,7 +133,7 @@ struct pv_vm {
 	struct pv_vm_pmu pmu;
 	struct pv_vm_amu amu;
 	struct pv_vm_spe spe;
-	struct pv_vmpam_vm mpam; /* its PARTIDs and limits (mpam.sys NULL: none) */
+	struct pv_vm_mpam mpam; /* its PARTIDs and limits (mpam.sys NULL: none) */
 	struct pv_trap_words traps;
 	uint32_t nr_vcpus; /* initialised and not released (pv_vm_release waits for 0) */
 };
@@ -167,7 +167,7 @@ struct pv_vcpu {
 	struct pv_vpmu pmu;
 	struct pv_vamu amu;
 	struct pv_vspe spe;
-	struct pv_vmpam_vcpu mpam;
+	struct pv_vmpam mpam;
 	struct pv_vcpu_stats stats;
 	uint64_t discard; /* where reads into XZR (Rt = 31) go */
 };

@@ -8,13 +8,13 @@
  * names the node local to its pCPU, and further monitors that match it count the VM's local
  * bytes per node (libvirt's bytes.local). See docs/mpam.md.
  *
- * Memory: the caller owns everything. One struct pv_vmpam per machine (about 215 KiB), one
- * struct pv_vmpam_vm per VM (280 bytes), one struct pv_vmpam_vcpu per vCPU (40 bytes), and two
+ * Memory: the caller owns everything. One struct pv_vmpam_sys per machine (about 215 KiB), one
+ * struct pv_vm_mpam per VM (280 bytes), one struct pv_vmpam per vCPU (40 bytes), and two
  * arrays given in struct pv_vmpam_setup: the VM table (max_vms pointers) and the accounting
  * entries (max_vms * nodes of 72 bytes, twice that with cpu_node; pv_vmpam_acct_entries()).
  * 4096 VMs on 4 nodes: 1.2 MiB (2.3 MiB counting local bytes).
  *
- * Concurrency: calls that take a struct pv_vmpam (init, VM init/release/limits, tick) select
+ * Concurrency: calls that take a struct pv_vmpam_sys (init, VM init/release/limits, tick) select
  * MSC registers through MPAMCFG_PART_SEL and MSMON_CFG_MON_SEL, so the caller serialises them
  * (one lock, or one pCPU). The vCPU functions and the register handlers touch only the vCPU
  * and the pCPU it runs on.
@@ -79,7 +79,7 @@ struct pv_vmpam_msc_desc {
 };
 
 struct pv_vmpam_acct;
-struct pv_vmpam_vm;
+struct pv_vm_mpam;
 
 struct pv_vmpam_setup {
 	const struct pv_vmpam_msc_desc *msc;
@@ -92,7 +92,7 @@ struct pv_vmpam_setup {
 					counted: see enum pv_vmpam_local */
 	unsigned host_partids;   /* PARTIDs [0, host_partids) stay the host's; 0 means 1 */
 	unsigned mons_per_node; /* monitors used per node, 0: all (at most PV_VMPAM_MAX_MONS) */
-	struct pv_vmpam_vm **vms; /* the VM table: max_vms entries */
+	struct pv_vm_mpam **vms; /* the VM table: max_vms entries */
 	unsigned max_vms;
 	struct pv_vmpam_acct *acct; /* pv_vmpam_acct_entries() entries */
 	size_t nacct;
@@ -154,14 +154,14 @@ struct pv_vmpam_stats {
 	uint8_t last_esr_msc;
 };
 
-/* Whether local bytes are counted (struct pv_vmpam.local). */
+/* Whether local bytes are counted (struct pv_vmpam_sys.local). */
 enum pv_vmpam_local {
 	PV_VMPAM_LOCAL_COUNTED, /* the physical PMG names the pCPU's node; monitors match it */
 	PV_VMPAM_LOCAL_NO_TOPOLOGY, /* the setup gave no cpu_node */
 	PV_VMPAM_LOCAL_PMG_RANGE,   /* the usable PMG_MAX is below nodes - 1: no PMG per node */
 };
 
-struct pv_vmpam {
+struct pv_vmpam_sys {
 	uint16_t partid_max;     /* usable: the least over pCPUs and MSCs */
 	uint8_t pmg_max;         /* usable: the least over pCPUs and MSCs */
 	uint8_t local;           /* enum pv_vmpam_local */
@@ -176,7 +176,7 @@ struct pv_vmpam {
 	uint64_t now; /* time of the last tick (ns) */
 	struct pv_vmpam_msc msc[PV_VMPAM_MAX_MSCS];
 	struct pv_vmpam_node node[PV_VMPAM_MAX_NODES];
-	struct pv_vmpam_vm **vms;
+	struct pv_vm_mpam **vms;
 	uint32_t max_vms, nvms;
 	struct pv_vmpam_acct *acct;
 	uint64_t partid_used[PV_VMPAM_PARTIDS / 64];
@@ -187,7 +187,8 @@ struct pv_vmpam {
  * usable PARTID and PMG range as the least over the pCPUs and the MSCs, and claims the
  * monitors (enabled, counting the host's PARTID 0 until assigned). A cpu_node entry naming
  * no memory node is PV_VMPAM_ERR_SETUP. 0 or PV_VMPAM_ERR_*. */
-int pv_vmpam_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, const struct pv_vmpam_setup *s);
+int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+		  const struct pv_vmpam_setup *s);
 
 /* ---- a VM --------------------------------------------------------------------------------- */
 
@@ -211,8 +212,8 @@ struct pv_vmpam_el2 {
 						    physical PARTIDs are written directly */
 };
 
-struct pv_vmpam_vm {
-	struct pv_vmpam *sys;
+struct pv_vm_mpam {
+	struct pv_vmpam_sys *sys;
 	uint32_t index; /* in sys->vms */
 	uint8_t nr_partids;
 	uint8_t pmg_max; /* the guest's PMG_MAX */
@@ -229,22 +230,23 @@ struct pv_vmpam_vm {
  * node. `visible`: the guest is given MPAM (PV_FEAT_MPAM); without it the VM still has its
  * PARTID, limits and accounting, and its MPAM registers UNDEF. Call it before the VM's vCPUs
  * first run: its bytes are counted from when its monitors are ready (nrdy_ns later). */
-int pv_vmpam_partition_init(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
-			    const struct pv_vmpam_config *cfg, bool visible);
+int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+			    struct pv_vm_mpam *vm, const struct pv_vmpam_config *cfg,
+			    bool visible);
 /* New limits (nr_partids is ignored). 0 or PV_VMPAM_ERR_*; on error nothing changed. */
-int pv_vmpam_vm_set_limits(struct pv_vmpam *sys, struct pv_pcpu *cpu, struct pv_vmpam_vm *vm,
+int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct pv_vm_mpam *vm,
 			   const struct pv_vmpam_config *cfg);
 /* Resets the VM's PARTIDs to no limit, frees them and its monitors. No vCPU of the VM may be
  * loaded. */
-void pv_vmpam_partition_release(struct pv_vmpam *sys, struct pv_pcpu *cpu,
-				struct pv_vmpam_vm *vm);
+void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+				struct pv_vm_mpam *vm);
 /* The EL2 controls for the VM's vCPUs (also in vm->el2). */
-const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vmpam_vm *vm);
+const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vm_mpam *vm);
 
 /* ---- a vCPU ------------------------------------------------------------------------------ */
 
-struct pv_vmpam_vcpu {
-	const struct pv_vmpam_vm *vm;
+struct pv_vmpam {
+	const struct pv_vm_mpam *vm;
 	uint64_t mpam0, mpam1;       /* the guest's MPAM0_EL1 / MPAM1_EL1 label fields */
 	uint64_t hw_mpam0, hw_mpam1; /* what the physical registers hold while it runs (the
 					last pCPU's node as PMG when local bytes are counted) */
@@ -254,7 +256,7 @@ struct pv_vmpam_vcpu {
 #define PV_VMPAM_VCPU(v) (&(v)->mpam)
 
 /* Reset values: MPAM0_EL1 = MPAM1_EL1 = 0 (virtual PARTID 0, PMG 0). */
-void pv_vmpam_vcpu_attach(struct pv_vmpam_vcpu *s, const struct pv_vmpam_vm *vm);
+void pv_vmpam_vcpu_attach(struct pv_vmpam *s, const struct pv_vm_mpam *vm);
 /* pv_vcpu_load writes the vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 /
  * MPAMVPMV_EL2; the hypervisor writes MPAM2_EL2 and MPAMHCR_EL2 from pv_vmpam_el2(). When
  * local bytes are counted, both registers' PMG_I and PMG_D hold the memory node local to the
@@ -280,7 +282,7 @@ struct pv_vmpam_acct {
 /* Call every tick period (10 ms suits 31-bit counters up to ~100 GB/s per node). `now` is
  * monotonic, in ns. Reads every monitor in use, corrects wraps, folds the bytes into the
  * VMs' accounts, and moves rotating monitors on to the next VMs. */
-void pv_vmpam_tick(struct pv_vmpam *sys, struct pv_pcpu *cpu, uint64_t now);
+void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now);
 
 enum pv_vmpam_status {
 	PV_VMPAM_MEASURED, /* counted by monitors all along: bound is the counter granularity */
@@ -301,13 +303,13 @@ struct pv_vmpam_reading {
 };
 
 /* The VM's bytes on `node` as of the last tick. Returns the status. */
-int pv_vmpam_read(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
+int pv_vmpam_read(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm, unsigned node,
 		  struct pv_vmpam_reading *out);
 /* The part of them sent while its vCPUs ran on pCPUs local to `node` (libvirt's bytes.local):
  * counted by monitors matching the VM's PARTIDs and PMG = node, with the same statuses and
  * bounds. PV_VMPAM_NO_DATA unless sys->local is PV_VMPAM_LOCAL_COUNTED. */
-int pv_vmpam_read_local(const struct pv_vmpam *sys, const struct pv_vmpam_vm *vm, unsigned node,
-			struct pv_vmpam_reading *out);
+int pv_vmpam_read_local(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm,
+			unsigned node, struct pv_vmpam_reading *out);
 
 struct pv_vmpam_rate {
 	uint64_t ns; /* length of the interval */

@@ -40,12 +40,12 @@ static struct fz in;
 static struct memplat_cpu mc;
 static struct memplat_mmio io;
 static struct pv_pcpu cpu;
-static struct pv_vmpam sys;
+static struct pv_vmpam_sys sys;
 static struct pv_vmpam_msc_desc desc[NMSC_MAX];
 static unsigned nmsc;
-static struct pv_vmpam_vm *table[NVM];
+static struct pv_vm_mpam *table[NVM];
 static struct pv_vmpam_acct acct[NVM * PV_VMPAM_MAX_NODES];
-static struct pv_vmpam_vm vm[NVM];
+static struct pv_vm_mpam vm[NVM];
 static bool live[NVM];
 static struct pv_vcpu vc[NVM];
 
@@ -66,13 +66,13 @@ static const uint32_t id_default[ID_WORDS] = {
 static uint32_t id_regs[NMSC_MAX][ID_WORDS];
 
 /* What the current operation may do. */
-static bool in_setup;                     /* pv_vmpam_init: PART_SEL of PARTID 0 allowed */
-static const struct pv_vmpam_vm *subject; /* the VM being configured, or NULL */
+static bool in_setup;                    /* pv_vmpam_init: PART_SEL of PARTID 0 allowed */
+static const struct pv_vm_mpam *subject; /* the VM being configured, or NULL */
 static const char *op = "setup";
 static unsigned counter_reads; /* MSMON_MBWU(_L) reads since the last MON_SEL write */
 static bool nrdy_forever;      /* the MSCs answer NRDY to every counter read */
 
-static bool partid_of(const struct pv_vmpam_vm *m, unsigned p)
+static bool partid_of(const struct pv_vm_mpam *m, unsigned p)
 {
 	for (unsigned v = 0; v < m->nr_partids; v++)
 		if (m->partid[v] == p)
@@ -81,7 +81,7 @@ static bool partid_of(const struct pv_vmpam_vm *m, unsigned p)
 }
 
 /* The VM in the table (other than `except`) that owns PARTID p, or -1. */
-static int owner(unsigned p, const struct pv_vmpam_vm *except)
+static int owner(unsigned p, const struct pv_vm_mpam *except)
 {
 	for (unsigned i = 0; i < sys.nvms; i++)
 		if (sys.vms[i] != except && partid_of(sys.vms[i], p))
@@ -190,7 +190,7 @@ static void dev_write(void *dev, uint64_t pa, uint32_t val)
 
 /* ---- the guest's labels ------------------------------------------------------------------ */
 
-static void check_labels(const struct pv_vmpam_vm *m, uint64_t hw, const char *reg)
+static void check_labels(const struct pv_vm_mpam *m, uint64_t hw, const char *reg)
 {
 	for (unsigned f = 0; f < 2; f++) {
 		unsigned p = (unsigned)(hw >> (16 * f) & 0xFFFF);
@@ -226,7 +226,7 @@ static void step_guest(unsigned i)
 		FZ_CHECK(d->el0_write == PV_EL0_UNDEF, "guest MPAMn_EL1: EL0 writes allowed");
 	}
 	pv_vmpam_load(v);
-	const struct pv_vmpam_vm *m = &vm[i];
+	const struct pv_vm_mpam *m = &vm[i];
 	check_labels(m, *memplat_reg(&mc, PV_MPAM1_EL1), "MPAM1_EL1");
 	check_labels(m, *memplat_reg(&mc, PV_MPAM0_EL1), "MPAM0_EL1");
 	if (m->vpm) {

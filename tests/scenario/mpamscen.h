@@ -42,12 +42,12 @@ struct mscen {
 	struct sim_msc msc[MSCEN_MAX_MSCS];
 	unsigned nmsc;
 	struct sim_mpam mp;
-	struct pv_vmpam sys;
-	struct pv_vmpam_vm **table;
+	struct pv_vmpam_sys sys;
+	struct pv_vm_mpam **table;
 	struct pv_vmpam_acct *acct;
-	struct pv_vmpam_vm *vm; /* max_vms */
-	struct pv_vcpu *vcpu;   /* max_vms, one per VM */
-	struct sim_tgen *gen;   /* max_vms, one per VM */
+	struct pv_vm_mpam *vm; /* max_vms */
+	struct pv_vcpu *vcpu;  /* max_vms, one per VM */
+	struct sim_tgen *gen;  /* max_vms, one per VM */
 	bool *live;
 	unsigned nvms; /* slots used (live or released) */
 	uint64_t now;

@@ -73,7 +73,7 @@ static void rig_free(struct rig *r)
 	free(r);
 }
 
-static const struct pv_vmpam *sys(const struct rig *r)
+static const struct pv_vmpam_sys *sys(const struct rig *r)
 {
 	return &r->m->mpam_machine->sys;
 }
@@ -141,7 +141,7 @@ static uint64_t expect_figures(const struct rig *r, bool rotating, const char *t
 	uint64_t local_sum = 0;
 	for (unsigned vm = 0; vm < r->m->nvms; vm++)
 		for (unsigned node = 0; node < 2; node++) {
-			const struct pv_vmpam_vm *v = &r->m->vm[vm].pv.mpam;
+			const struct pv_vm_mpam *v = &r->m->vm[vm].pv.mpam;
 			struct pv_vmpam_reading tot, loc;
 			int st = pv_vmpam_read(sys(r), v, node, &tot);
 			int sl = pv_vmpam_read_local(sys(r), v, node, &loc);

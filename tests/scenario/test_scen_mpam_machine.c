@@ -104,7 +104,7 @@ static unsigned add_vcpu(struct rig *r, int vm, unsigned cpu, uint64_t insts, un
 /* The MSC's own truth for a VM: bytes labelled with its PARTIDs. */
 static uint64_t partid_truth(const struct rig *r, unsigned vm, unsigned node)
 {
-	const struct pv_vmpam_vm *v = &r->m->vm[vm].pv.mpam;
+	const struct pv_vm_mpam *v = &r->m->vm[vm].pv.mpam;
 	uint64_t t = 0;
 	for (unsigned p = 0; p < v->nr_partids; p++)
 		t += sim_mpam_truth(&r->m->mpam_machine->mp, node, v->partid[p]);

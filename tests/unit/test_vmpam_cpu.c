@@ -11,7 +11,7 @@
 
 struct fx {
 	struct rig *r;
-	struct pv_vmpam_vm vm;
+	struct pv_vm_mpam vm;
 	struct pv_vcpu v;
 };
 
@@ -103,7 +103,7 @@ static void test_guest_writes(void **state)
 	(void)state;
 	for (unsigned hcr = 0; hcr < 2; hcr++) {
 		struct fx *f = fx_new(hcr, 3);
-		struct pv_vmpam_vcpu *s = &f->v.mpam;
+		struct pv_vmpam *s = &f->v.mpam;
 		uint64_t v;
 		/* Reset: virtual PARTID 0, the VM's default. */
 		assert_int_equal(pv_vmpam_mpam1_read(vcpu(f), 0, 1, &v), PV_TRAP_HANDLED);

@@ -23,7 +23,7 @@
 
 struct fx {
 	struct rig *r;
-	struct pv_vmpam_vm vm[3];
+	struct pv_vm_mpam vm[3];
 	struct pv_vcpu v;
 };
 

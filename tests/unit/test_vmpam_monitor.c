@@ -17,7 +17,7 @@
 
 struct fx {
 	struct rig *r;
-	struct pv_vmpam_vm vm;
+	struct pv_vm_mpam vm;
 	uint64_t now;
 };
 

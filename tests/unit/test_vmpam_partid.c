@@ -83,7 +83,7 @@ static void test_allocation(void **state)
 	/* PARTIDs 0..15 usable, 0..3 the host's: 12 for VMs. */
 	struct rig *r = two_mscs(CPU_IDR(15, 1, 0, 0), 63, 63);
 	assert_int_equal(rig_init(r, 4), 0);
-	static struct pv_vmpam_vm vm[16];
+	static struct pv_vm_mpam vm[16];
 	bool seen[16] = {false};
 	struct pv_vmpam_config two = {.nr_partids = 2};
 	for (unsigned i = 0; i < 6; i++) {
@@ -152,7 +152,7 @@ static void test_vpm_limit_and_table(void **state)
 	/* VPMR_MAX = 0: four virtual PARTIDs per VM at most. */
 	struct rig *r = two_mscs(CPU_IDR(255, 1, 1, 0), 255, 255);
 	assert_int_equal(rig_init(r, 1), 0);
-	static struct pv_vmpam_vm vm[RIG_VMS + 1];
+	static struct pv_vm_mpam vm[RIG_VMS + 1];
 	struct pv_vmpam_config five = {.nr_partids = 5}, four = {.nr_partids = 4};
 	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[0], &five, true),
 			 PV_VMPAM_ERR_VPARTIDS);
@@ -184,7 +184,7 @@ static void test_limits_programmed(void **state)
 	(void)state;
 	struct rig *r = two_mscs(CPU_IDR(255, 1, 0, 0), 255, 255);
 	assert_int_equal(rig_init(r, 1), 0);
-	static struct pv_vmpam_vm vm;
+	static struct pv_vm_mpam vm;
 	static const unsigned pcts[] = {1, 10, 25, 33, 50, 60, 75, 99};
 	for (unsigned i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 		struct pv_vmpam_config c = {.mbw_max = {(uint8_t)pcts[i]}, .cpbm = {0x00F0}};
@@ -231,7 +231,7 @@ static void test_msc_error_on_config(void **state)
 	(void)state;
 	struct rig *r = two_mscs(CPU_IDR(255, 1, 0, 0), 255, 255);
 	assert_int_equal(rig_init(r, 1), 0);
-	static struct pv_vmpam_vm vm;
+	static struct pv_vm_mpam vm;
 	/* The cache MSC reports an error: the VM is refused, its PARTID freed, ESR cleared. */
 	*rig_word(r, 1, R_ESR) = 9u << 24 | 5;
 	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm, NULL, true),

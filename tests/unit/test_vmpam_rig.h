@@ -68,8 +68,8 @@ struct rig {
 	struct memplat_mmio io;
 	uint32_t words[RIG_MSCS * RIG_FRAME / 4];
 	struct pv_pcpu cpu;
-	struct pv_vmpam sys;
-	struct pv_vmpam_vm *table[RIG_VMS];
+	struct pv_vmpam_sys sys;
+	struct pv_vm_mpam *table[RIG_VMS];
 	struct pv_vmpam_acct acct[RIG_VMS * RIG_NODES * 2]; /* total and local accounts */
 	struct pv_vmpam_msc_desc desc[RIG_MSCS];
 	unsigned ndesc;

@@ -97,6 +97,22 @@ static void test_given_mpam(void **state)
 	assert_true(r->v[0].traps.mpam2_el2 & PV_MPAM2_EL2_TRAPMPAM1EL1);
 	assert_true(r->v[0].traps.mpam2_el2 & PV_MPAM2_EL2_TRAPMPAM0EL1);
 
+	/* MPAMIDR_EL1, MPAM1_EL1 and MPAM0_EL1 are EL1 registers: UNDEFINED at EL0 either way,
+	 * and an EL0 write changes nothing. */
+	static const uint32_t el1_only[] = {PV_MPAMIDR_EL1, PV_MPAM1_EL1, PV_MPAM0_EL1};
+	x[4] = 0;
+	assert_int_equal(pv_trap(&r->v[0], esr(PV_MPAM0_EL1, 4, true), 1, x), PV_TRAP_HANDLED);
+	uint64_t mpam0 = x[4];
+	for (size_t i = 0; i < sizeof(el1_only) / sizeof(el1_only[0]); i++) {
+		x[3] = ~UINT64_C(0);
+		assert_int_equal(pv_trap(&r->v[0], esr(el1_only[i], 3, true), 0, x),
+				 PV_TRAP_UNDEF);
+		assert_int_equal(pv_trap(&r->v[0], esr(el1_only[i], 3, false), 0, x),
+				 PV_TRAP_UNDEF);
+	}
+	assert_int_equal(pv_trap(&r->v[0], esr(PV_MPAM0_EL1, 4, true), 1, x), PV_TRAP_HANDLED);
+	assert_int_equal(x[4], mpam0);
+
 	/* Random guest writes: the guest reads back what it wrote, and the label its traffic
 	 * carries is always one of its own PARTIDs (virtual PARTIDs beyond 3 fall back to 0). */
 	srand(7);

@@ -117,13 +117,14 @@ $(CORE_OBJS): $(BUILD)/%.o: %.c $(PV_HDRS)
 	$(CC) $(CFLAGS_BASE) $(SANITIZE) -ffreestanding -c $< -o $@
 
 # Every archive and program checks its objects' dependency graph for cycles (nm): the core by
-# module (star-shaped: core/ and trap/ over the feature modules), the rest by file.
+# module (star-shaped: core/ and trap/ over the feature modules) and by file, the rest by file.
 NM ?= nm
 OBJCYCLES = sh tests/objcycles.sh
 
 $(LIB): $(CORE_OBJS)
 	@mkdir -p $(dir $@)
 	@$(OBJCYCLES) $(NM) core --by-dir $^
+	@$(OBJCYCLES) $(NM) core-files $^
 	rm -f $@ && ar rcs $@ $^
 
 $(SIMLIB): $(SIM_OBJS)

@@ -10,23 +10,6 @@
 #define CR PV_PMUSERENR_CR
 #define ER PV_PMUSERENR_ER
 
-#ifndef PV_PLATFORM_HAS_PMEV
-/* ISS keys of PMEVCNTR<n>_EL0, so that no trap path recomputes them. */
-#define K4(n)                                                                                  \
-	PV_PMEVCNTR_EL0(n), PV_PMEVCNTR_EL0((n) + 1), PV_PMEVCNTR_EL0((n) + 2),                \
-		PV_PMEVCNTR_EL0((n) + 3)
-const uint32_t pv_vpmu__evcntr_key[PV_PMU_MAX_COUNTERS] = {K4(0),
-							   K4(4),
-							   K4(8),
-							   K4(12),
-							   K4(16),
-							   K4(20),
-							   K4(24),
-							   PV_PMEVCNTR_EL0(28),
-							   PV_PMEVCNTR_EL0(29),
-							   PV_PMEVCNTR_EL0(30)};
-#endif
-
 /* Guest view of event counter n: bits [31:0] before PMUv3p5. A CHAIN counter first takes
  * the pending overflows of its even partner into account. */
 static inline uint64_t evcntr_get(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n)

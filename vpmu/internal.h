@@ -173,7 +173,8 @@ static inline uint64_t vpmu_hw_ccfiltr(const struct pv_vm_pmu *p, uint64_t filte
 void pv_vpmu__filter_build(struct pv_vm_pmu *p, const struct pv_pmu_config *c);
 void pv_vpmu__filter_lut(struct pv_vm_pmu *p);
 
-/* software.c */
+/* chain.c */
+bool pv_vpmu__increment(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n);
 void pv_vpmu__chain_overflows(struct pv_vcpu *v, struct pv_pcpu *cpu, uint32_t overflowed);
 
 /* switch.c */

@@ -7,7 +7,8 @@
 #   make bench      benchmark figures, one "bench: <name>: <value> <unit>" per line
 #   make aarch64    the core, freestanding, for aarch64
 #   make docs       regenerate docs/registers.md from the register database
-#   make docs-check fail if docs/registers.md is not what the database generates
+#   make docs-check fail if docs/registers.md is not what the database generates, or if
+#                   an Arm ARM citation is not in the pinned revision's table (docs/README.md)
 #   make deps       install the Debian packages of every goal (as root)
 #   make fresh-check  make demo and make check on a new minimal Debian 12 root file system
 #   make check-sanitize  the host tests again, built with AddressSanitizer + UBSan
@@ -334,6 +335,7 @@ docs: $(BUILD)/docs/registers.md
 	@echo "docs: docs/registers.md regenerated"
 
 docs-check: $(BUILD)/docs/registers.md
+	@sh tests/citations.sh && echo "docs-check: every Arm ARM citation is in docs/README.md's table"
 	@if cmp -s $< docs/registers.md; then \
 		echo "docs-check: docs/registers.md matches the register database"; \
 	else \

@@ -4,7 +4,7 @@
  * bench/bench_vpmu.c: `--list` names the figures, a mode runs one of them.
  *
  *   vspe.enable_1mib    instructions per guest enable (the PMBLIMITR_EL1 write with E = 1 and
- *                       profiling on) of a 1 MiB buffer: the D17.7.1 checks, the stage-1 walk
+ *                       profiling on) of a 1 MiB buffer: the D17.7.4 checks, the stage-1 walk
  *                       of 256 4 KiB pages through the guest's tables, their pinning
  *   vspe.enable_64mib   the same for 64 MiB (16384 pages)
  *   vspe.switch         instructions per pv_vcpu_load + pv_vcpu_put of a vCPU that profiles

@@ -50,7 +50,7 @@ _Static_assert(offsetof(struct frame, x[30]) == FRAME_X30, "frame.h: x30");
 _Static_assert(offsetof(struct frame, elr) == FRAME_ELR, "frame.h: ELR_EL2");
 _Static_assert(offsetof(struct frame, spsr) == FRAME_SPSR, "frame.h: SPSR_EL2");
 
-/* EL1/EL0 system registers switched with the vCPU (Arm ARM D1: the EL1&0 regime state). */
+/* EL1/EL0 system registers switched with the vCPU (Arm ARM D1, the EL1&0 regime state; D24.2). */
 /* clang-format off */
 #define EL1_REGS(X)                                                                              \
 	X(sctlr, S3_0_C1_C0_0) X(cpacr, S3_0_C1_C0_2) X(ttbr0, S3_0_C2_C0_0)                     \
@@ -274,7 +274,7 @@ void vcpu_regs_save(struct vcpu *v);
 void vcpu_regs_restore(const struct vcpu *v);
 uint64_t vcpu_regs_mdcr(const struct vcpu *v);
 bool vcpu_regs_debug_trap(struct vcpu *v);
-#define MDCR_EL2_TDA (1ul << 9)    /* debug register accesses trap (Arm ARM D24.2, MDCR_EL2) */
+#define MDCR_EL2_TDA (1ul << 9)    /* debug register accesses trap (D24.3.17, MDCR_EL2) */
 #define MDCR_EL2_TDOSA (1ul << 10) /* OS lock, OS double lock, DBGPRCR accesses trap */
 
 /* sched.c */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Synchronous exceptions injected into the guest's EL1, as the hardware would take them
- * (Arm ARM D1.10, "Exception entry"): ESR_EL1, ELR_EL1 (the faulting instruction), SPSR_EL1
+ * (Arm ARM D1.4.2, "Exception entry"): ESR_EL1, ELR_EL1 (the faulting instruction), SPSR_EL1
  * (the interrupted PSTATE), FAR_EL1 for aborts, and PC = VBAR_EL1 + the vector offset of the
  * source: 0x000 from EL1t, 0x200 from EL1h, 0x400 from AArch64 EL0, 0x600 from AArch32 EL0.
  * PSTATE becomes EL1h with D, A, I, F masked; PAN is set when SCTLR_EL1.SPAN is 0, SSBS takes

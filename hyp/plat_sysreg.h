@@ -99,7 +99,7 @@ extern struct plat_feat plat_feat;
 /* What the hardware's PMU can interrupt for, tracked from the writes that decide it, so the
  * overflow poll (timer.c) needs no look into the vPMU: an event counter (not the cycle
  * counter, bit 31) enabled in PMCNTENSET_EL0 and PMINTENSET_EL1 with PMCR_EL0.E set (Arm ARM
- * D13.x, the PMU overflow interrupt request; the host's counter above HPMN never
+ * D13.3.1, generating overflow interrupt requests; the host's counter above HPMN never
  * interrupts). Every write goes through here: the vPMU's, and the hypervisor's own. */
 struct plat_pmu_enables {
 	uint32_t cnten, inten;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Instructions the hypervisor completes by emulation must count as executed by the guest
- * (Arm ARM D11: INST_RETIRED counts architecturally executed instructions). QEMU 7.2 counts
+ * (Arm ARM D14.3.1: INST_RETIRED counts architecturally executed instructions). QEMU 7.2 counts
  * a trapped system-register access or HVC at EL1, but not a load or store that takes a
  * stage-2 data abort: that instruction never completes in hardware, and the hypervisor
  * performs it (UART, GIC) and skips it. retire_emulated() credits it as hardware would:

@@ -202,7 +202,7 @@ struct vcpu *sched_next(struct vcpu *cur)
 	return switch_to(cur, next);
 }
 
-/* A trapped WFI: the vCPU waits until a wake-up event (Arm ARM D1.6.x: an interrupt pending
+/* A trapped WFI: the vCPU waits until a wake-up event (Arm ARM D1.7.2.1: an interrupt pending
  * for it); meanwhile the others run, and with none to run the pCPU waits at EL2. A vCPU with
  * an interrupt already pending goes on at once. */
 struct vcpu *sched_wfi(struct vcpu *cur)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hypervisor measures itself with the one PMU counter it keeps above HPMN (MDCR_EL2.HPMN
- * = N - 1, counters [HPMN, N) enabled by MDCR_EL2.HPME, not PMCR_EL0.E; Arm ARM D13.x). It
+ * = N - 1, counters [HPMN, N) enabled by MDCR_EL2.HPME, not PMCR_EL0.E; D13.1.1, D13.5.1.1). It
  * counts INST_RETIRED at EL2 only (PMEVTYPER: P = 1, U = 1, NSH = 1). The counter is read once
  * per exception, at the end of its handler (selfcount_account, hyp.h), so the difference
  * between two reads is exactly the EL2 instructions of one round trip (vector entry, handler,

@@ -2,7 +2,7 @@
 /*
  * The vCPU state beyond EL1_REGS (hyp.h) that a guest can write and that would otherwise
  * carry from one VM to the next: the self-hosted debug registers (breakpoints, watchpoints,
- * OS lock, OS double lock, MDCCINT; Arm ARM D2 and D19.3), and the registers of features the
+ * OS lock, OS double lock, MDCCINT; Arm ARM D2 and D24.3), and the registers of features the
  * VMs do not see but the CPU has, which hiding them in the ID registers does not trap:
  * TPIDR2_EL0 (FEAT_SME) and DISR_EL1 (FEAT_RAS; with HCR_EL2.AMO the guest's DISR_EL1 is
  * VDISR_EL2). Every VM's values are its own.
@@ -52,7 +52,7 @@ void vcpu_regs_probe(void)
 }
 
 /* A vCPU's registers before its first load: their reset values. The OS lock is locked at
- * cold reset (OSLSR_EL1.OSLK, Arm ARM D19.3), so a guest unlocks it as on hardware. */
+ * cold reset (OSLSR_EL1.OSLK, Arm ARM D24.3.28), so a guest unlocks it as on hardware. */
 void vcpu_regs_init(struct vcpu *v)
 {
 	memset(&v->dbg, 0, sizeof(v->dbg));

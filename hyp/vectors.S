@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * EL2 exception vectors (Arm ARM D1.10.2, vector table offsets). While a guest runs, SP_EL2
+ * EL2 exception vectors (Arm ARM D1.4.1.6, exception vectors). While a guest runs, SP_EL2
  * points at its vCPU's struct frame, so an exception from the guest (lower EL, AArch64) saves
  * x0..x30, ELR_EL2 and SPSR_EL2 straight into it, moves to the hypervisor's stack, calls the
  * C handler with the frame, and returns through guest_enter (enter.S) with the frame the

@@ -146,7 +146,7 @@ void vgic_init(struct vcpu *v)
 	g->waker = 1u << 1; /* GICR_WAKER.ProcessorSleep resets to 1 */
 }
 
-/* A WFI wake-up event for the vCPU (Arm ARM D1.6.x, WFI): an interrupt pending, enabled and
+/* A WFI wake-up event for the vCPU (Arm ARM D1.7.2.1): an interrupt pending, enabled and
  * in an enabled group. Its priority against the priority mask is not looked at: WFI may
  * complete early, never late. */
 bool vgic_pending(const struct vcpu *v)

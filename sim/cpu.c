@@ -241,7 +241,7 @@ void sim_cpu_el2_work(struct sim_cpu *c, uint64_t insts, bool eret)
 
 void sim_cpu_guest_exception(struct sim_cpu *c, struct sim_vcpu *v)
 {
-	/* EXC_TAKEN is attributed to the EL the exception is taken from (D13.7.2). */
+	/* EXC_TAKEN is attributed to the EL the exception is taken from (D13.7.3.1). */
 	struct sim_work w = {0};
 	w.ev[SIM_EV_EXC_TAKEN] = 1;
 	sim_cpu_exec(c, v->el, false, &w);

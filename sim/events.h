@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Events the machine model generates, and work chunks: a number of instructions executed at
- * one exception level with the count of every modelled event (Arm ARM D17, common events).
+ * one exception level with the count of every modelled event (Arm ARM D14.3, common events).
  */
 #ifndef SIM_EVENTS_H
 #define SIM_EVENTS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Physical memory, the VMSAv8-64 table walk (Arm ARM D8.2 stage 1, D8.3 stage 2) as the
+ * Physical memory, the VMSAv8-64 table walk (Arm ARM D8.2, with the descriptors of D8.3) as the
  * pseudocode performs it level by level, and the guest stage-1 table builder.
  */
 #include "mem.h"
@@ -111,7 +111,7 @@ static bool fault(struct sim_fault *f, enum sim_fault_kind kind, unsigned level)
 	return false;
 }
 
-/* Number of levels and the index bits of the first (D8.2.x, "translation table walk"). */
+/* Number of levels and the index bits of the first (D8.2.8 to D8.2.10, one per granule). */
 static unsigned start_level(const struct sim_walk *w, unsigned *first_bits)
 {
 	unsigned stride = w->granule - 3;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * CPU-side MPAM of one PE (see mpam_cpu.h). The label rule follows the Arm ARM pseudocode
- * (shared/functions/mpam): genMPAM, genPARTID, MPAMisVirtual, MAP_vPARTID and genPMG.
+ * (J1.3.3, shared/functions/mpam): GenMPAM, GenPARTID, MPAMIsVirtual, MAP_vPARTID and GenPMG.
  */
 #include "mpam_cpu.h"
 
@@ -41,7 +41,7 @@ static unsigned pmg_of(uint64_t reg, bool ifetch)
 				 : PV_FIELD_GET(PV_MPAMN_PMG_D, reg));
 }
 
-/* MPAMisVirtual(el) */
+/* MPAMIsVirtual(el) */
 static bool is_virtual(const struct sim_mpam_cpu *c, unsigned el)
 {
 	if (!c->el2_enabled || !has_hcr(c))
@@ -88,7 +88,7 @@ struct sim_mpam_label sim_mpam_cpu_label(const struct sim_mpam_cpu *c, unsigned 
 	uint64_t reg = eff == 2   ? (c->el2_enabled ? c->mpam2 : 0)
 		       : eff == 1 ? c->mpam1
 				  : c->mpam0;
-	/* genPARTID: checked against the physical PARTID_MAX before any mapping. */
+	/* GenPARTID: checked against the physical PARTID_MAX before any mapping. */
 	unsigned partid = partid_of(reg, ifetch);
 	if (partid > partid_max(c)) {
 		l.err = true;
@@ -97,7 +97,7 @@ struct sim_mpam_label sim_mpam_cpu_label(const struct sim_mpam_cpu *c, unsigned 
 	if (is_virtual(c, eff))
 		partid = map_vpartid(c, partid, &l.err);
 	l.partid = (uint16_t)partid;
-	/* genPMG: the default after a PARTID error (one of the CONSTRAINED UNPREDICTABLE
+	/* GenPMG: the default after a PARTID error (one of the CONSTRAINED UNPREDICTABLE
 	 * choices) or when out of range. */
 	unsigned pmg = pmg_of(reg, ifetch);
 	if (!l.err && pmg <= PV_FIELD_GET(PV_MPAMIDR_PMG_MAX, c->idr))

@@ -2,7 +2,7 @@
 /*
  * The CPU side of MPAM on one PE: MPAMIDR_EL1, MPAM0_EL1, MPAM1_EL1, MPAM2_EL2, MPAMHCR_EL2,
  * MPAMVPMV_EL2 and MPAMVPM<n>_EL2, and the architected rule for the label (PARTID, PMG) a
- * memory access carries: the Arm ARM's genMPAM / genPARTID / MAP_vPARTID / genPMG pseudocode,
+ * memory access carries: the Arm ARM's GenMPAM / GenPARTID / MAP_vPARTID / GenPMG pseudocode,
  * for Non-secure AArch64 state. A pure model: nothing else in sim/ calls it; tests feed it the
  * register values perfvisor programs and give its labels to traffic generators.
  */

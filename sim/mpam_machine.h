@@ -13,7 +13,7 @@
  *     created, so every VM gets PARTIDs of its own and, given enough PMGs, local bytes;
  *   - memory traffic: a vCPU given a rate (sim_mpam_machine_traffic) demands that many bytes
  *     per second of its own running time at EL0/EL1, labelled with what the CPU model computes
- *     from the pCPU's registers at that instant (genMPAM: MPAM0_EL1 at EL0, MPAM1_EL1 at EL1,
+ *     from the pCPU's registers at that instant (GenMPAM: MPAM0_EL1 at EL0, MPAM1_EL1 at EL1,
  *     through the VPM registers when MPAMHCR_EL2 enables them). The memory system (sim/traffic.c)
  *     serves it window by window: the MSC throttles it by MBW_MAX and its monitors count it.
  *     pv_vmpam_tick runs every tick_ns of memory time.

@@ -366,7 +366,7 @@ enum sim_acc sim_pmu_read(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint32
 	int sel;
 	switch (r) {
 	case R_PMCR: {
-		/* N reads HPMN at EL1 and EL0 when EL2 is enabled (D13 "counter enables"). */
+		/* N reads HPMN at EL1 and EL0 when EL2 is enabled (D24.5.8, PMCR_EL0.N). */
 		unsigned num = c->el >= 2 || c->secure ? p->cfg.counters
 						       : sim_pmu_hpmn(p, c->mdcr);
 		*val = (UINT64_C(0x41) << 24) | ((uint64_t)p->cfg.idcode << 16) |

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * PMUv3 model of one PE (Arm ARM D13 "The Performance Monitors Extension", the
- * CountPMUEvents() / IncrementEventCounter() / CheckForPMUOverflow() pseudocode, and the
- * register descriptions in D24.5). EL2 is always implemented; EL3 and Secure EL2 are options.
+ * CountPMUEvents() / AArch64.IncrementEventCounter() / CheckForPMUOverflow() pseudocode of
+ * J1.1.1 and J1.3.1, and the register descriptions in D24.5). EL2 is always implemented; EL3
+ * and Secure EL2 are options.
  */
 #ifndef SIM_PMU_H
 #define SIM_PMU_H
@@ -56,7 +57,7 @@ bool sim_pmu_counting(const struct sim_pmu *p, const struct sim_pmu_ctx *c, unsi
 void sim_pmu_count(struct sim_pmu *p, const struct sim_pmu_ctx *c, const struct sim_work *w);
 /* A write of `val` to PMSWINC_EL0 executed in context c. */
 void sim_pmu_swinc(struct sim_pmu *p, const struct sim_pmu_ctx *c, uint64_t val);
-/* Level of the overflow interrupt request (D13 "Generating overflow interrupt requests"). */
+/* Level of the overflow interrupt request (D13.3.1, "Generating overflow interrupt requests"). */
 bool sim_pmu_irq(const struct sim_pmu *p, uint64_t mdcr);
 
 /* Register-space questions for the access routing. */

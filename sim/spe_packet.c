@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SPE packet and record encoder/decoder (Arm ARM D17 "Statistical Profiling Extension sample
+ * SPE packet and record encoder/decoder (Arm ARM D18 "Statistical Profiling Extension sample
  * record specification"; the record layout of the Arm ARM pseudocode SPEConstructRecord()):
  * host code, not the core's (the EL2 library never looks inside a record). The machine
  * model's profiler writes records with it; the tool and the tests read them back.

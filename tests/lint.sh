@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make lint: cppcheck and clang-tidy with the configurations checked in at the top of the tree
-# (.cppcheck-suppressions, .clang-tidy), clang-format (.clang-format, over $FORMAT_SRCS), and the
-# generated documents against what is committed.
+# (.cppcheck-suppressions, .clang-tidy), clang-format (.clang-format, over $FORMAT_SRCS), the
+# generated documents against what is committed, and the Arm ARM citations (citations.sh).
 #   lint.sh CPPCHECK CLANG_TIDY "CORE_SOURCES" "FUZZ_SOURCES" "TOOL_CFLAGS" REGISTERS_MD
 # One test per analyser and set of sources; an analyser that is not installed is a failure
 # (CI installs both). REGISTERS_MD is docs/registers.md as the register database generates it
@@ -108,5 +108,19 @@ else
 	  echo "error: docs/registers.md is stale: run make docs and commit it"; } >"$log" 2>&1
 	result "docs-check" 1 "$log"
 fi
+# Arm ARM citations against the pinned revision's table (docs/README.md), and the check itself
+# against a tree that breaks each of its rules.
+log=$logdir/citations.log
+sh tests/citations.sh >"$log" 2>&1
+result "citations" $? "$log"
+log=$logdir/citations-self.log
+bad=$logdir/citations-tree
+rm -rf "$bad" && mkdir -p "$bad/docs" && cp docs/README.md "$bad/docs/" &&
+	printf '/* D%s */\n/* D%s */\n/* DDI %s K.a */\n/* D24.5, 0xD12, PMD1 */\n' 13.x 99.1 0487 \
+		>"$bad/a.c"
+sh tests/citations.sh "$bad" >"$log.out" 2>&1
+if [ "$(cut -d: -f2 "$log.out" | tr '\n' ' ')" = "1 2 3 " ]; then st=0; else st=1; fi
+{ echo "expected findings on lines 1 2 3 of a.c, got:"; cat "$log.out"; } >"$log"
+result "citations self-test" $st "$log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

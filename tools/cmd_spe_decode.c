@@ -42,7 +42,7 @@ static const char *const event_names[] = {
 };
 #define NEVENTS (sizeof(event_names) / sizeof(event_names[0]))
 
-/* The operation type packet (D17, Operation Type packet), in words. */
+/* The operation type packet (D18.2.7, Operation Type packet), in words. */
 static void op_text(const struct pv_spe_record *r, char *out, size_t size)
 {
 	unsigned sub = r->op_subclass;

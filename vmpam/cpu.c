@@ -4,7 +4,7 @@
  * trapped), and the EL2 controls that keep its labels its own.
  *
  * Why MPAM1_EL1 and MPAM0_EL1 trap even with the VPM registers: the hardware checks a PARTID
- * against the physical MPAMIDR_EL1.PARTID_MAX before mapping it (Arm ARM genPARTID), so a
+ * against the physical MPAMIDR_EL1.PARTID_MAX before mapping it (Arm ARM GenPARTID), so a
  * guest value above it would put the physical default, PARTID 0, the host's, on the bus; and
  * a virtual PARTID past the VPM table is reduced in an IMPLEMENTATION DEFINED way. A trapped
  * write is sanitised: a virtual PARTID the VM does not have, or a PMG above the usable
@@ -14,7 +14,7 @@
  * The physical PMG labels the pCPU when local bytes are counted (pv_vmpam_init, partid.c):
  * MPAM1_EL1/MPAM0_EL1.PMG_I and PMG_D hold the memory node local to the pCPU the vCPU runs
  * on, set at every load (a migration relabels) and at every trapped write. The VPM registers
- * map PARTIDs only; genPMG takes the PMG from MPAMn_EL1 as it is, so the node reaches the bus
+ * map PARTIDs only; GenPMG takes the PMG from MPAMn_EL1 as it is, so the node reaches the bus
  * with or without HAS_HCR. The guest's own PMG stays virtual: it reads back what it wrote
  * (sanitised as above), but it never reaches an MSC. A guest has no MSC of its own to
  * program, so a PMG has no physical meaning for it, and it loses nothing.

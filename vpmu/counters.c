@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The counters: PMEVCNTR<n>, PMXEVCNTR, PMCCNTR (Arm ARM D13.x "The PMU counters", D24.5),
+ * The counters: PMEVCNTR<n>, PMXEVCNTR, PMCCNTR (Arm ARM D13.11 "Counter access", D24.5),
  * and the operator's view of them. Event counters are 32-bit before PMUv3p5, 64-bit from it;
  * the cycle counter is 64-bit in every version.
  */

@@ -41,9 +41,9 @@ void pv_vpmu__filter_build(struct pv_vm_pmu *p, const struct pv_pmu_config *c)
 
 /*
  * Physical filter bits for guest PMEVTYPER/PMCCFILTR bits [31:28] = P:U:NSK:NSU (Arm ARM
- * D13.x, "Filtering by Exception level and Security state", and CountPMUEvents()). The guest
- * runs in Non-secure EL1/EL0; it counts at EL1 iff P == NSK and at EL0 iff U == NSU (NSK,
- * NSU are stored as 0 without EL3). Only those two states may count in hardware:
+ * D13.7.1, "Filtering by Exception level and Security state", and J1.3.1 CountPMUEvents()).
+ * The guest runs in Non-secure EL1/EL0; it counts at EL1 iff P == NSK and at EL0 iff U == NSU
+ * (NSK, NSU are stored as 0 without EL3). Only those two states may count in hardware:
  *  - without EL3 there is no Secure state: keep P and U;
  *  - with EL3: P = U = 1 (no Secure EL1/EL0), NSK = 1 iff the guest counts EL1, NSU = 1 iff
  *    it counts EL0, M = 0 (EL3 counted iff M == P).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Events counted in software: SW_INCR through PMSWINC, and CHAIN (Arm ARM D13.x "Chaining",
- * PMSWINC_EL0), with 32- and 64-bit overflow.
+ * Events counted in software: SW_INCR through PMSWINC, and CHAIN (Arm ARM D14.3.1,
+ * D24.5.24 PMSWINC_EL0), with 32- and 64-bit overflow.
  */
 #include "internal.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest's profiling buffer: the checks made when it becomes enabled (Arm ARM D17.7.1,
+ * The guest's profiling buffer: the checks made when it becomes enabled (Arm ARM D17.7.4,
  * restrictions on the current write pointer; PMBIDR_EL1.MaxBuffSize), the walk of its pages and
  * their pinning in stage 2, the buffer management events (PMBSR_EL1, D24.7.5) the hardware raises
  * and their reflection to the guest, and the repair of stage-2 faults, which are never the
@@ -88,7 +88,7 @@ static void enable(struct pv_vcpu *v)
 		return;
 	pv_vspe__unpin_all(v);
 	uint64_t rec = UINT64_C(1) << c->max_record;
-	/* D17.7.1: PTR aligned to PMBIDR_EL1.Align, PTR <= LIMIT - 2^MaxSize, one top byte for PTR
+	/* D17.7.4: PTR aligned to PMBIDR_EL1.Align, PTR <= LIMIT - 2^MaxSize, one top byte for PTR
 	 * and LIMIT; otherwise UNPREDICTABLE, and of the permitted behaviours perfvisor chooses a
 	 * buffer management event: "not stopped / access not allowed" for a bad pointer, "buffer
 	 * filled" for no room (SPEBufferIsFull()), "buffer size" above MaxBuffSize. */

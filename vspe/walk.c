@@ -41,7 +41,7 @@ void pv_vspe__regime_read(struct pv_vcpu *v, struct vspe_regime *r)
 }
 
 /* Granule shift of a TGn encoding; an unimplemented or reserved one behaves as an implemented
- * granule (Arm ARM D8.2.x: IMPLEMENTATION DEFINED choice; perfvisor and the model take the
+ * granule (Arm ARM D24.2.194, TCR_EL1.TGn: an IMP DEF choice; perfvisor and the model take the
  * smallest implemented). */
 static unsigned granule(const struct pv_hw_spe *hw, unsigned shift)
 {
@@ -105,7 +105,7 @@ static bool block_allowed(unsigned g, unsigned level)
 void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x)
 {
 	x->fsc = VSPE_OK;
-	if (!w->mmu) { /* stage 1 off: IPA = VA (D8.2.10) */
+	if (!w->mmu) { /* stage 1 off: IPA = VA (D8.2.12.1) */
 		if (va >> w->hw->pa_bits) {
 			x->fsc = (int)PV_FSC_ADDR_SIZE(0);
 			return;

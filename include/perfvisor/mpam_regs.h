@@ -10,7 +10,7 @@
 
 #include "perfvisor/sysreg.h"
 
-/* ---- CPU side (Arm ARM D24.2, MPAMIDR_EL1, MPAMn_ELx, MPAMVPM<n>_EL2) ------------------- */
+/* ---- CPU side (Arm ARM D24.12, MPAMIDR_EL1, MPAMn_ELx, MPAMVPM<n>_EL2) ------------------- */
 /* MPAMIDR_EL1 and MPAM1_EL1 fields are the register database's (sysreg_defs.h). MPAM0_EL1,
  * MPAM1_EL1, MPAM2_EL2: the label fields share one layout. */
 #define PV_MPAMN_PARTID_I PV_GENMASK(15, 0)

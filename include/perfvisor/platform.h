@@ -77,7 +77,7 @@ void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
 bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa);
 
 /* PSB CSYNC; DSB NSH on pCPU `cpu`: every record the profiler has formatted is written to
- * memory and PMBPTR_EL1/PMBSR_EL1 are up to date (Arm ARM D17, synchronization). */
+ * memory and PMBPTR_EL1/PMBSR_EL1 are up to date (Arm ARM D17.9, synchronization). */
 void pv_plat_psb_csync(struct pv_pcpu *cpu);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SPE sample records in the architected packet format (Arm ARM D17, "Statistical Profiling
+ * SPE sample records in the architected packet format (Arm ARM D18, "Statistical Profiling
  * Extension sample record specification"): one encoder and one decoder, freestanding, shared by
  * the machine model (which writes records), the `perfvisor spe-decode` tool and the tests.
  *
@@ -46,7 +46,7 @@ enum pv_spe_pkt_type {
 #define PV_SPE_OP_OTHER 0u
 #define PV_SPE_OP_LDST 1u
 #define PV_SPE_OP_BRANCH 2u
-/* Events packet bits (Arm ARM D17, Events packet). */
+/* Events packet bits (Arm ARM D18.2.6, Events packet). */
 #define PV_SPE_EV_EXCEPTION (1u << 0)
 #define PV_SPE_EV_RETIRED (1u << 1)
 #define PV_SPE_EV_L1D_ACCESS (1u << 2)

@@ -78,7 +78,7 @@
 #define PV_PMUSERENR_MASK                                                                      \
 	(PV_PMUSERENR_EN | PV_PMUSERENR_SW | PV_PMUSERENR_CR | PV_PMUSERENR_ER)
 
-/* Common architectural events (Arm ARM D17). */
+/* Common architectural events (Arm ARM D14.3.1). */
 #define PV_EVT_SW_INCR 0x0000
 #define PV_EVT_L1D_CACHE_REFILL 0x0003
 #define PV_EVT_L1D_CACHE 0x0004

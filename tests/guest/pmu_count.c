@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Counting behaviour (Arm ARM D11 / D24.5): SW_INCR, CHAIN (software and hardware-driven),
+ * Counting behaviour (Arm ARM D14.3.1 / D24.5): SW_INCR, CHAIN (software and hardware-driven),
  * 32- and 64-bit overflow of event counters (PMCR.LP) and of the cycle counter (PMCR.LC), and
  * the overflow interrupt: delivered through the GIC exactly once per overflow, with level
  * semantics (still asserted after EOI if PMOVS was not cleared), gated by PMINTEN, the

@@ -162,7 +162,7 @@ static void test_stage1_faults_reflected(void **state)
 	s1_fault(SIM_S1_WP, PV_FSC_PERMISSION(3), 0);
 }
 
-/* The buffer's checks, seen from the guest (D17.7.1 choices, docs/spe.md): a misaligned
+/* The buffer's checks, seen from the guest (D17.7.4 choices, docs/spe.md): a misaligned
  * pointer or one whose top byte differs from LIMIT's: "not stopped / access not allowed"; no
  * room for a record: "buffer filled"; larger than the VM's MaxBuffSize: "buffer size". The
  * hardware writes nothing, nothing stays pinned. */

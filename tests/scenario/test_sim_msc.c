@@ -558,7 +558,7 @@ static void test_cpu_labels(void **state)
 	expect_label(&c, 1, true, 3, 3, false);
 	expect_label(&c, 1, false, 4, 0, false);
 	expect_label(&c, 2, false, 6, 1, false);
-	/* genPARTID: above PARTID_MAX gives the default PARTID and PMG; genPMG: a PMG above
+	/* GenPARTID: above PARTID_MAX gives the default PARTID and PMG; GenPMG: a PMG above
 	 * PMG_MAX gives the default PMG. */
 	c.mpam1 = MPAMN(64, 7, 2, 9);
 	expect_label(&c, 1, true, 0, 0, true);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guest's profiling buffer on the plain-memory platform: the checks made when it becomes
- * enabled (D17.7.1, MaxBuffSize) and the management events they give, the stage-1 walk (4, 16
+ * enabled (D17.7.4, MaxBuffSize) and the management events they give, the stage-1 walk (4, 16
  * and 64 KiB granules, blocks, TTBR0 and TTBR1, TBI, MMU off, APTable, AF, dirty state) and
  * exactly what it pins (every buffer page up to a stage-1 fault, every table it reads), the
  * reuse of pins while a pointer moves within one buffer, their release on disable, on a buffer

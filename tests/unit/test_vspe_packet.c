@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SPE packet format (Arm ARM D17, sample record specification): headers of every packet
+ * The SPE packet format (Arm ARM D18, the sample records): headers of every packet
  * type byte by byte, the extended header for indexes 8..31, payload sizes, the record layout of
  * SPEConstructRecord() with its padding, round trips of random records, and the decoder's
  * refusals: truncated packets and records, reserved headers, fixed-size packets of the wrong

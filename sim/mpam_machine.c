@@ -69,15 +69,9 @@ int sim_mpam_machine_init(struct sim_machine *m)
 static int add_msc(struct sim_mpam_machine *mm, int node, const struct sim_ris_config *ris)
 {
 	unsigned i = mm->nmsc;
-	struct sim_msc_config c = {.base = MSC_BASE + i * MSC_STRIDE,
-				   .node = node,
-				   .partid_max = mm->cfg.partid_max,
-				   .pmg_max = mm->cfg.pmg_max,
-				   .aidr = 0x11,
-				   .iidr = 0x0000043B,
-				   .nrdy_ns = mm->cfg.nrdy_ns,
-				   .nris = 1};
-	c.ris[0] = *ris;
+	struct sim_msc_config c = sim_msc_config_v1p1(MSC_BASE + i * MSC_STRIDE, node,
+						      mm->cfg.partid_max, mm->cfg.pmg_max,
+						      mm->cfg.nrdy_ns, ris, 1);
 	if (sim_msc_init(&mm->msc[i], &c))
 		return -1;
 	mm->nmsc++;

@@ -49,6 +49,23 @@ static void ris_reset_partid(struct sim_ris *r, unsigned p)
 		r->cpbm[(size_t)p * r->cpbm_words + w] = cpbm_word_mask(r, w);
 }
 
+struct sim_msc_config sim_msc_config_v1p1(uint64_t base, int node, uint16_t partid_max,
+					  uint8_t pmg_max, uint64_t nrdy_ns,
+					  const struct sim_ris_config *ris, unsigned nris)
+{
+	struct sim_msc_config c = {.base = base,
+				   .node = node,
+				   .partid_max = partid_max,
+				   .pmg_max = pmg_max,
+				   .aidr = 0x11,
+				   .iidr = 0x0000043B, /* implementer 0x43B: Arm */
+				   .nrdy_ns = nrdy_ns,
+				   .nris = nris};
+	for (unsigned i = 0; i < nris && i < SIM_MSC_MAX_RIS; i++)
+		c.ris[i] = ris[i];
+	return c;
+}
+
 int sim_msc_init(struct sim_msc *m, const struct sim_msc_config *c)
 {
 	memset(m, 0, sizeof(*m));

@@ -103,6 +103,12 @@ struct sim_msc {
 	uint64_t reads, writes; /* register accesses */
 };
 
+/* The configuration of an MPAM v1.1 MSC as the machine's are made (AIDR 0x11, Arm's IIDR)
+ * at `base` for `node` (-1: a cache), with the RIS in `ris` (nris of them, at most
+ * SIM_MSC_MAX_RIS): one constructor for every machine that builds MSCs. */
+struct sim_msc_config sim_msc_config_v1p1(uint64_t base, int node, uint16_t partid_max,
+					  uint8_t pmg_max, uint64_t nrdy_ns,
+					  const struct sim_ris_config *ris, unsigned nris);
 /* Allocates the per-PARTID state; every control at its reset value, monitors disabled.
  * Returns 0, or -1 for a configuration out of range. */
 int sim_msc_init(struct sim_msc *m, const struct sim_msc_config *c);

@@ -28,15 +28,9 @@ struct mscen_config mscen_default(void)
 
 static int add_msc(struct mscen *s, int node, const struct sim_ris_config *ris, unsigned nris)
 {
-	struct sim_msc_config c = {.base = 0x50000000u + s->nmsc * 0x10000u,
-				   .node = node,
-				   .partid_max = s->cfg.partid_max,
-				   .pmg_max = s->cfg.pmg_max,
-				   .aidr = 0x11,
-				   .iidr = 0x0000043B,
-				   .nrdy_ns = s->cfg.nrdy_ns,
-				   .nris = nris};
-	memcpy(c.ris, ris, nris * sizeof(*ris));
+	struct sim_msc_config c = sim_msc_config_v1p1(0x50000000u + s->nmsc * 0x10000u, node,
+						      s->cfg.partid_max, s->cfg.pmg_max,
+						      s->cfg.nrdy_ns, ris, nris);
 	return sim_msc_init(&s->msc[s->nmsc++], &c);
 }
 

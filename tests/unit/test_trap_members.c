@@ -49,69 +49,53 @@ static unsigned key_op2(uint32_t key)
 	return key >> 17 & 7u;
 }
 
-/* The families as the Arm ARM lays them out: name, encoding of member n, members the VM has. */
+/* The families as the Arm ARM lays them out: member n is Op0 = 3, Op1, CRn, CRm = crm_base |
+ * n[k+2:3], Op2 = n[2:0], with k = the CRm bits n takes (crm_nmask); n_vm members exist for
+ * the VM. */
 struct family {
 	const char *name;
-	uint32_t (*key)(unsigned n);
+	unsigned op1, crn, crm_base, crm_nmask;
 	unsigned n_vm;
 };
 
-static uint32_t pmevcntr(unsigned n)
-{
-	return enc(3, 3, 14, 0x8 | n >> 3, n & 7);
-}
-static uint32_t pmevtyper(unsigned n)
-{
-	return enc(3, 3, 14, 0xC | n >> 3, n & 7);
-}
-static uint32_t amevcntr0(unsigned n)
-{
-	return enc(3, 3, 13, 0x4 | n >> 3, n & 7);
-}
-static uint32_t amevtyper0(unsigned n)
-{
-	return enc(3, 3, 13, 0x6 | n >> 3, n & 7);
-}
-static uint32_t amevcntr1(unsigned n)
-{
-	return enc(3, 3, 13, 0xC | n >> 3, n & 7);
-}
-static uint32_t amevtyper1(unsigned n)
-{
-	return enc(3, 3, 13, 0xE | n >> 3, n & 7);
-}
-static uint32_t id_group(unsigned slot)
-{
-	return enc(3, 0, 0, slot >> 3, slot & 7);
-}
+enum { F_PMEVCNTR, F_PMEVTYPER, F_AMEVCNTR0, F_AMEVTYPER0, F_AMEVCNTR1, F_AMEVTYPER1, F_ID };
 
 static const struct family families[] = {
-	{"PMEVCNTR<n>_EL0", pmevcntr, N_GUEST},
-	{"PMEVTYPER<n>_EL0", pmevtyper, N_GUEST},
-	{"AMEVCNTR0<n>_EL0", amevcntr0, 4},
-	{"AMEVTYPER0<n>_EL0", amevtyper0, 4},
-	{"AMEVCNTR1<n>_EL0", amevcntr1, N_AUX},
-	{"AMEVTYPER1<n>_EL0", amevtyper1, N_AUX},
-	{"ID group", id_group, 64},
+	[F_PMEVCNTR] = {"PMEVCNTR<n>_EL0", 3, 14, 0x8, 3, N_GUEST},
+	[F_PMEVTYPER] = {"PMEVTYPER<n>_EL0", 3, 14, 0xC, 3, N_GUEST},
+	[F_AMEVCNTR0] = {"AMEVCNTR0<n>_EL0", 3, 13, 0x4, 1, 4},
+	[F_AMEVTYPER0] = {"AMEVTYPER0<n>_EL0", 3, 13, 0x6, 1, 4},
+	[F_AMEVCNTR1] = {"AMEVCNTR1<n>_EL0", 3, 13, 0xC, 1, N_AUX},
+	[F_AMEVTYPER1] = {"AMEVTYPER1<n>_EL0", 3, 13, 0xE, 1, N_AUX},
+	[F_ID] = {"ID group", 0, 0, 0, 7, 64}, /* slot n = CRm:Op2, 8..63 */
 };
+#define N_FAMILIES (sizeof(families) / sizeof(families[0]))
+
+static uint32_t member_key(const struct family *f, unsigned n)
+{
+	return enc(3, f->op1, f->crn, f->crm_base | n >> 3, n & 7);
+}
+
+/* n of `key` in its family, from the encoding. */
+static unsigned arch_member(const struct family *f, uint32_t key)
+{
+	return (key_crm(key) & f->crm_nmask) << 3 | key_op2(key);
+}
+
+#define pmevcntr(n) member_key(&families[F_PMEVCNTR], (n))
+#define pmevtyper(n) member_key(&families[F_PMEVTYPER], (n))
+#define amevcntr0(n) member_key(&families[F_AMEVCNTR0], (n))
+#define amevtyper0(n) member_key(&families[F_AMEVTYPER0], (n))
+#define amevcntr1(n) member_key(&families[F_AMEVCNTR1], (n))
+#define amevtyper1(n) member_key(&families[F_AMEVTYPER1], (n))
+#define id_group(n) member_key(&families[F_ID], (n))
 
 static const struct family *family_of(const struct pv_reg_desc *d)
 {
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+	for (size_t i = 0; i < N_FAMILIES; i++)
 		if (!strncmp(d->name, families[i].name, strlen(families[i].name)))
 			return &families[i];
 	return NULL;
-}
-
-/* n of `key` in its family, from the encoding: CRm[1:0]:Op2 for the PMU's, CRm[0]:Op2 for the
- * AMU's, CRm:Op2 for the ID group (slots 8..63). */
-static unsigned arch_member(const struct family *f, uint32_t key)
-{
-	if (f->key == id_group)
-		return key_crm(key) << 3 | key_op2(key);
-	if (f->key == pmevcntr || f->key == pmevtyper)
-		return (key_crm(key) & 3u) << 3 | key_op2(key);
-	return (key_crm(key) & 1u) << 3 | key_op2(key);
 }
 
 static void field(struct memplat_cpu *c, uint32_t reg, uint64_t mask, uint64_t val)
@@ -225,11 +209,11 @@ static void test_family_encodings_are_the_architectures(void **state)
 			continue;
 		seen++;
 		for (unsigned n = t[i].first; n <= t[i].last; n++) {
-			assert_ptr_equal(pv_reg_lookup(f->key(n)), &t[i]);
-			assert_int_equal(arch_member(f, f->key(n)), n);
+			assert_ptr_equal(pv_reg_lookup(member_key(f, n)), &t[i]);
+			assert_int_equal(arch_member(f, member_key(f, n)), n);
 		}
 	}
-	assert_int_equal(seen, sizeof(families) / sizeof(families[0]));
+	assert_int_equal(seen, N_FAMILIES);
 }
 
 /* Every key of the EC 0x18 space, read and written from EL1 in the every-feature VM: one the

@@ -171,8 +171,9 @@ static void hide_unswitched(struct pv_vm *pvm)
 }
 
 /* The arm64 Image header, if the image has one (Linux booting.rst): magic "ARM\x64" at
- * offset 56, text_offset at 8, image_size at 16. The image is entered at its load address
- * (a 2 MiB-aligned base with text_offset 0, as modern kernels expect). */
+ * offset 56, text_offset at 8, image_size at 16. The image is entered at its load address,
+ * 2 MiB into RAM: where booting.rst puts it for a text_offset of 0 (modern kernels: base
+ * 0x40200000) or of 2 MiB (perfvisor's guest programs: base 0x40000000, as Xen loads them). */
 static void describe_image(struct vm *vm)
 {
 	const uint8_t *img = (const uint8_t *)(vm->pa_base + VM_IMAGE_OFF);
@@ -186,8 +187,9 @@ static void describe_image(struct vm *vm)
 		 size = *(const uint64_t *)(img + 16);
 	hyp_printf("hyp: vm %s: arm64 Image, text_offset %lx, image_size %lu%s\n", vm->name,
 		   text_offset, size,
-		   text_offset ? " (nonzero text_offset: entered at the load address anyway)"
-			       : "");
+		   text_offset % VM_IMAGE_OFF ? " (text_offset not a multiple of 2 MiB: "
+						"entered at the load address anyway)"
+					      : "");
 	if (size > vm->ram_size - VM_IMAGE_OFF) { /* a size no placement may trust */
 		hyp_printf("hyp: vm %s: image_size exceeds its RAM: taken as unknown\n",
 			   vm->name);

@@ -6,11 +6,13 @@
  * priority order, gating by the enable and by GICD_CTLR.EnableGrp1, the spurious INTID, and
  * the EL1 virtual timer interrupt (INTID 27), including while the VM waits in WFI and other
  * VMs run.
+ *
+ * Host: perfvisor's hypervisor (its vGIC's choices: 5 priority bits, which registers exist).
  */
 #include "guest.h"
 
-#define GICD 0x08000000ul
-#define GICR 0x080A0000ul
+#define GICD g_gicd_base
+#define GICR g_gicr_base
 #define SGI (GICR + 0x10000ul)
 
 static volatile unsigned order[8], got;

@@ -7,6 +7,8 @@
  * one-CPU PSCI 1.0; the EL1 physical timer is RAZ/WI; WFI waits for its wake-up event, its
  * virtual timer here, with interrupts masked (an interrupt pending wakes it); the guest's own
  * exceptions (SVC, BRK, UDF) stay inside the guest.
+ *
+ * Host: perfvisor's hypervisor (its memory map, its one-CPU PSCI 1.0, its RAZ/WI devices).
  */
 #include "guest.h"
 
@@ -78,7 +80,7 @@ static void test_memory(void)
 
 static void test_mmio(void)
 {
-	uint64_t uart = 0x09000000ul;
+	uint64_t uart = g_uart_base;
 	CHECK_EQ(rd32(uart + 0x18) & 0x90, 0x90, "uart: UARTFR says TX and RX FIFOs empty");
 	CHECK_EQ(rd32(uart + 0xFE0), 0x11, "uart: UARTPeriphID0 reads 0x11 (PL011)");
 	wr32(uart + 0x30, 0x301);
@@ -93,10 +95,10 @@ static void test_mmio(void)
 	expect_begin(EC_DABT_CUR);
 	__asm__ volatile("str wzr, [%0], #4" : "+r"(p) : : "memory");
 	CHECK_EQ(expect_end(), 1, "mmio: writeback store to the UART is an abort");
-	CHECK_EQ(rd32(0x08000000ul + 0x6320), 0, "gic: IROUTER of an SPI it lacks (100) RAZ");
-	wr32(0x08000000ul + 0x6320, 0xFFFFFFFFu);
-	CHECK_EQ(rd32(0x08000000ul + 0x6320), 0, "gic: IROUTER of an SPI it lacks (100) WI");
-	CHECK_EQ(*(volatile uint8_t *)(0x080A0000ul + 0xFFE8), 0x3B,
+	CHECK_EQ(rd32(g_gicd_base + 0x6320), 0, "gic: IROUTER of an SPI it lacks (100) RAZ");
+	wr32(g_gicd_base + 0x6320, 0xFFFFFFFFu);
+	CHECK_EQ(rd32(g_gicd_base + 0x6320), 0, "gic: IROUTER of an SPI it lacks (100) WI");
+	CHECK_EQ(*(volatile uint8_t *)(g_gicr_base + 0xFFE8), 0x3B,
 		 "gic: byte read of GICR_PIDR2");
 }
 

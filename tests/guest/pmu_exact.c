@@ -90,13 +90,13 @@ static uint64_t w_mmio(uint64_t n)
 	uint64_t m = MASK;
 	__asm__ volatile("msr pmcntenset_el0, %[m]\n\t"
 			 "mov x9, %[n]\n\t"
-			 "mov x11, #0x09000000\n"
+			 "mov x11, %[uart]\n"
 			 "1:\tldr w10, [x11, #0x18]\n\t"
 			 "subs x9, x9, #1\n\t"
 			 "b.ne 1b\n\t"
 			 "msr pmcntenclr_el0, %[m]"
 			 :
-			 : [m] "r"(m), [n] "r"(n)
+			 : [m] "r"(m), [n] "r"(n), [uart] "r"(g_uart_base)
 			 : "x9", "x10", "x11", "cc", "memory");
 	return 3 + 3 * n;
 }

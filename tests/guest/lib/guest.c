@@ -4,11 +4,13 @@
 
 #include "guest.h"
 
-#define UART 0x09000000ul
 #define UARTFR_TXFF (1u << 5)
-#define GICD 0x08000000ul
-#define GICR 0x080A0000ul
-#define GICR_SGI (GICR + 0x10000ul)
+#define GICR_SGI (g_gicr_base + 0x10000ul)
+
+/* Until the device tree says otherwise: QEMU virt's devices, as perfvisor's hypervisor gives
+ * them to a VM (so that an early message, or a host without a tree, still reaches a UART). */
+uint64_t g_uart_base = 0x09000000ul, g_gicd_base = 0x08000000ul, g_gicr_base = 0x080A0000ul;
+static bool psci_smc = true; /* the PSCI conduit: /psci "method", SMC until it is read */
 
 unsigned g_passed, g_failed;
 uint64_t g_last_esr, g_last_far, g_last_elr;
@@ -64,9 +66,9 @@ int strncmp(const char *a, const char *b, size_t n)
 /* ---- output ---- */
 void gputc(char c)
 {
-	while (mmio_r32(UART + 0x18) & UARTFR_TXFF)
+	while (mmio_r32(g_uart_base + 0x18) & UARTFR_TXFF)
 		;
-	mmio_w32(UART, (uint8_t)c);
+	mmio_w32(g_uart_base, (uint8_t)c);
 }
 
 void gputs(const char *s)
@@ -186,9 +188,14 @@ uint64_t smc_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3)
 	return x0;
 }
 
+uint64_t psci_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	return psci_smc ? smc_call(fid, a1, a2, a3) : hvc_call(fid, a1, a2, a3);
+}
+
 void system_off(void)
 {
-	smc_call(0x84000008, 0, 0, 0);
+	psci_call(0x84000008, 0, 0, 0);
 	gputs("not ok system_off: PSCI SYSTEM_OFF returned\n");
 	for (;;)
 		__asm__ volatile("wfi");
@@ -255,9 +262,10 @@ void guest_exception(struct gframe *f, unsigned vec)
 void gic_setup(irq_fn *handler)
 {
 	irq_handler = handler;
-	mmio_w32(GICD, (1u << 4) | (1u << 1));              /* GICD_CTLR: ARE, EnableGrp1 */
-	mmio_w32(GICR + 0x14, mmio_r32(GICR + 0x14) & ~2u); /* GICR_WAKER.ProcessorSleep = 0 */
-	while (mmio_r32(GICR + 0x14) & 4u)
+	mmio_w32(g_gicd_base, (1u << 4) | (1u << 1)); /* GICD_CTLR: ARE, EnableGrp1 */
+	/* GICR_WAKER.ProcessorSleep = 0 */
+	mmio_w32(g_gicr_base + 0x14, mmio_r32(g_gicr_base + 0x14) & ~2u);
+	while (mmio_r32(g_gicr_base + 0x14) & 4u)
 		;
 	mmio_w32(GICR_SGI + 0x80, 0xFFFFFFFFu);     /* all SGIs/PPIs Group 1 */
 	wr(S3_0_C12_C12_5, rd(S3_0_C12_C12_5) | 1); /* ICC_SRE_EL1.SRE */
@@ -301,42 +309,147 @@ static uint32_t be(const void *p)
 	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-/* The property `prop` of the top-level node whose name starts with `node`. */
-static const void *dt_prop(const char *node, const char *prop, uint32_t *len)
+/* The structure block as tokens (Devicetree Specification v0.4, 5.4): `next` steps over the
+ * token at `p` and its payload. */
+#define FDT_BEGIN_NODE 1u
+#define FDT_END_NODE 2u
+#define FDT_PROP 3u
+#define FDT_NOP 4u
+
+static const uint8_t *fdt_next(const uint8_t *p)
+{
+	uint32_t tok = be(p);
+	if (tok == FDT_BEGIN_NODE)
+		return p + 4 + ((strlen((const char *)p + 4) + 4) & ~3ul);
+	if (tok == FDT_PROP)
+		return p + 12 + ((be(p + 4) + 3) & ~3u);
+	return p + 4;
+}
+
+static bool fdt_ok(const uint8_t *b)
+{
+	return b && be(b) == 0xD00DFEEDu;
+}
+
+/* The property `prop` of the node that starts at `node` (its BEGIN_NODE token): its own
+ * properties only, not its children's. */
+static const void *node_prop(const uint8_t *node, const char *prop, uint32_t *len)
 {
 	const uint8_t *b = g_dtb;
-	if (!b || be(b) != 0xD00DFEEDu)
+	const char *strs = (const char *)b + be(b + 12);
+	const uint8_t *end = b + be(b + 8) + be(b + 36);
+	for (const uint8_t *p = fdt_next(node); p < end; p = fdt_next(p)) {
+		uint32_t tok = be(p);
+		if (tok == FDT_PROP) {
+			if (!strncmp(strs + be(p + 8), prop, strlen(prop) + 1)) {
+				*len = be(p + 4);
+				return p + 12;
+			}
+		} else if (tok != FDT_NOP) {
+			return NULL; /* a child or the node's end: properties come first */
+		}
+	}
+	return NULL;
+}
+
+/* The first node at depth 1 (a child of the root) that `match` accepts, or NULL. */
+static const uint8_t *dt_node(bool (*match)(const uint8_t *node, const void *arg),
+			      const void *arg)
+{
+	const uint8_t *b = g_dtb;
+	if (!fdt_ok(b))
 		return NULL;
 	const uint8_t *p = b + be(b + 8), *end = p + be(b + 36);
-	const char *strs = (const char *)b + be(b + 12);
 	int depth = 0;
-	bool in = false;
-	while (p < end) {
+	for (; p < end; p = fdt_next(p)) {
 		uint32_t tok = be(p);
-		p += 4;
-		if (tok == 1) {
-			const char *name = (const char *)p;
-			depth++;
-			if (depth == 2)
-				in = !strncmp(name, node, strlen(node));
-			p += (strlen(name) + 4) & ~3ul;
-		} else if (tok == 2) {
-			if (depth == 2)
-				in = false;
+		if (tok == FDT_BEGIN_NODE) {
+			if (++depth == 2 && match(p, arg))
+				return p;
+		} else if (tok == FDT_END_NODE) {
 			depth--;
-		} else if (tok == 3) {
-			uint32_t l = be(p);
-			const char *pname = strs + be(p + 4);
-			if (in && !strncmp(pname, prop, strlen(prop) + 1)) {
-				*len = l;
-				return p + 8;
-			}
-			p += 8 + ((l + 3) & ~3u);
-		} else if (tok != 4) {
+		} else if (tok != FDT_PROP && tok != FDT_NOP) {
 			break;
 		}
 	}
 	return NULL;
+}
+
+static bool name_starts(const uint8_t *node, const void *prefix)
+{
+	return !strncmp((const char *)node + 4, prefix, strlen(prefix));
+}
+
+/* "compatible" is a list of NUL-terminated strings: any of them equal to `compat`. */
+static bool is_compatible(const uint8_t *node, const void *compat)
+{
+	uint32_t len;
+	const char *c = node_prop(node, "compatible", &len);
+	for (uint32_t i = 0; c && i < len; i += (uint32_t)strlen(c + i) + 1)
+		if (!strncmp(c + i, compat, strlen(compat) + 1))
+			return true;
+	return false;
+}
+
+/* The property `prop` of the top-level node whose name starts with `node`. */
+static const void *dt_prop(const char *node, const char *prop, uint32_t *len)
+{
+	const uint8_t *n = dt_node(name_starts, node);
+	return n ? node_prop(n, prop, len) : NULL;
+}
+
+/* A cell count of the root (#address-cells, #size-cells), `def` without it. */
+static uint32_t root_cells(const char *prop, uint32_t def)
+{
+	const uint8_t *b = g_dtb;
+	uint32_t len;
+	const uint8_t *c = fdt_ok(b) ? node_prop(b + be(b + 8), prop, &len) : NULL;
+	return c && len == 4 ? be(c) : def;
+}
+
+static uint64_t cells(const uint8_t *p, uint32_t n)
+{
+	uint64_t v = 0;
+	for (uint32_t i = 0; i < n; i++)
+		v = v << 32 | be(p + 4 * i);
+	return v;
+}
+
+/* Entry i of a "reg" property, in the root's address and size cells. */
+static bool reg_entry(const uint8_t *node, unsigned i, uint64_t *base, uint64_t *size)
+{
+	uint32_t ac = root_cells("#address-cells", 2), sc = root_cells("#size-cells", 1), len;
+	const uint8_t *r = node ? node_prop(node, "reg", &len) : NULL;
+	uint32_t stride = 4 * (ac + sc);
+	if (!r || ac > 2 || sc > 2 || (uint64_t)stride * (i + 1) > len)
+		return false;
+	*base = cells(r + stride * i, ac);
+	*size = cells(r + stride * i + 4 * ac, sc);
+	return true;
+}
+
+bool dt_reg(const char *compatible, unsigned i, uint64_t *base, uint64_t *size)
+{
+	return reg_entry(dt_node(is_compatible, compatible), i, base, size);
+}
+
+/* The machine the tree describes: the UART (a PL011, or the SBSA UART Xen emulates, whose
+ * transmit registers are the PL011's), the GICv3 distributor and first redistributor, the
+ * PSCI conduit. Whatever the tree lacks keeps its default. */
+static void dt_machine(void)
+{
+	uint64_t base, size;
+	if (dt_reg("arm,pl011", 0, &base, &size) || dt_reg("arm,sbsa-uart", 0, &base, &size))
+		g_uart_base = base;
+	if (dt_reg("arm,gic-v3", 0, &base, &size))
+		g_gicd_base = base;
+	if (dt_reg("arm,gic-v3", 1, &base, &size))
+		g_gicr_base = base;
+	uint32_t len;
+	const uint8_t *psci = dt_node(name_starts, "psci");
+	const char *method = psci ? node_prop(psci, "method", &len) : NULL;
+	if (method)
+		psci_smc = !strncmp(method, "smc", 4);
 }
 
 const char *dt_bootargs(void)
@@ -365,13 +478,7 @@ uint32_t dt_pmu_counters(uint32_t def)
 
 bool dt_memory(uint64_t *base, uint64_t *size)
 {
-	uint32_t len;
-	const uint8_t *r = dt_prop("memory", "reg", &len);
-	if (!r || len < 16)
-		return false;
-	*base = (uint64_t)be(r) << 32 | be(r + 4);
-	*size = (uint64_t)be(r + 8) << 32 | be(r + 12);
-	return true;
+	return reg_entry(dt_node(name_starts, "memory"), 0, base, size);
 }
 
 uint64_t arg_num(const char *key, uint64_t def)
@@ -397,6 +504,7 @@ void guest_start(const void *dtb);
 void guest_start(const void *dtb)
 {
 	g_dtb = dtb;
+	dt_machine();
 	test_main();
 	done();
 }

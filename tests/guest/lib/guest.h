@@ -78,6 +78,8 @@ void gic_set_pmr(uint8_t pmr);
 /* ---- PSCI / hypercalls ---- */
 uint64_t hvc_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3);
 uint64_t smc_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3);
+/* A PSCI call through the conduit the device tree's /psci node names (SMC without one). */
+uint64_t psci_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3);
 __attribute__((noreturn)) void system_off(void);
 #define HYP_CALL_NULL 0xC6000000ul
 
@@ -86,6 +88,12 @@ uint64_t run_el0(uint64_t (*fn)(uint64_t), uint64_t arg);
 
 /* ---- device tree handed over in x0 ---- */
 extern const void *g_dtb;
+/* The devices the tree describes, read before test_main: the UART (compatible "arm,pl011" or
+ * "arm,sbsa-uart"), the GICv3 distributor and redistributor ("arm,gic-v3" reg 0 and 1). A
+ * device the tree lacks keeps QEMU virt's address, as perfvisor's hypervisor maps it. */
+extern uint64_t g_uart_base, g_gicd_base, g_gicr_base;
+/* Entry i of the "reg" of the first top-level node compatible with `compatible`. */
+bool dt_reg(const char *compatible, unsigned i, uint64_t *base, uint64_t *size);
 /* /chosen/bootargs: the words the user passed after "--", or NULL when there are none. */
 const char *dt_bootargs(void);
 bool dt_memory(uint64_t *base, uint64_t *size);

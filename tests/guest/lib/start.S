@@ -11,7 +11,7 @@ _start:
 	 * are loadable like any kernel image. */
 	b	1f			/* code0 */
 	nop				/* code1 */
-	.quad	0			/* text_offset */
+	.quad	0x200000		/* text_offset: 2 MiB into RAM, where it is linked */
 	.quad	__image_end - _start	/* image_size */
 	.quad	0x8			/* flags: LE, any page size, anywhere in RAM */
 	.quad	0, 0, 0			/* res2..res4 */

@@ -281,6 +281,8 @@ int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 {
 	struct pv_vmpam_config c = cfg ? *cfg : (struct pv_vmpam_config){0};
 	unsigned n = c.nr_partids ? c.nr_partids : 1;
+	/* A refused VM holds nothing: sys stays NULL, so releasing it is a no-op. */
+	*vm = (struct pv_vm_mpam){0};
 	c.nr_partids = (uint8_t)n;
 	if (n > PV_VMPAM_MAX_VPARTIDS || (sys->has_hcr && n > sys->vpm_entries))
 		return PV_VMPAM_ERR_VPARTIDS;
@@ -304,14 +306,18 @@ int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 		if (p < 0) {
 			while (v--)
 				partid_free(sys, vm->partid[v]);
+			*vm = (struct pv_vm_mpam){0};
 			return PV_VMPAM_ERR_NO_PARTID;
 		}
 		vm->partid[v] = (uint16_t)p;
 	}
 	err = program_vm(sys, cpu, vm, &c);
-	if (err) {
-		for (unsigned v = 0; v < n; v++)
+	if (err) { /* the PARTIDs go back at their reset limits, as on release */
+		for (unsigned v = 0; v < n; v++) {
+			pv_vmpam__msc_program(sys, cpu, vm->partid[v], NULL);
 			partid_free(sys, vm->partid[v]);
+		}
+		*vm = (struct pv_vm_mpam){0};
 		return err;
 	}
 	pv_vmpam__vm_views(sys, vm);
@@ -340,7 +346,8 @@ int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct
 void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 				struct pv_vm_mpam *vm)
 {
-	if (vm->sys != sys)
+	/* Only a VM of this table, once: a refused or released one holds nothing. */
+	if (vm->sys != sys || vm->index >= sys->nvms || sys->vms[vm->index] != vm)
 		return;
 	pv_vmpam__acct_remove(sys, vm);
 	for (unsigned v = 0; v < vm->nr_partids; v++) {

@@ -96,9 +96,14 @@ static void test_allocation(void **state)
 			seen[p] = true;
 		}
 	}
-	/* Exhausted: a clear error, nothing half-allocated. */
+	/* Exhausted: a clear error, nothing half-allocated; releasing the refused VM (as a
+	 * caller cleaning up would) gives back nothing and leaves the table as it was. */
 	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm[6], NULL, true),
 			 PV_VMPAM_ERR_NO_PARTID);
+	pv_vmpam_partition_release(&r->sys, &r->cpu, &vm[6]);
+	assert_int_equal(r->sys.nvms, 6);
+	for (unsigned i = 0; i < 6; i++)
+		assert_ptr_equal(r->sys.vms[i], &vm[i]);
 	pv_vmpam_partition_release(&r->sys, &r->cpu, &vm[2]);
 	assert_int_equal(r->sys.nvms, 5);
 	struct pv_vmpam_config three = {.nr_partids = 3};
@@ -239,6 +244,8 @@ static void test_msc_error_on_config(void **state)
 	assert_int_equal(*rig_word(r, 1, R_ESR), 0);
 	assert_int_equal(r->sys.stats.msc_errors, 1);
 	assert_int_equal(r->sys.stats.last_esr, 9u << 24 | 5);
+	assert_int_equal(r->sys.nvms, 0);
+	pv_vmpam_partition_release(&r->sys, &r->cpu, &vm); /* the refused VM: nothing to give */
 	assert_int_equal(r->sys.nvms, 0);
 	assert_int_equal(pv_vmpam_partition_init(&r->sys, &r->cpu, &vm, NULL, true), 0);
 	assert_int_equal(vm.partid[0], 1);

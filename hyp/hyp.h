@@ -213,9 +213,6 @@ int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
 int strncmp(const char *a, const char *b, size_t n);
 
-/* platform.c */
-void plat_init(void);
-
 /* mmu.c: EL2 stage 1 (identity) */
 void mmu_init(void);
 void dcache_clean(uint64_t addr, size_t len);

@@ -25,18 +25,26 @@ HYP_BUILD   := $(BUILD)/hyp
 GUEST_BUILD := $(BUILD)/guest
 HYP_CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib \
                -fno-builtin -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pie \
-               -mgeneral-regs-only -Iinclude -I$(GEN) -Ihyp -DPV_PLATFORM_INLINE='"plat_sysreg.h"' \
+               -mgeneral-regs-only -Iinclude -I$(GEN) -Ihyp -Iel2 \
+               -DPV_PLATFORM_INLINE='"plat_sysreg.h"' \
                -MMD -MP
 HYP_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,norelro -Wl,--no-warn-rwx-segments
-HYP_DEPS    := $(PV_HDRS) hyp/hyp.h hyp/frame.h hyp/plat_sysreg.h hyp/hyp.mk
+HYP_DEPS    := $(PV_HDRS) hyp/hyp.h hyp/frame.h el2/plat_sysreg.h hyp/hyp.mk
 
+# The EL2 accessors every host on the CPU shares (el2/), built with the hypervisor's flags.
+EL2_SRCS    := $(sort $(wildcard el2/*.c))
 HYP_C_SRCS  := $(sort $(wildcard hyp/*.c))
 HYP_S_SRCS  := $(sort $(wildcard hyp/*.S))
-HYP_OBJS    := $(HYP_S_SRCS:hyp/%.S=$(HYP_BUILD)/%.o) $(HYP_C_SRCS:hyp/%.c=$(HYP_BUILD)/%.o)
+HYP_OBJS    := $(HYP_S_SRCS:hyp/%.S=$(HYP_BUILD)/%.o) $(HYP_C_SRCS:hyp/%.c=$(HYP_BUILD)/%.o) \
+               $(EL2_SRCS:el2/%.c=$(HYP_BUILD)/el2/%.o)
 HYP_CORE_OBJS := $(CORE_SRCS:%.c=$(HYP_BUILD)/core/%.o)
 HYP_ELF     := $(HYP_BUILD)/perfvisor.elf
 
 $(HYP_C_SRCS:hyp/%.c=$(HYP_BUILD)/%.o): $(HYP_BUILD)/%.o: hyp/%.c $(HYP_DEPS)
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(HYP_CFLAGS) -c $< -o $@
+
+$(EL2_SRCS:el2/%.c=$(HYP_BUILD)/el2/%.o): $(HYP_BUILD)/el2/%.o: el2/%.c $(HYP_DEPS)
 	@mkdir -p $(dir $@)
 	$(HYP_CC) $(HYP_CFLAGS) -c $< -o $@
 

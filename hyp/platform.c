@@ -1,39 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The platform contract (include/perfvisor/platform.h) on real hardware: every register key
- * the core may use becomes a real MRS/MSR, written with its generic S<op0>_<op1>_C<n>_C<m>_<op2>
- * name so no assembler feature flag is needed. The switches are generated from the register
- * database: one switch on the space (Op0, Op1, CRn), then a jump table on CRm:Op2, so an access
- * costs a handful of instructions (this is on every trapped PMU access).
- * Registers of features the CPU lacks (SPE, AMU, MPAM, PMMIR_EL1 before PMUv3p4) would UNDEF
- * at EL2: they read 0 and ignore writes, as do keys the platform does not know.
+ * The platform contract (include/perfvisor/platform.h) beyond the system registers, whose
+ * accessors are the EL2 ones every host shares (el2/plat_sysreg.h): the virtual PMU
+ * interrupt through this hypervisor's vGIC, and the MMIO and stage-2 functions.
  */
 #include "hyp.h"
 #include "perfvisor/platform.h"
-
-struct plat_feat plat_feat;
-
-void plat_init(void)
-{
-	uint64_t dfr0 = read_sysreg(S3_0_C0_C5_0), pfr0 = read_sysreg(S3_0_C0_C4_0);
-	uint64_t pfr1 = read_sysreg(S3_0_C0_C4_1);
-	unsigned pmuver = PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMUVER);
-	plat_feat.pmuver = pmuver == PV_PMUVER_IMPDEF ? PV_PMUVER_NI : pmuver;
-	plat_feat.amuver = PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_AMU);
-	plat_feat.spever = PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMSVER);
-	plat_feat.mpam = PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_MPAM) != 0 ||
-			 PV_ID_FIELD(pfr1, PV_ID_AA64PFR1_MPAM_FRAC) != 0;
-}
-
-uint64_t plat_sysreg_read(uint32_t reg)
-{
-	return plat_sysreg_read_any(reg);
-}
-
-void plat_sysreg_write(uint32_t reg, uint64_t val)
-{
-	plat_sysreg_write_any(reg, val);
-}
 
 void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level)
 {
@@ -86,10 +58,4 @@ bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa)
 	(void)v, (void)ipa;
 	*pa = 0;
 	return false;
-}
-
-void pv_plat_psb_csync(struct pv_pcpu *cpu)
-{
-	(void)cpu;
-	__asm__ volatile("hint #17\n\tdsb nsh" ::: "memory"); /* PSB CSYNC; DSB NSH */
 }

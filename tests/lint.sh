@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # make lint: cppcheck and clang-tidy with the configurations checked in at the top of the tree
 # (.cppcheck-suppressions, .clang-tidy), clang-format (.clang-format, over $FORMAT_SRCS), the
-# generated documents against what is committed, and the Arm ARM citations (citations.sh).
+# generated documents against what is committed, the Arm ARM citations (citations.sh), and the
+# kernel-doc comment of every function of the public headers (kerneldoc.sh).
 #   lint.sh CPPCHECK CLANG_TIDY "CORE_SOURCES" "FUZZ_SOURCES" "TOOL_CFLAGS" REGISTERS_MD
 # One test per analyser and set of sources; an analyser that is not installed is a failure
 # (CI installs both). REGISTERS_MD is docs/registers.md as the register database generates it
@@ -72,8 +73,8 @@ if [ -n "$fuzz" ]; then
 	# shellcheck disable=SC2086
 	run_tidy fuzz "$fuzz" -std=c11 -D_DEFAULT_SOURCE -Iinclude -Ibuild/gen -Itests/support -Itools -I. $toolcflags
 fi
-# The host code: the machine model and the tool (LINT_HOST), and the hypervisor (LINT_HYP),
-# analysed for aarch64 as it is built, with its platform functions out of line.
+# The host code: the machine model and the tool (LINT_HOST), and the code that runs at EL2
+# (LINT_HYP: the hypervisor, el2/, the Xen bridge), analysed for aarch64 as it is built.
 if [ -n "${LINT_HOST:-}" ]; then
 	# shellcheck disable=SC2086
 	run_cppcheck host "$LINT_HOST" -Iinclude -Ibuild/gen -I. -Itools -D_DEFAULT_SOURCE $toolcflags
@@ -82,9 +83,10 @@ if [ -n "${LINT_HOST:-}" ]; then
 		$toolcflags
 fi
 if [ -n "${LINT_HYP:-}" ]; then
-	run_cppcheck hyp "$LINT_HYP" -Iinclude -Ibuild/gen -Ihyp -D__GNUC__ -D__aarch64__
+	run_cppcheck hyp "$LINT_HYP" -Iinclude -Ibuild/gen -Ihyp -Iel2 -Iintegrations/xen/bridge \
+		-D__GNUC__ -D__aarch64__
 	run_tidy hyp "$LINT_HYP" --target=aarch64-linux-gnu -std=c11 -ffreestanding -Iinclude \
-		-Ibuild/gen -Ihyp '-DPV_PLATFORM_INLINE="plat_sysreg.h"'
+		-Ibuild/gen -Ihyp -Iel2 -Iintegrations/xen/bridge '-DPV_PLATFORM_INLINE="plat_sysreg.h"'
 fi
 
 # Every C file as .clang-format says (make format fixes them).
@@ -122,5 +124,13 @@ sh tests/citations.sh "$bad" >"$log.out" 2>&1
 if [ "$(cut -d: -f2 "$log.out" | tr '\n' ' ')" = "1 2 3 " ]; then st=0; else st=1; fi
 { echo "expected findings on lines 1 2 3 of a.c, got:"; cat "$log.out"; } >"$log"
 result "citations self-test" $st "$log"
+# A kernel-doc comment on every function of the public headers, and the check itself against
+# headers that break each of its rules.
+log=$logdir/kerneldoc.log
+sh tests/kerneldoc.sh include/perfvisor/*.h >"$log" 2>&1
+result "kernel-doc" $? "$log"
+log=$logdir/kerneldoc-self.log
+sh tests/kerneldoc.sh --self-test >"$log" 2>&1
+result "kernel-doc self-test" $? "$log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

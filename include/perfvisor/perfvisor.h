@@ -57,6 +57,15 @@ enum pv_err {
 	PV_ERR_VCPUS_LIVE = -16,   /* pv_vm_release with vCPUs not released */
 	/* -32 .. -43: PV_VMPAM_ERR_* (vmpam.h), also described by pv_strerror() */
 };
+
+/**
+ * pv_strerror() - Describe an error code of the init functions.
+ * @err: PV_OK, a PV_ERR_*, or a PV_VMPAM_ERR_* (-32 .. -43), which pv_vmpam_strerror()
+ *       describes.
+ *
+ * Return: a constant string, never NULL: "success" for PV_OK, "unknown error" for a code
+ * that is none of these.
+ */
 const char *pv_strerror(int err);
 
 /* The physical machine, read once through the platform (pv_hw_probe). Homogeneous pCPUs. */
@@ -186,41 +195,227 @@ enum pv_irq_result {
 	PV_IRQ_HOST_PENDING, /* handled for guests; host-reserved counters overflowed too */
 };
 
+/**
+ * pv_pcpu_init() - Set up the library's state of a physical CPU.
+ * @cpu: the pCPU's structure, caller's memory; every field is overwritten.
+ * @plat: the platform's per-CPU context (cpu->plat), handed back untouched through every
+ *        platform call made for this pCPU.
+ *
+ * Call it once per pCPU, before any other call takes @cpu. It leaves cpu->index 0: a
+ * hypervisor that numbers its pCPUs (for vmpam's cpu_node) sets it afterwards.
+ */
 void pv_pcpu_init(struct pv_pcpu *cpu, void *plat);
-/* Reads the machine through `cpu`; reserves `host_counters` counters at the top for the
- * host. */
+
+/**
+ * pv_hw_probe() - Read the machine, and reserve the host's PMU counters.
+ * @hw: the machine's structure, caller's memory; cleared, then filled.
+ * @cpu: the pCPU the machine is read through, pv_pcpu_init() done; the pCPUs are taken to
+ *       be alike.
+ * @host_counters: event counters reserved for the host, at the top: guests get [0, HPMN)
+ *                 and the cycle counter, the host keeps [HPMN, N).
+ *
+ * Reads the ID group (CRm 1..7) through @cpu and, for each feature present, its
+ * identification: MPAMIDR_EL1; the AMU's configuration, enables and event types; SPE's
+ * PMBIDR_EL1 and, when EL3 lets the Non-secure side own SPE, PMSIDR_EL1; the PMU's PMCR_EL0,
+ * PMCEID0/1_EL0 and PMMIR_EL1. With a usable SPE, it learns which event-filter bits exist by
+ * writing all ones, then zero, to PMSEVFR_EL1 (and PMSNEVFR_EL1). Since @hw is cleared, what
+ * the hypervisor sets itself (mpam_sys and mpam_cpu; amuhw.voff cleared when EL3 does not
+ * set SCR_EL3.AMVOFFEN) is set after the probe.
+ *
+ * Context: once, on any pCPU, before pv_pcpu_setup() and pv_vm_init().
+ * Return: PV_OK; PV_ERR_HOST_COUNTERS if @host_counters is above 31, above PMCR_EL0.N, or
+ * not 0 without a PMUv3; PV_ERR_HPMN0 if it is every counter and FEAT_HPMN0 is missing. On
+ * error @hw is partly filled and must not be used.
+ */
 int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters);
-/* Puts the pCPU's guest partition of the PMU in a known, quiet state. */
+
+/**
+ * pv_pcpu_setup() - Put the pCPU's guest partition of the PMU in a known, quiet state.
+ * @cpu: the pCPU, pv_pcpu_init() done; cpu->hw is set to @hw.
+ * @hw: the machine as pv_hw_probe() read it; kept by pointer.
+ *
+ * With a PMU, the guests' event counters [0, HPMN) and the cycle counter are disabled, their
+ * overflow interrupts masked and their overflow flags cleared (only their bits are written),
+ * PMUSERENR_EL0 becomes EN alone and PMCR_EL0 0 (LC alone where no EL has AArch32). With an
+ * AMU, AMUSERENR_EL0 becomes EN; with a usable SPE, PMSCR_EL1, PMBLIMITR_EL1 and PMBSR_EL1
+ * are cleared. pv_pcpu_resume() runs it again after a power-down.
+ *
+ * Context: on @cpu itself, after pv_hw_probe(), before a vCPU is loaded there.
+ */
 void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
+
+/**
+ * pv_vm_init() - Set up a VM: check its configuration against the machine, compute its views.
+ * @vm: the VM, caller's memory; every field is overwritten.
+ * @hw: the machine as pv_hw_probe() read it; kept by pointer, so it must outlive the VM.
+ * @cfg: what the VM is given; copied (vm->cfg), so the caller may free it afterwards.
+ *
+ * Derives once what the trap paths need: the PMU, AMU and SPE views, the ID register views,
+ * the trap words (vm->traps) and which registers the VM has. Where the hypervisor manages
+ * MPAM (hw->mpam_sys set), every VM also gets PARTIDs of its own, limits and monitors
+ * (pv_vmpam_partition_init()), with or without PV_FEAT_MPAM: that step comes last, being the
+ * only one with effects beyond the VM. Create the vCPUs afterwards (pv_vcpu_init() copies
+ * from the VM) and do not change the VM until pv_vm_release().
+ *
+ * Context: with hw->mpam_sys set, serialised with the other calls that take it (the MSCs
+ * are programmed through hw->mpam_cpu).
+ * Return: PV_OK, or a negative PV_ERR_* or PV_VMPAM_ERR_* (pv_strerror() describes it):
+ * PV_ERR_UNSUPPORTED for a feature bit perfvisor does not know or an SPE it cannot use,
+ * PV_ERR_FEATURE for a feature the hardware lacks, PV_ERR_MPAM_SYS for MPAM without
+ * hw->mpam_sys, a PMU, AMU or SPE configuration error, or an error of the VM's partition.
+ * On error the VM holds nothing beyond its own memory (no PARTID, no monitor), and @vm is
+ * not a VM: pass it neither to pv_vcpu_init() nor to pv_vm_release().
+ */
 int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg);
+
+/**
+ * pv_vcpu_init() - Set up a vCPU of a VM, in its reset state.
+ * @v: the vCPU, caller's memory; every field is overwritten.
+ * @vm: its VM, pv_vm_init() succeeded; kept by pointer, so it must outlive the vCPU.
+ * @id: the vCPU's number, kept in v->id for the hypervisor (perfvisor does not use it).
+ * @plat: the platform's per-vCPU context (v->plat), handed back untouched through every
+ *        platform call made for this vCPU.
+ *
+ * Copies what its traps need from the VM (the trap words into v->traps, and which registers
+ * the VM has) and counts the vCPU in the VM until pv_vcpu_release(). With SPE, give it its
+ * pin store next (pv_vspe_vcpu_pins()).
+ *
+ * Context: the vCPUs of a VM are created and released one at a time (the VM's count of them
+ * is not atomic).
+ */
 void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat);
 
-/* EC 0x18 trap from the guest. `el` is the exception level the access came from (0 or 1);
- * `x` holds the guest's x0..x30 (31 entries; Rt = 31 is XZR). The arguments come in the
- * order the register handlers take theirs (el, then the operand), so that no register
- * moves on the way. */
+/**
+ * pv_trap() - Handle a trapped MRS or MSR of the guest (EC 0x18).
+ * @v: the vCPU that trapped.
+ * @esr: ESR_EL2 as read; an EC (ESR_EL2[31:26]) other than 0x18 is PV_TRAP_UNKNOWN.
+ * @el: the exception level the access came from, 0 or 1 (anything but 0 is taken as 1).
+ * @x: the guest's x0..x30 (31 entries; Rt = 31 is XZR: a read is discarded, a write writes
+ *     zero); a read writes x[Rt] only when the answer is PV_TRAP_HANDLED.
+ *
+ * The arguments come in the order the register handlers take theirs (@el, then the
+ * operand), so that no register moves on the way. A trap of a register perfvisor owns is
+ * counted in v->stats.traps, whatever the answer.
+ *
+ * Context: on the pCPU the vCPU is loaded on, if it is loaded.
+ * Return: PV_TRAP_HANDLED (emulated: resume the guest at ELR_EL2 + 4); PV_TRAP_UNDEF (inject
+ * an Undefined Instruction exception into guest EL1); PV_TRAP_EL1_SYSREG (an EL0 access the
+ * guest's own PMUSERENR_EL0 or AMUSERENR_EL0 forbids, or an EL0 ID register read with
+ * FEAT_IDST: inject @esr into guest EL1, as the hardware would have); PV_TRAP_UNKNOWN (not
+ * EC 0x18, or not a register perfvisor owns: the hypervisor's to handle).
+ */
 enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x);
-/* The same for a hypervisor that has already read EC = 0x18: `esr` is ESR_EL2 as read, or
- * its ISS alone (only ISS[21:0] is looked at). */
+
+/**
+ * pv_trap_sys64() - pv_trap() for a hypervisor that has already read EC = 0x18.
+ * @v: the vCPU that trapped.
+ * @esr: ESR_EL2 as read, or its ISS alone: only ISS[21:0] is looked at, EC is not checked.
+ * @el: the exception level the access came from, 0 or 1.
+ * @x: the guest's x0..x30, as for pv_trap().
+ *
+ * Context: as for pv_trap().
+ * Return: as pv_trap(); PV_TRAP_UNKNOWN only for a register perfvisor does not own.
+ */
 enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x);
 
+/**
+ * pv_vcpu_load() - Make a vCPU the one running on a pCPU, its state in the pCPU's registers.
+ * @v: the vCPU.
+ * @cpu: the pCPU it is about to run on.
+ *
+ * Nothing happens if @v is already loaded on @cpu. Otherwise a vCPU loaded on @cpu is put
+ * first, and so is @v if it is still loaded elsewhere (a put the hypervisor forgot), so that
+ * state is never lost or shared; that put runs on @cpu, though, so put a vCPU yourself, on
+ * the pCPU it ran on, before loading it anywhere else. Switching is lazy: a vCPU that never
+ * touched its PMU or its SPE registers costs those modules nothing. A load also ends the
+ * vCPU's wait for a powered-down pCPU (pv_pcpu_suspend()); v->stats.loads counts it.
+ *
+ * Context: on @cpu, before entering the vCPU; write v->traps into the EL2 controls then.
+ */
 void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
+
+/**
+ * pv_vcpu_put() - Take a vCPU's state out of the pCPU it is loaded on.
+ * @v: the vCPU; if it is not loaded, only its wait for a powered-down pCPU is given up.
+ *
+ * SPE first, if the vCPU used it (sampling stopped, the buffer drained, saved and disabled),
+ * then the PMU, if the vCPU touched it (its counters disabled, their overflows folded, their
+ * values saved), and the AMU (its counts saved).
+ *
+ * Context: on the pCPU the vCPU is loaded on, after it stopped running there.
+ */
 void pv_vcpu_put(struct pv_vcpu *v);
+
+/**
+ * pv_irq() - Handle a physical PPI taken at EL2 that may be perfvisor's.
+ * @cpu: the pCPU that took it, pv_pcpu_setup() done.
+ * @intid: its INTID, acknowledged: PV_INTID_PMU (23) and PV_INTID_SPE (21) are perfvisor's.
+ *
+ * PMU overflow: the overflows of the loaded vCPU's counters are folded into its virtual
+ * overflow status and cleared in hardware, and its virtual INTID 23 follows
+ * (pv_plat_virq_set()); the host's counters' flags are left set. SPE: a buffer management
+ * event of the loaded vCPU's buffer is reflected to the guest (virtual PMBSR_EL1 and
+ * INTID 21), or repaired when it is a stage-2 fault.
+ *
+ * Context: on @cpu, with or without a vCPU loaded.
+ * Return: PV_IRQ_NOT_MINE for any other INTID, and for an SPE interrupt when SPE is not
+ * usable or the event pending is not a guest's (no guest buffer is running: it is the
+ * host's); PV_IRQ_HOST_PENDING for a PMU interrupt for which host counters [HPMN, N)
+ * overflowed too (their PMOVSSET_EL0 bits are left for the host to clear); PV_IRQ_HANDLED
+ * otherwise, a late SPE interrupt (nothing pending) included. A PMU interrupt is never
+ * PV_IRQ_NOT_MINE.
+ */
 enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid);
 
-/* A power-down of the pCPU (PSCI CPU_SUSPEND with power loss, CPU_OFF then CPU_ON): call
- * pv_pcpu_suspend() before it, with the pCPU's own registers still alive, and
- * pv_pcpu_resume() after it, before the vCPU that was loaded runs again. The loaded vCPU is
- * put and loaded again: its counters, buffers and labels survive, the hardware's do not
- * need to (firmware need not preserve AMEVCNTVOFF<g><n>_EL2, for one). */
+/**
+ * pv_pcpu_suspend() - Prepare a pCPU for a power-down.
+ * @cpu: the pCPU about to lose power.
+ *
+ * For a power-down of the pCPU (PSCI CPU_SUSPEND with power loss, CPU_OFF then CPU_ON): the
+ * loaded vCPU is put and remembered, and pv_pcpu_resume() loads it again, so its counters,
+ * buffers and labels survive and the hardware's need not (firmware need not preserve
+ * AMEVCNTVOFF<g><n>_EL2, for one). With no vCPU loaded nothing happens: a second suspend
+ * keeps what the first remembered.
+ *
+ * Context: on @cpu, before the power-down, with the pCPU's own registers still alive.
+ */
 void pv_pcpu_suspend(struct pv_pcpu *cpu);
+
+/**
+ * pv_pcpu_resume() - Set a pCPU up again after a power-down, and load its vCPU again.
+ * @cpu: the pCPU, powered again.
+ *
+ * Runs pv_pcpu_setup() again (if it ran before the power-down) and loads the vCPU that
+ * pv_pcpu_suspend() put, unless that vCPU was loaded elsewhere, put or released meanwhile.
+ *
+ * Context: on @cpu, after the power-down, before the vCPU that was loaded runs again.
+ */
 void pv_pcpu_resume(struct pv_pcpu *cpu);
 
-/* The end of a vCPU (put first if it is loaded; its SPE buffer is unpinned; it does not
- * come back with a powered-down pCPU) and, once all its vCPUs were released, of its VM (its
- * PARTIDs and monitors go back). The memory is the caller's again afterwards. The vCPUs of
- * a VM are created and released one at a time (pv_vcpu_init counts them in the VM). */
+/**
+ * pv_vcpu_release() - End a vCPU.
+ * @v: the vCPU; releasing it a second time does nothing.
+ *
+ * It is put first if it is loaded, its SPE buffer is unpinned (pv_vspe_release()), it does
+ * not come back with a powered-down pCPU, and its VM no longer counts it. The memory is the
+ * caller's again afterwards.
+ *
+ * Context: on the pCPU it is loaded on, if it is; the vCPUs of a VM are created and
+ * released one at a time (pv_vcpu_init() counts them in the VM).
+ */
 void pv_vcpu_release(struct pv_vcpu *v);
-int pv_vm_release(struct pv_vm *vm); /* PV_ERR_VCPUS_LIVE, and nothing released, before */
+
+/**
+ * pv_vm_release() - End a VM, once all its vCPUs were released.
+ * @vm: the VM.
+ *
+ * Its PARTIDs and monitors go back (pv_vmpam_partition_release()); the other modules hold
+ * nothing beyond the VM's own memory, which is the caller's again afterwards.
+ *
+ * Context: with hw->mpam_sys set, serialised with the other calls that take it.
+ * Return: PV_OK; PV_ERR_VCPUS_LIVE, with nothing released, while a vCPU of the VM is not
+ * released (one may still be loaded).
+ */
+int pv_vm_release(struct pv_vm *vm);
 
 #endif

@@ -4,7 +4,8 @@
  *
  * The core never executes a privileged instruction and never touches memory it was not given.
  * An integration provides these functions, bound at link time (no function pointers on the hot
- * path). Two implementations exist: hyp/ (real MRS/MSR at EL2) and sim/ (the machine model).
+ * path). Implementations: el2/ (real MRS/MSR at EL2, for hyp/ and the Xen bridge) and sim/
+ * (the machine model).
  * Every call is made with the pCPU (or vCPU) it concerns, so a platform needs no globals.
  */
 #ifndef PERFVISOR_PLATFORM_H
@@ -31,53 +32,128 @@ struct pv_vcpu;
 #include PV_PLATFORM_INLINE
 #endif
 
-/*
- * Read / write a physical system register of the pCPU the call is made on. `reg` is the
- * register's ISS key (PV_SYSREG(...) in sysreg.h); indexed registers are named by their own
- * key (PV_PMEVCNTR_EL0(n)). The core uses the rows of the register database (arch/sysregs.txt)
- * with an el2 access: PMU, SPE, AMU, MPAM, the EL2 controls, the EL1 translation registers
- * and the ID group (Op0=3 Op1=0 CRn=0 CRm=1..7, reserved encodings read as zero).
- */
+/* The two register functions, out of line unless the header above defines them. */
 #ifndef PV_PLATFORM_HAS_SYSREG
+/**
+ * pv_plat_sysreg_read() - Read a physical system register of the pCPU the call is made on.
+ * @cpu: that pCPU; el2/ ignores it, as the call runs on the pCPU it names.
+ * @reg: the register's ISS key (PV_SYSREG(...) in sysreg.h); indexed registers are named by
+ *       their own key (PV_PMEVCNTR_EL0(n)), never through a selector register.
+ *
+ * The core uses the rows of the register database (arch/sysregs.txt) with an el2 access:
+ * PMU, SPE, AMU, MPAM, the EL2 controls, the EL1 translation registers and the ID group
+ * (Op0=3 Op1=0 CRn=0 CRm=1..7, reserved encodings read as zero). A register that would UNDEF
+ * at EL2 reads 0 in sim/, and so do in el2/ those of SPE, the AMU or MPAM (and PMMIR_EL1
+ * before PMUv3p4) on a CPU without them; both read 0 for a key they do not know.
+ *
+ * Return: the register's value.
+ */
 uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg);
+
+/**
+ * pv_plat_sysreg_write() - Write a physical system register of the pCPU the call is made on.
+ * @cpu: that pCPU, as for pv_plat_sysreg_read().
+ * @reg: the register's ISS key, as for pv_plat_sysreg_read().
+ * @val: the value to write.
+ *
+ * el2/ and sim/ ignore a write to a key they do not know, or to a register that reads 0 for
+ * want of its feature (as for pv_plat_sysreg_read()).
+ */
 void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val);
 #endif
 
-/*
- * Drive a virtual interrupt line of a vCPU (level-sensitive: asserted while `level` is true).
- * Called only on a change of level. The vCPU may or may not be loaded; the platform keeps
- * the line state and presents it whenever the vCPU runs (for example through ICH_LR<n>_EL2).
+/**
+ * pv_plat_virq_set() - Drive a virtual interrupt line of a vCPU.
+ * @vcpu: the vCPU; it may or may not be loaded.
+ * @intid: the line: PV_INTID_PMU (23) for the vPMU, PV_INTID_SPE (21) for the vSPE.
+ * @level: level-sensitive: the line is asserted while it is true.
+ *
+ * Called only on a change of level. The platform keeps the line state and presents it
+ * whenever the vCPU runs (for example through ICH_LR<n>_EL2).
  */
 void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level);
 
-/*
- * 32-bit MMIO read / write of a physical address, made from the pCPU `cpu` (the MPAM MSC
- * registers: vmpam/ reads 64-bit registers as two halves, as the MPAM driver of Linux does).
- * Device memory: the platform performs exactly one access of 32 bits, in program order.
+/**
+ * pv_plat_mmio_read32() - Read 32 bits of device memory: an MPAM MSC register.
+ * @cpu: the pCPU the access is made from.
+ * @pa: the physical address.
+ *
+ * vmpam/ reads a 64-bit register as two halves, as the MPAM driver of Linux does. Device
+ * memory: the platform performs exactly one access of 32 bits, in program order.
+ *
+ * Return: the value read.
  */
 uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa);
+
+/**
+ * pv_plat_mmio_write32() - Write 32 bits of device memory: an MPAM MSC register.
+ * @cpu: the pCPU the access is made from.
+ * @pa: the physical address.
+ * @val: the value to write.
+ *
+ * Device memory: the platform performs exactly one access of 32 bits, in program order.
+ */
 void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val);
 
-/*
- * Guest memory and stage 2 of the VM that vCPU `v` belongs to (the platform finds the VM from
- * its per-vCPU context, v->plat). Addresses are that VM's IPAs; `ipa` and `size` of pin/unpin
- * are multiples of 4 KiB. Used by vspe/ for the profiling buffer.
+/**
+ * pv_plat_guest_read64() - Read 8 aligned bytes of a VM's memory (a stage-1 descriptor).
+ * @v: a vCPU of the VM (the platform finds the VM from its per-vCPU context, v->plat).
+ * @ipa: the address, an IPA of that VM, a multiple of 8.
+ * @val: where the 8 bytes go.
  *
- * guest_read64: 8 aligned bytes of the VM's memory (a stage-1 descriptor), faulting the page in
- *               at stage 2 if the platform pages; false if the IPA is not the VM's memory.
- * s2_pin:       every page of [ipa, ipa + size) resident and mapped writable at stage 2 until
- *               unpinned, pins counted per page; all or nothing: false (nothing pinned) if any
- *               page is not the VM's RAM.
- * s2_unpin:     undoes one s2_pin of the same range.
- * s2_translate: the PA stage 2 maps `ipa` to, writable, right now; false if it does not.
+ * Used by vspe/ to walk the guest's stage-1 tables over its profiling buffer. The platform
+ * faults the page in at stage 2 if it pages. hyp/ always returns false: QEMU virt has no SPE,
+ * so no VM is given it there and vspe/ never calls this.
+ *
+ * Return: true, with *val read; false if the IPA is not the VM's memory.
  */
 bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val);
+
+/**
+ * pv_plat_s2_pin() - Keep pages of a VM resident and mapped writable at stage 2.
+ * @v: a vCPU of the VM (the platform finds the VM from its per-vCPU context, v->plat).
+ * @ipa: the first page, an IPA of that VM, a multiple of 4 KiB.
+ * @size: bytes, a multiple of 4 KiB.
+ *
+ * Every page of [@ipa, @ipa + @size) stays resident and mapped writable at stage 2 until
+ * unpinned, so that the profiler never meets a stage-2 fault; pins are counted per page.
+ * Used by vspe/ for the profiling buffer and the table pages the stage-1 walk reads. hyp/
+ * always returns false (no SPE on QEMU virt).
+ *
+ * Return: true if every page is pinned; all or nothing: false, with nothing pinned, if any
+ * page is not the VM's RAM.
+ */
 bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
+
+/**
+ * pv_plat_s2_unpin() - Undo one pv_plat_s2_pin() of the same range.
+ * @v: a vCPU of the VM.
+ * @ipa: the first page, as pinned.
+ * @size: bytes, as pinned.
+ */
 void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
+
+/**
+ * pv_plat_s2_translate() - The PA stage 2 maps a VM's page to, writable, right now.
+ * @v: a vCPU of the VM (the platform finds the VM from its per-vCPU context, v->plat).
+ * @ipa: an IPA of that VM.
+ * @pa: where the physical address goes.
+ *
+ * Used by vspe/ once it has repaired a stage-2 fault of the profiling buffer. hyp/ always
+ * returns false (no SPE on QEMU virt).
+ *
+ * Return: true, with *pa set; false if stage 2 does not map @ipa writable.
+ */
 bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa);
 
-/* PSB CSYNC; DSB NSH on pCPU `cpu`: every record the profiler has formatted is written to
- * memory and PMBPTR_EL1/PMBSR_EL1 are up to date (Arm ARM D17.9, synchronization). */
+/**
+ * pv_plat_psb_csync() - PSB CSYNC; DSB NSH on a pCPU.
+ * @cpu: the pCPU the call is made on.
+ *
+ * Afterwards every record the profiler has formatted is written to memory and
+ * PMBPTR_EL1/PMBSR_EL1 are up to date (Arm ARM D17.9, synchronization). PSB CSYNC is in the
+ * hint space: el2/ executes it whatever the CPU, a NOP without SPE.
+ */
 void pv_plat_psb_csync(struct pv_pcpu *cpu);
 
 #endif

@@ -73,10 +73,34 @@ struct pv_spe_pkt {
 };
 #define PV_SPE_PKT_MAX 10 /* extended header, header, 8 bytes of payload */
 
-/* Decodes the packet at buf[0..len): its length (> 0), or PV_SPE_ERR_TRUNCATED / _BAD. */
+/**
+ * pv_spe_pkt_decode() - Decode the packet at buf[0..len).
+ * @buf: the bytes.
+ * @len: how many there are.
+ * @p: the packet (type, index, len, payload_len, payload); written only on success.
+ *
+ * A Padding byte is a packet of its own (PV_SPE_PKT_PAD, length 1).
+ *
+ * Return: the packet's length (> 0), headers included; PV_SPE_ERR_TRUNCATED when the bytes
+ * end inside it (or @len is 0); PV_SPE_ERR_BAD for a reserved header, an extended header
+ * before anything but an Address or Counter packet, or a size its type forbids.
+ */
 int pv_spe_pkt_decode(const uint8_t *buf, size_t len, struct pv_spe_pkt *p);
-/* Encodes `p` (type, index, payload_len, payload; `len` is ignored): bytes written, or 0 when
- * it does not fit in `cap` or the architecture has no such packet. */
+
+/**
+ * pv_spe_pkt_encode() - Encode one packet.
+ * @out: where the bytes go.
+ * @cap: how many fit there.
+ * @p: the packet: type, index, payload_len, payload (len is ignored, and so is payload_len
+ *     but for Events and Data Source packets: the others have a fixed size).
+ *
+ * An Address or Counter packet with an index of 8 or more gets an extended header.
+ *
+ * Return: bytes written, or 0 (nothing written) when the packet does not fit in @cap or the
+ * architecture has no such packet (an Events or Data Source payload_len other than 1, 2, 4
+ * or 8, a Context index above 1, an Operation type class above 2, an Address or Counter
+ * index above 31, a type outside the enumeration).
+ */
 size_t pv_spe_pkt_encode(uint8_t *out, size_t cap, const struct pv_spe_pkt *p);
 
 /* A whole record. Fields absent from it have their bit clear in the *_valid masks. */
@@ -94,19 +118,56 @@ struct pv_spe_record {
 	uint64_t timestamp;
 };
 
-/* Encodes a record in the order the Arm ARM's SPEConstructRecord() uses (contexts, counters,
- * addresses, data source, operation type, events, then Timestamp or End) and pads it with zeros
- * to a multiple of 1 << align. Bytes written, or 0 when it does not fit or a field cannot be
- * encoded. */
+/**
+ * pv_spe_record_encode() - Encode a whole record, padded.
+ * @r: the record; fields whose *_valid bit or has_* flag is clear are left out.
+ * @align: log2 of the padding unit (PMBIDR_EL1.Align); above 11 it is taken as 11 (2 KiB).
+ * @out: where the bytes go.
+ * @cap: how many fit there.
+ *
+ * The packets go in the order the Arm ARM's SPEConstructRecord() uses (contexts, counters,
+ * addresses, data source, operation type, events, then Timestamp or End), and the record is
+ * padded with zeros to a multiple of 1 << @align.
+ *
+ * Return: bytes written, or 0 when the record does not fit or a field cannot be encoded
+ * (then @out may hold part of it).
+ */
 size_t pv_spe_record_encode(const struct pv_spe_record *r, unsigned align, uint8_t *out,
 			    size_t cap);
-/* Decodes the record at buf[*pos..len), skipping Padding before it, and moves *pos past it.
- * Returns 1 (a record), 0 (nothing but Padding up to len), or a PV_SPE_ERR_* with *pos at the
- * offending packet. `pads`, if not NULL, receives the Padding bytes skipped. */
+
+/**
+ * pv_spe_record_decode() - Decode the record at buf[*pos..len), skipping Padding before it.
+ * @buf: the bytes.
+ * @len: how many there are.
+ * @pos: where to start; moved past the Padding skipped and, for a record, past the record.
+ * @r: the record, cleared first when one starts (fields absent from it have their *_valid
+ *     bit or has_* flag clear); untouched when only Padding is left.
+ * @pads: if not NULL, receives the number of Padding bytes skipped.
+ *
+ * Return: 1 (a record), 0 (nothing but Padding up to @len), or a PV_SPE_ERR_* with *pos at
+ * the offending packet: PV_SPE_ERR_TRUNCATED also when the bytes end before the record's End
+ * or Timestamp packet (*pos is then @len), PV_SPE_ERR_BAD also for Padding inside a record,
+ * PV_SPE_ERR_DUPLICATE for a packet the record already has.
+ */
 int pv_spe_record_decode(const uint8_t *buf, size_t len, size_t *pos, struct pv_spe_record *r,
 			 size_t *pads);
-/* "truncated packet or record", "reserved or malformed packet", "packet repeated in a record" */
+
+/**
+ * pv_spe_strerror() - Describe a PV_SPE_ERR_* code.
+ * @err: PV_SPE_ERR_TRUNCATED, PV_SPE_ERR_BAD or PV_SPE_ERR_DUPLICATE.
+ *
+ * Return: "truncated packet or record", "reserved or malformed packet" or "packet repeated
+ * in a record"; "no error" for any other value, an unknown negative one included.
+ */
 const char *pv_spe_strerror(int err);
+
+/**
+ * pv_spe_pkt_name() - The name of a packet type.
+ * @t: the type.
+ *
+ * Return: "PAD", "END", "TIMESTAMP", "EVENTS", "DATA-SOURCE", "CONTEXT", "OP-TYPE",
+ * "ADDRESS" or "COUNTER"; "?" for a value outside the enumeration.
+ */
 const char *pv_spe_pkt_name(enum pv_spe_pkt_type t);
 
 #endif

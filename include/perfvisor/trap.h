@@ -21,7 +21,15 @@ struct pv_sys_access {
 	bool is_read; /* MRS */
 };
 
-/* Decodes `esr`; false if it is not EC 0x18. */
+/**
+ * pv_decode_sys() - Decode an EC 0x18 syndrome.
+ * @esr: ESR_EL2 as read.
+ * @out: the access (key, Rt, direction); written only when @esr is EC 0x18.
+ *
+ * The direction comes from the raw ISS (bit 0), never from the masked key.
+ *
+ * Return: true if @esr is EC 0x18 (ESR_EL2[31:26]), false if it is not.
+ */
 static inline bool pv_decode_sys(uint64_t esr, struct pv_sys_access *out)
 {
 	if (PV_ESR_EC(esr) != PV_EC_SYS64)
@@ -82,7 +90,14 @@ struct pv_reg_desc {
 	const char *behaviour;  /* one line for the coverage document */
 };
 
-/* Member n of a family (0 for a register) from a key the entry matches. */
+/**
+ * pv_reg_member() - Member n of a register family, from a key its entry matches.
+ * @d: the table entry.
+ * @key: an ISS key that @d matches ((key & d->mask) == (d->key & d->mask), not checked).
+ *
+ * Return: n = CRm[k-1:0]:Op2, k being the CRm bits the entry's mask leaves free (Op2 alone
+ * when it leaves none); 0 for a single register. n is not checked against d->first..last.
+ */
 static inline unsigned pv_reg_member(const struct pv_reg_desc *d, uint32_t key)
 {
 	unsigned crm_bits = (~d->mask >> PV_ISS_SYS_CRM_SHIFT) & 0xFu;
@@ -91,9 +106,25 @@ static inline unsigned pv_reg_member(const struct pv_reg_desc *d, uint32_t key)
 	return (PV_SYSREG_CRM(key) & crm_bits) << 3 | PV_SYSREG_OP2(key);
 }
 
-/* The whole table, in document order. */
+/**
+ * pv_reg_table() - The whole register table, in document order.
+ * @count: where the number of entries goes; not NULL.
+ *
+ * Return: the first entry of the table, which is constant and static.
+ */
 const struct pv_reg_desc *pv_reg_table(size_t *count);
-/* The descriptor a key dispatches to, or NULL if perfvisor does not own the register. */
+
+/**
+ * pv_reg_lookup() - The descriptor a key dispatches to.
+ * @key: an ISS key; bits outside PV_ISS_SYS_KEY_MASK (Rt, the direction) play no part.
+ *
+ * A walk of the table, for tools and tests (the trap path uses the two-level tables of
+ * trap/dispatch.c). A family claims only its members first..last: PMCCFILTR_EL0 sits where
+ * PMEVTYPER31_EL0 would, n = 31 of PMEVCNTR<n>_EL0 is nobody's, and CRm = 0 of the ID space
+ * (MIDR_EL1 and the like) is not in the TID3 group.
+ *
+ * Return: the entry, or NULL if perfvisor does not own the register.
+ */
 const struct pv_reg_desc *pv_reg_lookup(uint32_t key);
 
 #endif

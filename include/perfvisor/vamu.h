@@ -105,7 +105,17 @@ struct pv_vamu {
 /* A pCPU's power-down loses AMEVCNTVOFF<g><n>_EL2 (firmware need not preserve them) and may
  * lose the counters: pv_pcpu_suspend() and pv_pcpu_resume() (perfvisor.h) cover it. */
 
-/* Operator view: counter k (0..3: group 0, 4 + n: AMEVCNTR1<n>) of a vCPU, loaded or not. */
+/**
+ * pv_vamu_counter() - Operator view: an activity counter of a vCPU, loaded or not.
+ * @v: the vCPU.
+ * @k: the counter: 0..3 group 0 (CPU_CYCLES, CNT_CYCLES, INST_RETIRED, STALL_BACKEND_MEM),
+ *     4 + n AMEVCNTR1<n>.
+ *
+ * Context: on the vCPU's pCPU while it is loaded (the physical counter is read then).
+ * Return: what the guest would read, its own activity summed over every time it ran; 0 when
+ * the VM has no AMU, @k is past its counters (4 + nr_aux), or group 1 reads as zero
+ * (AMCR_EL0.CG1RZ).
+ */
 uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k);
 
 #endif

@@ -65,6 +65,14 @@ enum pv_vmpam_err {
 	PV_VMPAM_ERR_MONITORS = -42,  /* more PARTIDs than a node has monitors */
 	PV_VMPAM_ERR_MSC_ERROR = -43, /* an MSC reported an error while being configured */
 };
+
+/**
+ * pv_vmpam_strerror() - Describe a PV_VMPAM_ERR_* code.
+ * @err: 0 or a PV_VMPAM_ERR_*.
+ *
+ * Return: a constant string, never NULL: "success" for 0, "unknown MPAM error" for a code
+ * that is not a PV_VMPAM_ERR_*.
+ */
 const char *pv_vmpam_strerror(int err);
 
 /* ---- the machine ------------------------------------------------------------------------ */
@@ -98,8 +106,14 @@ struct pv_vmpam_setup {
 	size_t nacct;
 };
 
-/* Accounting entries the setup needs: max_vms times the memory nodes its MSCs describe, twice
- * that when it gives cpu_node (an account of total and one of local bytes). */
+/**
+ * pv_vmpam_acct_entries() - The accounting entries a setup needs.
+ * @s: the setup; only msc, nmsc, max_vms and cpu_node are read.
+ *
+ * Return: max_vms times the memory nodes its MSCs describe (one more than the highest id of
+ * a memory MSC), twice that when it gives cpu_node (an account of total and one of local
+ * bytes), whether or not the PMG range turns out to allow local bytes.
+ */
 size_t pv_vmpam_acct_entries(const struct pv_vmpam_setup *s);
 
 /* Discovered resource instance. */
@@ -183,10 +197,26 @@ struct pv_vmpam_sys {
 	struct pv_vmpam_stats stats;
 };
 
-/* Probes every MSC through `cpu` (MPAMF_AIDR, IDR and the per-RIS ID registers), takes the
- * usable PARTID and PMG range as the least over the pCPUs and the MSCs, and claims the
- * monitors (enabled, counting the host's PARTID 0 until assigned). A cpu_node entry naming
- * no memory node is PV_VMPAM_ERR_SETUP. 0 or PV_VMPAM_ERR_*. */
+/**
+ * pv_vmpam_init() - Take charge of the machine's MSCs, for VMs.
+ * @sys: the machine's MPAM state, caller's memory; cleared first.
+ * @cpu: the pCPU the MSCs' MMIO is done from.
+ * @s: the setup; its VM table and accounting entries (both cleared here) and its cpu_node
+ *     are kept by pointer, not copied, so they must outlive @sys.
+ *
+ * Probes every MSC through @cpu (MPAMF_AIDR, IDR and the per-RIS ID registers), takes the
+ * usable PARTID and PMG range as the least over the pCPUs and the MSCs, keeps PARTIDs
+ * [0, host_partids) for the host, and claims the monitors (enabled, counting the host's
+ * PARTID 0 until assigned). Set pv_hw.mpam_sys to @sys and pv_hw.mpam_cpu to @cpu after it.
+ *
+ * Context: serialised with every other call that takes @sys.
+ * Return: 0; PV_VMPAM_ERR_SETUP for a setup out of range (more than 32 MSCs or 8 memory
+ * nodes, an MSC id above 7, no VM table, max_vms 0 or above 2^25, fewer accounting entries
+ * than pv_vmpam_acct_entries(), host_partids leaving no PARTID for VMs, a cpu_node entry
+ * naming no memory node); PV_VMPAM_ERR_CPU for no pCPU's MPAMIDR_EL1; PV_VMPAM_ERR_MSC_ARCH,
+ * PV_VMPAM_ERR_MSC_NRW or PV_VMPAM_ERR_MSC_RIS for an MSC it cannot drive. On error @sys must
+ * not be used.
+ */
 int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 		  const struct pv_vmpam_setup *s);
 
@@ -225,22 +255,74 @@ struct pv_vm_mpam {
 	struct pv_vmpam_config cfg; /* limits in force */
 };
 
-/* Allocates the VM's physical PARTIDs (all or nothing: exhaustion is PV_VMPAM_ERR_NO_PARTID,
- * never a shared PARTID), programs its limits on every MSC, and gives it monitors on every
- * node. `visible`: the guest is given MPAM (PV_FEAT_MPAM); without it the VM still has its
- * PARTID, limits and accounting, and its MPAM registers UNDEF. Call it before the VM's vCPUs
- * first run: its bytes are counted from when its monitors are ready (nrdy_ns later). */
+/**
+ * pv_vmpam_partition_init() - Give a VM its PARTIDs, limits and monitors.
+ * @sys: the machine's MPAM state, pv_vmpam_init() done.
+ * @cpu: the pCPU the MSCs' MMIO is done from.
+ * @vm: the VM's MPAM state, caller's memory; overwritten once the configuration is checked.
+ * @cfg: PARTIDs and limits, copied into vm->cfg (nr_partids 0 made 1); NULL: one PARTID, no
+ *       limit.
+ * @visible: the guest is given MPAM (PV_FEAT_MPAM); without it the VM still has its PARTIDs,
+ *           limits and accounting, and its MPAM registers UNDEF.
+ *
+ * Allocates the VM's physical PARTIDs (all or nothing: exhaustion is PV_VMPAM_ERR_NO_PARTID,
+ * never a shared PARTID), programs its limits on every MSC, enters it in the VM table, and
+ * gives it monitors on every node (or a turn in their rotation). pv_vm_init() calls it
+ * where the hypervisor manages MPAM. Call it before the VM's vCPUs first run: its bytes are
+ * counted from when its monitors are ready (nrdy_ns later).
+ *
+ * Context: serialised with every other call that takes @sys.
+ * Return: 0; PV_VMPAM_ERR_VPARTIDS (more than 32 PARTIDs, or than the VPM registers map),
+ * PV_VMPAM_ERR_BANDWIDTH or PV_VMPAM_ERR_CACHE (a limit the MSCs cannot apply),
+ * PV_VMPAM_ERR_MONITORS (more PARTIDs than a node has monitors), PV_VMPAM_ERR_VM_TABLE,
+ * PV_VMPAM_ERR_NO_PARTID, or PV_VMPAM_ERR_MSC_ERROR (an MSC error while programming the
+ * limits: the defaults are put back). On error @vm is cleared: it holds no PARTID, is not in
+ * the table, and releasing it does nothing.
+ */
 int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 			    struct pv_vm_mpam *vm, const struct pv_vmpam_config *cfg,
 			    bool visible);
-/* New limits (nr_partids is ignored). 0 or PV_VMPAM_ERR_*; on error nothing changed. */
+
+/**
+ * pv_vmpam_vm_set_limits() - Change a VM's bandwidth caps and cache portions.
+ * @sys: the machine's MPAM state.
+ * @cpu: the pCPU the MSCs' MMIO is done from.
+ * @vm: a partition of @sys (not checked).
+ * @cfg: the new limits, copied into vm->cfg; nr_partids is ignored. Not NULL.
+ *
+ * Context: serialised with every other call that takes @sys.
+ * Return: 0 or a PV_VMPAM_ERR_*: PV_VMPAM_ERR_BANDWIDTH or PV_VMPAM_ERR_CACHE, nothing
+ * programmed; PV_VMPAM_ERR_MSC_ERROR, the previous limits programmed again. On error nothing
+ * is changed.
+ */
 int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct pv_vm_mpam *vm,
 			   const struct pv_vmpam_config *cfg);
-/* Resets the VM's PARTIDs to no limit, frees them and its monitors. No vCPU of the VM may be
- * loaded. */
+
+/**
+ * pv_vmpam_partition_release() - Give back a VM's PARTIDs and monitors.
+ * @sys: the machine's MPAM state.
+ * @cpu: the pCPU the MSCs' MMIO is done from.
+ * @vm: the VM's MPAM state; nothing happens unless it is in @sys's table, so a second
+ *      release, or that of a VM pv_vmpam_partition_init() refused, does nothing.
+ *
+ * Resets the VM's PARTIDs to no limit and frees them, its monitors and its accounts. The
+ * last VM of the table takes its place, so that VM's index changes. pv_vm_release() calls it.
+ *
+ * Context: no vCPU of the VM may be loaded; serialised with every other call that takes
+ * @sys.
+ */
 void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 				struct pv_vm_mpam *vm);
-/* The EL2 controls for the VM's vCPUs (also in vm->el2). */
+
+/**
+ * pv_vmpam_el2() - The EL2 controls of a VM's vCPUs.
+ * @vm: the VM's partition.
+ *
+ * MPAM2_EL2 and MPAMHCR_EL2 with the masks of what perfvisor owns, for the hypervisor to
+ * write on entry, and the VPM registers that pv_vcpu_load() writes.
+ *
+ * Return: &vm->el2, valid as long as @vm is.
+ */
 const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vm_mpam *vm);
 
 /* ---- a vCPU ------------------------------------------------------------------------------ */
@@ -255,7 +337,15 @@ struct pv_vmpam {
 /* The vCPU's MPAM state is the `mpam` member of struct pv_vcpu. */
 #define PV_VMPAM_VCPU(v) (&(v)->mpam)
 
-/* Reset values: MPAM0_EL1 = MPAM1_EL1 = 0 (virtual PARTID 0, PMG 0). */
+/**
+ * pv_vmpam_vcpu_attach() - Attach a vCPU's MPAM state, reset, to its VM's partition.
+ * @s: the vCPU's MPAM state (PV_VMPAM_VCPU(v)); every field is overwritten.
+ * @vm: the VM's partition; kept by pointer.
+ *
+ * Reset values: MPAM0_EL1 = MPAM1_EL1 = 0 (virtual PARTID 0, PMG 0), which reach the
+ * hardware as the VM's first physical PARTID. pv_vcpu_init() calls it when the VM has a
+ * partition.
+ */
 void pv_vmpam_vcpu_attach(struct pv_vmpam *s, const struct pv_vm_mpam *vm);
 /* pv_vcpu_load writes the vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 /
  * MPAMVPMV_EL2; the hypervisor writes MPAM2_EL2 and MPAMHCR_EL2 from pv_vmpam_el2(). When
@@ -279,9 +369,20 @@ struct pv_vmpam_acct {
 	uint16_t nrdy; /* consecutive not-ready reads */
 };
 
-/* Call every tick period (10 ms suits 31-bit counters up to ~100 GB/s per node). `now` is
- * monotonic, in ns. Reads every monitor in use, corrects wraps, folds the bytes into the
- * VMs' accounts, and moves rotating monitors on to the next VMs. */
+/**
+ * pv_vmpam_tick() - Read the bandwidth monitors into the VMs' accounts.
+ * @sys: the machine's MPAM state.
+ * @cpu: the pCPU the MSCs' MMIO is done from.
+ * @now: monotonic time, in ns; a time before the last tick's is taken as the last tick's.
+ *
+ * Call it every tick period (10 ms suits 31-bit counters up to ~100 GB/s per node). Reads
+ * every monitor in use, corrects wraps, folds the bytes into the VMs' accounts, and moves
+ * rotating monitors on to the next VMs (a rotation window shorter than the monitors'
+ * not-ready time stays open until a later tick). It also clears an error an MSC reports in
+ * MPAMF_ESR, counting it in sys->stats.
+ *
+ * Context: serialised with every other call that takes @sys.
+ */
 void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now);
 
 enum pv_vmpam_status {
@@ -302,12 +403,36 @@ struct pv_vmpam_reading {
 	uint32_t gran;
 };
 
-/* The VM's bytes on `node` as of the last tick. Returns the status. */
+/**
+ * pv_vmpam_read() - A VM's bytes through a memory node, as of the last tick.
+ * @sys: the machine's MPAM state.
+ * @vm: the VM's partition.
+ * @node: the memory node.
+ * @out: the reading, overwritten: bytes since pv_vmpam_partition_init(), their bound, time.
+ *
+ * No MSC is read: the figure is the account pv_vmpam_tick() keeps, read without a lock.
+ *
+ * Return: the status (enum pv_vmpam_status), also in out->status: PV_VMPAM_MEASURED or
+ * PV_VMPAM_ESTIMATED with a figure; PV_VMPAM_NOT_READY; PV_VMPAM_NO_DATA when @vm is not a
+ * partition of @sys, @node does not exist or has no monitors, or nothing was measured yet.
+ */
 int pv_vmpam_read(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm, unsigned node,
 		  struct pv_vmpam_reading *out);
-/* The part of them sent while its vCPUs ran on pCPUs local to `node` (libvirt's bytes.local):
- * counted by monitors matching the VM's PARTIDs and PMG = node, with the same statuses and
- * bounds. PV_VMPAM_NO_DATA unless sys->local is PV_VMPAM_LOCAL_COUNTED. */
+
+/**
+ * pv_vmpam_read_local() - The part of a VM's bytes through a node sent from pCPUs local to it.
+ * @sys: the machine's MPAM state.
+ * @vm: the VM's partition.
+ * @node: the memory node.
+ * @out: the reading, overwritten, as for pv_vmpam_read().
+ *
+ * The bytes sent while its vCPUs ran on pCPUs local to @node (libvirt's bytes.local):
+ * counted by monitors matching the VM's PARTIDs and PMG = @node, with the same statuses and
+ * bounds as pv_vmpam_read().
+ *
+ * Return: the status, as for pv_vmpam_read(); PV_VMPAM_NO_DATA unless sys->local is
+ * PV_VMPAM_LOCAL_COUNTED.
+ */
 int pv_vmpam_read_local(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm,
 			unsigned node, struct pv_vmpam_reading *out);
 
@@ -317,7 +442,20 @@ struct pv_vmpam_rate {
 	uint64_t bytes_per_s, bound_per_s;
 	uint8_t status;
 };
-/* Bytes and bytes per second between two readings of one VM and node. Returns the status. */
+/**
+ * pv_vmpam_rate() - Bytes and bytes per second between two readings of one VM and node.
+ * @from: the earlier reading.
+ * @to: the later reading.
+ * @out: the interval, overwritten.
+ *
+ * A gap open at @from is counted whole in the bound. Bytes that went down between the
+ * readings count as 0; with both readings of the same tick the per-second figures are 0.
+ *
+ * Return: the status, also in out->status: PV_VMPAM_MEASURED or PV_VMPAM_ESTIMATED with the
+ * figures; otherwise the worse of the two readings' statuses, every figure 0. If @to is
+ * earlier than @from every figure is 0 too, but the status is still the worse of the two,
+ * PV_VMPAM_MEASURED possibly.
+ */
 int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_reading *to,
 		  struct pv_vmpam_rate *out);
 

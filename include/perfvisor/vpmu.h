@@ -84,12 +84,33 @@ struct pv_vpmu {
 	uint64_t hwtype[32]; /* sanitised physical PMEVTYPER<n> (31: PMCCFILTR) */
 };
 
-/* The KVM filter semantics: the first range sets the default (ALLOW first: deny the rest),
- * later ranges override. SW_INCR and CHAIN are never filtered. */
+/**
+ * pv_vpmu_event_allowed() - Whether a VM's event filter lets its counters count an event.
+ * @vm: the VM, pv_vm_init() done.
+ * @event: the event number.
+ *
+ * The KVM filter semantics: the first range sets the default (ALLOW first: deny the rest),
+ * later ranges override.
+ *
+ * Return: true for SW_INCR and CHAIN, which are never filtered (even in a VM without a PMU);
+ * for any other event, true if it is within the VM's event space (10 bits before PMUv3p1,
+ * 16 from it) and its filter allows it, so false in a VM without a PMU.
+ */
 bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);
 
-/* Operator view: the guest-visible value of counter idx (0..30, or 31 for the cycle counter),
- * whether or not the vCPU is loaded. */
+/**
+ * pv_vpmu_counter() - Operator view: the guest-visible value of a PMU counter.
+ * @v: the vCPU, loaded or not.
+ * @idx: the counter: 0..30 an event counter, 31 the cycle counter.
+ *
+ * The physical counter is read while the vCPU is loaded and has touched its PMU. For an odd
+ * counter whose event is CHAIN, the pending overflows of its even partner are folded first,
+ * as for a guest read: the vCPU's overflow status and virtual interrupt may change.
+ *
+ * Context: on the vCPU's pCPU while it is loaded.
+ * Return: the value the guest would read (event counters 32 bits wide before PMUv3p5); 0 for
+ * any @idx but 31 at or above the VM's PMCR_EL0.N.
+ */
 uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx);
 
 #endif

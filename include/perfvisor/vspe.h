@@ -127,17 +127,54 @@ struct pv_vspe {
 	struct pv_vspe_stats stats;
 };
 
-/* Gives a vCPU its pin store: `n` entries of the caller's memory, PV_VSPE_PIN_SLOTS(max_buffer)
- * for any buffer the VM allows. Call after pv_vcpu_init. Without one, an enable is refused with
- * the "buffer size" management event. */
+/**
+ * pv_vspe_vcpu_pins() - Give a vCPU its pin store.
+ * @v: the vCPU, pv_vcpu_init() done (which drops any store it had).
+ * @store: @n entries of the caller's memory, used until replaced; NULL for none.
+ * @n: its entries: PV_VSPE_PIN_SLOTS(max_buffer) suffice for any buffer the VM allows.
+ *
+ * Without a store, an enable is refused with the "buffer size" management event. Pins the
+ * vCPU holds when its store is replaced are unpinned first, without the buffer being
+ * disabled: give the store before the guest enables its buffer.
+ */
 void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n);
-/* Unpins everything a vCPU holds (the hypervisor takes memory away from the VM; destroying
- * the vCPU, pv_vcpu_release does it): the guest's buffer is disabled as if it had written
- * PMBLIMITR_EL1.E = 0. */
+
+/**
+ * pv_vspe_release() - Unpin everything a vCPU holds.
+ * @v: the vCPU, loaded or not.
+ *
+ * For when the hypervisor takes memory away from the VM (destroying the vCPU,
+ * pv_vcpu_release() does it): what the hardware wrote is brought in first, then the guest's
+ * buffer is disabled as if it had written PMBLIMITR_EL1.E = 0.
+ *
+ * Context: on the vCPU's pCPU while it is loaded.
+ */
 void pv_vspe_release(struct pv_vcpu *v);
 
-/* Operator view: the guest's PMBSR_EL1 / PMBPTR_EL1 and the bytes it has pinned. */
+/**
+ * pv_vspe_status() - Operator view: the guest's PMBSR_EL1.
+ * @v: the vCPU.
+ *
+ * The virtual register as last brought in from the hardware (when the guest reads
+ * PMBPTR_EL1 or PMBSR_EL1 or writes a buffer register, at its SPE interrupt, at a put, or by
+ * pv_vspe_pointer()); the hardware is not read here. The bytes the vCPU has pinned are in
+ * v->spe.pinned_bytes.
+ *
+ * Return: the guest's PMBSR_EL1.
+ */
 uint64_t pv_vspe_status(const struct pv_vcpu *v);
+
+/**
+ * pv_vspe_pointer() - Operator view: the guest's PMBPTR_EL1.
+ * @v: the vCPU.
+ *
+ * While the vCPU is loaded with its buffer running, the hardware is synchronised first
+ * (PSB CSYNC), and a buffer management event it raised is reflected to the guest (or a
+ * stage-2 fault repaired), as for a guest read.
+ *
+ * Context: on the vCPU's pCPU while it is loaded.
+ * Return: the guest's PMBPTR_EL1.
+ */
 uint64_t pv_vspe_pointer(struct pv_vcpu *v);
 
 #endif

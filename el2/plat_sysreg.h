@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The platform's system-register accessors (include/perfvisor/platform.h), inline: the
- * hypervisor builds the core with -DPV_PLATFORM_INLINE='"plat_sysreg.h"', so an access the
- * core makes to a register known at compile time is a single MRS or MSR, and the event
- * counters it reaches by index are a branch into a table of MRS/MSR (n < 31). Keys not known
- * at compile time go through one switch, out of line (platform.c).
+ * The platform's system-register accessors (include/perfvisor/platform.h) for a host running
+ * at EL2 on the CPU itself (the reference hypervisor, the Xen bridge), inline: the host builds
+ * the core with -Iel2 -DPV_PLATFORM_INLINE='"plat_sysreg.h"', so an access the core makes to
+ * a register known at compile time is a single MRS or MSR, and the event counters it reaches
+ * by index are a branch into a table of MRS/MSR (n < 31). Keys not known at compile time go
+ * through one switch, out of line (plat_sysreg.c).
+ *
+ * The host provides plat_pmu (the PMU enables, below) and plat_pmu_event_irq_started(), and
+ * calls plat_init() once before the core runs.
  *
  * Every key becomes a real MRS/MSR written with its generic S<op0>_<op1>_C<n>_C<m>_<op2>
  * name, so no assembler feature flag is needed. Registers of features the CPU lacks (SPE,
  * AMU, MPAM, PMMIR_EL1 before PMUv3p4) would UNDEF at EL2: they read 0 and ignore writes, as
  * do keys the register database does not give EL2.
  */
-#ifndef HYP_PLAT_SYSREG_H
-#define HYP_PLAT_SYSREG_H
+#ifndef EL2_PLAT_SYSREG_H
+#define EL2_PLAT_SYSREG_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,7 +29,7 @@
 
 struct pv_pcpu;
 
-/* What this CPU has (plat_init, platform.c): the PMU's and the AMU's versions (0: none, an
+/* What this CPU has (plat_init, plat_sysreg.c): the PMU's and the AMU's versions (0: none, an
  * IMPLEMENTATION DEFINED PMU counts as none beyond PMUv3), SPE's (PMSVer) and MPAM. */
 struct plat_feat {
 	unsigned pmuver, amuver, spever;
@@ -161,7 +165,8 @@ PLAT_INLINE void plat_sysreg_write_any(uint32_t reg, uint64_t val)
 	}
 }
 
-/* The same switch, out of line (platform.c), for keys known only at run time. */
+/* The same switch, out of line (plat_sysreg.c), for keys known only at run time. */
+void plat_init(void);
 uint64_t plat_sysreg_read(uint32_t reg);
 void plat_sysreg_write(uint32_t reg, uint64_t val);
 

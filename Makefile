@@ -7,6 +7,7 @@
 #   make bench      benchmark figures, one "bench: <name>: <value> <unit>" per line
 #   make aarch64    the core, freestanding, for aarch64
 #   make docs       regenerate docs/registers.md from the register database
+#   make xen-check  perfvisor as the vPMU of Xen on Arm, booted dom0less under QEMU (docs/xen.md)
 #   make docs-check fail if docs/registers.md is not what the database generates, or if
 #                   an Arm ARM citation is not in the pinned revision's table (docs/README.md)
 #   make deps       install the Debian packages of every goal (as root)
@@ -176,10 +177,14 @@ $(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe: $(BUILD)/bench/%: bench/%.
 
 # The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
 include hyp/hyp.mk
+include integrations/xen/xen.mk
 
-# The guest suite under QEMU joins `make check` when QEMU and the cross compiler are here.
-check: tests $(if $(QEMU_CHECK_AVAILABLE),hyp)
+# The guest suite under QEMU, and perfvisor in Xen (make xen-check: skipped, with the reason,
+# when Xen's source cannot be fetched), join `make check` when QEMU and the cross compiler
+# are here.
+check: tests $(if $(QEMU_CHECK_AVAILABLE),hyp $(XEN_LIB))
 	@QEMU_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
+	 XEN_SUITE="$(if $(QEMU_CHECK_AVAILABLE),env HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh $(XEN_LIB) $(GUEST_BUILD))" \
 	 SKIP_REASONS="$(if $(QEMU_CHECK_AVAILABLE),,guest suite under QEMU: needs qemu-system-aarch64 and aarch64-linux-gnu-gcc (apt-get install qemu-system-arm gcc-aarch64-linux-gnu))" \
 	 sh tests/run.sh $(TEST_BINS)
 
@@ -214,7 +219,7 @@ memcheck: tests $(TOOL)
 		sh tests/run.sh $(TEST_BINS)
 
 # Every C source and header as .clang-format says (make format rewrites them in place).
-FORMAT_DIRS := core trap vpmu vspe vamu vmpam include/perfvisor hyp sim tools bench \
+FORMAT_DIRS := core trap vpmu vspe vamu vmpam include/perfvisor hyp el2 sim tools bench \
 	tests/fuzz tests/guest tests/guest/lib tests/guest/linux tests/scenario tests/support \
 	tests/tool tests/unit
 FORMAT_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS))))
@@ -232,7 +237,7 @@ CPPCHECK   ?= cppcheck
 CLANG_TIDY ?= clang-tidy
 # The host code (the machine model, the tool) and the hypervisor are analysed too.
 LINT_HOST  := $(sort $(wildcard sim/*.c tools/*.c))
-LINT_HYP   := $(sort $(wildcard hyp/*.c))
+LINT_HYP   := $(sort $(wildcard hyp/*.c el2/*.c integrations/xen/bridge/*.c))
 lint: $(GEN_HDRS) $(BUILD)/docs/registers.md
 	@CLANG_FORMAT="$(CLANG_FORMAT)" FORMAT_SRCS="$(FORMAT_SRCS)" \
 		LINT_HOST="$(LINT_HOST)" LINT_HYP="$(LINT_HYP)" \

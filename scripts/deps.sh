@@ -27,6 +27,9 @@ build="$demo libcmocka-dev"
 parsers="python3 python3-prometheus-client jq"
 # The reference hypervisor, its guests and QEMU (the guest suite, make run, the hyp.* figures).
 guests="make gcc-aarch64-linux-gnu qemu-system-arm"
+# Xen on Arm with perfvisor (make xen-check): its source unpacked (dpkg-source), its kconfig
+# (flex, bison), the device trees of its domains (dtc).
+xen="$guests dpkg-dev xz-utils flex bison device-tree-compiler"
 
 # packages GOAL: the packages one make goal needs. A goal not named here (a file under build/,
 # `all`, `tests`) is built with the host compiler and cmocka.
@@ -34,7 +37,8 @@ packages() {
 	case "$1" in
 	clean) ;;
 	demo | docs | docs-check) echo "$demo" ;;
-	check) echo "$build $parsers $guests" ;;
+	check) echo "$build $parsers $xen" ;;
+	xen-check) echo "$xen" ;;
 	check-host | check-sanitize) echo "$build $parsers" ;;
 	memcheck) echo "$build $parsers valgrind" ;;
 	bench) echo "$build valgrind $guests" ;;
@@ -43,7 +47,7 @@ packages() {
 	fuzz | fuzz-build) echo "$build clang libclang-rt-dev" ;;
 	aarch64 | aarch64-cc | build/aarch64/*) echo "make gcc-aarch64-linux-gnu" ;;
 	hyp | guests | qemu-check | qemu-linux | qemu-bench | run | run-linux) echo "$guests" ;;
-	build/hyp/* | build/guest/* | build/linux/*) echo "make gcc-aarch64-linux-gnu" ;;
+	build/hyp/* | build/guest/* | build/linux/* | build/xen/*) echo "make gcc-aarch64-linux-gnu" ;;
 	# Everything happens inside the root file system it builds (scripts/fresh-check.sh).
 	fresh-check) echo "make debootstrap" ;;
 	deps) packages all-goals ;;

@@ -51,11 +51,14 @@ for bin in "$@"; do
 		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
 	fi
 done
-# The guest suite under QEMU (QEMU_SUITE: the command) ends with its own
-# "N passed, M failed[, K skipped]"; a skip is explained by a "...: skipped: why" line.
-if [ -n "${QEMU_SUITE:-}" ]; then
-	log="$logdir/qemu-check.log"
-	$QEMU_SUITE >"$log" 2>&1
+# A suite run by its own command (the guest suite under QEMU, QEMU_SUITE; perfvisor in Xen,
+# XEN_SUITE) ends with its own "N passed, M failed[, K skipped]"; a skip is explained by a
+# "...: skipped: why" line.
+#   suite TITLE LOGNAME COMMAND
+suite() {
+	title=$1
+	log="$logdir/$2.log"
+	$3 >"$log" 2>&1
 	summary=$(tail -n1 "$log" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p')
 	p=$(echo "$summary" | cut -d' ' -f1)
@@ -65,25 +68,27 @@ if [ -n "${QEMU_SUITE:-}" ]; then
 	if [ -z "$summary" ]; then
 		p=0
 		f=1
-		echo "$QEMU_SUITE: no summary line" >>"$log"
+		echo "$3: no summary line" >>"$log"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 	if [ "$s" -ne 0 ]; then
-		sed -n 's/^\(.*\): skipped: /skipped: qemu guest suite: \1: /p' "$log" >>"$reasons"
+		sed -n "s/^\\(.*\\): skipped: /skipped: $title: \\1: /p" "$log" >>"$reasons"
 		grep -q ': skipped: ' "$log" ||
-			echo "skipped: qemu guest suite: $s test(s), without a reason (log: $log)" >>"$reasons"
+			echo "skipped: $title: $s test(s), without a reason (log: $log)" >>"$reasons"
 	fi
 	if [ "$f" -ne 0 ]; then
-		echo "FAIL qemu guest suite ($p passed, $f failed)"
+		echo "FAIL $title ($p passed, $f failed)"
 		sed 's/^/    /' "$log"
 	elif [ "$s" -ne 0 ]; then
-		echo "ok   qemu guest suite ($p passed, $s skipped)"
+		echo "ok   $title ($p passed, $s skipped)"
 	else
-		echo "ok   qemu guest suite ($p passed)"
+		echo "ok   $title ($p passed)"
 	fi
-fi
+}
+[ -z "${QEMU_SUITE:-}" ] || suite "qemu guest suite" qemu-check "$QEMU_SUITE"
+[ -z "${XEN_SUITE:-}" ] || suite "xen suite" xen-check "$XEN_SUITE"
 # Suites that are skipped as a whole say why through SKIP_REASONS (one reason per line).
 if [ -n "${SKIP_REASONS:-}" ]; then
 	printf '%s\n' "$SKIP_REASONS" | grep . | sed 's/^/skipped: /' >>"$reasons"

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bridge between perfvisor and a host whose build cannot include perfvisor's C11 headers
+ * (Xen builds with -nostdinc and its own integer types): plain C types only, so the host's
+ * glue includes this file and nothing else of perfvisor. The bridge (bridge.c) is built with
+ * perfvisor's headers and the core, outside the host's build, into one archive the host
+ * links. Every object is the host's memory, of the size the bridge says; every function runs
+ * at EL2 with interrupts masked, on the pCPU it names (or the current one).
+ */
+#ifndef PVX_H
+#define PVX_H
+
+/* pvx_trap() results: what the host does with the guest's access. */
+#define PVX_HANDLED 0 /* emulated: the guest resumes at the next instruction */
+#define PVX_UNDEF 1   /* inject an Undefined Instruction exception to guest EL1 */
+#define PVX_EL1_SYSREG                                                                         \
+	2             /* an EL0 access the guest's EL1 forbids: inject the same EC 0x18
+			    syndrome to guest EL1, as the hardware would have */
+#define PVX_UNKNOWN 3 /* not perfvisor's register: the host answers it as before */
+
+/* pvx_irq() results. */
+#define PVX_IRQ_NOT_MINE 0
+#define PVX_IRQ_HANDLED 1
+#define PVX_IRQ_HOST_PENDING 2 /* handled for guests; a host-reserved counter overflowed too */
+
+#define PVX_PMU_IRQ 23 /* the PMU overflow interrupt (PPI 7), physical and virtual */
+#define PVX_MAX_FILTERS 32
+
+/* One range of the event filter, with KVM's semantics: the first range sets the default (an
+ * ALLOW range denies everything else, a DENY range allows everything else), later ranges
+ * override it for their events. */
+struct pvx_filter {
+	unsigned short base, count;
+	unsigned char deny;
+};
+
+struct pvx_vm_config {
+	unsigned int pmu_counters; /* PMCR_EL0.N the guest sees; 0: every counter it may have */
+	unsigned int nr_filters;
+	struct pvx_filter filters[PVX_MAX_FILTERS];
+};
+
+/* Sizes of the objects the host allocates (zeroed) for a pCPU, a VM and a vCPU. */
+unsigned long pvx_pcpu_size(void);
+unsigned long pvx_vm_size(void);
+unsigned long pvx_vcpu_size(void);
+
+/* The boot pCPU: reads the machine, keeps `host_counters` counters for the host. Returns 0 or
+ * a negative perfvisor error (pvx_strerror). */
+int pvx_boot(void *pcpu, void *host_pcpu, unsigned int host_counters);
+/* Every other pCPU, once it runs, after pvx_boot: its PMU partition put in a known state. */
+void pvx_pcpu_up(void *pcpu, void *host_pcpu, unsigned int index);
+const char *pvx_strerror(int err);
+
+/* A VM with a virtual PMU: 0 or a negative error; the guest's PMCR_EL0.N (pvx_vm_counters). */
+int pvx_vm_init(void *vm, const struct pvx_vm_config *cfg);
+unsigned int pvx_vm_counters(const void *vm);
+/* Its vCPU `id`; `host_vcpu` is what pvx_host_virq() is handed for it. */
+void pvx_vcpu_init(void *vcpu, void *vm, unsigned int id, void *host_vcpu);
+/* Merges perfvisor's fields of MDCR_EL2 and HCR_EL2 into the host's values for the vCPU. */
+void pvx_vcpu_traps(const void *vcpu, unsigned long *mdcr_el2, unsigned long *hcr_el2);
+
+/* An EC 0x18 trap: `esr` as read, `el` the guest's EL (0 or 1), `x` its x0..x30. The ID group
+ * is the host's except ID_AA64DFR0_EL1, the PMU's view. */
+int pvx_trap(void *vcpu, unsigned long esr, unsigned int el, unsigned long *x);
+void pvx_load(void *vcpu, void *pcpu);
+void pvx_put(void *vcpu);
+int pvx_irq(void *pcpu, unsigned int intid);
+
+/* Per-vCPU figures for the host's report. */
+struct pvx_vcpu_stats {
+	unsigned long traps_pmu, traps_id, traps_other, loads;
+};
+void pvx_vcpu_stats(const void *vcpu, struct pvx_vcpu_stats *out);
+
+/* The end of a vCPU, then of its VM once all its vCPUs ended (0, or a negative error and
+ * nothing released while vCPUs remain). */
+void pvx_vcpu_release(void *vcpu);
+int pvx_vm_release(void *vm);
+
+/* ---- implemented by the host ---- */
+/* Drive the level of virtual interrupt `intid` of the vCPU. */
+void pvx_host_virq(void *host_vcpu, unsigned int intid, int level);
+/* The PMU can now interrupt for an event counter (the host may start an overflow poll). */
+void pvx_host_pmu_irq_armed(void);
+
+#endif

@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make xen-check: perfvisor as the vPMU of Xen on Arm, end to end.
+#   check.sh LIB GUEST_DIR
+#     1. the pinned Xen source (fetch.sh: once, into build/xen/src; no network: the suite is
+#        skipped, with the reason);
+#     2. the integration applied to a copy of it (apply.sh) and Xen built for arm64 with the
+#        bridge archive LIB linked in;
+#     3. each scenario: a device tree made from QEMU's own with dom0less domains under /chosen
+#        (each a guest program of GUEST_DIR, with its perfvisor properties), Xen booted under
+#        QEMU 7.2 (-icount shift=0 -nic none, bounded by timeout), every "ok"/"not ok" line
+#        of every domain one test; each domain must print "done:" and the machine must power
+#        itself off after the last one (the integration does it).
+# Last line "N passed, M failed" (", 1 skipped" when Xen could not be had: the line before
+# says why). Logs and device trees in build/xen/logs.
+set -u
+lib=$1
+gdir=$2
+dir=build/xen
+logdir=$dir/logs
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
+CROSS=${HYP_CROSS:-aarch64-linux-gnu-}
+mkdir -p "$logdir"
+passed=0
+failed=0
+
+summary() {
+	echo "$passed passed, $failed failed$1"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "    FAIL: $1"
+}
+
+if ! src=$(sh integrations/xen/fetch.sh "$dir" 2>"$logdir/fetch.err"); then
+	echo "xen-check: skipped: $(cat "$logdir/fetch.err")"
+	summary ", 1 skipped"
+fi
+work=$(sh integrations/xen/apply.sh "$src" "$dir/work") || {
+	fail "the integration does not apply to Xen $(cat "$src/.perfvisor-version")"
+	summary ""
+}
+# Xen's own build, with the bridge archive in its link (xen/Makefile: PERFVISOR_LIB).
+xmake() {
+	MAKEFLAGS= make -C "$work/xen" -j"${XEN_JOBS:-2}" XEN_TARGET_ARCH=arm64 \
+		CROSS_COMPILE="$CROSS" PERFVISOR_LIB="$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")" "$@"
+}
+if [ ! -f "$work/xen/.config" ]; then
+	xmake defconfig >"$logdir/build.log" 2>&1 || { fail "Xen defconfig (log: $logdir/build.log)"; summary ""; }
+fi
+start=$(date +%s)
+if ! xmake >>"$logdir/build.log" 2>&1; then
+	fail "Xen with perfvisor does not build (log: $logdir/build.log)"
+	grep -E 'error|undefined' "$logdir/build.log" | head -n 10 | sed 's/^/    /'
+	summary ""
+fi
+image=$work/xen/xen
+echo "xen-check: Xen $(cat "$src/.perfvisor-version") with perfvisor built in $(($(date +%s) - start))s"
+
+# QEMU's own device tree, once: the base of every scenario's.
+base=$dir/virt.dts
+if [ ! -s "$base" ]; then
+	timeout 30 sh scripts/qemu.sh -machine dumpdtb="$dir/virt.dtb" >/dev/null 2>&1
+	dtc -q -I dtb -O dts -o "$base" "$dir/virt.dtb" || { fail "QEMU's device tree"; summary ""; }
+fi
+
+# make_dtb OUT DOMAIN...: QEMU's tree with Xen's boot arguments and one dom0less domain per
+# argument NAME:GUEST:COUNTERS[:BOOTARGS], its image loaded at 0x60000000 + k * 16 MiB.
+make_dtb() {
+	out=$1
+	shift
+	k=0
+	nodes=""
+	for d in "$@"; do
+		IFS=: read -r dname dguest dcounters dargs <<-EOF
+		$d
+		EOF
+		addr=$(printf '0x%x' $((0x60000000 + k * 0x1000000)))
+		size=$(printf '0x%x' "$(wc -c <"$gdir/$dguest.bin")")
+		nodes="$nodes		$dname {
+			compatible = \"xen,domain\";
+			#address-cells = <0x02>;
+			#size-cells = <0x02>;
+			memory = <0x00 0x10000>;
+			cpus = <0x01>;
+			vpl011;
+			perfvisor,pmu-counters = <$dcounters>;
+			module@${addr#0x} {
+				compatible = \"multiboot,kernel\", \"multiboot,module\";
+				reg = <0x00 $addr 0x00 $size>;
+${dargs:+				bootargs = \"$dargs\";
+}			};
+		};
+"
+		k=$((k + 1))
+	done
+	NODES=$nodes awk '
+		$0 == "\tchosen {" { print; inchosen = 1
+			print "\t\t#address-cells = <0x02>;"
+			print "\t\t#size-cells = <0x02>;"
+			print "\t\txen,xen-bootargs = \"console=dtuart dtuart=/pl011@9000000 perfvisor_host_counters=1\";"
+			next }
+		inchosen && $0 == "\t};" { printf "%s", ENVIRON["NODES"]; inchosen = 0 }
+		{ print }
+	' "$base" >"$out.dts"
+	dtc -q -I dts -O dtb -o "$out" "$out.dts"
+}
+
+# loaders DOMAIN...: the -device loader options of make_dtb's images.
+loaders() {
+	k=0
+	for d in "$@"; do
+		printf ' -device loader,file=%s/%s.bin,addr=0x%x,force-raw=on' "$gdir" \
+			"$(echo "$d" | cut -d: -f2)" \
+			$((0x60000000 + k * 0x1000000))
+		k=$((k + 1))
+	done
+}
+
+# scenario NAME DOMAIN...: every "ok"/"not ok" line of every domain is one test; each domain
+# must reach "done:", and QEMU must exit by itself after the power-off.
+scenario() {
+	name=$1
+	shift
+	log=$logdir/$name.log
+	make_dtb "$logdir/$name.dtb" "$@" || { fail "$name: device tree"; return; }
+	# shellcheck disable=SC2046 # the loader options are words
+	timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio -icount shift=0,sleep=off \
+		-kernel "$image" -dtb "$logdir/$name.dtb" $(loaders "$@") >"$log" 2>&1
+	rc=$?
+	p=$(grep -c '^(XEN) DOM[0-9]*: ok ' "$log")
+	f=$(grep -c '^(XEN) DOM[0-9]*: not ok ' "$log")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "$name: $p passed, $f failed (log: $log)"
+	grep '^(XEN) DOM[0-9]*: not ok ' "$log" | sed 's/^/    /'
+	if [ "$rc" -eq 124 ]; then
+		fail "$name: QEMU timed out after ${QEMU_TIMEOUT}s"
+	elif ! grep -q '^(XEN) perfvisor: the last domain has shut down' "$log"; then
+		fail "$name: Xen did not power the machine off (exit status $rc)"
+		grep -E 'Panic|FATAL|BUG' "$log" | head -n 5 | sed 's/^/    /'
+	fi
+	k=1
+	for d in "$@"; do
+		grep -q "^(XEN) DOM$k: done: " "$log" || fail "$name: domain $k ($d) did not finish"
+		k=$((k + 1))
+	done
+}
+
+scenario hello hello:hello:0
+scenario pmu_regs regs:pmu_regs:5
+scenario pmu_regs_n3 regs3:pmu_regs:3
+summary ""

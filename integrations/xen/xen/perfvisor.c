@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * perfvisor in Xen on Arm: the glue on Xen's side. It owns the memory of perfvisor's objects
+ * (one per pCPU, per domain given a vPMU, per vCPU of such a domain), reads each dom0less
+ * domain's perfvisor properties, and turns Xen's events into calls of the bridge (pvx.h,
+ * built with perfvisor's headers outside Xen's build): the system-register trap, the vCPU
+ * context switch, the PMU interrupt. Installed as xen/arch/arm/perfvisor.c.
+ *
+ * Domain node properties (docs/xen.md):
+ *   perfvisor,pmu-counters = <N>;   a vPMU with N event counters (0: all the guests' share)
+ *   perfvisor,pmu-filter = <deny base count> ...;   event ranges, KVM's semantics
+ * Xen command line: perfvisor_host_counters=<n> keeps the top n counters for Xen (default 0).
+ */
+#include <xen/init.h>
+#include <xen/irq.h>
+#include <xen/lib.h>
+#include <xen/libfdt/libfdt.h>
+#include <xen/param.h>
+#include <xen/percpu.h>
+#include <xen/sched.h>
+#include <xen/shutdown.h>
+#include <xen/device_tree.h>
+#include <xen/xmalloc.h>
+
+#include <asm/perfvisor.h>
+#include <asm/pvx.h>
+#include <asm/regs.h>
+#include <asm/traps.h>
+#include <asm/vgic.h>
+
+static unsigned int __initdata opt_host_counters;
+integer_param("perfvisor_host_counters", opt_host_counters);
+
+static DEFINE_PER_CPU(void *, perfvisor_pcpu);
+
+/* What d->arch.perfvisor points to: the bridge's VM and the domain node's name. */
+struct perfvisor_domain {
+    void *vm;
+    char name[64];
+};
+static bool perfvisor_ready; /* pvx_boot succeeded: domains may have a vPMU */
+
+static void perfvisor_irq(int irq, void *dev_id, struct cpu_user_regs *regs)
+{
+    void *pcpu = this_cpu(perfvisor_pcpu);
+
+    if ( pcpu )
+        pvx_irq(pcpu, irq);
+}
+
+/* The PMU overflow interrupt is a PPI: each CPU asks for it on itself. */
+static void perfvisor_request_irq(void)
+{
+    if ( request_irq(PVX_PMU_IRQ, 0, perfvisor_irq, "perfvisor", NULL) )
+        printk(XENLOG_ERR "perfvisor: cannot take the PMU interrupt %u\n", PVX_PMU_IRQ);
+}
+
+void __init perfvisor_boot(void)
+{
+    void *pcpu = xzalloc_bytes(pvx_pcpu_size());
+    int err;
+
+    if ( !pcpu )
+        panic("perfvisor: no memory for the boot CPU\n");
+    err = pvx_boot(pcpu, NULL, opt_host_counters);
+    if ( err )
+    {
+        printk(XENLOG_ERR "perfvisor: %s: no vPMU for any domain\n", pvx_strerror(err));
+        xfree(pcpu);
+        return;
+    }
+    this_cpu(perfvisor_pcpu) = pcpu;
+    perfvisor_request_irq();
+    perfvisor_ready = true;
+    printk("perfvisor: vPMU ready (%u counters for Xen)\n", opt_host_counters);
+}
+
+void perfvisor_cpu_up(void)
+{
+    void *pcpu;
+
+    if ( !perfvisor_ready )
+        return;
+    pcpu = xzalloc_bytes(pvx_pcpu_size());
+    if ( !pcpu )
+        panic("perfvisor: no memory for CPU%u\n", smp_processor_id());
+    pvx_pcpu_up(pcpu, NULL, smp_processor_id());
+    this_cpu(perfvisor_pcpu) = pcpu;
+    perfvisor_request_irq();
+}
+
+int __init perfvisor_domain_config(struct domain *d, const struct dt_device_node *node)
+{
+    struct pvx_vm_config cfg = { 0 };
+    struct perfvisor_domain *pd;
+    const __be32 *cell;
+    u32 len, i;
+    void *vm;
+    int err;
+
+    if ( !dt_property_read_u32(node, "perfvisor,pmu-counters", &cfg.pmu_counters) )
+        return 0; /* no vPMU: Xen's own answers stay */
+    if ( !perfvisor_ready )
+    {
+        printk(XENLOG_ERR "perfvisor: %pd: asks for a vPMU, but none is ready\n", d);
+        return -ENODEV;
+    }
+    cell = dt_get_property(node, "perfvisor,pmu-filter", &len);
+    if ( cell )
+    {
+        if ( len % 12 || len / 12 > PVX_MAX_FILTERS )
+        {
+            printk(XENLOG_ERR "perfvisor: %pd: perfvisor,pmu-filter: %u bytes, not up to %u"
+                   " <deny base count> triples\n", d, len, PVX_MAX_FILTERS);
+            return -EINVAL;
+        }
+        cfg.nr_filters = len / 12;
+        for ( i = 0; i < cfg.nr_filters; i++ )
+        {
+            u32 deny = be32_to_cpup(cell++), base = be32_to_cpup(cell++);
+            u32 count = be32_to_cpup(cell++);
+
+            if ( deny > 1 || base > 0xffff || count > 0x10000 - base )
+            {
+                printk(XENLOG_ERR "perfvisor: %pd: perfvisor,pmu-filter entry %u"
+                       " <%u %#x %#x> is not <0|1 base count> in the event space\n",
+                       d, i, deny, base, count);
+                return -EINVAL;
+            }
+            cfg.filters[i].deny = deny;
+            cfg.filters[i].base = base;
+            cfg.filters[i].count = count;
+        }
+    }
+    pd = xzalloc(struct perfvisor_domain);
+    vm = xzalloc_bytes(pvx_vm_size());
+    if ( !pd || !vm )
+    {
+        xfree(pd);
+        xfree(vm);
+        return -ENOMEM;
+    }
+    err = pvx_vm_init(vm, &cfg);
+    if ( err )
+    {
+        printk(XENLOG_ERR "perfvisor: %pd: %s\n", d, pvx_strerror(err));
+        xfree(pd);
+        xfree(vm);
+        return -EINVAL;
+    }
+    pd->vm = vm;
+    strlcpy(pd->name, dt_node_name(node), sizeof(pd->name));
+    d->arch.perfvisor = pd;
+    printk("perfvisor: %pd (%s): vPMU with %u counters, %u filter ranges\n", d, pd->name,
+           pvx_vm_counters(vm), cfg.nr_filters);
+    return 0;
+}
+
+static void *vm_of(const struct domain *d)
+{
+    const struct perfvisor_domain *pd = d->arch.perfvisor;
+
+    return pd ? pd->vm : NULL;
+}
+
+/* The VM's facts in its /chosen, as perfvisor's hypervisor gives them: the guest programs
+ * check their counters against them. */
+int __init perfvisor_chosen_props(const struct domain *d, void *fdt)
+{
+    const struct perfvisor_domain *pd = d->arch.perfvisor;
+    int res;
+
+    if ( !pd )
+        return 0;
+    res = fdt_property_string(fdt, "perfvisor,vm-name", pd->name);
+    if ( !res )
+        res = fdt_property_cell(fdt, "perfvisor,pmu-counters", pvx_vm_counters(pd->vm));
+    return res;
+}
+
+/* The guest's PMU node: the PMU overflow interrupt, PPI 7 (INTID 23), level-high, every CPU. */
+int __init perfvisor_make_pmu_node(const struct domain *d, void *fdt)
+{
+    __be32 irq[3] = { cpu_to_be32(1), cpu_to_be32(PVX_PMU_IRQ - 16),
+                      cpu_to_be32(0xf04) };
+    int res;
+
+    if ( !vm_of(d) )
+        return 0;
+    res = fdt_begin_node(fdt, "pmu");
+    if ( !res )
+        res = fdt_property_string(fdt, "compatible", "arm,armv8-pmuv3");
+    if ( !res )
+        res = fdt_property(fdt, "interrupts", irq, sizeof(irq));
+    if ( !res )
+        res = fdt_end_node(fdt);
+    return res;
+}
+
+int perfvisor_vcpu_create(struct vcpu *v)
+{
+    void *vm = vm_of(v->domain), *vcpu;
+
+    if ( !vm )
+        return 0;
+    vcpu = xzalloc_bytes(pvx_vcpu_size());
+    if ( !vcpu )
+        return -ENOMEM;
+    pvx_vcpu_init(vcpu, vm, v->vcpu_id, v);
+    pvx_vcpu_traps(vcpu, &v->arch.mdcr_el2, &v->arch.hcr_el2);
+    v->arch.perfvisor = vcpu;
+    return 0;
+}
+
+void perfvisor_vcpu_destroy(struct vcpu *v)
+{
+    if ( !v->arch.perfvisor )
+        return;
+    pvx_vcpu_release(v->arch.perfvisor);
+    xfree(v->arch.perfvisor);
+    v->arch.perfvisor = NULL;
+}
+
+void perfvisor_domain_destroy(struct domain *d)
+{
+    struct perfvisor_domain *pd = d->arch.perfvisor;
+
+    if ( !pd )
+        return;
+    if ( pvx_vm_release(pd->vm) )
+    {
+        printk(XENLOG_ERR "perfvisor: %pd: vCPUs remain; its vPMU is kept\n", d);
+        return;
+    }
+    xfree(pd->vm);
+    xfree(pd);
+    d->arch.perfvisor = NULL;
+}
+
+static void perfvisor_report(const struct domain *d)
+{
+    const struct vcpu *v;
+
+    for_each_vcpu ( d, v )
+    {
+        struct pvx_vcpu_stats s;
+
+        if ( !v->arch.perfvisor )
+            continue;
+        pvx_vcpu_stats(v->arch.perfvisor, &s);
+        printk("perfvisor: %pv: traps pmu %lu id %lu other %lu, loads %lu\n", v,
+               s.traps_pmu, s.traps_id, s.traps_other, s.loads);
+    }
+}
+
+/*
+ * A domain shuts down: its figures; and when it was the last guest running, the machine
+ * powers off (dom0less has no toolstack to do anything more with it, and a test harness
+ * waits for QEMU to exit).
+ */
+void perfvisor_domain_shutdown(struct domain *d)
+{
+    struct domain *o;
+    bool last = true;
+
+    perfvisor_report(d);
+    rcu_read_lock(&domlist_read_lock);
+    for_each_domain ( o )
+        if ( o != d && !o->is_shutting_down )
+            last = false;
+    rcu_read_unlock(&domlist_read_lock);
+    if ( last )
+    {
+        printk("perfvisor: the last domain has shut down: powering off\n");
+        machine_halt();
+    }
+}
+
+void perfvisor_ctxt_switch_from(struct vcpu *p)
+{
+    if ( p->arch.perfvisor )
+        pvx_put(p->arch.perfvisor);
+}
+
+void perfvisor_ctxt_switch_to(struct vcpu *n)
+{
+    if ( n->arch.perfvisor )
+        pvx_load(n->arch.perfvisor, this_cpu(perfvisor_pcpu));
+}
+
+/* An EC 0x18 exception the guest's EL1 takes: what the hardware does for an EL0 access its
+ * own PMUSERENR_EL0 forbids (the vector of a synchronous exception from a lower EL). */
+static void inject_sysreg_to_el1(struct cpu_user_regs *regs, register_t esr)
+{
+    regs->spsr_el1 = regs->cpsr;
+    regs->elr_el1 = regs->pc;
+    regs->cpsr = PSR_MODE_EL1h | PSR_ABT_MASK | PSR_FIQ_MASK | PSR_IRQ_MASK | PSR_DBG_MASK;
+    regs->pc = READ_SYSREG(VBAR_EL1) + 0x400;
+    WRITE_SYSREG(esr, ESR_EL1);
+}
+
+bool perfvisor_do_sysreg(struct cpu_user_regs *regs, const union hsr *hsr)
+{
+    void *vcpu = current->arch.perfvisor;
+    unsigned int el = (regs->cpsr & PSR_MODE_MASK) == PSR_MODE_EL0t ? 0 : 1;
+    unsigned long flags;
+    int res;
+
+    if ( !vcpu )
+        return false;
+    local_irq_save(flags); /* guest traps run with interrupts unmasked */
+    res = pvx_trap(vcpu, hsr->bits, el, (unsigned long *)&regs->x0);
+    local_irq_restore(flags);
+    switch ( res )
+    {
+    case PVX_HANDLED:
+        regs->pc += 4;
+        return true;
+    case PVX_UNDEF:
+        inject_undef_exception(regs, *hsr);
+        return true;
+    case PVX_EL1_SYSREG:
+        inject_sysreg_to_el1(regs, hsr->bits);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* ---- what the bridge asks of the host ---- */
+void pvx_host_virq(void *host_vcpu, unsigned int intid, int level)
+{
+    struct vcpu *v = host_vcpu;
+
+    vgic_inject_irq(v->domain, v, intid, level);
+}
+
+void pvx_host_pmu_irq_armed(void)
+{
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * perfvisor in Xen on Arm: the glue's entry points, called from the places in Xen's own files
+ * that integrations/xen/hooks.txt names. Installed as xen/arch/arm/include/asm/perfvisor.h.
+ */
+#ifndef __ASM_ARM_PERFVISOR_H__
+#define __ASM_ARM_PERFVISOR_H__
+
+#include <xen/types.h>
+
+struct cpu_user_regs;
+struct domain;
+struct dt_device_node;
+struct vcpu;
+union hsr;
+
+/* setup.c: the boot CPU, before the domains are made; smpboot.c: each secondary CPU. */
+void perfvisor_boot(void);
+void perfvisor_cpu_up(void);
+/* domain_build.c: a dom0less domain's perfvisor properties (before its vCPUs exist), the
+ * PMU node of its device tree and the facts in its /chosen. */
+int perfvisor_domain_config(struct domain *d, const struct dt_device_node *node);
+int perfvisor_make_pmu_node(const struct domain *d, void *fdt);
+int perfvisor_chosen_props(const struct domain *d, void *fdt);
+/* domain.c: vCPU and domain life, and the context switch (interrupts masked). */
+int perfvisor_vcpu_create(struct vcpu *v);
+void perfvisor_vcpu_destroy(struct vcpu *v);
+void perfvisor_domain_destroy(struct domain *d);
+void perfvisor_domain_shutdown(struct domain *d);
+void perfvisor_ctxt_switch_from(struct vcpu *p);
+void perfvisor_ctxt_switch_to(struct vcpu *n);
+/* traps.c: a trapped system register access, before do_sysreg(); true when perfvisor
+ * answered it. */
+bool perfvisor_do_sysreg(struct cpu_user_regs *regs, const union hsr *hsr);
+
+#endif

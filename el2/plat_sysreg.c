@@ -26,6 +26,8 @@ void plat_init(void)
 	plat_feat.spever = PV_ID_FIELD(dfr0, PV_ID_AA64DFR0_PMSVER);
 	plat_feat.mpam = PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_MPAM) != 0 ||
 			 PV_ID_FIELD(pfr1, PV_ID_AA64PFR1_MPAM_FRAC) != 0;
+	plat_feat.qemu = (PLAT_MRS_ID(S3_0_C0_C0_0) >> 24 & 0xFF) ==
+			 0; /* MIDR_EL1.Implementer */
 }
 
 uint64_t plat_sysreg_read(uint32_t reg)

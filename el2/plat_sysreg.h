@@ -30,10 +30,12 @@
 struct pv_pcpu;
 
 /* What this CPU has (plat_init, plat_sysreg.c): the PMU's and the AMU's versions (0: none, an
- * IMPLEMENTATION DEFINED PMU counts as none beyond PMUv3), SPE's (PMSVer) and MPAM. */
+ * IMPLEMENTATION DEFINED PMU counts as none beyond PMUv3), SPE's (PMSVer) and MPAM; and
+ * whether it is QEMU's (MIDR_EL1.Implementer 0), whose deviations qemu72.h works around. */
 struct plat_feat {
 	unsigned pmuver, amuver, spever;
 	bool mpam;
+	bool qemu;
 };
 extern struct plat_feat plat_feat;
 

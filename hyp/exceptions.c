@@ -136,7 +136,7 @@ static enum exit_kind mmio(struct vcpu *v, uint64_t esr)
 		v->f.x[srt] = val;
 	}
 	v->f.elr += 4;
-	retire_emulated(v, (v->f.spsr & 0xC) ? 1 : 0);
+	qemu72_retire_emulated(&v->pv, (v->f.spsr & 0xC) ? 1 : 0);
 	return kind;
 }
 

@@ -12,6 +12,7 @@
 
 #include "frame.h"
 #include "perfvisor/perfvisor.h"
+#include "qemu72.h" /* el2/: QEMU 7.2 workarounds */
 
 /* ---- QEMU virt memory map (physical, and the same IPAs inside every VM) ------------------ */
 #define UART_BASE 0x09000000ul
@@ -301,9 +302,6 @@ struct vcpu *psci_call(struct vcpu *v, bool smc);
 
 /* power.c: the machine's own power-off, which ends the run */
 __attribute__((noreturn)) void machine_off(void);
-
-/* retire.c */
-void retire_emulated(struct vcpu *v, unsigned el);
 
 /* selfcount.c */
 void selfcount_init(void);

@@ -29,7 +29,7 @@ HYP_CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib \
                -DPV_PLATFORM_INLINE='"plat_sysreg.h"' \
                -MMD -MP
 HYP_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,norelro -Wl,--no-warn-rwx-segments
-HYP_DEPS    := $(PV_HDRS) hyp/hyp.h hyp/frame.h el2/plat_sysreg.h hyp/hyp.mk
+HYP_DEPS    := $(PV_HDRS) hyp/hyp.h hyp/frame.h $(wildcard el2/*.h) hyp/hyp.mk
 
 # The EL2 accessors every host on the CPU shares (el2/), built with the hypervisor's flags.
 EL2_SRCS    := $(sort $(wildcard el2/*.c))

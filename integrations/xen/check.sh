@@ -150,7 +150,34 @@ scenario() {
 	done
 }
 
+# counts SCENARIO DOMID: the "count:" lines a domain printed, without Xen's prefix.
+counts() {
+	grep "^(XEN) DOM$2: count: " "$logdir/$1.log" | sed "s/^(XEN) DOM$2: //"
+}
+
+# result TITLE: one test, passed when the command before it succeeded.
+result() {
+	if [ $? -eq 0 ]; then
+		echo "$1: yes"
+		passed=$((passed + 1))
+	else
+		fail "$1"
+	fi
+}
+
 scenario hello hello:hello:0
 scenario pmu_regs regs:pmu_regs:5
 scenario pmu_regs_n3 regs3:pmu_regs:3
+scenario pmu_count count:pmu_count:0
+scenario features features:features:0
+scenario exact_alone exact:pmu_exact:0
+scenario exact_busy exact:pmu_exact:0 busy1:busy:0 busy2:busy:0 busy3:busy:0
+a=$(counts exact_alone 1)
+[ -n "$a" ] && [ "$a" = "$(counts exact_busy 1)" ]
+result "exact: alone and beside three busy domains, identical counts ($(echo "$a" | wc -l) lines)"
+# The busy domains were still running when exact ended: it was time-sliced with them.
+first=$(grep -n '^(XEN) DOM1: done: ' "$logdir/exact_busy.log" | cut -d: -f1)
+last=$(grep -n '^(XEN) DOM[234]: done: ' "$logdir/exact_busy.log" | head -n1 | cut -d: -f1)
+[ -n "$first" ] && [ -n "$last" ] && [ "$first" -lt "$last" ]
+result "exact_busy: the busy domains ran during all of exact's windows"
 summary ""

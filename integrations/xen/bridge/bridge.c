@@ -14,6 +14,7 @@
 #include "perfvisor/platform.h"
 #include "perfvisor/trap.h"
 #include "pvx.h"
+#include "qemu72.h"
 
 _Static_assert(sizeof(unsigned long) == sizeof(uint64_t), "pvx.h: unsigned long is 64 bits");
 _Static_assert(PV_TRAP_HANDLED == PVX_HANDLED && PV_TRAP_UNDEF == PVX_UNDEF &&
@@ -116,9 +117,10 @@ int pvx_trap(void *vcpu, unsigned long esr, unsigned int el, unsigned long *x)
 	struct pv_sys_access a;
 	if (!pv_decode_sys(esr, &a))
 		return PVX_UNKNOWN;
-	/* The host keeps its own view of the ID group; perfvisor's is the PMU's register. */
+	/* The host keeps its own view of the ID group; perfvisor's are the debug feature
+	 * registers, which say which PMU the guest has (AArch64, and AArch32's PerfMon). */
 	if ((a.key & PV_SYSREG(3, 7, 15, 0, 0)) == PV_SYSREG(3, 0, 0, 0, 0) &&
-	    a.key != PV_ID_AA64DFR0_EL1)
+	    a.key != PV_ID_AA64DFR0_EL1 && a.key != PV_ID_DFR0_EL1)
 		return PVX_UNKNOWN;
 	return pv_trap_sys64(vcpu, esr, el, (uint64_t *)x);
 }
@@ -136,6 +138,11 @@ void pvx_put(void *vcpu)
 int pvx_irq(void *pcpu, unsigned int intid)
 {
 	return pv_irq(pcpu, intid);
+}
+
+void pvx_retire_emulated(void *vcpu, unsigned int el)
+{
+	qemu72_retire_emulated(vcpu, el);
 }
 
 void pvx_vcpu_stats(const void *vcpu, struct pvx_vcpu_stats *out)

@@ -61,11 +61,16 @@ void pvx_vcpu_init(void *vcpu, void *vm, unsigned int id, void *host_vcpu);
 void pvx_vcpu_traps(const void *vcpu, unsigned long *mdcr_el2, unsigned long *hcr_el2);
 
 /* An EC 0x18 trap: `esr` as read, `el` the guest's EL (0 or 1), `x` its x0..x30. The ID group
- * is the host's except ID_AA64DFR0_EL1, the PMU's view. */
+ * is the host's except ID_AA64DFR0_EL1 and ID_DFR0_EL1, perfvisor's view of the PMU. */
 int pvx_trap(void *vcpu, unsigned long esr, unsigned int el, unsigned long *x);
 void pvx_load(void *vcpu, void *pcpu);
 void pvx_put(void *vcpu);
 int pvx_irq(void *pcpu, unsigned int intid);
+
+/* The host completed by emulation a load or store of the loaded vCPU at `el` (0 or 1), and
+ * skipped it: on QEMU 7.2, which does not count it, it is counted as the guest's
+ * (el2/qemu72.h); elsewhere nothing happens. */
+void pvx_retire_emulated(void *vcpu, unsigned int el);
 
 /* Per-vCPU figures for the host's report. */
 struct pvx_vcpu_stats {

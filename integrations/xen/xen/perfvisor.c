@@ -22,6 +22,7 @@
 #include <xen/device_tree.h>
 #include <xen/xmalloc.h>
 
+#include <asm/gic.h>
 #include <asm/perfvisor.h>
 #include <asm/pvx.h>
 #include <asm/regs.h>
@@ -38,6 +39,16 @@ struct perfvisor_domain {
     void *vm;
     char name[64];
 };
+
+/* What v->arch.perfvisor points to: the bridge's vCPU and the level of its PMU interrupt. */
+struct perfvisor_vcpu {
+    void *pv;
+    bool irq_level;
+};
+
+/* The vCPU whose list registers this CPU holds while perfvisor is called (between Xen's
+ * gic_restore_state() and gic_save_state() of it): the one the vGIC's LRs may be changed for. */
+static DEFINE_PER_CPU(struct vcpu *, perfvisor_lr_vcpu);
 static bool perfvisor_ready; /* pvx_boot succeeded: domains may have a vPMU */
 
 static void perfvisor_irq(int irq, void *dev_id, struct cpu_user_regs *regs)
@@ -72,7 +83,8 @@ void __init perfvisor_boot(void)
     this_cpu(perfvisor_pcpu) = pcpu;
     perfvisor_request_irq();
     perfvisor_ready = true;
-    printk("perfvisor: vPMU ready (%u counters for Xen)\n", opt_host_counters);
+    printk("perfvisor: vPMU ready; %u of the PMU's event counters kept for Xen\n",
+           opt_host_counters);
 }
 
 void perfvisor_cpu_up(void)
@@ -197,27 +209,43 @@ int __init perfvisor_make_pmu_node(const struct domain *d, void *fdt)
     return res;
 }
 
+static void *pv_of(const struct vcpu *v)
+{
+    const struct perfvisor_vcpu *pc = v->arch.perfvisor;
+
+    return pc ? pc->pv : NULL;
+}
+
 int perfvisor_vcpu_create(struct vcpu *v)
 {
-    void *vm = vm_of(v->domain), *vcpu;
+    void *vm = vm_of(v->domain);
+    struct perfvisor_vcpu *pc;
 
     if ( !vm )
         return 0;
-    vcpu = xzalloc_bytes(pvx_vcpu_size());
-    if ( !vcpu )
+    pc = xzalloc(struct perfvisor_vcpu);
+    if ( pc )
+        pc->pv = xzalloc_bytes(pvx_vcpu_size());
+    if ( !pc || !pc->pv )
+    {
+        xfree(pc);
         return -ENOMEM;
-    pvx_vcpu_init(vcpu, vm, v->vcpu_id, v);
-    pvx_vcpu_traps(vcpu, &v->arch.mdcr_el2, &v->arch.hcr_el2);
-    v->arch.perfvisor = vcpu;
+    }
+    pvx_vcpu_init(pc->pv, vm, v->vcpu_id, v);
+    pvx_vcpu_traps(pc->pv, &v->arch.mdcr_el2, &v->arch.hcr_el2);
+    v->arch.perfvisor = pc;
     return 0;
 }
 
 void perfvisor_vcpu_destroy(struct vcpu *v)
 {
-    if ( !v->arch.perfvisor )
+    struct perfvisor_vcpu *pc = v->arch.perfvisor;
+
+    if ( !pc )
         return;
-    pvx_vcpu_release(v->arch.perfvisor);
-    xfree(v->arch.perfvisor);
+    pvx_vcpu_release(pc->pv);
+    xfree(pc->pv);
+    xfree(pc);
     v->arch.perfvisor = NULL;
 }
 
@@ -245,9 +273,9 @@ static void perfvisor_report(const struct domain *d)
     {
         struct pvx_vcpu_stats s;
 
-        if ( !v->arch.perfvisor )
+        if ( !pv_of(v) )
             continue;
-        pvx_vcpu_stats(v->arch.perfvisor, &s);
+        pvx_vcpu_stats(pv_of(v), &s);
         printk("perfvisor: %pv: traps pmu %lu id %lu other %lu, loads %lu\n", v,
                s.traps_pmu, s.traps_id, s.traps_other, s.loads);
     }
@@ -278,14 +306,16 @@ void perfvisor_domain_shutdown(struct domain *d)
 
 void perfvisor_ctxt_switch_from(struct vcpu *p)
 {
-    if ( p->arch.perfvisor )
-        pvx_put(p->arch.perfvisor);
+    if ( pv_of(p) )
+        pvx_put(pv_of(p));
+    this_cpu(perfvisor_lr_vcpu) = NULL; /* its LRs are saved next */
 }
 
 void perfvisor_ctxt_switch_to(struct vcpu *n)
 {
-    if ( n->arch.perfvisor )
-        pvx_load(n->arch.perfvisor, this_cpu(perfvisor_pcpu));
+    this_cpu(perfvisor_lr_vcpu) = n; /* its LRs were restored */
+    if ( pv_of(n) )
+        pvx_load(pv_of(n), this_cpu(perfvisor_pcpu));
 }
 
 /* An EC 0x18 exception the guest's EL1 takes: what the hardware does for an EL0 access its
@@ -301,7 +331,7 @@ static void inject_sysreg_to_el1(struct cpu_user_regs *regs, register_t esr)
 
 bool perfvisor_do_sysreg(struct cpu_user_regs *regs, const union hsr *hsr)
 {
-    void *vcpu = current->arch.perfvisor;
+    void *vcpu = pv_of(current);
     unsigned int el = (regs->cpsr & PSR_MODE_MASK) == PSR_MODE_EL0t ? 0 : 1;
     unsigned long flags;
     int res;
@@ -327,12 +357,109 @@ bool perfvisor_do_sysreg(struct cpu_user_regs *regs, const union hsr *hsr)
     }
 }
 
+/*
+ * ---- The vPMU interrupt, level-sensitive ----
+ * Xen's GICv3 vGIC treats every virtual interrupt as an edge: it ignores a falling line and
+ * delivers once. The PMU's overflow interrupt is a level (the guest's PMOVS & PMINTEN with
+ * PMCR.E), so perfvisor keeps the level per vCPU and adds what the vGIC lacks:
+ *  - while the level is high, the interrupt is raised again once the guest has EOIed it (the
+ *    LR asks for an EOI maintenance exit: perfvisor_level_virq; the re-raise comes after
+ *    Xen synced the LRs on that exit: perfvisor_vgic_synced);
+ *  - when the level drops, an interrupt the guest has not taken is withdrawn (queued, or
+ *    pending in an LR), so the guest never takes a stale one;
+ *  - GICR_ISPENDR0 shows INTID 23 pending while the level is high (Xen reads it as 0).
+ */
+static void vpmu_irq_withdraw(struct vcpu *v)
+{
+    struct pending_irq *p;
+    unsigned long flags;
+
+    spin_lock_irqsave(&v->arch.vgic.lock, flags);
+    p = irq_to_pending(v, PVX_PMU_IRQ);
+    clear_bit(GIC_IRQ_GUEST_QUEUED, &p->status);
+    if ( p->lr != GIC_INVALID_LR && v == this_cpu(perfvisor_lr_vcpu) )
+    {
+        struct gic_lr lr_val;
+
+        gic_hw_ops->read_lr(p->lr, &lr_val);
+        if ( lr_val.pending && !lr_val.active )
+        {
+            gic_hw_ops->clear_lr(p->lr);
+            clear_bit(p->lr, &this_cpu(lr_mask));
+            p->lr = GIC_INVALID_LR;
+            clear_bit(GIC_IRQ_GUEST_VISIBLE, &p->status);
+            list_del_init(&p->inflight);
+        }
+    }
+    else if ( !test_bit(GIC_IRQ_GUEST_VISIBLE, &p->status) )
+    {
+        gic_remove_from_lr_pending(v, p);
+        list_del_init(&p->inflight);
+    }
+    spin_unlock_irqrestore(&v->arch.vgic.lock, flags);
+}
+
+bool perfvisor_level_virq(const struct vcpu *v, unsigned int virq)
+{
+    return virq == PVX_PMU_IRQ && v->arch.perfvisor;
+}
+
+void perfvisor_vgic_synced(struct vcpu *v)
+{
+    const struct perfvisor_vcpu *pc = v->arch.perfvisor;
+    struct pending_irq *p;
+    bool idle;
+    unsigned long flags;
+
+    if ( !pc || !pc->irq_level )
+        return;
+    spin_lock_irqsave(&v->arch.vgic.lock, flags);
+    p = irq_to_pending(v, PVX_PMU_IRQ);
+    idle = list_empty(&p->inflight); /* neither queued nor in an LR: EOIed */
+    spin_unlock_irqrestore(&v->arch.vgic.lock, flags);
+    if ( idle )
+        vgic_inject_irq(v->domain, v, PVX_PMU_IRQ, true);
+}
+
+bool perfvisor_gicr_ispendr0(const struct vcpu *v, unsigned int size, register_t *r)
+{
+    const struct perfvisor_vcpu *pc = v->arch.perfvisor;
+
+    if ( !pc || size != DABT_WORD )
+        return false;
+    *r = pc->irq_level ? 1U << PVX_PMU_IRQ : 0;
+    return true;
+}
+
+/* An MMIO access Xen emulated and skipped (IO_HANDLED): counted as the guest's where QEMU 7.2
+ * would not count it (the bridge does nothing elsewhere). */
+void perfvisor_mmio_retired(const struct cpu_user_regs *regs)
+{
+    void *vcpu = pv_of(current);
+    unsigned long flags;
+
+    if ( !vcpu )
+        return;
+    local_irq_save(flags);
+    pvx_retire_emulated(vcpu, (regs->cpsr & PSR_MODE_MASK) == PSR_MODE_EL0t ? 0 : 1);
+    local_irq_restore(flags);
+}
+
 /* ---- what the bridge asks of the host ---- */
 void pvx_host_virq(void *host_vcpu, unsigned int intid, int level)
 {
     struct vcpu *v = host_vcpu;
+    struct perfvisor_vcpu *pc = v->arch.perfvisor;
 
-    vgic_inject_irq(v->domain, v, intid, level);
+    if ( intid != PVX_PMU_IRQ || !pc )
+        return;
+    if ( level == pc->irq_level )
+        return;
+    pc->irq_level = level;
+    if ( level )
+        vgic_inject_irq(v->domain, v, intid, true);
+    else
+        vpmu_irq_withdraw(v);
 }
 
 void pvx_host_pmu_irq_armed(void)

@@ -32,5 +32,13 @@ void perfvisor_ctxt_switch_to(struct vcpu *n);
 /* traps.c: a trapped system register access, before do_sysreg(); true when perfvisor
  * answered it. */
 bool perfvisor_do_sysreg(struct cpu_user_regs *regs, const union hsr *hsr);
+/* The vPMU interrupt's level semantics in Xen's GICv3 vGIC: traps.c after the LRs are
+ * synced on an entry from the guest; gic-v3.c writing an LR (an EOI maintenance exit for
+ * it); vgic-v3.c reading GICR_ISPENDR0 (true: *r is the answer). */
+void perfvisor_vgic_synced(struct vcpu *v);
+/* traps.c: an MMIO access emulated and skipped (IO_HANDLED). */
+void perfvisor_mmio_retired(const struct cpu_user_regs *regs);
+bool perfvisor_level_virq(const struct vcpu *v, unsigned int virq);
+bool perfvisor_gicr_ispendr0(const struct vcpu *v, unsigned int size, register_t *r);
 
 #endif

@@ -1,25 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Instructions the hypervisor completes by emulation must count as executed by the guest
- * (Arm ARM D14.3.1: INST_RETIRED counts architecturally executed instructions). QEMU 7.2 counts
- * a trapped system-register access or HVC at EL1, but not a load or store that takes a
- * stage-2 data abort: that instruction never completes in hardware, and the hypervisor
- * performs it (UART, GIC) and skips it. retire_emulated() credits it as hardware would:
+ * QEMU 7.2's deviation every EL2 host of perfvisor works around, in one place (the other,
+ * the overflow poll, is a timer of each host: hyp/timer.c).
+ *
+ * Emulated MMIO: instructions the host completes by emulation must count as executed by the
+ * guest (Arm ARM D14.3.1: INST_RETIRED counts architecturally executed instructions). QEMU 7.2
+ * counts a trapped system-register access or HVC at EL1, but not a load or store that takes
+ * a stage-2 data abort: that instruction never completes in hardware, and the host performs
+ * it (UART, GIC) and skips it. qemu72_retire_emulated() credits it as QEMU counts the others:
  * +1 on every enabled guest counter whose programmed (physical) event is INST_RETIRED or
  * CPU_CYCLES (one cycle per instruction, as under -icount shift=0) and whose filter counts the
  * guest's exception level, plus the cycle counter; a counter that wraps gets its physical
  * overflow flag, which the library folds into the guest's PMOVS (and chains) as for any
- * hardware overflow. Only the physical counters of the loaded vCPU are touched.
+ * hardware overflow. Only the physical counters of the loaded vCPU are touched, and only on
+ * QEMU (plat_feat.qemu: MIDR_EL1.Implementer 0, "reserved for software use", as QEMU's
+ * `max` CPU reports).
  */
-#include "hyp.h"
-#include "perfvisor/platform.h"
+#include "qemu72.h"
 
 /* Whether physical filter bits `t` count at Non-secure EL `el` (PMEVTYPER, Arm ARM D24.5):
  * EL1 iff P == NSK and EL0 iff U == NSU when EL3 exists, else iff P / U are clear. */
-static bool counts_at(uint64_t t, unsigned el)
+static bool counts_at(uint64_t t, unsigned el, bool el3)
 {
 	bool excl = el ? (t & PV_PMEVTYPER_P) : (t & PV_PMEVTYPER_U);
-	if (hyp.hw.el3) {
+	if (el3) {
 		bool ns = el ? (t & PV_PMEVTYPER_NSK) : (t & PV_PMEVTYPER_NSU);
 		return excl == ns;
 	}
@@ -31,17 +35,18 @@ static bool wraps(uint64_t old, bool wide)
 	return wide ? old == ~0ul : (uint32_t)old == 0xFFFFFFFFu;
 }
 
-void retire_emulated(struct vcpu *v, unsigned el)
+void qemu72_retire_emulated(struct pv_vcpu *v, unsigned el)
 {
-	const struct pv_vpmu *p = &v->pv.pmu;
-	struct pv_pcpu *cpu = v->pv.cpu;
-	if (!p->active || !cpu || !(p->pmcr & PV_PMCR_E))
+	const struct pv_vpmu *p = &v->pmu;
+	struct pv_pcpu *cpu = v->cpu;
+	if (!plat_feat.qemu || !p->active || !cpu || !(p->pmcr & PV_PMCR_E))
 		return;
+	bool el3 = v->vm->hw->el3;
 	uint32_t ovf = 0;
-	for (unsigned n = 0; n < v->vm->pv.pmu.nr_counters; n++) {
+	for (unsigned n = 0; n < v->vm->pmu.nr_counters; n++) {
 		uint64_t t = p->hwtype[n];
 		uint64_t ev = t & PV_PMEVTYPER_EVT_V3P1;
-		if (!(p->cnten & (1u << n)) || !counts_at(t, el) ||
+		if (!(p->cnten & (1u << n)) || !counts_at(t, el, el3) ||
 		    (ev != PV_EVT_INST_RETIRED && ev != PV_EVT_CPU_CYCLES))
 			continue;
 		uint64_t c = pv_plat_sysreg_read(cpu, PV_PMEVCNTR_EL0(n));
@@ -50,7 +55,7 @@ void retire_emulated(struct vcpu *v, unsigned el)
 			ovf |= 1u << n;
 	}
 	if ((p->cnten & (1u << PV_PMU_CYCLE_IDX)) && !(p->pmcr & PV_PMCR_D) &&
-	    counts_at(p->hwtype[PV_PMU_CYCLE_IDX], el)) {
+	    counts_at(p->hwtype[PV_PMU_CYCLE_IDX], el, el3)) {
 		uint64_t c = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
 		pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, c + 1);
 		if (wraps(c, p->pmcr & PV_PMCR_LC))

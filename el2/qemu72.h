@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QEMU 7.2's deviations that an EL2 host of perfvisor works around (qemu72.c says which and
+ * why). Each acts only on QEMU (plat_feat.qemu), so a host calls them unconditionally.
+ */
+#ifndef EL2_QEMU72_H
+#define EL2_QEMU72_H
+
+#include "perfvisor/perfvisor.h"
+#include "perfvisor/platform.h"
+
+/* The host has just completed, by emulation, a load or store of the loaded vCPU `v` at
+ * exception level `el` (0 or 1) and skipped it: count it as the guest's. */
+void qemu72_retire_emulated(struct pv_vcpu *v, unsigned el);
+
+#endif

@@ -101,7 +101,7 @@ ${dargs:+				bootargs = \"$dargs\";
 		$0 == "\tchosen {" { print; inchosen = 1
 			print "\t\t#address-cells = <0x02>;"
 			print "\t\t#size-cells = <0x02>;"
-			print "\t\txen,xen-bootargs = \"console=dtuart dtuart=/pl011@9000000 perfvisor_host_counters=1\";"
+			print "\t\txen,xen-bootargs = \"console=dtuart dtuart=/pl011@9000000 timer_slop=0 perfvisor_host_counters=1\";"
 			next }
 		inchosen && $0 == "\t};" { printf "%s", ENVIRON["NODES"]; inchosen = 0 }
 		{ print }
@@ -129,8 +129,9 @@ scenario() {
 	make_dtb "$logdir/$name.dtb" "$@" || { fail "$name: device tree"; return; }
 	# shellcheck disable=SC2046 # the loader options are words
 	timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio -icount shift=0,sleep=off \
-		-kernel "$image" -dtb "$logdir/$name.dtb" $(loaders "$@") >"$log" 2>&1
+		-kernel "$image" -dtb "$logdir/$name.dtb" $(loaders "$@") >"$log.raw" 2>&1
 	rc=$?
+	tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw" # the console ends lines with CR LF
 	p=$(grep -c '^(XEN) DOM[0-9]*: ok ' "$log")
 	f=$(grep -c '^(XEN) DOM[0-9]*: not ok ' "$log")
 	passed=$((passed + p))
@@ -180,4 +181,27 @@ first=$(grep -n '^(XEN) DOM1: done: ' "$logdir/exact_busy.log" | cut -d: -f1)
 last=$(grep -n '^(XEN) DOM[234]: done: ' "$logdir/exact_busy.log" | head -n1 | cut -d: -f1)
 [ -n "$first" ] && [ -n "$last" ] && [ "$first" -lt "$last" ]
 result "exact_busy: the busy domains ran during all of exact's windows"
+# The adversarial guests beside exact: each reports "attacks: N, escapes: M"; the run as a
+# whole is an attempt too (Xen powers off, exact's counts do not move).
+scenario attack exact:pmu_exact:0 attack_pmu:attack_pmu:0 attack_irq:attack_irq:0
+tried=0
+escaped=0
+for k in 2 3; do
+	line=$(sed -n "s/^(XEN) DOM$k: attacks: \([0-9]*\), escapes: \([0-9]*\)\$/\1 \2/p" \
+		"$logdir/attack.log")
+	if [ -z "$line" ]; then
+		echo "attack: domain $k did not report (an escape)"
+		line="1 1"
+	fi
+	tried=$((tried + ${line% *}))
+	escaped=$((escaped + ${line#* }))
+done
+tried=$((tried + 2))
+grep -q '^(XEN) perfvisor: the last domain has shut down' "$logdir/attack.log" ||
+	{ escaped=$((escaped + 1)); echo "attack: ESCAPE: Xen did not finish the run"; }
+[ -n "$a" ] && [ "$a" = "$(counts attack 1)" ] ||
+	{ escaped=$((escaped + 1)); echo "attack: ESCAPE: exact's counts moved beside the attackers"; }
+echo "attacks: $tried, escapes: $escaped"
+[ "$escaped" -eq 0 ]
+result "attack: no escape"
 summary ""

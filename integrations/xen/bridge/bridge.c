@@ -140,6 +140,11 @@ int pvx_irq(void *pcpu, unsigned int intid)
 	return pv_irq(pcpu, intid);
 }
 
+int pvx_on_qemu(void)
+{
+	return plat_feat.qemu;
+}
+
 void pvx_retire_emulated(void *vcpu, unsigned int el)
 {
 	qemu72_retire_emulated(vcpu, el);

@@ -14,3 +14,8 @@ void plat_pmu_event_irq_started(void)
 {
 	pvx_host_pmu_irq_armed();
 }
+
+int pvx_pmu_irq_armed(void)
+{
+	return plat_pmu.event_irq;
+}

@@ -83,10 +83,16 @@ void pvx_vcpu_stats(const void *vcpu, struct pvx_vcpu_stats *out);
 void pvx_vcpu_release(void *vcpu);
 int pvx_vm_release(void *vm);
 
+/* QEMU 7.2 notices an event counter's overflow only at a PMU operation or an exception-level
+ * change: while the PMU can interrupt for an event counter (pvx_pmu_irq_armed), a host on
+ * QEMU (pvx_on_qemu) takes a periodic exit, the overflow poll (el2/qemu72.h). */
+int pvx_on_qemu(void);
+int pvx_pmu_irq_armed(void);
+
 /* ---- implemented by the host ---- */
 /* Drive the level of virtual interrupt `intid` of the vCPU. */
 void pvx_host_virq(void *host_vcpu, unsigned int intid, int level);
-/* The PMU can now interrupt for an event counter (the host may start an overflow poll). */
+/* The PMU can now interrupt for an event counter (on QEMU, the host starts its overflow poll). */
 void pvx_host_pmu_irq_armed(void);
 
 #endif

@@ -19,6 +19,7 @@
 #include <xen/percpu.h>
 #include <xen/sched.h>
 #include <xen/shutdown.h>
+#include <xen/timer.h>
 #include <xen/device_tree.h>
 #include <xen/xmalloc.h>
 
@@ -31,6 +32,9 @@
 
 static unsigned int __initdata opt_host_counters;
 integer_param("perfvisor_host_counters", opt_host_counters);
+/* The QEMU 7.2 overflow poll's period (0: off); only on QEMU. */
+static unsigned int __read_mostly opt_pmu_poll_us = 10;
+integer_param("perfvisor_pmu_poll_us", opt_pmu_poll_us);
 
 static DEFINE_PER_CPU(void *, perfvisor_pcpu);
 
@@ -50,6 +54,32 @@ struct perfvisor_vcpu {
  * gic_restore_state() and gic_save_state() of it): the one the vGIC's LRs may be changed for. */
 static DEFINE_PER_CPU(struct vcpu *, perfvisor_lr_vcpu);
 static bool perfvisor_ready; /* pvx_boot succeeded: domains may have a vPMU */
+
+/*
+ * The QEMU 7.2 overflow poll: QEMU notices an event counter's overflow only at a PMU
+ * operation or an exception-level change, so while the PMU can interrupt for an event
+ * counter this CPU takes a timer exit every opt_pmu_poll_us (the exit is the point; the
+ * guest then gets its interrupt within one period). Xen's timer_slop must be small for the
+ * period to hold (make xen-check boots with timer_slop=0).
+ */
+static DEFINE_PER_CPU(struct timer, perfvisor_poll);
+
+static void perfvisor_poll_fn(void *data)
+{
+    if ( pvx_pmu_irq_armed() )
+        set_timer(&this_cpu(perfvisor_poll), NOW() + MICROSECS(opt_pmu_poll_us));
+}
+
+static void perfvisor_poll_init(unsigned int cpu)
+{
+    init_timer(&per_cpu(perfvisor_poll, cpu), perfvisor_poll_fn, NULL, cpu);
+}
+
+void pvx_host_pmu_irq_armed(void)
+{
+    if ( opt_pmu_poll_us && pvx_on_qemu() )
+        set_timer(&this_cpu(perfvisor_poll), NOW() + MICROSECS(opt_pmu_poll_us));
+}
 
 static void perfvisor_irq(int irq, void *dev_id, struct cpu_user_regs *regs)
 {
@@ -81,6 +111,7 @@ void __init perfvisor_boot(void)
         return;
     }
     this_cpu(perfvisor_pcpu) = pcpu;
+    perfvisor_poll_init(smp_processor_id());
     perfvisor_request_irq();
     perfvisor_ready = true;
     printk("perfvisor: vPMU ready; %u of the PMU's event counters kept for Xen\n",
@@ -98,6 +129,7 @@ void perfvisor_cpu_up(void)
         panic("perfvisor: no memory for CPU%u\n", smp_processor_id());
     pvx_pcpu_up(pcpu, NULL, smp_processor_id());
     this_cpu(perfvisor_pcpu) = pcpu;
+    perfvisor_poll_init(smp_processor_id());
     perfvisor_request_irq();
 }
 
@@ -462,6 +494,3 @@ void pvx_host_virq(void *host_vcpu, unsigned int intid, int level)
         vpmu_irq_withdraw(v);
 }
 
-void pvx_host_pmu_irq_armed(void)
-{
-}

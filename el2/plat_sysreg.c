@@ -35,9 +35,9 @@ uint64_t plat_sysreg_read(uint32_t reg)
 	return plat_sysreg_read_any(reg);
 }
 
-void plat_sysreg_write(uint32_t reg, uint64_t val)
+void plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val)
 {
-	plat_sysreg_write_any(reg, val);
+	plat_sysreg_write_any(cpu, reg, val);
 }
 
 void pv_plat_psb_csync(struct pv_pcpu *cpu)

@@ -7,8 +7,9 @@
  * by index are a branch into a table of MRS/MSR (n < 31). Keys not known at compile time go
  * through one switch, out of line (plat_sysreg.c).
  *
- * The host provides plat_pmu (the PMU enables, below) and plat_pmu_event_irq_started(), and
- * calls plat_init() once before the core runs.
+ * The host gives each pCPU a struct plat_pcpu at the start of its per-CPU context (the `plat`
+ * of pv_pcpu_init()), provides plat_pmu_event_irq_started(), and calls plat_init() once
+ * before the core runs.
  *
  * Every key becomes a real MRS/MSR written with its generic S<op0>_<op1>_C<n>_C<m>_<op2>
  * name, so no assembler feature flag is needed. Registers of features the CPU lacks (SPE,
@@ -21,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perfvisor/perfvisor.h"
 #include "perfvisor/sysreg.h"
 #include "regdb_el2.h"
 
@@ -112,36 +114,53 @@ struct plat_pmu_enables {
 	bool e;
 	bool event_irq; /* cnten & inten & event counters, and E */
 };
-extern struct plat_pmu_enables plat_pmu;
-/* event_irq has just become true (timer.c: the overflow poll starts). */
-void plat_pmu_event_irq_started(void);
 
-PLAT_INLINE void plat_pmu_track(uint32_t reg, uint64_t val)
+/* What these accessors keep per pCPU: a host's per-CPU context (pv_pcpu.plat) begins with it,
+ * so each pCPU tracks its own PMU. */
+struct plat_pcpu {
+	struct plat_pmu_enables pmu;
+};
+
+PLAT_INLINE struct plat_pmu_enables *plat_pmu_of(struct pv_pcpu *cpu)
+{
+	return &((struct plat_pcpu *)cpu->plat)->pmu;
+}
+
+/* event_irq has just become true on `cpu`, the pCPU running (the overflow poll starts). */
+void plat_pmu_event_irq_started(struct pv_pcpu *cpu);
+
+PLAT_INLINE void plat_pmu_track(struct pv_pcpu *cpu, uint32_t reg, uint64_t val)
 {
 	uint32_t bits = (uint32_t)val;
+	struct plat_pmu_enables *e;
 	switch (reg) {
 	case PV_PMCNTENSET_EL0:
-		plat_pmu.cnten |= bits;
+		e = plat_pmu_of(cpu);
+		e->cnten |= bits;
 		break;
 	case PV_PMCNTENCLR_EL0:
-		plat_pmu.cnten &= ~bits;
+		e = plat_pmu_of(cpu);
+		e->cnten &= ~bits;
 		break;
 	case PV_PMINTENSET_EL1:
-		plat_pmu.inten |= bits;
+		e = plat_pmu_of(cpu);
+		e->inten |= bits;
 		break;
 	case PV_PMINTENCLR_EL1:
-		plat_pmu.inten &= ~bits;
+		e = plat_pmu_of(cpu);
+		e->inten &= ~bits;
 		break;
 	case PV_PMCR_EL0:
-		plat_pmu.e = (val & PV_PMCR_E) != 0;
+		e = plat_pmu_of(cpu);
+		e->e = (val & PV_PMCR_E) != 0;
 		break;
 	default:
 		return;
 	}
-	bool was = plat_pmu.event_irq;
-	plat_pmu.event_irq = plat_pmu.e && (plat_pmu.cnten & plat_pmu.inten & 0x7FFFFFFFu);
-	if (plat_pmu.event_irq && !was)
-		plat_pmu_event_irq_started();
+	bool was = e->event_irq;
+	e->event_irq = e->e && (e->cnten & e->inten & 0x7FFFFFFFu);
+	if (e->event_irq && !was)
+		plat_pmu_event_irq_started(cpu);
 }
 
 /* Inline: folded to one instruction for a constant key. */
@@ -156,10 +175,10 @@ PLAT_INLINE uint64_t plat_sysreg_read_any(uint32_t reg)
 	return 0;
 }
 
-PLAT_INLINE void plat_sysreg_write_any(uint32_t reg, uint64_t val)
+PLAT_INLINE void plat_sysreg_write_any(struct pv_pcpu *cpu, uint32_t reg, uint64_t val)
 {
 	unsigned d = PLAT_DENSE(reg);
-	plat_pmu_track(reg, val);
+	plat_pmu_track(cpu, reg, val);
 	switch (reg & PLAT_SPACE_MASK) {
 		PV_REGDB_EL2_SPACES(PLAT_SPACE_WR)
 	default:
@@ -170,7 +189,7 @@ PLAT_INLINE void plat_sysreg_write_any(uint32_t reg, uint64_t val)
 /* The same switch, out of line (plat_sysreg.c), for keys known only at run time. */
 void plat_init(void);
 uint64_t plat_sysreg_read(uint32_t reg);
-void plat_sysreg_write(uint32_t reg, uint64_t val);
+void plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val);
 
 PLAT_INLINE uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg)
 {
@@ -182,11 +201,10 @@ PLAT_INLINE uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg)
 
 PLAT_INLINE void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val)
 {
-	(void)cpu;
 	if (__builtin_constant_p(reg))
-		plat_sysreg_write_any(reg, val);
+		plat_sysreg_write_any(cpu, reg, val);
 	else
-		plat_sysreg_write(reg, val);
+		plat_sysreg_write(cpu, reg, val);
 }
 
 /* PMEVCNTR<n>_EL0 / PMEVTYPER<n>_EL0, n = 0..30 (CRm = 8 + n / 8 or 12 + n / 8, Op2 = n % 8):
@@ -238,7 +256,7 @@ PLAT_INLINE void pv_plat_pmevcntr_write(struct pv_pcpu *cpu, unsigned n, uint64_
 {
 	(void)cpu;
 	if (__builtin_constant_p(n))
-		plat_sysreg_write_any(PV_PMEVCNTR_EL0(n), val);
+		plat_sysreg_write_any(cpu, PV_PMEVCNTR_EL0(n), val);
 	else
 		pmev_write(n, val, false);
 }
@@ -247,7 +265,7 @@ PLAT_INLINE void pv_plat_pmevtyper_write(struct pv_pcpu *cpu, unsigned n, uint64
 {
 	(void)cpu;
 	if (__builtin_constant_p(n))
-		plat_sysreg_write_any(PV_PMEVTYPER_EL0(n), val);
+		plat_sysreg_write_any(cpu, PV_PMEVTYPER_EL0(n), val);
 	else
 		pmev_write(n, val, true);
 }

@@ -192,6 +192,7 @@ struct hyp {
 	uint64_t limit_ms, limit_deadline; /* limit_ms=N: every VM ends at this counter value */
 	struct pv_hw hw;
 	struct pv_pcpu pcpu;
+	struct plat_pcpu plat; /* the EL2 accessors' per-pCPU state (el2/plat_sysreg.h) */
 	struct vm vms[MAX_VMS];
 };
 extern struct hyp hyp;

@@ -331,7 +331,7 @@ void hyp_main(void)
 	gic_init();
 
 	plat_init();
-	pv_pcpu_init(&hyp.pcpu, NULL);
+	pv_pcpu_init(&hyp.pcpu, &hyp.plat);
 	int err = pv_hw_probe(&hyp.hw, &hyp.pcpu, cfg.host_counters);
 	if (err) {
 		hyp_printf("hyp: pv_hw_probe: %s; no host counter\n", pv_strerror(err));

@@ -6,7 +6,7 @@
  * of the current slice. QEMU 7.2 notices an event counter's overflow only at a PMU operation
  * or an exception-level change (its overflow timer is armed one count early and never
  * re-armed), so while the hardware has an event counter whose overflow interrupts
- * (plat_pmu.event_irq, tracked from the PMU enables it is given: plat_sysreg.h), the timer
+ * (hyp.plat.pmu.event_irq, tracked from the PMU enables it is given: plat_sysreg.h), the timer
  * also fires every `pmu_poll` ticks: that exit lets QEMU see the overflow, and the guest gets
  * its interrupt within one poll period. Neither exit is visible to guest counters.
  *
@@ -33,7 +33,7 @@ void timer_program(void)
 {
 	uint64_t cval = hyp.slice_deadline;
 	hyp.poll_armed = false;
-	if (hyp.pmu_poll_ticks && plat_pmu.event_irq) {
+	if (hyp.pmu_poll_ticks && hyp.plat.pmu.event_irq) {
 		uint64_t poll = timer_now() + hyp.pmu_poll_ticks;
 		if (poll < cval) {
 			cval = poll;
@@ -48,12 +48,9 @@ void timer_program(void)
 /* The PMU can now interrupt for an event counter (plat_sysreg.h, a write the vPMU or a load
  * just made): the poll starts at once. When they stop, an armed poll fires once and re-arms
  * for the slice. Before the first slice, timer_rearm decides. */
-/* The PMU enables that decide whether the overflow poll runs (plat_sysreg.h tracks them on
- * every write): kept here, with the poll. */
-struct plat_pmu_enables plat_pmu;
-
-void plat_pmu_event_irq_started(void)
+void plat_pmu_event_irq_started(struct pv_pcpu *cpu)
 {
+	(void)cpu; /* the one pCPU */
 	if (hyp.pmu_poll_ticks && hyp.current && !hyp.poll_armed)
 		timer_program();
 }

@@ -60,12 +60,19 @@ fi
 image=$work/xen/xen
 echo "xen-check: Xen $(cat "$src/.perfvisor-version") with perfvisor built in $(($(date +%s) - start))s"
 
-# QEMU's own device tree, once: the base of every scenario's.
-base=$dir/virt.dts
-if [ ! -s "$base" ]; then
-	timeout 30 sh scripts/qemu.sh -machine dumpdtb="$dir/virt.dtb" >/dev/null 2>&1
-	dtc -q -I dtb -O dts -o "$base" "$dir/virt.dtb" || { fail "QEMU's device tree"; summary ""; }
-fi
+# QEMU's own device tree for N CPUs, once: the base of every scenario's.
+base_dts() {
+	b=$dir/virt-smp$1.dts
+	if [ ! -s "$b" ]; then
+		QEMU_SMP=$1 timeout 30 sh scripts/qemu.sh -machine dumpdtb="$b.dtb" >/dev/null 2>&1
+		dtc -q -I dtb -O dts -o "$b" "$b.dtb" || return 1
+	fi
+	echo "$b"
+}
+# The machine of the scenarios that follow: CPUs, and QEMU's instruction counting (exact
+# counts need one CPU and -icount; two CPUs run without: QEMU cannot count them exactly).
+SMP=1
+ICOUNT="-icount shift=0,sleep=off"
 
 # make_dtb OUT DOMAIN...: QEMU's tree with Xen's boot arguments and one dom0less domain per
 # argument NAME:GUEST:COUNTERS[:BOOTARGS], its image loaded at 0x60000000 + k * 16 MiB.
@@ -97,6 +104,7 @@ ${dargs:+				bootargs = \"$dargs\";
 "
 		k=$((k + 1))
 	done
+	base=$(base_dts "$SMP") || return 1
 	NODES=$nodes awk '
 		$0 == "\tchosen {" { print; inchosen = 1
 			print "\t\t#address-cells = <0x02>;"
@@ -127,8 +135,8 @@ scenario() {
 	shift
 	log=$logdir/$name.log
 	make_dtb "$logdir/$name.dtb" "$@" || { fail "$name: device tree"; return; }
-	# shellcheck disable=SC2046 # the loader options are words
-	timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio -icount shift=0,sleep=off \
+	# shellcheck disable=SC2046,SC2086 # the loader and icount options are words
+	QEMU_SMP=$SMP timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio $ICOUNT \
 		-kernel "$image" -dtb "$logdir/$name.dtb" $(loaders "$@") >"$log.raw" 2>&1
 	rc=$?
 	tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw" # the console ends lines with CR LF

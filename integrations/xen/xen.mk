@@ -18,7 +18,7 @@ XEN_SRCS  := $(CORE_SRCS) $(sort $(wildcard el2/*.c integrations/xen/bridge/*.c)
 XEN_OBJS  := $(XEN_SRCS:%.c=$(XEN_BUILD)/obj/%.o)
 XEN_HOST_OBJS := $(filter $(XEN_BUILD)/obj/el2/% $(XEN_BUILD)/obj/integrations/%,$(XEN_OBJS))
 
-$(XEN_OBJS): $(XEN_BUILD)/obj/%.o: %.c $(PV_HDRS) $(wildcard el2/*.h) integrations/xen/bridge/pvx.h \
+$(XEN_OBJS): $(XEN_BUILD)/obj/%.o: %.c $(PV_HDRS) $(wildcard el2/*.h) $(wildcard integrations/xen/bridge/*.h) \
 		integrations/xen/xen.mk $(wildcard vpmu/*.h)
 	@mkdir -p $(dir $@)
 	$(HYP_CC) $(XEN_CFLAGS) -c $< -o $@

@@ -13,6 +13,7 @@
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
 #include "perfvisor/trap.h"
+#include "pcpu.h"
 #include "pvx.h"
 #include "qemu72.h"
 
@@ -27,9 +28,14 @@ _Static_assert(PVX_MAX_FILTERS <= PV_PMU_MAX_FILTERS, "pvx.h: filters");
 
 static struct pv_hw hw; /* the machine, read once by pvx_boot */
 
+static struct pv_pcpu *pv_cpu(void *pcpu)
+{
+	return &((struct pvx_pcpu *)pcpu)->pv;
+}
+
 unsigned long pvx_pcpu_size(void)
 {
-	return sizeof(struct pv_pcpu);
+	return sizeof(struct pvx_pcpu);
 }
 
 unsigned long pvx_vm_size(void)
@@ -44,9 +50,11 @@ unsigned long pvx_vcpu_size(void)
 
 int pvx_boot(void *pcpu, void *host_pcpu, unsigned int host_counters)
 {
-	struct pv_pcpu *cpu = pcpu;
+	struct pvx_pcpu *p = pcpu;
+	struct pv_pcpu *cpu = &p->pv;
 	plat_init();
-	pv_pcpu_init(cpu, host_pcpu);
+	p->host = host_pcpu;
+	pv_pcpu_init(cpu, &p->plat);
 	int err = pv_hw_probe(&hw, cpu, host_counters);
 	if (err)
 		return err;
@@ -56,8 +64,10 @@ int pvx_boot(void *pcpu, void *host_pcpu, unsigned int host_counters)
 
 void pvx_pcpu_up(void *pcpu, void *host_pcpu, unsigned int index)
 {
-	struct pv_pcpu *cpu = pcpu;
-	pv_pcpu_init(cpu, host_pcpu);
+	struct pvx_pcpu *p = pcpu;
+	struct pv_pcpu *cpu = &p->pv;
+	p->host = host_pcpu;
+	pv_pcpu_init(cpu, &p->plat);
 	cpu->index = index;
 	pv_pcpu_setup(cpu, &hw);
 }
@@ -127,7 +137,7 @@ int pvx_trap(void *vcpu, unsigned long esr, unsigned int el, unsigned long *x)
 
 void pvx_load(void *vcpu, void *pcpu)
 {
-	pv_vcpu_load(vcpu, pcpu);
+	pv_vcpu_load(vcpu, pv_cpu(pcpu));
 }
 
 void pvx_put(void *vcpu)
@@ -137,7 +147,7 @@ void pvx_put(void *vcpu)
 
 int pvx_irq(void *pcpu, unsigned int intid)
 {
-	return pv_irq(pcpu, intid);
+	return pv_irq(pv_cpu(pcpu), intid);
 }
 
 int pvx_on_qemu(void)

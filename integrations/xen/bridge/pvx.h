@@ -87,12 +87,13 @@ int pvx_vm_release(void *vm);
  * change: while the PMU can interrupt for an event counter (pvx_pmu_irq_armed), a host on
  * QEMU (pvx_on_qemu) takes a periodic exit, the overflow poll (el2/qemu72.h). */
 int pvx_on_qemu(void);
-int pvx_pmu_irq_armed(void);
+int pvx_pmu_irq_armed(const void *pcpu);
 
 /* ---- implemented by the host ---- */
 /* Drive the level of virtual interrupt `intid` of the vCPU. */
 void pvx_host_virq(void *host_vcpu, unsigned int intid, int level);
-/* The PMU can now interrupt for an event counter (on QEMU, the host starts its overflow poll). */
-void pvx_host_pmu_irq_armed(void);
+/* The PMU of the pCPU running (the `host_pcpu` it was given) can now interrupt for an event
+ * counter: on QEMU, the host starts its overflow poll. */
+void pvx_host_pmu_irq_armed(void *host_pcpu);
 
 #endif

@@ -66,7 +66,7 @@ static DEFINE_PER_CPU(struct timer, perfvisor_poll);
 
 static void perfvisor_poll_fn(void *data)
 {
-    if ( pvx_pmu_irq_armed() )
+    if ( pvx_pmu_irq_armed(this_cpu(perfvisor_pcpu)) )
         set_timer(&this_cpu(perfvisor_poll), NOW() + MICROSECS(opt_pmu_poll_us));
 }
 
@@ -75,7 +75,7 @@ static void perfvisor_poll_init(unsigned int cpu)
     init_timer(&per_cpu(perfvisor_poll, cpu), perfvisor_poll_fn, NULL, cpu);
 }
 
-void pvx_host_pmu_irq_armed(void)
+void pvx_host_pmu_irq_armed(void *host_pcpu)
 {
     if ( opt_pmu_poll_us && pvx_on_qemu() )
         set_timer(&this_cpu(perfvisor_poll), NOW() + MICROSECS(opt_pmu_poll_us));

@@ -14,7 +14,8 @@ struct dt_device_node;
 struct vcpu;
 union hsr;
 
-/* setup.c: the boot CPU, before the domains are made; smpboot.c: each secondary CPU. */
+/* setup.c: the boot CPU, before the other CPUs come up; smpboot.c: each other CPU, as it
+ * comes up. */
 void perfvisor_boot(void);
 void perfvisor_cpu_up(void);
 /* domain_build.c: a dom0less domain's perfvisor properties (before its vCPUs exist), the

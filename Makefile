@@ -184,7 +184,7 @@ include integrations/xen/xen.mk
 # are here.
 check: tests $(if $(QEMU_CHECK_AVAILABLE),hyp $(XEN_LIB))
 	@QEMU_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
-	 XEN_SUITE="$(if $(QEMU_CHECK_AVAILABLE),env HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh $(XEN_LIB) $(GUEST_BUILD))" \
+	 XEN_SUITE="$(if $(QEMU_CHECK_AVAILABLE),env HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh check $(XEN_LIB) $(GUEST_BUILD))" \
 	 SKIP_REASONS="$(if $(QEMU_CHECK_AVAILABLE),,guest suite under QEMU: needs qemu-system-aarch64 and aarch64-linux-gnu-gcc (apt-get install qemu-system-arm gcc-aarch64-linux-gnu))" \
 	 sh tests/run.sh $(TEST_BINS)
 
@@ -300,6 +300,7 @@ fuzz: fuzz-build
 bench: $(BENCH_BINS) $(if $(QEMU_CHECK_AVAILABLE),hyp)
 	@sh bench/run.sh $(BENCH_BINS)
 	@$(if $(QEMU_CHECK_AVAILABLE),QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD),echo "bench: hyp.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)")
+	@$(if $(QEMU_CHECK_AVAILABLE),$(MAKE) --no-print-directory xen-bench | grep '^bench: ',echo "bench: xen.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)")
 
 $(BUILD)/aarch64/%.o: %.c $(PV_HDRS) | aarch64-cc
 	@mkdir -p $(dir $@)

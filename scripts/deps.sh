@@ -38,10 +38,10 @@ packages() {
 	clean) ;;
 	demo | docs | docs-check) echo "$demo" ;;
 	check) echo "$build $parsers $xen" ;;
-	xen-check) echo "$xen" ;;
+	xen-check | xen-bench) echo "$xen" ;;
 	check-host | check-sanitize) echo "$build $parsers" ;;
 	memcheck) echo "$build $parsers valgrind" ;;
-	bench) echo "$build valgrind $guests" ;;
+	bench) echo "$build valgrind $xen" ;;
 	lint) echo "$build cppcheck clang-tidy clang-format" ;;
 	format | format-check) echo "make clang-format" ;;
 	fuzz | fuzz-build) echo "$build clang libclang-rt-dev" ;;

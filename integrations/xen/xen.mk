@@ -34,4 +34,9 @@ $(XEN_BUILD)/work/.perfvisor-hooked: integrations/xen/hooks.txt integrations/xen
 
 .PHONY: xen-check
 xen-check: $(XEN_LIB) $(GUEST_BINS) $(wildcard $(XEN_BUILD)/work/.perfvisor-hooked)
-	@HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh $(XEN_LIB) $(GUEST_BUILD)
+	@HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh check $(XEN_LIB) $(GUEST_BUILD)
+
+# The xen.* figures of make bench.
+.PHONY: xen-bench
+xen-bench: $(XEN_LIB) $(GUEST_BINS) $(wildcard $(XEN_BUILD)/work/.perfvisor-hooked)
+	@HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh bench $(XEN_LIB) $(GUEST_BUILD)

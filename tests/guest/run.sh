@@ -454,6 +454,7 @@ check)
 	scenario gic "vm0=gic" gic
 	scenario gic_busy "vm0=gic vm1=busy slice_us=20" gic busy
 	scenario sweep "vm0=sweep vm1=regs" sweep pmu_regs
+	scenario migrate "vm0=m1 vm1=m2 slice_us=50 -- migrate.rounds=50" migrate migrate
 	scenario misbehave "vm0=misbehave vm1=crash vm2=hello" misbehave crash hello
 	if grep -q '^hyp: vm crash: ended: its exception vectors' "$logdir/misbehave.log"; then
 		echo "misbehave: the crashing VM was ended, the others finished"

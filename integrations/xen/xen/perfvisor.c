@@ -48,6 +48,8 @@ struct perfvisor_domain {
 struct perfvisor_vcpu {
     void *pv;
     bool irq_level;
+    unsigned int last_cpu;   /* the pCPU it was last loaded on (NR_CPUS: never) */
+    unsigned long migrations; /* loads on another pCPU than the one before */
 };
 
 /* The vCPU whose list registers this CPU holds while perfvisor is called (between Xen's
@@ -263,6 +265,7 @@ int perfvisor_vcpu_create(struct vcpu *v)
         xfree(pc);
         return -ENOMEM;
     }
+    pc->last_cpu = NR_CPUS;
     pvx_vcpu_init(pc->pv, vm, v->vcpu_id, v);
     pvx_vcpu_traps(pc->pv, &v->arch.mdcr_el2, &v->arch.hcr_el2);
     v->arch.perfvisor = pc;
@@ -305,11 +308,13 @@ static void perfvisor_report(const struct domain *d)
     {
         struct pvx_vcpu_stats s;
 
-        if ( !pv_of(v) )
+        const struct perfvisor_vcpu *pc = v->arch.perfvisor;
+
+        if ( !pc )
             continue;
-        pvx_vcpu_stats(pv_of(v), &s);
-        printk("perfvisor: %pv: traps pmu %lu id %lu other %lu, loads %lu\n", v,
-               s.traps_pmu, s.traps_id, s.traps_other, s.loads);
+        pvx_vcpu_stats(pc->pv, &s);
+        printk("perfvisor: %pv: traps pmu %lu id %lu other %lu, loads %lu, migrations %lu\n",
+               v, s.traps_pmu, s.traps_id, s.traps_other, s.loads, pc->migrations);
     }
 }
 
@@ -345,9 +350,15 @@ void perfvisor_ctxt_switch_from(struct vcpu *p)
 
 void perfvisor_ctxt_switch_to(struct vcpu *n)
 {
+    struct perfvisor_vcpu *pc = n->arch.perfvisor;
+
     this_cpu(perfvisor_lr_vcpu) = n; /* its LRs were restored */
-    if ( pv_of(n) )
-        pvx_load(pv_of(n), this_cpu(perfvisor_pcpu));
+    if ( !pc )
+        return;
+    if ( pc->last_cpu != smp_processor_id() && pc->last_cpu != NR_CPUS )
+        pc->migrations++;
+    pc->last_cpu = smp_processor_id();
+    pvx_load(pc->pv, this_cpu(perfvisor_pcpu));
 }
 
 /* An EC 0x18 exception the guest's EL1 takes: what the hardware does for an EL0 access its

@@ -11,7 +11,8 @@
 #        (each a guest program of GUEST_DIR, with its perfvisor properties), Xen booted under
 #        QEMU 7.2 (-icount shift=0 -nic none, bounded by timeout), every "ok"/"not ok" line
 #        of every domain one test; each domain must print "done:" and the machine must power
-#        itself off after the last one (the integration does it).
+#        itself off after the last one (the integration does it); the Debian kernel as a
+#        domU too, when it can be fetched (else skipped, with the reason).
 # Last line "N passed, M failed" (", 1 skipped" when Xen could not be had: the line before
 # says why). Logs and device trees in build/xen/logs.
 set -u
@@ -87,13 +88,23 @@ make_dtb() {
 		IFS=: read -r dname dguest dcounters dargs <<-EOF
 		$d
 		EOF
-		addr=$(printf '0x%x' $((0x60000000 + k * 0x1000000)))
-		size=$(printf '0x%x' "$(wc -c <"$gdir/$dguest.bin")")
+		addr=$(printf '0x%x' "$(image_addr "$k" "$dguest")")
+		size=$(printf '0x%x' "$(wc -c <"$(image_file "$dguest")")")
+		mem=0x10000 # KiB: 64 MiB
+		ramdisk=""
+		if [ "$dguest" = linux ]; then
+			mem=0x20000
+			ramdisk="			module@54000000 {
+				compatible = \"multiboot,ramdisk\", \"multiboot,module\";
+				reg = <0x00 0x54000000 0x00 $(printf '0x%x' "$(wc -c <"$linux_initrd")")>;
+			};
+"
+		fi
 		nodes="$nodes		$dname {
 			compatible = \"xen,domain\";
 			#address-cells = <0x02>;
 			#size-cells = <0x02>;
-			memory = <0x00 0x10000>;
+			memory = <0x00 $mem>;
 			cpus = <0x01>;
 			vpl011;
 			perfvisor,pmu-counters = <$dcounters>;
@@ -102,7 +113,7 @@ make_dtb() {
 				reg = <0x00 $addr 0x00 $size>;
 ${dargs:+				bootargs = \"$dargs\";
 }			};
-		};
+$ramdisk		};
 "
 		k=$((k + 1))
 	done
@@ -119,15 +130,38 @@ ${dargs:+				bootargs = \"$dargs\";
 	dtc -q -I dts -O dtb -o "$out" "$out.dts"
 }
 
+# The image of a domain's guest ("linux": the Debian kernel, its initramfs a module of its
+# own) and where it is loaded: the guest programs at 0x60000000 + k * 16 MiB, Linux below.
+image_file() {
+	if [ "$1" = linux ]; then echo "$linux_image"; else echo "$gdir/$1.bin"; fi
+}
+image_addr() {
+	if [ "$2" = linux ]; then echo $((0x50000000)); else echo $((0x60000000 + $1 * 0x1000000)); fi
+}
+
 # loaders DOMAIN...: the -device loader options of make_dtb's images.
 loaders() {
 	k=0
 	for d in "$@"; do
-		printf ' -device loader,file=%s/%s.bin,addr=0x%x,force-raw=on' "$gdir" \
-			"$(echo "$d" | cut -d: -f2)" \
-			$((0x60000000 + k * 0x1000000))
+		g=$(echo "$d" | cut -d: -f2)
+		printf ' -device loader,file=%s,addr=0x%x,force-raw=on' "$(image_file "$g")" \
+			"$(image_addr "$k" "$g")"
+		[ "$g" != linux ] ||
+			printf ' -device loader,file=%s,addr=0x54000000,force-raw=on' "$linux_initrd"
 		k=$((k + 1))
 	done
+}
+
+# type_after LOG MARKER TEXT: TEXT (printf escapes) once LOG shows MARKER, as typed at the
+# terminal; at most 60 s of waiting. Xen's console gives input to a domain after Ctrl-A x 3.
+type_after() {
+	i=0
+	while [ "$i" -lt 600 ] && ! grep -q "$2" "$1" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2059
+	printf "$3\n"
 }
 
 # scenario NAME DOMAIN...: every "ok"/"not ok" line of every domain is one test; each domain
@@ -137,8 +171,10 @@ scenario() {
 	shift
 	log=$logdir/$name.log
 	make_dtb "$logdir/$name.dtb" "$@" || { fail "$name: device tree"; return; }
+	: >"$log.raw"
 	# shellcheck disable=SC2046,SC2086 # the loader and icount options are words
-	QEMU_SMP=$SMP timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio $ICOUNT \
+	{ [ -z "${TYPE_AFTER:-}" ] || type_after "$log.raw" "$TYPE_AFTER" "$TYPED"; } |
+		QEMU_SMP=$SMP timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio $ICOUNT \
 		-kernel "$image" -dtb "$logdir/$name.dtb" $(loaders "$@") >"$log.raw" 2>&1
 	rc=$?
 	tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw" # the console ends lines with CR LF
@@ -156,7 +192,9 @@ scenario() {
 	fi
 	k=1
 	for d in "$@"; do
-		grep -q "^(XEN) DOM$k: done: " "$log" || fail "$name: domain $k ($d) did not finish"
+		# Linux ends with its own power-off (the run's end above says it came).
+		[ "$(echo "$d" | cut -d: -f2)" = linux ] ||
+			grep -q "^(XEN) DOM$k: done: " "$log" || fail "$name: domain $k ($d) did not finish"
 		k=$((k + 1))
 	done
 }
@@ -230,6 +268,45 @@ grep -q '^(XEN) perfvisor: the last domain has shut down' "$logdir/attack.log" |
 echo "attacks: $tried, escapes: $escaped"
 [ "$escaped" -eq 0 ]
 result "attack: no escape"
+# The Debian cloud kernel as a domU, alone and beside a busy domain: its perf counts are
+# those the reference hypervisor's Linux scenario checks (tests/guest/run.sh), exact.
+linuxdir=build/linux
+linux_initrd=$linuxdir/initramfs.cpio
+if [ "${LINUX_GUEST:-}" = off ]; then
+	echo "linux: skipped: LINUX_GUEST=off"
+	skipped_linux=1
+elif [ ! -f "$linux_initrd" ]; then
+	echo "linux: skipped: $linux_initrd missing (make hyp builds it)"
+	skipped_linux=1
+elif ! linux_image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir" 2>"$logdir/linux-fetch.err"); then
+	echo "linux: skipped: no arm64 Linux kernel: $(tail -n1 "$logdir/linux-fetch.err")"
+	skipped_linux=1
+else
+	skipped_linux=0
+	largs="console=ttyAMA0 earlycon=pl011,0x22000000 panic=-1 printk.devkmsg=on"
+	export TYPE_AFTER="pvinit: console-write" TYPED="\001\001\001perfvisor console input"
+	scenario linux "linux:linux:0:$largs"
+	scenario linux_busy "linux:linux:3:$largs" busy:busy:3:busy.mult=60
+	unset TYPE_AFTER TYPED
+	for run in linux linux_busy; do
+		l=$logdir/$run.log
+		pv() { sed -n "s/^(XEN) DOM1: \[ *[0-9.]*\] pvinit: $1 \([0-9]*\)\$/\1/p" "$l" | head -n1; }
+		n=$(sed -n 's/^(XEN) perfvisor: d1 (linux): vPMU with \([0-9]*\) counters.*/\1/p' "$l")
+		grep -q "^(XEN) DOM1: \[ *[0-9.]*\] hw perfevents: enabled with armv8_pmuv3 PMU driver, $((${n:-0} + 1)) counters available\$" "$l"
+		result "$run: Linux's PMU driver probed the domain's ${n:-?} counters + the cycle counter"
+		[ "$(pv instructions)" = 2000006 ] && [ "$(pv instructions-again)" = 4000012 ]
+		result "$run: perf instructions:u = 2000006 over one window, 4000012 over two"
+		[ "$(pv cycles)" = 2000006 ]
+		result "$run: perf cycles:u = 2000006 (icount: 1 cycle per instruction)"
+		irqs=$(pv sampling-interrupts)
+		[ "$(pv sampling-instructions)" = 5000006 ] && [ -n "$irqs" ] && [ "$irqs" -ge 99 ] &&
+			[ "$irqs" -le 100 ]
+		result "$run: perf sampling: instructions:u = 5000006, ${irqs:-no} overflow interrupts for 100 periods"
+	done
+	grep -q '^(XEN) DOM2: done: ' "$logdir/linux_busy.log" && ! grep -q '^(XEN) DOM2: not ok' "$logdir/linux_busy.log"
+	result "linux_busy: the busy domain passed beside Linux"
+fi
+
 # Two pCPUs, without icount (QEMU cannot count instructions exactly there): four domains of
 # one vCPU each, moved between the pCPUs by Xen's scheduler; each checks its counters stay
 # its own and monotonic and the host's out of reach; no crash; every domain ends.
@@ -240,4 +317,5 @@ moves=$(sed -n 's/^(XEN) perfvisor: d[0-9]*v[0-9]*: .*, migrations \([0-9]*\)$/\
 	"$logdir/smp2.log" | awk '{ s += $1 } END { print s + 0 }')
 [ "$moves" -gt 0 ]
 result "smp2: vCPUs moved between the pCPUs ($moves loads on another pCPU)"
+if [ "$skipped_linux" -eq 1 ]; then summary ", 1 skipped"; fi
 summary ""

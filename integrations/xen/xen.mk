@@ -33,7 +33,7 @@ $(XEN_BUILD)/work/.perfvisor-hooked: integrations/xen/hooks.txt integrations/xen
 	rm -rf $(XEN_BUILD)/work
 
 .PHONY: xen-check
-xen-check: $(XEN_LIB) $(GUEST_BINS) $(wildcard $(XEN_BUILD)/work/.perfvisor-hooked)
+xen-check: $(XEN_LIB) $(GUEST_BINS) $(LINUX_INITRD) $(wildcard $(XEN_BUILD)/work/.perfvisor-hooked)
 	@HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh check $(XEN_LIB) $(GUEST_BUILD)
 
 # The xen.* figures of make bench.

@@ -224,8 +224,9 @@ int __init perfvisor_chosen_props(const struct domain *d, void *fdt)
     return res;
 }
 
-/* The guest's PMU node: the PMU overflow interrupt, PPI 7 (INTID 23), level-high, every CPU. */
-int __init perfvisor_make_pmu_node(const struct domain *d, void *fdt)
+/* The guest's PMU node: the PMU overflow interrupt, PPI 7 (INTID 23), level-high, every CPU,
+ * of the domain's GIC (its phandle: the root of a domU's tree names no interrupt parent). */
+int __init perfvisor_make_pmu_node(const struct domain *d, void *fdt, uint32_t phandle_gic)
 {
     __be32 irq[3] = { cpu_to_be32(1), cpu_to_be32(PVX_PMU_IRQ - 16),
                       cpu_to_be32(0xf04) };
@@ -238,6 +239,8 @@ int __init perfvisor_make_pmu_node(const struct domain *d, void *fdt)
         res = fdt_property_string(fdt, "compatible", "arm,armv8-pmuv3");
     if ( !res )
         res = fdt_property(fdt, "interrupts", irq, sizeof(irq));
+    if ( !res )
+        res = fdt_property_cell(fdt, "interrupt-parent", phandle_gic);
     if ( !res )
         res = fdt_end_node(fdt);
     return res;

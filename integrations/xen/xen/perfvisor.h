@@ -21,7 +21,7 @@ void perfvisor_cpu_up(void);
 /* domain_build.c: a dom0less domain's perfvisor properties (before its vCPUs exist), the
  * PMU node of its device tree and the facts in its /chosen. */
 int perfvisor_domain_config(struct domain *d, const struct dt_device_node *node);
-int perfvisor_make_pmu_node(const struct domain *d, void *fdt);
+int perfvisor_make_pmu_node(const struct domain *d, void *fdt, uint32_t phandle_gic);
 int perfvisor_chosen_props(const struct domain *d, void *fdt);
 /* domain.c: vCPU and domain life, and the context switch (interrupts masked). */
 int perfvisor_vcpu_create(struct vcpu *v);

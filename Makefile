@@ -95,7 +95,10 @@ AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
 .PHONY: all check demo bench aarch64 aarch64-cc docs docs-check format format-check clean deps tests check-host \
 	check-sanitize memcheck lint fuzz fuzz-build fresh-check
-.SECONDARY:
+# Objects that only pattern rules build are intermediate to make; kept, not deleted. (Not a
+# bare .SECONDARY: that makes every target intermediate, and an object of a new source file
+# is then never built into an archive that already exists.)
+.SECONDARY: $(SCEN_SUPPORT_OBJS) $(TOOLTEST_SUPPORT)
 all: $(LIB) $(SIMLIB) $(TOOL) tests
 
 tests: $(TEST_BINS)

@@ -4,7 +4,7 @@
  * and the platform contract for a host at EL2 on the CPU itself. The system registers are
  * the shared EL2 accessors (el2/plat_sysreg.h, inline: the core is built with them); the
  * virtual interrupt is the host's (pvx_host_virq); this host offers guests no SPE and no
- * MPAM, so the stage-2 and MMIO functions answer as a platform with nothing to give.
+ * MPAM, so the stage-2 and MMIO functions are el2/plat_no_spe_mpam.c's.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -184,40 +184,4 @@ int pvx_vm_release(void *vm)
 void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level)
 {
 	pvx_host_virq(vcpu->plat, intid, level);
-}
-
-uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa)
-{
-	(void)cpu, (void)pa;
-	return 0;
-}
-
-void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
-{
-	(void)cpu, (void)pa, (void)val;
-}
-
-bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val)
-{
-	(void)v, (void)ipa;
-	*val = 0;
-	return false;
-}
-
-bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
-{
-	(void)v, (void)ipa, (void)size;
-	return false;
-}
-
-void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
-{
-	(void)v, (void)ipa, (void)size;
-}
-
-bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa)
-{
-	(void)v, (void)ipa;
-	*pa = 0;
-	return false;
 }

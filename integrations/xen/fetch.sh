@@ -5,9 +5,9 @@
 #
 #   - If DIR/src holds that version already (DIR/src/.perfvisor-version), it is reused: no
 #     network. Remove DIR/src to unpack it again.
-#   - Otherwise apt-get downloads the source package with a private state under DIR/apt (its
-#     own sources list, one deb-src line for XEN_MIRROR; the machine's package lists and
-#     dpkg's state are left alone) and dpkg-source unpacks it (applying Debian's patches).
+#   - Otherwise apt-get downloads the source package with a private state under DIR/apt
+#     (scripts/apt-private.sh, with a sources list of its own: one deb-src line for
+#     XEN_MIRROR) and dpkg-source unpacks it (applying Debian's patches).
 #
 # Exit status 0 with the source's path on stdout; otherwise nonzero, with one line on stderr
 # starting "fetch: " that says why (make xen-check reports it as the skip reason). Each
@@ -33,25 +33,21 @@ command -v apt-get >/dev/null 2>&1 || fail "apt-get not found (a Debian machine 
 command -v dpkg-source >/dev/null 2>&1 || fail "dpkg-source not found (apt-get install dpkg-dev)"
 mkdir -p "$dir" || fail "cannot create $dir"
 apt=$(cd "$dir" && pwd)/apt
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" || fail "cannot create $apt"
+private=$(cd "$(dirname "$0")/../../scripts" && pwd)/apt-private.sh
+mkdir -p "$apt" || fail "cannot create $apt"
 echo "deb-src $XEN_MIRROR bookworm main" >"$apt/sources.list"
-set -- -q -o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
-	-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" \
-	-o Dir::State::status=/dev/null -o Acquire::Retries=1 -o Acquire::http::Timeout=20
-# apt's downloads run as the _apt user when it can switch to it; that user may not be able
-# to write into the build tree, so root downloads as root (apt would only warn about it).
-[ "$(id -u)" = 0 ] && set -- "$@" -o APT::Sandbox::User=root
+aptp() {
+	FETCH_TIMEOUT=$FETCH_TIMEOUT sh "$private" "$apt" apt-get -o Dir::Etc::SourceList="$apt/sources.list" \
+		-o Dir::Etc::SourceParts=/nonexistent "$@"
+}
 
 log=$dir/fetch.log
-# apt-get update exits 0 when a mirror cannot be reached: the lists it got are what counts.
-if ! timeout "$FETCH_TIMEOUT" apt-get "$@" update >"$log" 2>&1 ||
-	! ls "$apt"/lists/*_source_Sources* >/dev/null 2>&1; then
+if ! APT_PRIVATE_LISTS='*_source_Sources*' aptp update >"$log" 2>&1; then
 	fail "apt-get update ($XEN_MIRROR bookworm sources) failed: $(grep -E -A1 '^(E|W|Err):' "$log" | head -n2 | tr -s '\n\t ' '  ')"
 fi
 dl=$dir/dl
 rm -rf "$dl" && mkdir -p "$dl" || fail "cannot create $dl"
-if ! (cd "$dl" && timeout "$FETCH_TIMEOUT" apt-get "$@" source --download-only \
-	"xen=$XEN_VERSION") >>"$log" 2>&1; then
+if ! (cd "$dl" && aptp source --download-only "xen=$XEN_VERSION") >>"$log" 2>&1; then
 	fail "apt-get source xen=$XEN_VERSION failed: $(grep -E '^(E|W):' "$log" | tail -n1)"
 fi
 dsc=$(ls "$dl"/xen_*.dsc 2>/dev/null | head -n1)

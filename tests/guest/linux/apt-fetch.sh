@@ -4,7 +4,7 @@
 # machine's own sources (/etc/apt: only the Debian mirror is contacted), unpacks it into
 # DIR/x with dpkg-deb and prints DIR/x. Nothing is installed: apt runs with its own state under
 # DIR/apt (arm64 package lists, download cache), and dpkg's architectures and the system's
-# package lists are left alone. PACKAGE may be a meta-package whose first "Depends:" on a
+# package lists are left alone (scripts/apt-private.sh). PACKAGE may be a meta-package whose first "Depends:" on a
 # package named PACKAGE_PREFIX* (APT_FETCH_RESOLVE, e.g. linux-image-[0-9]) is taken instead.
 #
 # Exit status 0 with DIR/x on stdout; otherwise nonzero, with one line on stderr that starts
@@ -24,31 +24,28 @@ command -v apt-get >/dev/null 2>&1 || fail "apt-get not found (a Debian machine 
 command -v dpkg-deb >/dev/null 2>&1 || fail "dpkg-deb not found"
 mkdir -p "$dir" || fail "cannot create $dir"
 apt=$(cd "$dir" && pwd)/apt
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" || fail "cannot create $apt"
-# apt with private state: arm64 package lists only, no dpkg status (nothing is installed).
-set -- -q -o APT::Architecture=arm64 -o APT::Architectures=arm64 \
-	-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o Dir::State::status=/dev/null \
-	-o Acquire::Retries=1 -o Acquire::http::Timeout=20
-# apt's downloads run as the _apt user when it can switch to it; that user may not be able
-# to write into the build tree, so root downloads as root (apt would only warn about it).
-[ "$(id -u)" = 0 ] && set -- "$@" -o APT::Sandbox::User=root
+private=$(cd "$(dirname "$0")/../../../scripts" && pwd)/apt-private.sh
+# aptp TOOL ARG...: arm64 package lists only, from the machine's own sources.
+aptp() {
+	tool=$1
+	shift
+	FETCH_TIMEOUT=$FETCH_TIMEOUT sh "$private" "$apt" "$tool" -o APT::Architecture=arm64 \
+		-o APT::Architectures=arm64 "$@"
+}
 
 log="$dir/fetch.log"
-# apt-get update exits 0 when a mirror cannot be reached: the lists it got are what counts.
-if ! timeout "$FETCH_TIMEOUT" apt-get "$@" update >"$log" 2>&1 ||
-	! ls "$apt"/lists/*_binary-arm64_Packages* >/dev/null 2>&1; then
+if ! APT_PRIVATE_LISTS='*_binary-arm64_Packages*' aptp apt-get update >"$log" 2>&1; then
 	fail "apt-get update (arm64 package lists) failed: $(grep -E -A1 '^(E|W|Err):' "$log" | head -n2 | tr -s '\n\t ' '  ')"
 fi
 real=$pkg
 if [ -n "${APT_FETCH_RESOLVE:-}" ]; then
-	real=$(apt-cache "$@" depends "$pkg" 2>>"$log" |
+	real=$(aptp apt-cache depends "$pkg" 2>>"$log" |
 		sed -n "s/^ *Depends: \\(${APT_FETCH_RESOLVE}[^ ]*\\).*/\\1/p" | head -n1)
 	[ -n "$real" ] || real=$pkg # already the versioned package
 fi
 rm -rf "$dir/dl" "$dir/x"
 mkdir -p "$dir/dl" || fail "cannot create $dir/dl"
-if ! (cd "$dir/dl" && timeout "$FETCH_TIMEOUT" apt-get "$@" download "$real:arm64") >>"$log" 2>&1
-then
+if ! (cd "$dir/dl" && aptp apt-get download "$real:arm64") >>"$log" 2>&1; then
 	fail "apt-get download $real:arm64 failed: $(grep -E '^(E|W):' "$log" | tail -n1)"
 fi
 deb=$(ls "$dir"/dl/*.deb 2>/dev/null | head -n1)

@@ -12,6 +12,9 @@
  *   pmu_poll_us=N     overflow poll period for QEMU 7.2 (default 10; 0: off; see timer.c)
  *   vm<k>_mem=N       MiB of RAM for the VM in slot k (default 64; a multiple of 64: the VM
  *                     then spans that many slots, which hold no other VM)
+ *   vm<k>_pmu_filter=R,...  the event filter of the VM in slot k, KVM's semantics: each R is
+ *                     allow:BASE:COUNT or deny:BASE:COUNT, applied in order (the first one's
+ *                     action decides what the ranges do not name: its opposite)
  *   vm<k>_initrd=O,S  the VM's initrd (initramfs) is at RAM offset O (IPA 0x40000000 + O), S
  *                     bytes long; its device tree says so (linux,initrd-start/-end)
  *   limit_ms=N        end every VM after N ms of virtual time, with the report (default: none)
@@ -41,6 +44,7 @@ static struct {
 	char names[MAX_VMS][24];
 	uint64_t mem_mib[MAX_VMS];
 	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
+	char pmu_filter[MAX_VMS][128];
 	char guest_args[GUEST_ARGS_MAX];
 } cfg = {.slice_us = 1000,
 	 .pmu_poll_us = 10,
@@ -130,6 +134,12 @@ static void parse_bootargs(const char *a)
 							     ? parse_num(val + used + 1,
 									 vl - used - 1)
 							     : 0;
+			} else if (kl == 14 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				   a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_pmu_filter", 11)) {
+				char *dst = cfg.pmu_filter[a[2] - '0'];
+				size_t m = vl < 127 ? vl : 127;
+				memcpy(dst, val, m);
+				dst[m] = '\0';
 			} else if (kl == 3 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
 				   a[2] < '0' + MAX_VMS) {
 				char *dst = cfg.names[a[2] - '0'];
@@ -140,6 +150,53 @@ static void parse_bootargs(const char *a)
 		}
 		a += n;
 	}
+}
+
+/* vm<k>_pmu_filter's ranges into the VM's PMU configuration; false, with the reason
+ * printed, on anything but allow|deny:BASE:COUNT entries (pv_vm_init checks the ranges). */
+static bool parse_pmu_filter(const char *vm, unsigned k, const char *s,
+			     struct pv_pmu_config *pc)
+{
+	while (*s) {
+		struct pv_pmu_filter *f = &pc->filters[pc->nr_filters];
+		size_t n = 0, used = 0;
+		while (s[n] && s[n] != ',')
+			n++;
+		const char *e = s;
+		if (n > 6 && !strncmp(e, "allow:", 6)) {
+			f->action = PV_PMU_FILTER_ALLOW;
+			e += 6;
+		} else if (n > 5 && !strncmp(e, "deny:", 5)) {
+			f->action = PV_PMU_FILTER_DENY;
+			e += 5;
+		} else {
+			e = NULL;
+		}
+		size_t left = e ? n - (size_t)(e - s) : 0;
+		uint64_t base = e ? parse_num_len(e, left, &used) : 0;
+		uint64_t count = 0;
+		bool ok = e && pc->nr_filters < PV_PMU_MAX_FILTERS && used && used + 1 < left &&
+			  e[used] == ':' && base <= 0xFFFF;
+		if (ok) {
+			size_t cused = 0;
+			count = parse_num_len(e + used + 1, left - used - 1, &cused);
+			ok = cused == left - used - 1 && count > 0 && count <= 0xFFFF;
+		}
+		if (!ok) {
+			hyp_printf(
+				"hyp: vm %s: vm%u_pmu_filter entry %u is not "
+				"allow|deny:BASE:COUNT "
+				"(BASE, COUNT < 0x10000, COUNT > 0, at most %u entries): not "
+				"started\n",
+				vm, k, (unsigned)pc->nr_filters, (unsigned)PV_PMU_MAX_FILTERS);
+			return false;
+		}
+		f->base_event = (uint16_t)base;
+		f->nevents = (uint16_t)count;
+		pc->nr_filters++;
+		s += n + (s[n] == ',');
+	}
+	return true;
 }
 
 static bool slot_has_image(unsigned k)
@@ -294,7 +351,14 @@ static void vm_create(unsigned k)
 							     : hyp.hw.pmu_version;
 	vc.pmu.nr_counters = cfg.counters && cfg.counters <= hyp.hw.hpmn ? (uint8_t)cfg.counters
 									 : hyp.hw.hpmn;
+	if (!parse_pmu_filter(vm->name, k, cfg.pmu_filter[k], &vc.pmu))
+		return;
 	int err = pv_vm_init(&vm->pv, &hyp.hw, &vc);
+	if (err == PV_ERR_FILTER_RANGE) {
+		hyp_printf("hyp: vm %s: vm%u_pmu_filter: %s: not started\n", vm->name, k,
+			   pv_strerror(err));
+		return;
+	}
 	if (err)
 		hyp_panic("VM %s: pv_vm_init: %s", vm->name, pv_strerror(err));
 	hide_unswitched(&vm->pv);
@@ -378,9 +442,16 @@ void hyp_main(void)
 			vm_create(k);
 			k += vm_slots(k) - 1; /* the slots it spans hold its RAM, not VMs */
 		}
+	bool images = false;
+	for (unsigned k = 0; k < MAX_VMS; k++)
+		images |= slot_has_image(k);
 	if (!hyp.nr_vms) {
-		hyp_puts("hyp: no VM to run (load a guest image with -device loader,file=IMG,"
-			 "addr=0x48200000,force-raw=on)\n");
+		if (images)
+			hyp_puts("hyp: no VM to run: none of the images was started (above: "
+				 "why)\n");
+		else
+			hyp_puts("hyp: no VM to run (load a guest image with -device loader,"
+				 "file=IMG,addr=0x48200000,force-raw=on)\n");
 		machine_off();
 	}
 	hyp_printf("hyp: %u VMs, slice %lu us (%lu ticks)\n", hyp.nr_vms, cfg.slice_us, slice);

@@ -13,8 +13,8 @@
 #        of every domain one test; each domain must print "done:" and the machine must power
 #        itself off after the last one (the integration does it); the Debian kernel as a
 #        domU too, when it can be fetched (else skipped, with the reason).
-# Last line "N passed, M failed" (", 1 skipped" when Xen could not be had: the line before
-# says why). Logs and device trees in build/xen/logs.
+# Last line "N passed, M failed" (", 1 skipped" when Xen or the Linux kernel could not be had:
+# a line before says why). Logs and device trees in build/xen/logs.
 set -u
 mode=$1
 lib=$2
@@ -24,27 +24,21 @@ logdir=$dir/logs
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-120}
 CROSS=${HYP_CROSS:-aarch64-linux-gnu-}
 mkdir -p "$logdir"
-passed=0
-failed=0
-
-summary() {
-	echo "$passed passed, $failed failed$1"
-	[ "$failed" -eq 0 ]
+# shellcheck source=tests/guest/suite.sh
+. tests/guest/suite.sh
+finish() {
+	summary
 	exit $?
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "    FAIL: $1"
 }
 
 if ! src=$(sh integrations/xen/fetch.sh "$dir" 2>"$logdir/fetch.err"); then
 	echo "xen-check: skipped: $(cat "$logdir/fetch.err")"
-	summary ", 1 skipped"
+	skipped=1
+	finish
 fi
 work=$(sh integrations/xen/apply.sh "$src" "$dir/work") || {
 	fail "the integration does not apply to Xen $(cat "$src/.perfvisor-version")"
-	summary ""
+	finish
 }
 # Xen's own build, with the bridge archive in its link (xen/Makefile: PERFVISOR_LIB).
 xmake() {
@@ -52,13 +46,13 @@ xmake() {
 		CROSS_COMPILE="$CROSS" PERFVISOR_LIB="$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")" "$@"
 }
 if [ ! -f "$work/xen/.config" ]; then
-	xmake defconfig >"$logdir/build.log" 2>&1 || { fail "Xen defconfig (log: $logdir/build.log)"; summary ""; }
+	xmake defconfig >"$logdir/build.log" 2>&1 || { fail "Xen defconfig (log: $logdir/build.log)"; finish; }
 fi
 start=$(date +%s)
 if ! xmake >>"$logdir/build.log" 2>&1; then
 	fail "Xen with perfvisor does not build (log: $logdir/build.log)"
 	grep -E 'error|undefined' "$logdir/build.log" | head -n 10 | sed 's/^/    /'
-	summary ""
+	finish
 fi
 image=$work/xen/xen
 echo "xen-check: Xen $(cat "$src/.perfvisor-version") with perfvisor built in $(($(date +%s) - start))s"
@@ -78,14 +72,15 @@ SMP=1
 ICOUNT="-icount shift=0,sleep=off"
 
 # make_dtb OUT DOMAIN...: QEMU's tree with Xen's boot arguments and one dom0less domain per
-# argument NAME:GUEST:COUNTERS[:BOOTARGS], its image loaded at 0x60000000 + k * 16 MiB.
+# argument NAME:GUEST:COUNTERS[:BOOTARGS[:FILTER]] (FILTER: the cells of perfvisor,pmu-filter,
+# <deny base count> triples), its image loaded at 0x60000000 + k * 16 MiB.
 make_dtb() {
 	out=$1
 	shift
 	k=0
 	nodes=""
 	for d in "$@"; do
-		IFS=: read -r dname dguest dcounters dargs <<-EOF
+		IFS=: read -r dname dguest dcounters dargs dfilter <<-EOF
 		$d
 		EOF
 		addr=$(printf '0x%x' "$(image_addr "$k" "$dguest")")
@@ -108,7 +103,8 @@ make_dtb() {
 			cpus = <0x01>;
 			vpl011;
 			perfvisor,pmu-counters = <$dcounters>;
-			module@${addr#0x} {
+${dfilter:+			perfvisor,pmu-filter = <$dfilter>;
+}			module@${addr#0x} {
 				compatible = \"multiboot,kernel\", \"multiboot,module\";
 				reg = <0x00 $addr 0x00 $size>;
 ${dargs:+				bootargs = \"$dargs\";
@@ -152,18 +148,6 @@ loaders() {
 	done
 }
 
-# type_after LOG MARKER TEXT: TEXT (printf escapes) once LOG shows MARKER, as typed at the
-# terminal; at most 60 s of waiting. Xen's console gives input to a domain after Ctrl-A x 3.
-type_after() {
-	i=0
-	while [ "$i" -lt 600 ] && ! grep -q "$2" "$1" 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	# shellcheck disable=SC2059
-	printf "$3\n"
-}
-
 # scenario NAME DOMAIN...: every "ok"/"not ok" line of every domain is one test; each domain
 # must reach "done:", and QEMU must exit by itself after the power-off.
 scenario() {
@@ -178,12 +162,7 @@ scenario() {
 		-kernel "$image" -dtb "$logdir/$name.dtb" $(loaders "$@") >"$log.raw" 2>&1
 	rc=$?
 	tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw" # the console ends lines with CR LF
-	p=$(grep -c '^(XEN) DOM[0-9]*: ok ' "$log")
-	f=$(grep -c '^(XEN) DOM[0-9]*: not ok ' "$log")
-	passed=$((passed + p))
-	failed=$((failed + f))
-	echo "$name: $p passed, $f failed (log: $log)"
-	grep '^(XEN) DOM[0-9]*: not ok ' "$log" | sed 's/^/    /'
+	tally "$name" "$log" '(XEN) DOM[0-9]*: '
 	if [ "$rc" -eq 124 ]; then
 		fail "$name: QEMU timed out after ${QEMU_TIMEOUT}s"
 	elif ! grep -q '^(XEN) perfvisor: the last domain has shut down' "$log"; then
@@ -202,16 +181,6 @@ scenario() {
 # counts SCENARIO DOMID: the "count:" lines a domain printed, without Xen's prefix.
 counts() {
 	grep "^(XEN) DOM$2: count: " "$logdir/$1.log" | sed "s/^(XEN) DOM$2: //"
-}
-
-# result TITLE: one test, passed when the command before it succeeded.
-result() {
-	if [ $? -eq 0 ]; then
-		echo "$1: yes"
-		passed=$((passed + 1))
-	else
-		fail "$1"
-	fi
 }
 
 if [ "$mode" = bench ]; then
@@ -235,6 +204,11 @@ scenario pmu_regs regs:pmu_regs:5
 scenario pmu_regs_n3 regs3:pmu_regs:3
 scenario pmu_count count:pmu_count:0
 scenario features features:features:0
+# The event filter from the domain's node (KVM's semantics): a denied event, an allow-only
+# filter, a denied CPU_CYCLES; the reference hypervisor's suite runs the same three.
+scenario pmu_filter_deny "filter:pmu_filter:0:filter.denied=8 filter.allowed=0x11:1 0x8 1"
+scenario pmu_filter_only "filter:pmu_filter:0:filter.only=0x11 filter.denied=8 filter.allowed=0x11:0 0x11 1"
+scenario pmu_filter_cycles "filter:pmu_filter:0:filter.denied=0x11 filter.allowed=8:1 0x11 1"
 scenario exact_alone exact:pmu_exact:0
 scenario exact_busy exact:pmu_exact:0 busy1:busy:0 busy2:busy:0 busy3:busy:0
 a=$(counts exact_alone 1)
@@ -274,15 +248,14 @@ linuxdir=build/linux
 linux_initrd=$linuxdir/initramfs.cpio
 if [ "${LINUX_GUEST:-}" = off ]; then
 	echo "linux: skipped: LINUX_GUEST=off"
-	skipped_linux=1
+	skipped=1
 elif [ ! -f "$linux_initrd" ]; then
 	echo "linux: skipped: $linux_initrd missing (make hyp builds it)"
-	skipped_linux=1
+	skipped=1
 elif ! linux_image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir" 2>"$logdir/linux-fetch.err"); then
 	echo "linux: skipped: no arm64 Linux kernel: $(tail -n1 "$logdir/linux-fetch.err")"
-	skipped_linux=1
+	skipped=1
 else
-	skipped_linux=0
 	largs="console=ttyAMA0 earlycon=pl011,0x22000000 panic=-1 printk.devkmsg=on"
 	export TYPE_AFTER="pvinit: console-write" TYPED="\001\001\001perfvisor console input"
 	scenario linux "linux:linux:0:$largs"
@@ -290,18 +263,8 @@ else
 	unset TYPE_AFTER TYPED
 	for run in linux linux_busy; do
 		l=$logdir/$run.log
-		pv() { sed -n "s/^(XEN) DOM1: \[ *[0-9.]*\] pvinit: $1 \([0-9]*\)\$/\1/p" "$l" | head -n1; }
 		n=$(sed -n 's/^(XEN) perfvisor: d1 (linux): vPMU with \([0-9]*\) counters.*/\1/p' "$l")
-		grep -q "^(XEN) DOM1: \[ *[0-9.]*\] hw perfevents: enabled with armv8_pmuv3 PMU driver, $((${n:-0} + 1)) counters available\$" "$l"
-		result "$run: Linux's PMU driver probed the domain's ${n:-?} counters + the cycle counter"
-		[ "$(pv instructions)" = 2000006 ] && [ "$(pv instructions-again)" = 4000012 ]
-		result "$run: perf instructions:u = 2000006 over one window, 4000012 over two"
-		[ "$(pv cycles)" = 2000006 ]
-		result "$run: perf cycles:u = 2000006 (icount: 1 cycle per instruction)"
-		irqs=$(pv sampling-interrupts)
-		[ "$(pv sampling-instructions)" = 5000006 ] && [ -n "$irqs" ] && [ "$irqs" -ge 99 ] &&
-			[ "$irqs" -le 100 ]
-		result "$run: perf sampling: instructions:u = 5000006, ${irqs:-no} overflow interrupts for 100 periods"
+		linux_perf_checks "$run" "$l" '(XEN) DOM1: ' "$n"
 	done
 	grep -q '^(XEN) DOM2: done: ' "$logdir/linux_busy.log" && ! grep -q '^(XEN) DOM2: not ok' "$logdir/linux_busy.log"
 	result "linux_busy: the busy domain passed beside Linux"
@@ -317,5 +280,4 @@ moves=$(sed -n 's/^(XEN) perfvisor: d[0-9]*v[0-9]*: .*, migrations \([0-9]*\)$/\
 	"$logdir/smp2.log" | awk '{ s += $1 } END { print s + 0 }')
 [ "$moves" -gt 0 ]
 result "smp2: vCPUs moved between the pCPUs ($moves loads on another pCPU)"
-if [ "$skipped_linux" -eq 1 ]; then summary ", 1 skipped"; fi
-summary ""
+finish

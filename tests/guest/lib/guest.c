@@ -488,7 +488,22 @@ uint64_t arg_num(const char *key, uint64_t def)
 	while (a && *a) {
 		if (!strncmp(a, key, kl) && a[kl] == '=') {
 			uint64_t v = 0;
-			for (const char *p = a + kl + 1; *p >= '0' && *p <= '9'; p++)
+			const char *p = a + kl + 1;
+			if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+				for (p += 2;; p++) {
+					unsigned d = *p >= '0' && *p <= '9'
+							     ? (unsigned)(*p - '0')
+						     : *p >= 'a' && *p <= 'f'
+							     ? (unsigned)(*p - 'a' + 10)
+						     : *p >= 'A' && *p <= 'F'
+							     ? (unsigned)(*p - 'A' + 10)
+							     : 16;
+					if (d == 16)
+						return v;
+					v = v * 16 + d;
+				}
+			}
+			for (; *p >= '0' && *p <= '9'; p++)
 				v = v * 10 + (uint64_t)(*p - '0');
 			return v;
 		}

@@ -103,7 +103,7 @@ const char *dt_vm_name(void);
 /* Any /chosen property, and its length in bytes; NULL without it. */
 const void *dt_chosen(const char *prop, uint32_t *len);
 uint32_t dt_pmu_counters(uint32_t def);
-/* Value of "key=<number>" in the bootargs, or `def`. */
+/* Value of "key=<number>" in the bootargs (decimal, or hexadecimal after 0x), or `def`. */
 uint64_t arg_num(const char *key, uint64_t def);
 
 /* ---- misc ---- */

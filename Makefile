@@ -144,6 +144,9 @@ $(TOOL): $(TOOL_OBJS) $(SIMLIB) $(LIB)
 	@$(OBJCYCLES) $(NM) tools $(TOOL_OBJS)
 	$(CC) $(LDFLAGS_HOST) -o $@ $(TOOL_OBJS) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(TOOL_LIBS) -lm
 
+# The EL1 exception entry of the EL2 hosts (el2/el1_entry.c) is pure C: its test builds it.
+$(BUILD)/tests/unit/test_el2_el1_entry: UNIT_EXTRA := el2/el1_entry.c -Iel2
+$(BUILD)/tests/unit/test_el2_el1_entry: el2/el1_entry.c el2/el1_entry.h
 # The record codec's unit test links the codec (host code, in sim/).
 $(BUILD)/tests/unit/test_vspe_packet: UNIT_EXTRA := $(BUILD)/sim/spe_packet.o
 $(BUILD)/tests/unit/test_vspe_packet: $(BUILD)/sim/spe_packet.o

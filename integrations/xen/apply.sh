@@ -13,6 +13,7 @@ set -u
 src=$1
 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
+hooks=${APPLY_HOOKS:-$here/hooks.txt} # another list: for apply.sh's own test (test-apply.sh)
 
 fail() {
 	echo "apply: $*" >&2
@@ -20,6 +21,13 @@ fail() {
 }
 
 [ -f "$src/xen/Makefile" ] || fail "$src is not a Xen source tree (no xen/Makefile)"
+# The source must be Xen's own: hooked once already, it would get every hook twice.
+if [ -f "$src/.perfvisor-hooked" ] || grep -qs 'perfvisor' "$src/xen/arch/arm/traps.c"; then
+	fail "$src holds perfvisor's hooks already: give the unmodified Xen source"
+fi
+mkdir -p "$(dirname "$work")" || fail "cannot create $(dirname "$work")"
+[ "$(cd "$src" && pwd -P)" != "$(cd "$(dirname "$work")" && pwd -P)/$(basename "$work")" ] ||
+	fail "WORK is SRC: the hooked tree must be a copy"
 
 # install FILE DEST: copy when different, so make sees a change only when there is one.
 install() {
@@ -37,9 +45,9 @@ if [ ! -f "$work/.perfvisor-hooked" ]; then
 			f[n] = file; k[n] = kind; r[n] = re; t[n] = text; w[n] = within
 			kind = ""; text = ""; within = ""
 		}
-		/^#/ || (!inblock && /^$/) { next }
 		inblock && $0 == "end" { inblock = 0; flush(); next }
-		inblock { text = text $0 "\n"; next }
+		inblock { text = text $0 "\n"; next } # verbatim: "#" lines too (preprocessor)
+		/^#/ || /^$/ { next }
 		$1 == "file" { file = $2; next }
 		$1 == "include" { n++; f[n] = file; k[n] = "include"; w[n] = ""; next }
 		$1 == "within" { within = substr($0, length($1) + 2); next }
@@ -56,21 +64,23 @@ if [ ! -f "$work/.perfvisor-hooked" ]; then
 				printf "%s\001%s\001%s\001%s\001%s\002", f[i], k[i], r[i], t[i], w[i]
 			}
 		}
-	' "$here/hooks.txt" >"$work.hooks" || fail "hooks.txt cannot be read"
+	' "$hooks" >"$work.hooks" || fail "hooks.txt cannot be read"
 	# Apply each record with a second awk over its file.
 	awk -v RS='\002' -v FS='\001' -v root="$work.tmp" '
 		NF < 2 { next }
 		{
 			path = root "/" $1; kind = $2; re = $3; text = $4; within = $5
-			nl = 0; hits = 0; from = 0; scopes = 0
+			nl = 0; hits = 0; from = 0; scopes = 0; closed = 0
 			RS = "\n" # for the file: records of this list are \002-separated
 			while ((getline line < path) > 0) {
 				lines[++nl] = line
-				if (within != "" && line ~ within) { scopes++; from = nl }
-				# Within a scope, the first match below its line; else the only one.
-				if (kind != "include" && line ~ re && (within == "" || (from && !hits))) {
+				if (within != "" && line ~ within) { scopes++; from = nl; closed = 0 }
+				# The only match within the scope (from its line to the closing "}" of the
+				# function, at the start of a line), or else in the file.
+				if (kind != "include" && line ~ re && (within == "" || (from && !closed))) {
 					hits++; at = nl
 				}
+				if (from && nl > from && line ~ /^}/) closed = 1
 			}
 			if (within != "" && scopes != 1) {
 				printf "apply: %s: /%s/ matches %d lines, not 1: the Xen source drifted\n", $1, within, scopes > "/dev/stderr"

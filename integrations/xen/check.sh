@@ -3,6 +3,7 @@
 # make xen-check: perfvisor as the vPMU of Xen on Arm, end to end.
 #   check.sh check LIB GUEST_DIR   the scenarios below
 #   check.sh bench LIB GUEST_DIR   "bench: xen.*" lines (make bench)
+#     0. apply.sh's own test (test-apply.sh);
 #     1. the pinned Xen source (fetch.sh: once, into build/xen/src; no network: the suite is
 #        skipped, with the reason);
 #     2. the integration applied to a copy of it (apply.sh) and Xen built for arm64 with the
@@ -31,6 +32,11 @@ finish() {
 	exit $?
 }
 
+# apply.sh's own rules first, on a small tree of ours: they need no Xen.
+[ "$mode" = bench ] || {
+	sh integrations/xen/test-apply.sh "$dir/test-apply" >"$logdir/apply.log" 2>&1
+	tally apply "$logdir/apply.log" ''
+}
 if ! src=$(sh integrations/xen/fetch.sh "$dir" 2>"$logdir/fetch.err"); then
 	echo "xen-check: skipped: $(cat "$logdir/fetch.err")"
 	skipped=1
@@ -118,7 +124,7 @@ $ramdisk		};
 		$0 == "\tchosen {" { print; inchosen = 1
 			print "\t\t#address-cells = <0x02>;"
 			print "\t\t#size-cells = <0x02>;"
-			print "\t\txen,xen-bootargs = \"console=dtuart dtuart=/pl011@9000000 timer_slop=0 perfvisor_host_counters=1\";"
+			print "\t\txen,xen-bootargs = \"console=dtuart dtuart=/pl011@9000000 timer_slop=0 perfvisor_host_counters=1 perfvisor_poweroff=1\";"
 			next }
 		inchosen && $0 == "\t};" { printf "%s", ENVIRON["NODES"]; inchosen = 0 }
 		{ print }
@@ -209,6 +215,16 @@ scenario features features:features:0
 scenario pmu_filter_deny "filter:pmu_filter:0:filter.denied=8 filter.allowed=0x11:1 0x8 1"
 scenario pmu_filter_only "filter:pmu_filter:0:filter.only=0x11 filter.denied=8 filter.allowed=0x11:0 0x11 1"
 scenario pmu_filter_cycles "filter:pmu_filter:0:filter.denied=0x11 filter.allowed=8:1 0x11 1"
+# A malformed domain node stops the boot, naming the domain and the property: Xen panics, and
+# resets (-no-reboot: QEMU exits there).
+bad=bad:hello:5\ 6
+# shellcheck disable=SC2046,SC2086 # the loader and icount options are words
+make_dtb "$logdir/bad_config.dtb" "$bad" &&
+	timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio $ICOUNT -no-reboot -kernel "$image" \
+		-dtb "$logdir/bad_config.dtb" $(loaders "$bad") 2>&1 | tr -d '\r' >"$logdir/bad_config.log"
+grep -q '^(XEN) perfvisor: d1: perfvisor,pmu-counters: 8 bytes, not one cell$' "$logdir/bad_config.log" &&
+	grep -q 'perfvisor: bad configuration of domain bad$' "$logdir/bad_config.log"
+result "bad_config: perfvisor,pmu-counters = <5 6> stops the boot, naming domain and property"
 scenario exact_alone exact:pmu_exact:0
 scenario exact_busy exact:pmu_exact:0 busy1:busy:0 busy2:busy:0 busy3:busy:0
 a=$(counts exact_alone 1)

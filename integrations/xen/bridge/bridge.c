@@ -13,6 +13,7 @@
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
 #include "perfvisor/trap.h"
+#include "el1_entry.h"
 #include "pcpu.h"
 #include "pvx.h"
 #include "qemu72.h"
@@ -31,6 +32,18 @@ static struct pv_hw hw; /* the machine, read once by pvx_boot */
 static struct pv_pcpu *pv_cpu(void *pcpu)
 {
 	return &((struct pvx_pcpu *)pcpu)->pv;
+}
+
+/* The counters kept for the host, [HPMN, N): disabled, their interrupts masked, no overflow
+ * pending. Their enables reset to UNKNOWN values (Arm ARM D24.5) and Xen counts nothing with
+ * them; one left counting with its interrupt enabled would assert the PMU interrupt for
+ * nobody. */
+static void host_counters_off(struct pv_pcpu *cpu)
+{
+	uint64_t host = (PV_BIT(hw.pmu_counters) - 1) & ~(PV_BIT(hw.hpmn) - 1);
+	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, host);
+	pv_plat_sysreg_write(cpu, PV_PMINTENCLR_EL1, host);
+	pv_plat_sysreg_write(cpu, PV_PMOVSCLR_EL0, host);
 }
 
 unsigned long pvx_pcpu_size(void)
@@ -59,6 +72,7 @@ int pvx_boot(void *pcpu, void *host_pcpu, unsigned int host_counters)
 	if (err)
 		return err;
 	pv_pcpu_setup(cpu, &hw);
+	host_counters_off(cpu);
 	return 0;
 }
 
@@ -70,6 +84,7 @@ void pvx_pcpu_up(void *pcpu, void *host_pcpu, unsigned int index)
 	pv_pcpu_init(cpu, &p->plat);
 	cpu->index = index;
 	pv_pcpu_setup(cpu, &hw);
+	host_counters_off(cpu);
 }
 
 const char *pvx_strerror(int err)
@@ -148,6 +163,18 @@ void pvx_put(void *vcpu)
 int pvx_irq(void *pcpu, unsigned int intid)
 {
 	return pv_irq(pv_cpu(pcpu), intid);
+}
+
+void pvx_host_overflow_silence(void *pcpu)
+{
+	host_counters_off(pv_cpu(pcpu));
+}
+
+unsigned long pvx_el1_sync_entry(unsigned long spsr, unsigned long sctlr_el1,
+				 unsigned long *pstate)
+{
+	*pstate = el1_sync_pstate(spsr, sctlr_el1);
+	return el1_sync_vector(spsr);
 }
 
 int pvx_on_qemu(void)

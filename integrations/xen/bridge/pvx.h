@@ -66,6 +66,14 @@ int pvx_trap(void *vcpu, unsigned long esr, unsigned int el, unsigned long *x);
 void pvx_load(void *vcpu, void *pcpu);
 void pvx_put(void *vcpu);
 int pvx_irq(void *pcpu, unsigned int intid);
+/* After PVX_IRQ_HOST_PENDING, for a host that does not count with the counters it kept: their
+ * overflow flags cleared and their interrupt enables off, so the level drops. */
+void pvx_host_overflow_silence(void *pcpu);
+/* A synchronous exception the host injects into the guest's EL1, taken from PSTATE `spsr`
+ * with the guest's SCTLR_EL1 (el2/el1_entry.h): returns the offset from VBAR_EL1 the guest
+ * resumes at; *pstate is its PSTATE there. */
+unsigned long pvx_el1_sync_entry(unsigned long spsr, unsigned long sctlr_el1,
+				 unsigned long *pstate);
 
 /* The host completed by emulation a load or store of the loaded vCPU at `el` (0 or 1), and
  * skipped it: on QEMU 7.2, which does not count it, it is counted as the guest's

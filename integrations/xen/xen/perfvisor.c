@@ -9,7 +9,9 @@
  * Domain node properties (docs/xen.md):
  *   perfvisor,pmu-counters = <N>;   a vPMU with N event counters (0: all the guests' share)
  *   perfvisor,pmu-filter = <deny base count> ...;   event ranges, KVM's semantics
- * Xen command line: perfvisor_host_counters=<n> keeps the top n counters for Xen (default 0).
+ * Xen command line: perfvisor_host_counters=<n> keeps the top n counters for Xen (default 0);
+ * perfvisor_pmu_poll_us=<us> (QEMU 7.2 only, below); perfvisor_poweroff=1 powers the machine
+ * off once the last domain has shut down (for a test harness; default: Xen's behaviour).
  */
 #include <xen/init.h>
 #include <xen/irq.h>
@@ -35,6 +37,8 @@ integer_param("perfvisor_host_counters", opt_host_counters);
 /* The QEMU 7.2 overflow poll's period (0: off); only on QEMU. */
 static unsigned int __read_mostly opt_pmu_poll_us = 10;
 integer_param("perfvisor_pmu_poll_us", opt_pmu_poll_us);
+static bool __read_mostly opt_poweroff;
+boolean_param("perfvisor_poweroff", opt_poweroff);
 
 static DEFINE_PER_CPU(void *, perfvisor_pcpu);
 
@@ -56,6 +60,7 @@ struct perfvisor_vcpu {
  * gic_restore_state() and gic_save_state() of it): the one the vGIC's LRs may be changed for. */
 static DEFINE_PER_CPU(struct vcpu *, perfvisor_lr_vcpu);
 static bool perfvisor_ready; /* pvx_boot succeeded: domains may have a vPMU */
+static unsigned int perfvisor_pmu_irq; /* the PMU's PPI, from the host's device tree */
 
 /*
  * The QEMU 7.2 overflow poll: QEMU notices an event counter's overflow only at a PMU
@@ -87,22 +92,54 @@ static void perfvisor_irq(int irq, void *dev_id, struct cpu_user_regs *regs)
 {
     void *pcpu = this_cpu(perfvisor_pcpu);
 
-    if ( pcpu )
-        pvx_irq(pcpu, irq);
+    /* Nothing in Xen counts with the counters kept for it: one that overflowed anyway is
+     * silenced, or its level would keep the interrupt asserted. */
+    if ( pcpu && pvx_irq(pcpu, irq) == PVX_IRQ_HOST_PENDING )
+        pvx_host_overflow_silence(pcpu);
 }
 
 /* The PMU overflow interrupt is a PPI: each CPU asks for it on itself. */
-static void perfvisor_request_irq(void)
+static int perfvisor_request_irq(void)
 {
-    if ( request_irq(PVX_PMU_IRQ, 0, perfvisor_irq, "perfvisor", NULL) )
-        printk(XENLOG_ERR "perfvisor: cannot take the PMU interrupt %u\n", PVX_PMU_IRQ);
+    int err = request_irq(perfvisor_pmu_irq, 0, perfvisor_irq, "perfvisor", NULL);
+
+    if ( err )
+        printk(XENLOG_ERR "perfvisor: CPU%u: cannot take the PMU interrupt %u (%d)\n",
+               smp_processor_id(), perfvisor_pmu_irq, err);
+    return err;
+}
+
+/* The PMU's interrupt, from the host's PMU node: a PPI (a PMU with one SPI per CPU is not
+ * supported); platform_get_irq() sets its trigger as the node says, for every CPU. */
+static int __init perfvisor_find_pmu_irq(void)
+{
+    const struct dt_device_node *pmu = dt_find_compatible_node(NULL, NULL, "arm,armv8-pmuv3");
+    int irq = pmu ? platform_get_irq(pmu, 0) : -ENOENT;
+
+    if ( irq < 0 )
+    {
+        printk(XENLOG_ERR "perfvisor: the device tree has no usable arm,armv8-pmuv3 node"
+               " (%d): no vPMU for any domain\n", irq);
+        return -ENODEV;
+    }
+    if ( irq < 16 || irq > 31 )
+    {
+        printk(XENLOG_ERR "perfvisor: the PMU interrupt %d is not a PPI: no vPMU for any"
+               " domain\n", irq);
+        return -ENODEV;
+    }
+    perfvisor_pmu_irq = irq;
+    return 0;
 }
 
 void __init perfvisor_boot(void)
 {
-    void *pcpu = xzalloc_bytes(pvx_pcpu_size());
+    void *pcpu;
     int err;
 
+    if ( perfvisor_find_pmu_irq() )
+        return;
+    pcpu = xzalloc_bytes(pvx_pcpu_size());
     if ( !pcpu )
         panic("perfvisor: no memory for the boot CPU\n");
     err = pvx_boot(pcpu, NULL, opt_host_counters);
@@ -114,10 +151,21 @@ void __init perfvisor_boot(void)
     }
     this_cpu(perfvisor_pcpu) = pcpu;
     perfvisor_poll_init(smp_processor_id());
-    perfvisor_request_irq();
+    if ( perfvisor_request_irq() )
+    {
+        printk(XENLOG_ERR "perfvisor: no vPMU for any domain\n");
+        return;
+    }
     perfvisor_ready = true;
     printk("perfvisor: vPMU ready; %u of the PMU's event counters kept for Xen\n",
            opt_host_counters);
+}
+
+bool perfvisor_owns_pmu(void)
+{
+    if ( perfvisor_ready )
+        printk("perfvisor: Xen's vpmu (the PMU passed through) is not offered beside it\n");
+    return perfvisor_ready;
 }
 
 void perfvisor_cpu_up(void)
@@ -132,7 +180,10 @@ void perfvisor_cpu_up(void)
     pvx_pcpu_up(pcpu, NULL, smp_processor_id());
     this_cpu(perfvisor_pcpu) = pcpu;
     perfvisor_poll_init(smp_processor_id());
-    perfvisor_request_irq();
+    /* Domains may already have a vPMU: without its interrupt here, their overflows on this
+     * CPU would never be delivered. */
+    if ( perfvisor_request_irq() )
+        panic("perfvisor: CPU%u cannot take the PMU interrupt\n", smp_processor_id());
 }
 
 int __init perfvisor_domain_config(struct domain *d, const struct dt_device_node *node)
@@ -144,8 +195,22 @@ int __init perfvisor_domain_config(struct domain *d, const struct dt_device_node
     void *vm;
     int err;
 
-    if ( !dt_property_read_u32(node, "perfvisor,pmu-counters", &cfg.pmu_counters) )
-        return 0; /* no vPMU: Xen's own answers stay */
+    cell = dt_get_property(node, "perfvisor,pmu-counters", &len);
+    if ( !cell )
+    {
+        if ( !dt_get_property(node, "perfvisor,pmu-filter", NULL) )
+            return 0; /* no vPMU: Xen's own answers stay */
+        printk(XENLOG_ERR "perfvisor: %pd: perfvisor,pmu-filter without perfvisor,pmu-counters\n",
+               d);
+        return -EINVAL;
+    }
+    if ( len != sizeof(*cell) )
+    {
+        printk(XENLOG_ERR "perfvisor: %pd: perfvisor,pmu-counters: %u bytes, not one cell\n",
+               d, len);
+        return -EINVAL;
+    }
+    cfg.pmu_counters = be32_to_cpup(cell);
     if ( !perfvisor_ready )
     {
         printk(XENLOG_ERR "perfvisor: %pd: asks for a vPMU, but none is ready\n", d);
@@ -166,11 +231,13 @@ int __init perfvisor_domain_config(struct domain *d, const struct dt_device_node
             u32 deny = be32_to_cpup(cell++), base = be32_to_cpup(cell++);
             u32 count = be32_to_cpup(cell++);
 
-            if ( deny > 1 || base > 0xffff || count > 0x10000 - base )
+            /* As KVM's ranges: 16-bit base and count (a count of 0 is no range). */
+            if ( deny > 1 || base > 0xffff || !count || count > 0xffff ||
+                 count > 0x10000 - base )
             {
                 printk(XENLOG_ERR "perfvisor: %pd: perfvisor,pmu-filter entry %u"
-                       " <%u %#x %#x> is not <0|1 base count> in the event space\n",
-                       d, i, deny, base, count);
+                       " <%u %#x %#x> is not <0|1 base count>, base + count <= 0x10000,"
+                       " 0 < count < 0x10000\n", d, i, deny, base, count);
                 return -EINVAL;
             }
             cfg.filters[i].deny = deny;
@@ -322,9 +389,9 @@ static void perfvisor_report(const struct domain *d)
 }
 
 /*
- * A domain shuts down: its figures; and when it was the last guest running, the machine
- * powers off (dom0less has no toolstack to do anything more with it, and a test harness
- * waits for QEMU to exit).
+ * A domain shuts down: its figures; and with perfvisor_poweroff, when it was the last guest
+ * running (for whatever reason: a crash too), the machine powers off: a test harness waits
+ * for QEMU to exit, and dom0less has no toolstack to do more.
  */
 void perfvisor_domain_shutdown(struct domain *d)
 {
@@ -332,6 +399,8 @@ void perfvisor_domain_shutdown(struct domain *d)
     bool last = true;
 
     perfvisor_report(d);
+    if ( !opt_poweroff )
+        return;
     rcu_read_lock(&domlist_read_lock);
     for_each_domain ( o )
         if ( o != d && !o->is_shutting_down )
@@ -365,14 +434,18 @@ void perfvisor_ctxt_switch_to(struct vcpu *n)
 }
 
 /* An EC 0x18 exception the guest's EL1 takes: what the hardware does for an EL0 access its
- * own PMUSERENR_EL0 forbids (the vector of a synchronous exception from a lower EL). */
+ * own PMUSERENR_EL0 forbids. The guest's EL1 registers are live on this CPU during its trap;
+ * the bridge says where the exception goes and with which PSTATE (Arm ARM D1.4.2). */
 static void inject_sysreg_to_el1(struct cpu_user_regs *regs, register_t esr)
 {
-    regs->spsr_el1 = regs->cpsr;
-    regs->elr_el1 = regs->pc;
-    regs->cpsr = PSR_MODE_EL1h | PSR_ABT_MASK | PSR_FIQ_MASK | PSR_IRQ_MASK | PSR_DBG_MASK;
-    regs->pc = READ_SYSREG(VBAR_EL1) + 0x400;
+    unsigned long pstate, vector;
+
+    vector = pvx_el1_sync_entry(regs->cpsr, READ_SYSREG(SCTLR_EL1), &pstate);
     WRITE_SYSREG(esr, ESR_EL1);
+    regs->elr_el1 = regs->pc;
+    regs->spsr_el1 = regs->cpsr;
+    regs->cpsr = pstate;
+    regs->pc = READ_SYSREG(VBAR_EL1) + vector;
 }
 
 bool perfvisor_do_sysreg(struct cpu_user_regs *regs, const union hsr *hsr)
@@ -436,6 +509,13 @@ static void vpmu_irq_withdraw(struct vcpu *v)
             clear_bit(GIC_IRQ_GUEST_VISIBLE, &p->status);
             list_del_init(&p->inflight);
         }
+        else if ( lr_val.pending )
+        {
+            /* Active and pending again (an overflow while its handler ran): only the
+             * handler's own activation stays. */
+            lr_val.pending = false;
+            gic_hw_ops->write_lr(p->lr, &lr_val);
+        }
     }
     else if ( !test_bit(GIC_IRQ_GUEST_VISIBLE, &p->status) )
     {
@@ -448,6 +528,34 @@ static void vpmu_irq_withdraw(struct vcpu *v)
 bool perfvisor_level_virq(const struct vcpu *v, unsigned int virq)
 {
     return virq == PVX_PMU_IRQ && v->arch.perfvisor;
+}
+
+/*
+ * On every entry from the guest, interrupts still masked: an LR of the vPMU interrupt the
+ * guest has EOIed keeps its EOI bit, and that keeps Xen's maintenance interrupt asserted
+ * until vgic_sync_from_lrs() clears the LR. A synchronous exit unmasks interrupts before that
+ * sync, so Xen would take the maintenance interrupt again and again there: the bit is dropped
+ * now, the LR otherwise left to the sync.
+ */
+void perfvisor_preirq(struct vcpu *v)
+{
+    struct pending_irq *p;
+    struct gic_lr lr_val;
+
+    if ( !v->arch.perfvisor || v != this_cpu(perfvisor_lr_vcpu) )
+        return;
+    spin_lock(&v->arch.vgic.lock);
+    p = irq_to_pending(v, PVX_PMU_IRQ);
+    if ( p->lr != GIC_INVALID_LR )
+    {
+        gic_hw_ops->read_lr(p->lr, &lr_val);
+        if ( !lr_val.pending && !lr_val.active && lr_val.virt.eoi )
+        {
+            lr_val.virt.eoi = false;
+            gic_hw_ops->write_lr(p->lr, &lr_val);
+        }
+    }
+    spin_unlock(&v->arch.vgic.lock);
 }
 
 void perfvisor_vgic_synced(struct vcpu *v)
@@ -467,6 +575,8 @@ void perfvisor_vgic_synced(struct vcpu *v)
         vgic_inject_irq(v->domain, v, PVX_PMU_IRQ, true);
 }
 
+/* A word read of GICR_ISPENDR0 or GICR_ICPENDR0: both read as the pending state (GICv3);
+ * these registers are word-accessible, and Xen answers other sizes. */
 bool perfvisor_gicr_ispendr0(const struct vcpu *v, unsigned int size, register_t *r)
 {
     const struct perfvisor_vcpu *pc = v->arch.perfvisor;

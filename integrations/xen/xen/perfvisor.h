@@ -18,6 +18,10 @@ union hsr;
  * comes up. */
 void perfvisor_boot(void);
 void perfvisor_cpu_up(void);
+/* setup.c: true once perfvisor has the PMU; Xen's own vpmu (the physical PMU passed through
+ * to a domain, unswitched) is then not offered: it would reach the counters perfvisor
+ * switches for other domains and its interrupt enables. */
+bool perfvisor_owns_pmu(void);
 /* domain_build.c: a dom0less domain's perfvisor properties (before its vCPUs exist), the
  * PMU node of its device tree and the facts in its /chosen. */
 int perfvisor_domain_config(struct domain *d, const struct dt_device_node *node);
@@ -35,8 +39,10 @@ void perfvisor_ctxt_switch_to(struct vcpu *n);
 bool perfvisor_do_sysreg(struct cpu_user_regs *regs, const union hsr *hsr);
 /* The vPMU interrupt's level semantics in Xen's GICv3 vGIC: traps.c after the LRs are
  * synced on an entry from the guest; gic-v3.c writing an LR (an EOI maintenance exit for
- * it); vgic-v3.c reading GICR_ISPENDR0 (true: *r is the answer). */
+ * it); vgic-v3.c reading GICR_ISPENDR0 or GICR_ICPENDR0 (true: *r is the answer). */
 void perfvisor_vgic_synced(struct vcpu *v);
+/* traps.c: every entry from the guest, before interrupts are unmasked. */
+void perfvisor_preirq(struct vcpu *v);
 /* traps.c: an MMIO access emulated and skipped (IO_HANDLED). */
 void perfvisor_mmio_retired(const struct cpu_user_regs *regs);
 bool perfvisor_level_virq(const struct vcpu *v, unsigned int virq);

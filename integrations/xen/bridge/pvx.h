@@ -5,7 +5,8 @@
  * glue includes this file and nothing else of perfvisor. The bridge (bridge.c) is built with
  * perfvisor's headers and the core, outside the host's build, into one archive the host
  * links. Every object is the host's memory, of the size the bridge says; every function runs
- * at EL2 with interrupts masked, on the pCPU it names (or the current one).
+ * at EL2 on the pCPU it names (or the current one), with interrupts masked except pvx_boot
+ * and pvx_pcpu_up (a CPU's bring-up, before any vCPU runs on it).
  */
 #ifndef PVX_H
 #define PVX_H

@@ -129,6 +129,7 @@ static inline void vpmu_update_level(struct pv_vcpu *v)
 	bool level = (v->pmu.pmcr & PV_PMCR_E) && (v->pmu.inten & v->pmu.ovs);
 	if (level != v->pmu.irq_level) {
 		v->pmu.irq_level = level;
+		v->stats.pmu_irqs += level;
 		pv_plat_virq_set(v, PV_INTID_PMU, level);
 	}
 }

@@ -160,6 +160,7 @@ struct pv_vcpu_stats {
 	uint64_t traps[PV_KIND_COUNT]; /* traps taken for registers of each group, whatever the
 					  answer (the integration sees the answers) */
 	uint64_t loads;                /* pv_vcpu_load calls */
+	uint64_t pmu_irqs;             /* rising edges of the virtual PMU interrupt */
 };
 
 struct pv_vcpu {

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/* The live figures record (include/perfvisor/record.h, docs/records.md): the exact line for a
+ * known vCPU state, its CRC-32 (checked against the standard check value), names escaped, the
+ * PMU interrupt's rising edges counted, and no record at all where one would not be whole. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "esr.h"
+#include "memplat.h"
+#include "perfvisor/record.h"
+#include "perfvisor/trap.h"
+
+struct rig {
+	struct memplat_cpu mc;
+	struct memplat_vcpu mv;
+	struct pv_pcpu cpu;
+	struct pv_hw hw;
+	struct pv_vm vm;
+	struct pv_vcpu v;
+	uint64_t x[32];
+};
+
+static struct rig *rig_new(void)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	memplat_init(&r->mc, 6);
+	pv_pcpu_init(&r->cpu, &r->mc);
+	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
+	pv_pcpu_setup(&r->cpu, &r->hw);
+	struct pv_vm_config cfg = {.features = PV_FEAT_PMU};
+	cfg.pmu.version = PV_PMUVER_V3P5;
+	cfg.pmu.nr_counters = 2;
+	assert_int_equal(pv_vm_init(&r->vm, &r->hw, &cfg), PV_OK);
+	pv_vcpu_init(&r->v, &r->vm, 0, &r->mv);
+	pv_vcpu_load(&r->v, &r->cpu);
+	return r;
+}
+
+static void guest_write(struct rig *r, uint32_t key, uint64_t val)
+{
+	r->x[3] = val;
+	assert_int_equal(pv_trap(&r->v, esr_sys(key, 3, false), 1, r->x), PV_TRAP_HANDLED);
+}
+
+static const struct pv_record_exit exits[] = {{"sysreg-pmu", 4, 444}, {"wfi", 1, 0}};
+
+static struct pv_record_host host(const char *name)
+{
+	return (struct pv_record_host){.seq = 3,
+				       .time_ns = 1500000,
+				       .vm_name = name,
+				       .state = "running",
+				       .switches_in = 2,
+				       .nr_exits = 2,
+				       .exits = exits};
+}
+
+/* The line without " crc=XXXXXXXX\n", after checking that field against the rest. */
+static void check_crc(const char *rec, size_t len, char *body, size_t body_size)
+{
+	assert_true(len > 14 && rec[len - 1] == '\n');
+	const char *crc = rec + len - 14;
+	assert_memory_equal(crc, " crc=", 5);
+	size_t n = (size_t)(crc - rec);
+	char want[9];
+	snprintf(want, sizeof(want), "%08x", pv_record_crc32(rec, n));
+	assert_memory_equal(crc + 5, want, 8);
+	assert_true(n < body_size);
+	memcpy(body, rec, n);
+	body[n] = '\0';
+}
+
+static void test_crc32_check_value(void **state)
+{
+	(void)state;
+	/* The CRC-32/ISO-HDLC check value of "123456789", as zlib's crc32 gives it. */
+	assert_int_equal(pv_record_crc32("123456789", 9), 0xCBF43926u);
+	assert_int_equal(pv_record_crc32("", 0), 0);
+}
+
+static void test_record_of_an_idle_vcpu(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	char rec[PV_RECORD_MAX], body[PV_RECORD_MAX];
+	struct pv_record_host h = host("exact");
+	size_t len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
+	assert_int_equal(len, strlen(rec));
+	check_crc(rec, len, body, sizeof(body));
+	assert_string_equal(body, "PVR1 seq=3 t_ns=1500000 vm=exact vcpu=0 state=running "
+				  "loads=1 switches=2 pmu_irqs=0 trap.pmu=0 trap.spe=0 "
+				  "trap.amu=0 trap.mpam=0 trap.id=0 exit.sysreg-pmu=4,444 "
+				  "exit.wfi=1,0");
+	free(r);
+}
+
+static void test_record_with_counters(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	guest_write(r, PV_PMEVTYPER_EL0(1), 0x8 | (1ul << 31)); /* INST_RETIRED, not at EL1 */
+	guest_write(r, PV_PMEVCNTR_EL0(1), 1234);
+	guest_write(r, PV_PMCCNTR_EL0, 99);
+	guest_write(r, PV_PMCR_EL0, 1);
+	char rec[PV_RECORD_MAX], body[PV_RECORD_MAX];
+	struct pv_record_host h = host("exact");
+	h.nr_exits = 0;
+	size_t len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
+	check_crc(rec, len, body, sizeof(body));
+	assert_string_equal(body, "PVR1 seq=3 t_ns=1500000 vm=exact vcpu=0 state=running "
+				  "loads=1 switches=2 pmu_irqs=0 trap.pmu=4 trap.spe=0 "
+				  "trap.amu=0 trap.mpam=0 trap.id=0 pmcr=0x1 pmc.0=0x0:0 "
+				  "pmc.1=0x8:1234 ccnt=99");
+	free(r);
+}
+
+static void test_names_escaped_host_words_checked(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	char rec[PV_RECORD_MAX];
+	struct pv_record_host h = host("my vm=1%");
+	assert_true(pv_record_vcpu(rec, sizeof(rec), &r->v, &h) > 0);
+	assert_non_null(strstr(rec, " vm=my%20vm%3d1%25 vcpu=0 "));
+	h = host("a");
+	h.state = "Running now";
+	assert_int_equal(pv_record_vcpu(rec, sizeof(rec), &r->v, &h), 0);
+	assert_string_equal(rec, "");
+	struct pv_record_exit bad[] = {{"irq tick", 1, 1}};
+	h = host("a");
+	h.exits = bad;
+	h.nr_exits = 1;
+	assert_int_equal(pv_record_vcpu(rec, sizeof(rec), &r->v, &h), 0);
+	h.nr_exits = PV_RECORD_MAX_EXIT_KINDS + 1;
+	assert_int_equal(pv_record_vcpu(rec, sizeof(rec), &r->v, &h), 0);
+	free(r);
+}
+
+static void test_no_partial_record(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	char rec[PV_RECORD_MAX], small[PV_RECORD_MAX];
+	struct pv_record_host h = host("exact");
+	size_t len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
+	/* Room for the line and its NUL: written whole; one byte less: nothing. */
+	assert_int_equal(pv_record_vcpu(small, len + 1, &r->v, &h), len);
+	assert_string_equal(small, rec);
+	for (size_t size = 1; size <= len; size++) {
+		memset(small, 'x', sizeof(small));
+		assert_int_equal(pv_record_vcpu(small, size, &r->v, &h), 0);
+		assert_int_equal(small[0], '\0');
+	}
+	assert_int_equal(pv_record_vcpu(small, 0, &r->v, &h), 0);
+	free(r);
+}
+
+static void test_pmu_irqs_count_rising_edges(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	guest_write(r, PV_PMINTENSET_EL1, 1);
+	guest_write(r, PV_PMCR_EL0, 1);
+	guest_write(r, PV_PMOVSSET_EL0, 1); /* level rises */
+	guest_write(r, PV_PMOVSSET_EL0, 1); /* stays high: no new edge */
+	guest_write(r, PV_PMOVSCLR_EL0, 1); /* falls */
+	guest_write(r, PV_PMOVSSET_EL0, 1); /* rises again */
+	assert_int_equal(r->v.stats.pmu_irqs, 2);
+	char rec[PV_RECORD_MAX];
+	struct pv_record_host h = host("exact");
+	pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
+	assert_non_null(strstr(rec, " pmu_irqs=2 "));
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crc32_check_value),
+		cmocka_unit_test(test_record_of_an_idle_vcpu),
+		cmocka_unit_test(test_record_with_counters),
+		cmocka_unit_test(test_names_escaped_host_words_checked),
+		cmocka_unit_test(test_no_partial_record),
+		cmocka_unit_test(test_pmu_irqs_count_rising_edges),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -229,6 +229,7 @@ struct frame *exc_lower_irq(struct frame *f)
 		return finish(v, kind, next);
 	}
 	kind = EXIT_IRQ_TICK;
+	records_check();
 	sched_check_limit();
 	next = sched_next(v);
 	if (next == v)

@@ -190,6 +190,8 @@ struct hyp {
 	uint64_t switches;
 	uint64_t idle_waits; /* times the pCPU waited at EL2 with no vCPU to run */
 	uint64_t limit_ms, limit_deadline; /* limit_ms=N: every VM ends at this counter value */
+	uint64_t records_ticks, records_deadline; /* records_ms=N: the period, the next one */
+	uint64_t records_ticks_per_us, records_seq;
 	struct pv_hw hw;
 	struct pv_pcpu pcpu;
 	struct plat_pcpu plat; /* the EL2 accessors' per-pCPU state (el2/plat_sysreg.h) */
@@ -311,6 +313,10 @@ void selfcount_init(void);
 
 /* report.c */
 void report_all(void);
+/* records.c: the live figures records (records_ms=N). */
+void records_emit(void);
+void records_check(void);
+void records_last(void); /* the last record of each VM, before the report (with records_ms) */
 const char *exit_kind_name(enum exit_kind k);
 uint64_t exits_of(const struct vcpu *v, enum exit_kind k);
 

@@ -18,6 +18,8 @@
  *   vm<k>_initrd=O,S  the VM's initrd (initramfs) is at RAM offset O (IPA 0x40000000 + O), S
  *                     bytes long; its device tree says so (linux,initrd-start/-end)
  *   limit_ms=N        end every VM after N ms of virtual time, with the report (default: none)
+ *   records_ms=N      a live figures record per VM every N ms of virtual time (records.c;
+ *                     default 0: none) and a last one at the end
  *   focus=K           console input goes to the VM in slot K (default: none; Ctrl-A K at the
  *                     terminal switches it, uart.c)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
@@ -38,7 +40,7 @@
 	(32ul | (1ul << 6) | (1ul << 8) | (1ul << 10) | (3ul << 12) | (2ul << 16) | (1ul << 31))
 
 static struct {
-	uint64_t slice_us, pmu_poll_us, limit_ms;
+	uint64_t slice_us, pmu_poll_us, limit_ms, records_ms;
 	unsigned counters, host_counters;
 	unsigned focus; /* the VM slot console input goes to, or MAX_VMS: none */
 	char names[MAX_VMS][24];
@@ -120,6 +122,8 @@ static void parse_bootargs(const char *a)
 				cfg.host_counters = (unsigned)parse_num(val, vl);
 			else if (kl == 8 && !strncmp(a, "limit_ms", 8))
 				cfg.limit_ms = parse_num(val, vl);
+			else if (kl == 10 && !strncmp(a, "records_ms", 10))
+				cfg.records_ms = parse_num(val, vl);
 			else if (kl == 5 && !strncmp(a, "focus", 5))
 				cfg.focus = (unsigned)parse_num(val, vl);
 			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
@@ -434,6 +438,11 @@ void hyp_main(void)
 	if (cfg.limit_ms) {
 		hyp.limit_ms = cfg.limit_ms;
 		hyp.limit_deadline = timer_now() + cfg.limit_ms * (freq / 1000);
+	}
+	hyp.records_ticks_per_us = freq / 1000000 ? freq / 1000000 : 1;
+	if (cfg.records_ms) {
+		hyp.records_ticks = cfg.records_ms * (freq / 1000);
+		hyp.records_deadline = timer_now() + hyp.records_ticks;
 	}
 
 	vcpu_regs_probe();

@@ -225,6 +225,7 @@ struct vcpu *vm_end(struct vcpu *v, const char *reason)
 	for (unsigned i = 0; i < MAX_VMS; i++)
 		any |= hyp.vms[i].state == VM_RUNNABLE;
 	if (!any) {
+		records_last();
 		report_all();
 		machine_off();
 	}
@@ -256,6 +257,7 @@ void sched_end_all(const char *reason)
 	}
 	if (hyp.current)
 		vcpu_put(hyp.current);
+	records_last();
 	report_all();
 	machine_off();
 }

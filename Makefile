@@ -64,7 +64,7 @@ TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
 TOOL      := $(BUILD)/perfvisor
 # The tool reads libvirt domain XML with libxml2 and libvirt (scripts/deps.sh installs both).
-TOOL_PKGS    := libxml-2.0 libvirt
+TOOL_PKGS    := libxml-2.0 libvirt libmicrohttpd
 TOOL_CFLAGS  := $(shell pkg-config --cflags $(TOOL_PKGS) 2>/dev/null)
 TOOL_LIBS    := $(shell pkg-config --libs $(TOOL_PKGS) 2>/dev/null)
 TOOL_LIB_OBJS := $(filter-out $(BUILD)/tools/perfvisor.o,$(TOOL_OBJS))

@@ -19,8 +19,8 @@ APT_GET=${APT_GET:-apt-get}
 DPKG_QUERY=${DPKG_QUERY:-dpkg-query}
 SUDO=${SUDO:-sudo}
 
-# The demo: the tool (libxml2 and libvirt) on the simulated machine.
-demo="make gcc libc6-dev pkg-config libxml2-dev libvirt-dev"
+# The demo: the tool (libxml2, libvirt, libmicrohttpd for serve) on the simulated machine.
+demo="make gcc libc6-dev pkg-config libxml2-dev libvirt-dev libmicrohttpd-dev"
 # The host test binaries (cmocka) beside the tool.
 build="$demo libcmocka-dev"
 # The tool tests parse every report format with real parsers.

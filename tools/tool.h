@@ -16,6 +16,7 @@ int tool_demo(int argc, char **argv);       /* tools/demo.c: the bundled example
 int tool_vmconfig(int argc, char **argv);   /* tools/cmd_vmconfig.c: domain XML -> config */
 int tool_run(int argc, char **argv);        /* tools/cmd_run.c: run a scenario, check it */
 int tool_stats(int argc, char **argv);      /* tools/cmd_run.c: run a scenario, print figures */
+int tool_serve(int argc, char **argv);      /* tools/cmd_serve.c: live figures over HTTP */
 
 /* A scenario run as `run`, `stats` and `demo` make it (tools/cmd_run.c). */
 struct run_args {

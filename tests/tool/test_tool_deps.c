@@ -100,7 +100,7 @@ static struct cmd_result deps(const char *args, const char *installed, int uid, 
 	return r;
 }
 
-#define DEMO_ALL "make gcc libc6-dev pkg-config libxml2-dev libvirt-dev"
+#define DEMO_ALL "make gcc libc6-dev pkg-config libxml2-dev libvirt-dev libmicrohttpd-dev"
 
 static void test_nothing_missing_nothing_run(void **state)
 {
@@ -123,11 +123,13 @@ static void test_root_installs_exactly_the_missing(void **state)
 	assert_string_equal(log.out,
 			    "apt-get update -q\n"
 			    "apt-get install -y -q --no-install-recommends libxml2-dev "
-			    "libvirt-dev\n");
-	const char *list = strstr(r.err, "not installed here: libxml2-dev libvirt-dev\n");
+			    "libvirt-dev libmicrohttpd-dev\n");
+	const char *list = strstr(r.err, "not installed here: libxml2-dev libvirt-dev "
+					 "libmicrohttpd-dev\n");
 	const char *installing = strstr(r.err,
 					"installing them: apt-get install -y "
-					"--no-install-recommends libxml2-dev libvirt-dev\n");
+					"--no-install-recommends libxml2-dev libvirt-dev "
+					"libmicrohttpd-dev\n");
 	assert_non_null(list);
 	assert_non_null(installing);
 	assert_true(list < installing);
@@ -144,7 +146,8 @@ static void test_no_root_no_sudo_stops_with_the_line(void **state)
 	assert_string_equal(log.out, "");
 	assert_non_null(strstr(r.err,
 			       "\n    apt-get update && apt-get install -y "
-			       "--no-install-recommends pkg-config libxml2-dev libvirt-dev\n"));
+			       "--no-install-recommends pkg-config libxml2-dev libvirt-dev "
+			       "libmicrohttpd-dev\n"));
 	tt_free(&r);
 	tt_free(&log);
 }
@@ -157,8 +160,9 @@ static void test_sudo_n_where_allowed(void **state)
 			 "FAKE_SUDO_OK=1", &log);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(log.out, "sudo env DEBIAN_FRONTEND=noninteractive "));
-	assert_non_null(
-		strstr(log.out, "apt-get install -y -q --no-install-recommends libvirt-dev\n"));
+	assert_non_null(strstr(log.out,
+			       "apt-get install -y -q --no-install-recommends libvirt-dev "
+			       "libmicrohttpd-dev\n"));
 	assert_null(strstr(log.out, "libxml2-dev"));
 	tt_free(&r);
 	tt_free(&log);
@@ -184,7 +188,8 @@ static void test_still_missing_after_apt_fails(void **state)
 		r = deps("ensure demo", "make gcc libc6-dev pkg-config libxml2-dev", 0,
 			 "FAKE_APT_BROKEN=1", &log);
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.err, "still not installed after apt-get: libvirt-dev\n"));
+	assert_non_null(strstr(r.err, "still not installed after apt-get: libvirt-dev "
+				      "libmicrohttpd-dev\n"));
 	tt_free(&r);
 	tt_free(&log);
 }
@@ -207,8 +212,9 @@ static void test_goal_package_sets(void **state)
 	struct cmd_result check = tt_run("sh scripts/deps.sh list check", NULL);
 	assert_int_equal(demo.status, 0);
 	assert_int_equal(check.status, 0);
-	static const char *const demo_needs[] = {"make",       "gcc",         "libc6-dev",
-						 "pkg-config", "libxml2-dev", "libvirt-dev"};
+	static const char *const demo_needs[] = {
+		"make",        "gcc",         "libc6-dev",        "pkg-config",
+		"libxml2-dev", "libvirt-dev", "libmicrohttpd-dev"};
 	static const char *const test_only[] = {"libcmocka-dev",
 						"qemu-system-arm",
 						"gcc-aarch64-linux-gnu",

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading live figures records (tools/records.c) and serving them (tools/records_expo.c,
+ * tools/expo.c): records the library wrote are read back field for field; a record with one
+ * byte changed, cut short, of another version, or with a bad field is skipped and counted,
+ * never misread; the metrics come out in both exposition formats as each defines them, and
+ * an HTTP Accept header picks the format as Prometheus' negotiation expects.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expo.h"
+#include "records.h"
+#include "records_expo.h"
+
+static const struct pv_record_exit exits[] = {{"sysreg-pmu", 7, 777}, {"irq-tick", 2, 0}};
+
+/* A record as the library writes it, for a vCPU of a 2-counter VM that programmed
+ * counter 1 with INST_RETIRED and wrote it, its cycle counter too. */
+static size_t library_record(char *buf, size_t size, const char *name, uint64_t seq)
+{
+	static struct pv_vm vm;
+	static struct pv_vcpu v;
+	memset(&vm, 0, sizeof(vm));
+	memset(&v, 0, sizeof(v));
+	vm.pmu.nr_counters = 2;
+	vm.pmu.event_mask = 0xFFFF;
+	vm.pmu.evcntr_mask = UINT64_MAX; /* PMUv3p5: 64-bit event counters */
+	v.vm = &vm;
+	v.id = 1;
+	v.pmu.active = true;
+	v.pmu.pmcr = 0x41;
+	v.pmu.evtyper[1] = 0x8;
+	v.pmu.evcntr[1] = 123456;
+	v.pmu.ccntr = 999;
+	v.stats.traps[PV_KIND_PMU] = 7;
+	v.stats.traps[PV_KIND_ID] = 3;
+	v.stats.loads = 4;
+	v.stats.pmu_irqs = 5;
+	struct pv_record_host h = {.seq = seq,
+				   .time_ns = 2500000000ull,
+				   .vm_name = name,
+				   .state = "waiting",
+				   .switches_in = 6,
+				   .nr_exits = 2,
+				   .exits = exits};
+	return pv_record_vcpu(buf, size, &v, &h);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	char line[PV_RECORD_MAX];
+	size_t n = library_record(line, sizeof(line), "web 1", 9);
+	assert_true(n > 0);
+	struct rec_vcpu r;
+	assert_int_equal(rec_parse(line, n, &r), REC_OK);
+	assert_int_equal(r.seq, 9);
+	assert_int_equal(r.time_ns, 2500000000ull);
+	assert_string_equal(r.vm, "web 1"); /* %20 undone */
+	assert_int_equal(r.vcpu, 1);
+	assert_string_equal(r.state, "waiting");
+	assert_int_equal(r.loads, 4);
+	assert_int_equal(r.switches, 6);
+	assert_int_equal(r.pmu_irqs, 5);
+	assert_int_equal(r.traps[PV_KIND_PMU], 7);
+	assert_int_equal(r.traps[PV_KIND_ID], 3);
+	assert_int_equal(r.nexits, 2);
+	assert_string_equal(r.exit[0].kind, "sysreg-pmu");
+	assert_int_equal(r.exit[0].exits, 7);
+	assert_int_equal(r.exit[0].el2_instructions, 777);
+	assert_true(r.pmu_used);
+	assert_int_equal(r.pmcr, 0x41);
+	assert_int_equal(r.ncounters, 3);
+	assert_int_equal(r.counter[1].index, 1);
+	assert_int_equal(r.counter[1].event, 0x8);
+	assert_int_equal(r.counter[1].value, 123456);
+	assert_int_equal(r.counter[2].index, PV_PMU_CYCLE_IDX);
+	assert_int_equal(r.counter[2].value, 999);
+	/* Without its newline, and with CR LF, the same. */
+	assert_int_equal(rec_parse(line, n - 1, &r), REC_OK);
+	char crlf[PV_RECORD_MAX + 1];
+	memcpy(crlf, line, n - 1);
+	memcpy(crlf + n - 1, "\r\n", 2);
+	assert_int_equal(rec_parse(crlf, n + 1, &r), REC_OK);
+}
+
+/* A line with a correct CRC over whatever body is given. */
+static size_t signed_line(char *buf, size_t size, const char *body)
+{
+	return (size_t)snprintf(buf, size, "%s crc=%08x\n", body,
+				pv_record_crc32(body, strlen(body)));
+}
+
+static void test_corrupt_truncated_skipped(void **state)
+{
+	(void)state;
+	char line[PV_RECORD_MAX];
+	size_t n = library_record(line, sizeof(line), "a", 1);
+	struct rec_vcpu r;
+	memset(&r, 0x5a, sizeof(r));
+	struct rec_vcpu before = r;
+	/* Every single-byte change of the body, and every cut, is caught. */
+	for (size_t i = 0; i + 14 < n; i++) {
+		char bad[PV_RECORD_MAX];
+		memcpy(bad, line, n);
+		bad[i] ^= 0x01;
+		enum rec_status st = rec_parse(bad, n, &r);
+		assert_true(st == REC_CRC || st == REC_NOT_RECORD || st == REC_VERSION);
+	}
+	for (size_t cut = 1; cut + 1 < n; cut++) {
+		enum rec_status st = rec_parse(line, cut, &r);
+		assert_true(st != REC_OK);
+	}
+	assert_memory_equal(&r, &before, sizeof(r)); /* nothing was written out */
+	assert_int_equal(rec_parse("PVR2 seq=1 crc=00000000", 23, &r), REC_VERSION);
+	assert_int_equal(rec_parse("[vm0] hello", 11, &r), REC_NOT_RECORD);
+	assert_int_equal(rec_parse("", 0, &r), REC_NOT_RECORD);
+}
+
+static void test_malformed_fields(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0",                  /* no state */
+		"PVR1 seq=x t_ns=2 vm=a vcpu=0 state=running",    /* not a number */
+		"PVR1 seq=1 t_ns=2 vm=a b vcpu=0 state=running",  /* a field without = */
+		"PVR1 seq=1 t_ns=2 vm=a%2 vcpu=0 state=running",  /* a cut escape */
+		"PVR1 seq=1 t_ns=2 vm=a%00 vcpu=0 state=running", /* a NUL */
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=Running",    /* not a word */
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running pmc.31=0x8:1",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running pmc.0=8:1", /* event not hex */
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running pmc.0=0x8:1 pmc.0=0x8:2",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running exit.wfi=1",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running seq=99999999999999999999999",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char line[512];
+		struct rec_vcpu r;
+		size_t n = signed_line(line, sizeof(line), bad[i]);
+		if (rec_parse(line, n, &r) != REC_MALFORMED)
+			fail_msg("accepted: %s", bad[i]);
+	}
+	/* A key this reader does not know is a later PVR1's: the record is still read. */
+	char line[512];
+	struct rec_vcpu r;
+	size_t n = signed_line(line, sizeof(line),
+			       "PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running future.key=zz");
+	assert_int_equal(rec_parse(line, n, &r), REC_OK);
+	assert_string_equal(r.vm, "a");
+}
+
+static void test_store_keeps_the_last(void **state)
+{
+	(void)state;
+	struct rec_store *s = calloc(1, sizeof(*s));
+	char line[PV_RECORD_MAX];
+	size_t n = library_record(line, sizeof(line), "a", 1);
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	n = library_record(line, sizeof(line), "a", 2);
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	n = library_record(line, sizeof(line), "b", 3);
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	line[10] ^= 1;
+	assert_int_equal(rec_store_line(s, line, n), REC_CRC);
+	assert_int_equal(rec_store_line(s, "console text\n", 13), REC_NOT_RECORD);
+	assert_int_equal(s->n, 2);
+	assert_int_equal(s->vcpu[0].seq, 2);
+	assert_int_equal(s->lines[REC_OK], 3);
+	assert_int_equal(s->lines[REC_CRC], 1);
+	assert_int_equal(s->lines[REC_NOT_RECORD], 1);
+	free(s);
+}
+
+static char *render(const struct rec_store *s, enum expo_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct expo e;
+	expo_begin(&e, out, f);
+	records_expo(&e, s);
+	expo_end(&e);
+	fclose(out);
+	return buf;
+}
+
+static void test_exposition_formats(void **state)
+{
+	(void)state;
+	struct rec_store *s = calloc(1, sizeof(*s));
+	char line[PV_RECORD_MAX];
+	size_t n = library_record(line, sizeof(line), "a\"b", 1);
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	char *prom = render(s, EXPO_PROMETHEUS), *om = render(s, EXPO_OPENMETRICS);
+	/* Prometheus 0.0.4: a counter's TYPE names its samples, _total included; no UNIT, no
+	 * EOF. OpenMetrics: the family without _total, its samples with it; UNIT; # EOF. */
+	assert_non_null(strstr(prom, "# TYPE perfvisor_vcpu_traps_total counter\n"));
+	assert_non_null(strstr(prom, "perfvisor_vcpu_traps_total{domain=\"a\\\"b\",vcpu=\"1\","
+				     "group=\"pmu\"} 7\n"));
+	assert_null(strstr(prom, "# UNIT"));
+	assert_null(strstr(prom, "# EOF"));
+	assert_non_null(strstr(om, "# TYPE perfvisor_vcpu_traps counter\n"));
+	assert_non_null(strstr(om, "perfvisor_vcpu_traps_total{domain=\"a\\\"b\",vcpu=\"1\","
+				   "group=\"pmu\"} 7\n"));
+	assert_non_null(strstr(om, "# UNIT perfvisor_vcpu_record_time_seconds seconds\n"));
+	assert_non_null(strstr(om, "perfvisor_vcpu_record_time_seconds{domain=\"a\\\"b\","
+				   "vcpu=\"1\"} 2.5\n"));
+	size_t oml = strlen(om);
+	assert_string_equal(om + oml - 6, "# EOF\n");
+	assert_non_null(strstr(prom, "perfvisor_vcpu_pmu_events{domain=\"a\\\"b\",vcpu=\"1\","
+				     "counter=\"1\",event=\"0x8\"} 123456\n"));
+	assert_non_null(strstr(prom, "counter=\"cycle\",event=\"0x11\"} 999\n"));
+	assert_non_null(strstr(prom, "perfvisor_vcpu_state{domain=\"a\\\"b\",vcpu=\"1\","
+				     "state=\"waiting\"} 1\n"));
+	assert_non_null(strstr(prom, "perfvisor_records_read_total{status=\"ok\"} 1\n"));
+	free(prom);
+	free(om);
+	free(s);
+}
+
+static void test_negotiation(void **state)
+{
+	(void)state;
+	/* What Prometheus 2.42 sends: OpenMetrics first. */
+	assert_int_equal(
+		expo_negotiate("application/openmetrics-text;version=1.0.0,application/"
+			       "openmetrics-text;version=0.0.1;q=0.75,text/plain;"
+			       "version=0.0.4;q=0.5,*/*;q=0.1"),
+		EXPO_OPENMETRICS);
+	assert_int_equal(expo_negotiate(NULL), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("*/*"), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("text/plain; version=0.0.4"), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("text/plain, Application/OpenMetrics-Text ; q=0.3"),
+			 EXPO_OPENMETRICS);
+	assert_int_equal(expo_negotiate("application/openmetrics-text; q=0"), EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("application/openmetrics-textual"), EXPO_PROMETHEUS);
+	assert_string_equal(expo_content_type(EXPO_PROMETHEUS),
+			    "text/plain; version=0.0.4; charset=utf-8");
+	assert_string_equal(expo_content_type(EXPO_OPENMETRICS),
+			    "application/openmetrics-text; version=1.0.0; charset=utf-8");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_corrupt_truncated_skipped),
+		cmocka_unit_test(test_malformed_fields),
+		cmocka_unit_test(test_store_keeps_the_last),
+		cmocka_unit_test(test_exposition_formats),
+		cmocka_unit_test(test_negotiation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

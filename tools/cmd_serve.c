@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `perfvisor serve`: live per-VM figures over HTTP for Prometheus. It reads a hypervisor's
+ * console (QEMU's output, a pipe, a file, a Unix socket), keeps each vCPU's last live figures
+ * record (records.h) and serves them at /metrics (libmicrohttpd): the Prometheus text format
+ * 0.0.4 by default, OpenMetrics 1.0.0 when the scraper's Accept header asks for it.
+ *
+ *   perfvisor serve [--listen ADDR:PORT] [--input FILE|-|unix:PATH] [--echo]
+ *
+ * Console lines that are not records go to stdout with --echo. At the end of the input it
+ * keeps serving the last figures until SIGINT or SIGTERM.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "records_expo.h"
+#include "tool.h"
+
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
+
+struct serve {
+	pthread_mutex_t lock; /* guards store */
+	struct rec_store store;
+	uint64_t scrapes;
+};
+
+static void serve_usage(FILE *out)
+{
+	fputs("usage: perfvisor serve [--listen ADDR:PORT] [--input FILE|-|unix:PATH] "
+	      "[--echo]\n"
+	      "\n"
+	      "Serves the live figures records a hypervisor writes on its console "
+	      "(records_ms=N\n"
+	      "for perfvisor's hypervisor) as metrics at http://ADDR:PORT/metrics.\n"
+	      "\n"
+	      "  --listen ADDR:PORT  IPv4 address and port to listen on "
+	      "(default " SERVE_DEFAULT_LISTEN ";\n"
+	      "                      port 0: any free one, printed on stderr)\n"
+	      "  --input SOURCE      the console: a file, - (stdin, the default) or unix:PATH "
+	      "(a\n"
+	      "                      Unix socket to connect to, e.g. QEMU's -serial "
+	      "unix:PATH,server)\n"
+	      "  --echo              copy the console's other lines to stdout\n"
+	      "  -h, --help          this text\n",
+	      out);
+}
+
+static bool parse_listen(const char *s, struct sockaddr_in *sa)
+{
+	const char *colon = strrchr(s, ':');
+	if (!colon || colon == s)
+		return false;
+	char host[64];
+	size_t n = (size_t)(colon - s);
+	if (n >= sizeof(host))
+		return false;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	char *end;
+	errno = 0;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || colon[1] == '\0' || port > 65535)
+		return false;
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &sa->sin_addr) == 1;
+}
+
+static FILE *open_input(const char *src)
+{
+	if (!strcmp(src, "-"))
+		return stdin;
+	if (!strncmp(src, "unix:", 5)) {
+		struct sockaddr_un sun = {.sun_family = AF_UNIX};
+		if (strlen(src + 5) >= sizeof(sun.sun_path)) {
+			errno = ENAMETOOLONG;
+			return NULL;
+		}
+		strcpy(sun.sun_path, src + 5);
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd < 0)
+			return NULL;
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		return fdopen(fd, "r");
+	}
+	return fopen(src, "r");
+}
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type,
+			      char *body, size_t len)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body,
+								 MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	enum MHD_Result res = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return res;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size, void **req)
+{
+	struct serve *sv = cls;
+	(void)version, (void)upload_data, (void)req;
+	if (*upload_data_size) /* no request body is wanted */
+		return MHD_NO;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		char *body = strdup("only GET and HEAD\n");
+		return body ? answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", body,
+				     strlen(body))
+			    : MHD_NO;
+	}
+	if (strcmp(url, "/metrics")) {
+		char *body = strdup("perfvisor serve: the metrics are at /metrics\n");
+		return body ? answer(c, strcmp(url, "/") ? MHD_HTTP_NOT_FOUND : MHD_HTTP_OK,
+				     "text/plain", body, strlen(body))
+			    : MHD_NO;
+	}
+	enum expo_format f = expo_negotiate(
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
+	char *body = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&body, &len);
+	if (!out)
+		return MHD_NO;
+	struct expo e;
+	expo_begin(&e, out, f);
+	pthread_mutex_lock(&sv->lock);
+	sv->scrapes++;
+	records_expo(&e, &sv->store);
+	pthread_mutex_unlock(&sv->lock);
+	expo_end(&e);
+	if (fclose(out)) {
+		free(body);
+		return MHD_NO;
+	}
+	return answer(c, MHD_HTTP_OK, expo_content_type(f), body, len);
+}
+
+/* Reads the console line by line into the store; a line longer than a record can be is not
+ * one (it is echoed in pieces, and counted once: as not a record, or as a truncated one). */
+static void read_console(struct serve *sv, FILE *in, bool echo)
+{
+	char line[PV_RECORD_MAX + 2];
+	bool continued = false;
+	while (fgets(line, sizeof(line), in)) {
+		size_t n = strlen(line);
+		bool whole = n && line[n - 1] == '\n';
+		if (!continued) {
+			pthread_mutex_lock(&sv->lock);
+			enum rec_status st = whole ? rec_store_line(&sv->store, line, n)
+					     : !strncmp(line, "PVR", 3) ? REC_CRC
+									: REC_NOT_RECORD;
+			if (!whole)
+				sv->store.lines[st]++;
+			pthread_mutex_unlock(&sv->lock);
+			if (echo && st == REC_NOT_RECORD)
+				fputs(line, stdout);
+		} else if (echo) {
+			fputs(line, stdout);
+		}
+		if (echo)
+			fflush(stdout);
+		continued = !whole;
+	}
+}
+
+struct reader {
+	struct serve *sv;
+	FILE *in;
+	bool echo;
+	const char *name;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	read_console(r->sv, r->in, r->echo);
+	fprintf(stderr, "perfvisor serve: end of %s; serving the last figures until stopped\n",
+		r->name);
+	return NULL;
+}
+
+int tool_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"input", required_argument, NULL, 'i'},
+		{"echo", no_argument, NULL, 'e'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *listen = SERVE_DEFAULT_LISTEN, *input = "-";
+	bool echo = false;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":hl:i:e", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			listen = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case 'e':
+			echo = true;
+			break;
+		case 'h':
+			serve_usage(stdout);
+			return 0;
+		case ':':
+			fprintf(stderr, "perfvisor serve: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "perfvisor serve: unknown option '%s'\n",
+				argv[optind - 1]);
+			serve_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "perfvisor serve: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	struct sockaddr_in sa;
+	if (!parse_listen(listen, &sa)) {
+		fprintf(stderr, "perfvisor serve: --listen '%s' is not IPV4-ADDRESS:PORT\n",
+			listen);
+		return 2;
+	}
+	FILE *in = open_input(input);
+	if (!in) {
+		fprintf(stderr, "perfvisor serve: %s: %s\n", input, strerror(errno));
+		return 1;
+	}
+	static struct serve sv = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	/* SIGINT and SIGTERM end it; blocked here so that the server's thread never takes them
+	 * and sigwait() below does. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	struct MHD_Daemon *d = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request,
+		&sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
+	if (!d) {
+		fprintf(stderr, "perfvisor serve: cannot listen on %s\n", listen);
+		if (in != stdin)
+			fclose(in);
+		return 1;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	char addr[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &sa.sin_addr, addr, sizeof(addr));
+	fprintf(stderr, "perfvisor serve: http://%s:%u/metrics\n", addr,
+		info ? info->port : ntohs(sa.sin_port));
+	/* The console in a thread of its own, the main thread waiting for the signal: either
+	 * may come first. */
+	struct reader rd = {&sv, in, echo, input};
+	pthread_t t;
+	if (pthread_create(&t, NULL, reader_main, &rd)) {
+		fprintf(stderr, "perfvisor serve: cannot start the reader\n");
+		MHD_stop_daemon(d);
+		return 1;
+	}
+	int sig = 0;
+	sigwait(&stop, &sig);
+	MHD_stop_daemon(d);
+	return 0; /* the reader may still block on its input: the process ends with it */
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading live figures records: records.h. */
+#include "records.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[REC_STATUS_COUNT] = {
+	[REC_OK] = "ok",   [REC_NOT_RECORD] = "not-record", [REC_VERSION] = "version",
+	[REC_CRC] = "crc", [REC_MALFORMED] = "malformed",
+};
+
+const char *rec_status_name(enum rec_status s)
+{
+	return s < REC_STATUS_COUNT ? status_names[s] : "?";
+}
+
+/* A whole decimal (or, with hex, 0x-prefixed hexadecimal) number of [s, s + n). */
+static bool number(const char *s, size_t n, bool hex, uint64_t *v)
+{
+	char buf[32];
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	const char *digits = buf;
+	int base = 10;
+	if (hex) {
+		if (n < 3 || buf[0] != '0' || buf[1] != 'x')
+			return false;
+		digits += 2;
+		base = 16;
+	}
+	for (const char *p = digits; *p; p++)
+		if (!(*p >= '0' && *p <= '9') && !(hex && ((*p >= 'a' && *p <= 'f'))))
+			return false;
+	errno = 0;
+	char *end;
+	unsigned long long x = strtoull(digits, &end, base);
+	if (errno || *end)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* A word of [a-z0-9-]+ into dst (size cap). */
+static bool word(const char *s, size_t n, char *dst, size_t cap)
+{
+	if (n == 0 || n >= cap)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '-'))
+			return false;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return true;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* A VM name with its %XX escapes undone; [A-Za-z0-9._:-] otherwise. */
+static bool vm_name(const char *s, size_t n, char *dst, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '%') {
+			if (i + 2 >= n)
+				return false;
+			int hi = hexval(s[i + 1]), lo = hexval(s[i + 2]);
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+				return false;
+			c = (char)(hi * 16 + lo);
+			i += 2;
+		} else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' ||
+			     c == '-')) {
+			return false;
+		}
+		if (o + 1 >= cap)
+			return false;
+		dst[o++] = c;
+	}
+	dst[o] = '\0';
+	return o > 0;
+}
+
+static const char *const trap_keys[PV_KIND_COUNT] = {
+	[PV_KIND_PMU] = "trap.pmu",   [PV_KIND_SPE] = "trap.spe", [PV_KIND_AMU] = "trap.amu",
+	[PV_KIND_MPAM] = "trap.mpam", [PV_KIND_ID] = "trap.id",
+};
+
+static bool key_is(const char *k, size_t kl, const char *want)
+{
+	return strlen(want) == kl && !memcmp(k, want, kl);
+}
+
+/* One key=value field into r; false when it is not as PVR1 says. Unknown keys are fine. */
+static bool parse_field(struct rec_vcpu *r, const char *k, size_t kl, const char *v, size_t vl,
+			unsigned *seen)
+{
+	uint64_t x, y;
+	const char *sep;
+	if (key_is(k, kl, "seq"))
+		return (*seen |= 1) && number(v, vl, false, &r->seq);
+	if (key_is(k, kl, "t_ns"))
+		return (*seen |= 2) && number(v, vl, false, &r->time_ns);
+	if (key_is(k, kl, "vm"))
+		return (*seen |= 4) && vm_name(v, vl, r->vm, sizeof(r->vm));
+	if (key_is(k, kl, "vcpu")) {
+		*seen |= 8;
+		if (!number(v, vl, false, &x) || x > UINT32_MAX)
+			return false;
+		r->vcpu = (unsigned)x;
+		return true;
+	}
+	if (key_is(k, kl, "state"))
+		return (*seen |= 16) && word(v, vl, r->state, sizeof(r->state));
+	if (key_is(k, kl, "loads"))
+		return number(v, vl, false, &r->loads);
+	if (key_is(k, kl, "switches"))
+		return number(v, vl, false, &r->switches);
+	if (key_is(k, kl, "pmu_irqs"))
+		return number(v, vl, false, &r->pmu_irqs);
+	for (unsigned t = 0; t < PV_KIND_COUNT; t++)
+		if (key_is(k, kl, trap_keys[t]))
+			return number(v, vl, false, &r->traps[t]);
+	if (kl > 5 && !memcmp(k, "exit.", 5)) {
+		if (r->nexits >= PV_RECORD_MAX_EXIT_KINDS || !(sep = memchr(v, ',', vl)))
+			return false;
+		struct rec_exit *e = &r->exit[r->nexits];
+		if (!word(k + 5, kl - 5, e->kind, sizeof(e->kind)) ||
+		    !number(v, (size_t)(sep - v), false, &e->exits) ||
+		    !number(sep + 1, vl - (size_t)(sep - v) - 1, false, &e->el2_instructions))
+			return false;
+		for (unsigned i = 0; i < r->nexits; i++)
+			if (!strcmp(r->exit[i].kind, e->kind))
+				return false; /* twice */
+		r->nexits++;
+		return true;
+	}
+	if (key_is(k, kl, "pmcr")) {
+		r->pmu_used = true;
+		return number(v, vl, true, &r->pmcr);
+	}
+	if (kl > 4 && !memcmp(k, "pmc.", 4)) {
+		if (!number(k + 4, kl - 4, false, &x) || x > 30 || r->ncounters >= 31 ||
+		    !(sep = memchr(v, ':', vl)) || !number(v, (size_t)(sep - v), true, &y) ||
+		    y > 0xFFFF)
+			return false;
+		struct rec_counter *c = &r->counter[r->ncounters];
+		for (unsigned i = 0; i < r->ncounters; i++)
+			if (r->counter[i].index == x)
+				return false;
+		c->index = (unsigned)x;
+		c->event = (uint32_t)y;
+		if (!number(sep + 1, vl - (size_t)(sep - v) - 1, false, &c->value))
+			return false;
+		r->ncounters++;
+		return true;
+	}
+	if (key_is(k, kl, "ccnt")) {
+		struct rec_counter *c = &r->counter[r->ncounters];
+		if (r->ncounters >= 32 || !number(v, vl, false, &c->value))
+			return false;
+		c->index = PV_PMU_CYCLE_IDX;
+		c->event = PV_EVT_CPU_CYCLES;
+		r->ncounters++;
+		return true;
+	}
+	return true; /* a key a later PVR1 added */
+}
+
+enum rec_status rec_parse(const char *line, size_t len, struct rec_vcpu *out)
+{
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	if (len < 3 || memcmp(line, "PVR", 3))
+		return REC_NOT_RECORD;
+	if (len < 5 || memcmp(line, "PVR1 ", 5))
+		return REC_VERSION;
+	/* " crc=" and eight hexadecimal digits end the line; they cover all before them. */
+	if (len < 5 + 13 || memcmp(line + len - 13, " crc=", 5))
+		return REC_CRC;
+	uint64_t crc;
+	char digits[11] = "0x";
+	memcpy(digits + 2, line + len - 8, 8);
+	digits[10] = '\0';
+	if (!number(digits, 10, true, &crc) || crc != pv_record_crc32(line, len - 13))
+		return REC_CRC;
+	struct rec_vcpu r;
+	memset(&r, 0, sizeof(r));
+	unsigned seen = 0;
+	const char *p = line + 5, *end = line + len - 13;
+	while (p < end) {
+		const char *f = p;
+		const char *sp = memchr(f, ' ', (size_t)(end - f));
+		const char *fe = sp ? sp : end;
+		const char *eq = memchr(f, '=', (size_t)(fe - f));
+		if (!eq || eq == f)
+			return REC_MALFORMED;
+		if (!parse_field(&r, f, (size_t)(eq - f), eq + 1, (size_t)(fe - eq - 1), &seen))
+			return REC_MALFORMED;
+		p = sp ? sp + 1 : end;
+	}
+	/* seq, t_ns, vm, vcpu and state are in every record; the cycle counter comes last. */
+	if (seen != 31)
+		return REC_MALFORMED;
+	*out = r;
+	return REC_OK;
+}
+
+enum rec_status rec_store_line(struct rec_store *s, const char *line, size_t len)
+{
+	struct rec_vcpu r;
+	enum rec_status st = rec_parse(line, len, &r);
+	s->lines[st]++;
+	if (st != REC_OK)
+		return st;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->vcpu[i].vcpu == r.vcpu && !strcmp(s->vcpu[i].vm, r.vm)) {
+			s->vcpu[i] = r;
+			return st;
+		}
+	}
+	if (s->n < REC_STORE_MAX)
+		s->vcpu[s->n++] = r;
+	else
+		s->dropped++;
+	return st;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading live figures records (include/perfvisor/record.h, docs/records.md) out of a
+ * hypervisor's console: each line that is a record is checked whole (version, CRC, every
+ * field) before anything of it is used; a line that is not is skipped and counted by reason.
+ * The last record of each vCPU is kept, to be served as metrics.
+ */
+#ifndef PERFVISOR_RECORDS_H
+#define PERFVISOR_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfvisor/perfvisor.h"
+#include "perfvisor/record.h"
+
+struct rec_exit {
+	char kind[32];
+	uint64_t exits, el2_instructions;
+};
+
+struct rec_counter {
+	unsigned index; /* 0..30; PV_PMU_CYCLE_IDX for the cycle counter */
+	uint32_t event; /* the event programmed (CPU_CYCLES for the cycle counter) */
+	uint64_t value;
+};
+
+struct rec_vcpu {
+	uint64_t seq, time_ns;
+	char vm[64]; /* %XX escapes undone */
+	unsigned vcpu;
+	char state[16];
+	uint64_t loads, switches, pmu_irqs;
+	uint64_t traps[PV_KIND_COUNT];
+	unsigned nexits;
+	struct rec_exit exit[PV_RECORD_MAX_EXIT_KINDS];
+	bool pmu_used; /* the PMU fields are present */
+	uint64_t pmcr;
+	unsigned ncounters; /* event counters, then the cycle counter last */
+	struct rec_counter counter[32];
+};
+
+enum rec_status {
+	REC_OK,
+	REC_NOT_RECORD,  /* console text: not a record at all */
+	REC_VERSION,     /* "PVR<n>" of a version this reader does not know */
+	REC_CRC,         /* no crc= field, or it does not match: corrupt or truncated */
+	REC_MALFORMED,   /* the CRC matches but a field is not as PVR1 says */
+	REC_STATUS_COUNT /* how many */
+};
+
+/* A name for each status ("ok", "not-record", "version", "crc", "malformed"). */
+const char *rec_status_name(enum rec_status s);
+/* Parses one line (without or with its "\n", "\r\n"); *out is set only on REC_OK. */
+enum rec_status rec_parse(const char *line, size_t len, struct rec_vcpu *out);
+
+/* The last record of each vCPU, and counts of what was read. */
+#define REC_STORE_MAX 64
+struct rec_store {
+	unsigned n;
+	struct rec_vcpu vcpu[REC_STORE_MAX];
+	uint64_t lines[REC_STATUS_COUNT]; /* lines read, by status */
+	uint64_t dropped;                 /* records of vCPUs beyond REC_STORE_MAX */
+};
+/* Reads one line into the store; returns its status. */
+enum rec_status rec_store_line(struct rec_store *s, const char *line, size_t len);
+
+#endif

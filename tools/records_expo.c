@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The records' figures as metric families, with the labels libvirt-exporter users know:
+ * `domain` (the VM's name) and `vcpu`; `counter` and `event` for PMU counters, `group` for
+ * trap groups, `kind` for exit kinds. A family is written only when some vCPU has a sample.
+ */
+#include "records_expo.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const group_names[PV_KIND_COUNT] = {
+	[PV_KIND_PMU] = "pmu",   [PV_KIND_SPE] = "spe", [PV_KIND_AMU] = "amu",
+	[PV_KIND_MPAM] = "mpam", [PV_KIND_ID] = "id",
+};
+
+static const char *const states[] = {"running", "waiting", "ended", "stopped"};
+
+struct vlabels {
+	char vcpu[12];
+	const char *l[9];
+};
+
+/* domain, vcpu, then up to two more label pairs. */
+static const char *const *vl(struct vlabels *b, const struct rec_vcpu *v, const char *k1,
+			     const char *v1, const char *k2, const char *v2)
+{
+	snprintf(b->vcpu, sizeof(b->vcpu), "%u", v->vcpu);
+	unsigned i = 0;
+	b->l[i++] = "domain";
+	b->l[i++] = v->vm;
+	b->l[i++] = "vcpu";
+	b->l[i++] = b->vcpu;
+	if (k1) {
+		b->l[i++] = k1;
+		b->l[i++] = v1;
+	}
+	if (k2) {
+		b->l[i++] = k2;
+		b->l[i++] = v2;
+	}
+	b->l[i] = NULL;
+	return b->l;
+}
+
+/* A per-vCPU counter family of one field. */
+static void per_vcpu(struct expo *e, const struct rec_store *s, const char *name,
+		     const char *help, size_t offset)
+{
+	if (!s->n)
+		return;
+	expo_family(e, name, EXPO_COUNTER, NULL, help);
+	for (unsigned i = 0; i < s->n; i++) {
+		struct vlabels b;
+		uint64_t v;
+		memcpy(&v, (const char *)&s->vcpu[i] + offset, sizeof(v));
+		expo_sample(e, vl(&b, &s->vcpu[i], NULL, NULL, NULL, NULL), v);
+	}
+}
+
+static void counters(struct expo *e, const struct rec_store *s)
+{
+	bool any = false;
+	for (unsigned i = 0; i < s->n; i++)
+		any |= s->vcpu[i].ncounters > 0;
+	if (!any)
+		return;
+	expo_family(
+		e, "perfvisor_vcpu_pmu_events", EXPO_GAUGE, NULL,
+		"Value of a virtual PMU counter as the guest reads it (it may write or reset "
+		"it: a gauge); counter is the index (cycle: PMCCNTR_EL0), event the event "
+		"programmed in it.");
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct rec_vcpu *v = &s->vcpu[i];
+		for (unsigned c = 0; c < v->ncounters; c++) {
+			char idx[8], ev[8];
+			struct vlabels b;
+			const struct rec_counter *k = &v->counter[c];
+			if (k->index == PV_PMU_CYCLE_IDX)
+				snprintf(idx, sizeof(idx), "cycle");
+			else
+				snprintf(idx, sizeof(idx), "%u", k->index);
+			snprintf(ev, sizeof(ev), "0x%x", k->event);
+			expo_sample(e, vl(&b, v, "counter", idx, "event", ev), k->value);
+		}
+	}
+}
+
+static void traps(struct expo *e, const struct rec_store *s)
+{
+	if (!s->n)
+		return;
+	expo_family(e, "perfvisor_vcpu_traps_total", EXPO_COUNTER, NULL,
+		    "System register traps perfvisor answered, by register group.");
+	for (unsigned i = 0; i < s->n; i++)
+		for (unsigned g = 0; g < PV_KIND_COUNT; g++) {
+			struct vlabels b;
+			expo_sample(e, vl(&b, &s->vcpu[i], "group", group_names[g], NULL, NULL),
+				    s->vcpu[i].traps[g]);
+		}
+}
+
+static void exits(struct expo *e, const struct rec_store *s)
+{
+	bool any = false, measured = false;
+	for (unsigned i = 0; i < s->n; i++)
+		for (unsigned k = 0; k < s->vcpu[i].nexits; k++) {
+			any = true;
+			measured |= s->vcpu[i].exit[k].el2_instructions > 0;
+		}
+	if (!any)
+		return;
+	expo_family(e, "perfvisor_vcpu_exits_total", EXPO_COUNTER, NULL,
+		    "Exits of the vCPU to the hypervisor, by the hypervisor's kind of exit.");
+	for (unsigned i = 0; i < s->n; i++)
+		for (unsigned k = 0; k < s->vcpu[i].nexits; k++) {
+			struct vlabels b;
+			const struct rec_exit *x = &s->vcpu[i].exit[k];
+			expo_sample(e, vl(&b, &s->vcpu[i], "kind", x->kind, NULL, NULL),
+				    x->exits);
+		}
+	if (!measured)
+		return;
+	expo_family(e, "perfvisor_vcpu_exit_el2_instructions_total", EXPO_COUNTER, NULL,
+		    "EL2 instructions the hypervisor spent on the vCPU's exits, by kind "
+		    "(self-measured; absent where it does not measure).");
+	for (unsigned i = 0; i < s->n; i++)
+		for (unsigned k = 0; k < s->vcpu[i].nexits; k++) {
+			struct vlabels b;
+			const struct rec_exit *x = &s->vcpu[i].exit[k];
+			expo_sample(e, vl(&b, &s->vcpu[i], "kind", x->kind, NULL, NULL),
+				    x->el2_instructions);
+		}
+}
+
+static void state(struct expo *e, const struct rec_store *s)
+{
+	if (!s->n)
+		return;
+	expo_family(e, "perfvisor_vcpu_state", EXPO_GAUGE, NULL,
+		    "1 for the vCPU's state in its last record, 0 for the others.");
+	for (unsigned i = 0; i < s->n; i++)
+		for (unsigned k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
+			struct vlabels b;
+			expo_sample(e, vl(&b, &s->vcpu[i], "state", states[k], NULL, NULL),
+				    !strcmp(s->vcpu[i].state, states[k]));
+		}
+	expo_family(e, "perfvisor_vcpu_record_time_seconds", EXPO_GAUGE, "seconds",
+		    "The hypervisor's clock at the vCPU's last record (virtual time under "
+		    "QEMU).");
+	for (unsigned i = 0; i < s->n; i++) {
+		struct vlabels b;
+		expo_sample_double(e, vl(&b, &s->vcpu[i], NULL, NULL, NULL, NULL),
+				   (double)s->vcpu[i].time_ns / 1e9);
+	}
+}
+
+void records_expo(struct expo *e, const struct rec_store *s)
+{
+	counters(e, s);
+	traps(e, s);
+	exits(e, s);
+	per_vcpu(e, s, "perfvisor_vcpu_switches_total", "Times the vCPU was scheduled in.",
+		 offsetof(struct rec_vcpu, switches));
+	per_vcpu(e, s, "perfvisor_vcpu_pmu_loads_total",
+		 "Times perfvisor loaded the vCPU's PMU state on a pCPU.",
+		 offsetof(struct rec_vcpu, loads));
+	per_vcpu(e, s, "perfvisor_vcpu_pmu_interrupts_total",
+		 "Rising edges of the vCPU's virtual PMU overflow interrupt.",
+		 offsetof(struct rec_vcpu, pmu_irqs));
+	state(e, s);
+	expo_family(
+		e, "perfvisor_records_read_total", EXPO_COUNTER, NULL,
+		"Lines read from the hypervisor's channel, by what they were: ok (a record), "
+		"not-record (other output), and the skipped ones: version, crc (corrupt or "
+		"truncated), malformed.");
+	for (unsigned st = 0; st < REC_STATUS_COUNT; st++) {
+		const char *l[] = {"status", rec_status_name(st), NULL};
+		expo_sample(e, l, s->lines[st]);
+	}
+	expo_family(e, "perfvisor_records_dropped_total", EXPO_COUNTER, NULL,
+		    "Records of vCPUs beyond the number perfvisor serve keeps (64).");
+	expo_sample(e, NULL, s->dropped);
+}

@@ -2,7 +2,7 @@
 /*
  * The VM's PMU event filter as the guest sees it, whatever host set it up (KVM's
  * KVM_ARM_VCPU_PMU_V3_FILTER semantics, which perfvisor keeps): a denied event reads as not
- * implemented in PMCEID0/1_EL0 (Arm ARM D24.5.7, D24.5.8), and a counter the guest programs
+ * implemented in PMCEID0/1_EL0 (Arm ARM D24.5.4, D24.5.5), and a counter the guest programs
  * with it anyway keeps the type it was given but counts nothing; a denied CPU_CYCLES stops
  * the cycle counter too; SW_INCR and CHAIN are never filtered. The host's filter is told to
  * the program in its bootargs, by the test that configured the host:

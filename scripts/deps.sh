@@ -23,8 +23,10 @@ SUDO=${SUDO:-sudo}
 demo="make gcc libc6-dev pkg-config libxml2-dev libvirt-dev libmicrohttpd-dev"
 # The host test binaries (cmocka) beside the tool.
 build="$demo libcmocka-dev"
-# The tool tests parse every report format with real parsers.
+# The tool tests parse every report format with real parsers; a real Prometheus (and its
+# promtool) scrapes perfvisor serve.
 parsers="python3 python3-prometheus-client jq"
+prometheus="prometheus"
 # The reference hypervisor, its guests and QEMU (the guest suite, make run, the hyp.* figures).
 guests="make gcc-aarch64-linux-gnu qemu-system-arm"
 # Xen on Arm with perfvisor (make xen-check): its source unpacked (dpkg-source), its kconfig
@@ -37,7 +39,7 @@ packages() {
 	case "$1" in
 	clean) ;;
 	demo | docs | docs-check) echo "$demo" ;;
-	check) echo "$build $parsers $xen" ;;
+	check) echo "$build $parsers $xen $prometheus" ;;
 	xen-check | xen-bench) echo "$xen" ;;
 	check-host | check-sanitize) echo "$build $parsers" ;;
 	memcheck) echo "$build $parsers valgrind" ;;

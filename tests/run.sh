@@ -51,9 +51,9 @@ for bin in "$@"; do
 		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
 	fi
 done
-# A suite run by its own command (the guest suite under QEMU, QEMU_SUITE; perfvisor in Xen,
-# XEN_SUITE) ends with its own "N passed, M failed[, K skipped]"; a skip is explained by a
-# "...: skipped: why" line.
+# A suite run by its own command (the guest suite under QEMU, QEMU_SUITE; a guest's live
+# figures in Prometheus, PROM_SUITE; perfvisor in Xen, XEN_SUITE) ends with its own
+# "N passed, M failed[, K skipped]"; a skip is explained by a "...: skipped: why" line.
 #   suite TITLE LOGNAME COMMAND
 suite() {
 	title=$1
@@ -88,6 +88,7 @@ suite() {
 	fi
 }
 [ -z "${QEMU_SUITE:-}" ] || suite "qemu guest suite" qemu-check "$QEMU_SUITE"
+[ -z "${PROM_SUITE:-}" ] || suite "prometheus suite" prometheus "$PROM_SUITE"
 [ -z "${XEN_SUITE:-}" ] || suite "xen suite" xen-check "$XEN_SUITE"
 # Suites that are skipped as a whole say why through SKIP_REASONS (one reason per line).
 if [ -n "${SKIP_REASONS:-}" ]; then

@@ -170,11 +170,12 @@ static int parse_node(const struct xsrc *s, const xmlNode *c, struct scenario *s
 				    nd->id, sc->node[k].line);
 	char *cpus = xml_attr(c, "cpus");
 	if (cpus) {
-		bool ok = cpuset_parse(cpus, sc->cpus, &nd->cpus);
+		char why[160];
+		bool ok = cpuset_parse(cpus, sc->cpus, &nd->cpus, why, sizeof(why));
 		int r = ok ? 0
 			   : xerr(s, c,
-				  "cpus='%s' is not a set of this machine's pCPUs (0..%u)",
-				  cpus, sc->cpus - 1);
+				  "cpus='%s' is not a set of this machine's pCPUs (0..%u): %s",
+				  cpus, sc->cpus - 1, why);
 		xmlFree(cpus);
 		if (r)
 			return r;

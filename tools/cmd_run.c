@@ -27,6 +27,8 @@ static void usage(const char *cmd, FILE *out)
 	fprintf(out,
 		"usage: perfvisor %s [options] SCENARIO.xml\n"
 		"%s"
+		"A SCENARIO.xml of - is standard input; its relative <vm file> and test-node\n"
+		"paths are then relative to the current directory.\n"
 		"\n"
 		"options:\n"
 		"  -f, --format F     table (default), json, openmetrics or domstats\n"

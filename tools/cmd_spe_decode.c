@@ -266,7 +266,8 @@ int tool_spe_decode(int argc, char **argv)
 	size_t len = 0;
 	uint8_t *buf = slurp(path, &len);
 	if (!buf) {
-		fprintf(stderr, "perfvisor spe-decode: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "perfvisor spe-decode: %s: %s\n", xml_origin_of(path),
+			strerror(errno));
 		return 1;
 	}
 	size_t pos = 0, records = 0;
@@ -291,8 +292,8 @@ int tool_spe_decode(int argc, char **argv)
 	free(buf);
 	if (res < 0) {
 		fflush(stdout);
-		fprintf(stderr, "perfvisor spe-decode: %s: offset 0x%zx: %s\n", path, pos,
-			pv_spe_strerror(res));
+		fprintf(stderr, "perfvisor spe-decode: %s: offset 0x%zx: %s\n",
+			xml_origin_of(path), pos, pv_spe_strerror(res));
 		return 1;
 	}
 	return 0;

@@ -20,9 +20,9 @@ static void usage(FILE *out)
 	      "Reads libvirt domain XML and prints what each element becomes: vCPUs and pins,\n"
 	      "the PMU (version, counters, event filter built from <perf>), SPE, AMU, and the\n"
 	      "MPAM limits and monitors of <cputune> memorytune/cachetune.\n"
-	      "With no file, reads the domains of a libvirt connection (--connect, "
-	      "default\n" VIRT_DEFAULT_URI
-	      "; e.g. test:///ABS/PATH/examples/libvirt-test-node.xml).\n"
+	      "A file - is standard input. With no file, reads the domains of a libvirt\n"
+	      "connection (--connect, default " VIRT_DEFAULT_URI "; e.g.\n"
+	      "test:///ABS/PATH/examples/libvirt-test-node.xml).\n"
 	      "Exit status 1 if any definition is refused (file:line: <element>: reason).\n"
 	      "\n"
 	      "options:\n"
@@ -217,6 +217,15 @@ int tool_vmconfig(int argc, char **argv)
 	if (nfiles && (uri || nnames)) {
 		fputs("perfvisor vm-config: give domain files or --connect/--domain, not "
 		      "both\n"
+		      "Try 'perfvisor vm-config --help' for its options.\n",
+		      stderr);
+		return 2;
+	}
+	unsigned stdin_uses = 0;
+	for (int i = optind; i < argc; i++)
+		stdin_uses += strcmp(argv[i], "-") == 0;
+	if (stdin_uses > 1) {
+		fputs("perfvisor vm-config: '-' given twice: standard input can be read once\n"
 		      "Try 'perfvisor vm-config --help' for its options.\n",
 		      stderr);
 		return 2;

@@ -720,7 +720,7 @@ static int finish(struct domain *dom, int r)
 
 int domxml_parse_file(const char *path, struct domain *dom, struct diag *d)
 {
-	begin(dom, path);
+	begin(dom, xml_origin_of(path));
 	struct xsrc s = {.origin = dom->origin, .d = d};
 	xmlDoc *doc = xml_load_file(&s, path);
 	return finish(dom, doc ? parse_doc(doc, &s, dom) : -1);

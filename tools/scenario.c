@@ -691,7 +691,8 @@ static int parse_root(const struct xsrc *s, const xmlNode *root, struct scenario
 int scenario_load(const char *path, const char *connect, struct scenario *sc, struct diag *d)
 {
 	memset(sc, 0, sizeof(*sc));
-	snprintf(sc->path, sizeof(sc->path), "%s", path);
+	/* From standard input, relative file names are relative to the current directory. */
+	snprintf(sc->path, sizeof(sc->path), "%s", xml_origin_of(path));
 	sc->cpus = 1;
 	sc->mhz = 2000;
 	sc->pmu_version = PV_PMUVER_V3P5;
@@ -709,7 +710,7 @@ int scenario_load(const char *path, const char *connect, struct scenario *sc, st
 		xmlFreeDoc(doc);
 	if (r) {
 		memset(sc, 0, sizeof(*sc));
-		snprintf(sc->path, sizeof(sc->path), "%s", path);
+		snprintf(sc->path, sizeof(sc->path), "%s", xml_origin_of(path));
 	}
 	return r;
 }

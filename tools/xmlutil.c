@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 
@@ -85,6 +86,7 @@ static void keep_first(void *data, xmlErrorPtr e)
 		f->msg[--n] = '\0';
 }
 
+/* One of: a file (path), standard input (path "-"), or a buffer. */
 static xmlDoc *load(const struct xsrc *s, const char *path, const char *buf, int len)
 {
 	xmlParserCtxt *ctxt = xmlNewParserCtxt();
@@ -94,8 +96,10 @@ static xmlDoc *load(const struct xsrc *s, const char *path, const char *buf, int
 	}
 	struct first_error first = {0};
 	xmlSetStructuredErrorFunc(&first, keep_first);
-	xmlDoc *doc = path ? xmlCtxtReadFile(ctxt, path, NULL, XML_OPTIONS)
-			   : xmlCtxtReadMemory(ctxt, buf, len, NULL, NULL, XML_OPTIONS);
+	xmlDoc *doc = !path ? xmlCtxtReadMemory(ctxt, buf, len, NULL, NULL, XML_OPTIONS)
+		      : strcmp(path, "-") == 0
+			      ? xmlCtxtReadFd(ctxt, STDIN_FILENO, NULL, NULL, XML_OPTIONS)
+			      : xmlCtxtReadFile(ctxt, path, NULL, XML_OPTIONS);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	if (!doc || !ctxt->wellFormed || first.seen) {
 		if (!first.seen)
@@ -113,8 +117,15 @@ static xmlDoc *load(const struct xsrc *s, const char *path, const char *buf, int
 	return doc;
 }
 
+const char *xml_origin_of(const char *path)
+{
+	return strcmp(path, "-") == 0 ? XML_STDIN_ORIGIN : path;
+}
+
 xmlDoc *xml_load_file(const struct xsrc *s, const char *path)
 {
+	if (strcmp(path, "-") == 0)
+		return load(s, path, NULL, 0);
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		xerr(s, NULL, "cannot read: %s", strerror(errno));

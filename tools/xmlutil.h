@@ -32,9 +32,13 @@ int xerr_at(struct diag *d, const char *origin, long line, const char *element, 
 	    ...) __attribute__((format(printf, 5, 6)));
 int xerr_plain(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Parses a file or a buffer; NULL with the parse error (file:line: message) in s->d. No
- * network access, no entity substitution, no DTD loading. Free with xmlFreeDoc. */
+/* Parses a file ("-": standard input) or a buffer; NULL with the parse error (file:line:
+ * message) in s->d. No network access, no entity substitution, no DTD loading. Free with
+ * xmlFreeDoc. */
 xmlDoc *xml_load_file(const struct xsrc *s, const char *path);
+/* How messages name a file given as `path`: itself, or XML_STDIN_ORIGIN for "-". */
+#define XML_STDIN_ORIGIN "(standard input)"
+const char *xml_origin_of(const char *path);
 xmlDoc *xml_load_memory(const struct xsrc *s, const char *buf, int len);
 
 /* The element's name as written (with its namespace prefix). */

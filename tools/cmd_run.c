@@ -33,7 +33,8 @@ static void usage(const char *cmd, FILE *out)
 		"options:\n"
 		"  -f, --format F     table (default), json, openmetrics or domstats\n"
 		"  -c, --connect URI  libvirt connection for <vm domain=NAME> (default: the\n"
-		"                     scenario's <libvirt>, else " VIRT_DEFAULT_URI ")\n"
+		"                     scenario's <libvirt>, else $LIBVIRT_DEFAULT_URI, else\n"
+		"                     " VIRT_DEFAULT_URI ")\n"
 		"  -s, --seed N       the scheduler's seed (default: the scenario's)\n"
 		"%s"
 		"  -h, --help         this text\n",

@@ -21,8 +21,9 @@ static void usage(FILE *out)
 	      "the PMU (version, counters, event filter built from <perf>), SPE, AMU, and the\n"
 	      "MPAM limits and monitors of <cputune> memorytune/cachetune.\n"
 	      "A file - is standard input. With no file, reads the domains of a libvirt\n"
-	      "connection (--connect, default " VIRT_DEFAULT_URI "; e.g.\n"
-	      "test:///ABS/PATH/examples/libvirt-test-node.xml).\n"
+	      "connection: --connect URI, else $LIBVIRT_DEFAULT_URI, else " VIRT_DEFAULT_URI
+	      "\n"
+	      "(e.g. test:///ABS/PATH/examples/libvirt-test-node.xml).\n"
 	      "Exit status 1 if any definition is refused (file:line: <element>: reason).\n"
 	      "\n"
 	      "options:\n"
@@ -246,7 +247,7 @@ int tool_vmconfig(int argc, char **argv)
 		for (unsigned i = 0; i < nfiles && !r; i++)
 			r = domxml_parse_file(argv[optind + i], &doms[n++], &d);
 	} else {
-		r = virt_load(uri ? uri : VIRT_DEFAULT_URI, names, nnames, doms, MAX_DOMAINS,
+		r = virt_load(uri ? uri : virt_default_uri(), names, nnames, doms, MAX_DOMAINS,
 			      &n, &d);
 	}
 	if (r) {

@@ -638,7 +638,7 @@ static int load_vms(const struct xsrc *s, const xmlNode *root, struct scenario *
 	if (connect)
 		snprintf(sc->connect, sizeof(sc->connect), "%s", connect);
 	else if (!sc->connect[0])
-		snprintf(sc->connect, sizeof(sc->connect), "%s", VIRT_DEFAULT_URI);
+		snprintf(sc->connect, sizeof(sc->connect), "%s", virt_default_uri());
 
 	for (unsigned i = 0; i < sc->nvms; i++) {
 		if (files[i][0]) {

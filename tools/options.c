@@ -93,8 +93,9 @@ int tool_getopt(const struct tool_options *o, int argc, char **argv)
 			size_t at = (size_t)snprintf(message, sizeof(message),
 						     "option '%s' is ambiguous (", name);
 			bool first = true;
+			size_t typed = strlen(name) - 2;
 			for (int i = 0; o->longopts[i].name && at < sizeof(message); i++) {
-				if (strncmp(o->longopts[i].name, name + 2, strlen(name + 2)))
+				if (strncmp(o->longopts[i].name, name + 2, typed) != 0)
 					continue;
 				at += (size_t)snprintf(message + at, sizeof(message) - at,
 						       "%s--%s", first ? "" : ", ",

@@ -12,8 +12,11 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "options.h"
 #include "tooltest.h"
 
 static const char *const commands[] = {"vm-config", "run",  "stats",
@@ -175,13 +178,68 @@ static void test_help(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* tool_getopt in this process, with options no command has yet: two that share a prefix. The
+ * last option's value (optarg is NULL once getopt_long has returned -1): */
+static const char *last_value;
+
+static int getopt_all(int argc, char **argv, char *err, size_t len)
+{
+	static const struct option opts[] = {{"profile", required_argument, NULL, 'p'},
+					     {"progress", no_argument, NULL, OPT_LONG_ONLY},
+					     {NULL, 0, NULL, 0}};
+	static const char *const hints[] = {"int, mem", NULL, NULL};
+	const struct tool_options o = {
+		.cmd = "probe", .shortopts = "p:", .longopts = opts, .hints = hints};
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	FILE *tmp = tmpfile();
+	assert_non_null(tmp);
+	dup2(fileno(tmp), STDERR_FILENO);
+	int c, last = 0;
+	optind = 1;
+	while ((c = tool_getopt(&o, argc, argv)) != -1 && c != '?') {
+		last = c;
+		last_value = optarg;
+	}
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	size_t n = fread(err, 1, len - 1, tmp);
+	err[n] = '\0';
+	fclose(tmp);
+	return c == '?' ? '?' : last;
+}
+
+static void test_getopt_in_process(void **state)
+{
+	(void)state;
+	char err[512];
+	char *ambiguous[] = {"probe", "--pro", NULL};
+	assert_int_equal(getopt_all(2, ambiguous, err, sizeof(err)), '?');
+	assert_string_equal(err,
+			    "perfvisor probe: option '--pro' is ambiguous (--profile, "
+			    "--progress)\nTry 'perfvisor probe --help' for its options.\n");
+	char *prefix[] = {"probe", "--prog", NULL};
+	assert_int_equal(getopt_all(2, prefix, err, sizeof(err)), OPT_LONG_ONLY);
+	assert_string_equal(err, "");
+	char *missing[] = {"probe", "--progress", "--profile", NULL};
+	assert_int_equal(getopt_all(3, missing, err, sizeof(err)), '?');
+	assert_non_null(strstr(err, "option '--profile' needs a value (int, mem)\n"));
+	char *value[] = {"probe", "--progress=1", NULL};
+	assert_int_equal(getopt_all(2, value, err, sizeof(err)), '?');
+	assert_non_null(strstr(err, "option '--progress' takes no value\n"));
+	char *given[] = {"probe", "-pmem", NULL};
+	assert_int_equal(getopt_all(2, given, err, sizeof(err)), 'p');
+	assert_string_equal(last_value, "mem");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_missing_value),
-		cmocka_unit_test(test_unknown_option),
-		cmocka_unit_test(test_option_after_file),
-		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_missing_value),     cmocka_unit_test(test_unknown_option),
+		cmocka_unit_test(test_option_after_file), cmocka_unit_test(test_help),
+		cmocka_unit_test(test_getopt_in_process),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,7 +43,12 @@ static void written_as(const struct tool_options *o, char **argv, int val, char 
 			return;
 		}
 	}
-	snprintf(buf, len, "-%c", val);
+	for (int i = 0; val >= OPT_LONG_ONLY && o->longopts[i].name; i++)
+		if (o->longopts[i].val == val) { /* no short form to show */
+			snprintf(buf, len, "--%s", o->longopts[i].name);
+			return;
+		}
+	snprintf(buf, len, "-%c", val > 0 && val < OPT_LONG_ONLY ? val : '?');
 }
 
 static const char *hint_of(const struct tool_options *o, int val)

@@ -5,12 +5,12 @@
  * model's ground truth (exit status 1 on a mismatch) and shows progress on a terminal;
  * `stats` prints the figures only, for the domains asked for.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "run.h"
 #include "tool.h"
 #include "virt.h"
@@ -27,13 +27,17 @@ static void usage(const char *cmd, FILE *out)
 	fprintf(out,
 		"usage: perfvisor %s [options] SCENARIO.xml\n"
 		"%s"
+		"A SCENARIO.xml of - is standard input; its relative <vm file> and test-node\n"
+		"paths are then relative to the current directory.\n"
+		"\n"
 		"options:\n"
-		"  --format F      table (default), json, openmetrics or domstats\n"
-		"  --connect URI   libvirt connection for <vm domain=NAME> (default: the "
-		"scenario's\n"
-		"                  <libvirt>, else " VIRT_DEFAULT_URI ")\n"
-		"  --seed N        the scheduler's seed (default: the scenario's)\n"
-		"%s",
+		"  -f, --format F     table (default), json, openmetrics or domstats\n"
+		"  -c, --connect URI  libvirt connection for <vm domain=NAME> (default: the\n"
+		"                     scenario's <libvirt>, else $LIBVIRT_DEFAULT_URI, else\n"
+		"                     " VIRT_DEFAULT_URI ")\n"
+		"  -s, --seed N       the scheduler's seed (default: the scenario's)\n"
+		"%s"
+		"  -h, --help         this text\n",
 		cmd,
 		run ? "Runs the scenario on the simulated machine, prints the per-VM figures "
 		      "and\n"
@@ -41,31 +45,58 @@ static void usage(const char *cmd, FILE *out)
 		      "mismatch).\n"
 		    : "Runs the scenario on the simulated machine and prints the per-VM "
 		      "figures.\n",
-		run ? "  --verify        print every figure next to its ground truth\n"
+		run ? "  -v, --verify       print every figure next to its ground truth\n"
 		      "  --progress, --no-progress\n"
-		      "                  progress on stderr (default: when stderr is a "
+		      "                     progress on stderr (default: when stderr is a "
 		      "terminal)\n"
-		    : "  --domain NAME   only this domain (repeatable)\n");
+		    : "  -d, --domain NAME  only this domain (repeatable)\n");
 }
+
+enum { OPT_PROGRESS = OPT_LONG_ONLY, OPT_NO_PROGRESS };
+
+static const char *const run_hints[] = {
+	"table, json, openmetrics, domstats",
+	"a libvirt URI",
+	"a number",
+	NULL,
+	NULL,
+	NULL,
+	NULL,
+};
+static const struct option run_opts[] = {{"format", required_argument, NULL, 'f'},
+					 {"connect", required_argument, NULL, 'c'},
+					 {"seed", required_argument, NULL, 's'},
+					 {"verify", no_argument, NULL, 'v'},
+					 {"progress", no_argument, NULL, OPT_PROGRESS},
+					 {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+					 {"help", no_argument, NULL, 'h'},
+					 {NULL, 0, NULL, 0}};
+static const char *const stats_hints[] = {
+	"table, json, openmetrics, domstats",
+	"a libvirt URI",
+	"a number",
+	"a domain name",
+	NULL,
+};
+static const struct option stats_opts[] = {
+	{"format", required_argument, NULL, 'f'}, {"connect", required_argument, NULL, 'c'},
+	{"seed", required_argument, NULL, 's'},   {"domain", required_argument, NULL, 'd'},
+	{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
 
 static int parse(int argc, char **argv, struct run_args *a)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"connect", required_argument, NULL, 'c'},
-					     {"seed", required_argument, NULL, 's'},
-					     {"domain", required_argument, NULL, 'd'},
-					     {"verify", no_argument, NULL, 'v'},
-					     {"progress", no_argument, NULL, 'p'},
-					     {"no-progress", no_argument, NULL, 'q'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
 	bool run = strcmp(a->cmd, "run") == 0;
-	int o;
+	const struct tool_options o = {
+		.cmd = a->cmd,
+		.shortopts = run ? "f:c:s:vh" : "f:c:s:d:h",
+		.longopts = run ? run_opts : stats_opts,
+		.hints = run ? run_hints : stats_hints,
+	};
+	int c;
 	optind = 1;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "f:c:s:d:vh", opts, NULL)) != -1) {
+	while ((c = tool_getopt(&o, argc, argv)) != -1) {
 		int fmt;
-		switch (o) {
+		switch (c) {
 		case 'f':
 			fmt = report_format_parse(optarg);
 			if (fmt < 0) {
@@ -82,46 +113,46 @@ static int parse(int argc, char **argv, struct run_args *a)
 			break;
 		case 's':
 			if (!parse_u64(optarg, true, &a->seed)) {
-				fprintf(stderr, "perfvisor %s: bad seed '%s'\n", a->cmd,
-					optarg);
+				fprintf(stderr, "perfvisor %s: bad seed '%s' (a number)\n",
+					a->cmd, optarg);
 				return 2;
 			}
 			a->seed_set = true;
 			break;
 		case 'd':
-			if (run || a->ndomains == SCEN_MAX_VMS)
-				goto bad;
+			if (a->ndomains == SCEN_MAX_VMS) {
+				fprintf(stderr, "perfvisor %s: more than %d --domain\n", a->cmd,
+					SCEN_MAX_VMS);
+				return 2;
+			}
 			a->domain[a->ndomains++] = optarg;
 			break;
 		case 'v':
-			if (!run)
-				goto bad;
 			a->all_checks = true;
 			break;
-		case 'p':
-		case 'q':
-			if (!run)
-				goto bad;
-			a->progress = o == 'p';
+		case OPT_PROGRESS:
+		case OPT_NO_PROGRESS:
+			a->progress = c == OPT_PROGRESS;
 			break;
 		case 'h':
 			usage(a->cmd, stdout);
 			return 0;
 		default:
-			goto bad;
+			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "perfvisor %s: expected one scenario file\n", a->cmd);
-		usage(a->cmd, stderr);
+		if (optind == argc)
+			fprintf(stderr, "perfvisor %s: no scenario file given\n", a->cmd);
+		else
+			fprintf(stderr,
+				"perfvisor %s: one scenario file only ('%s' and '%s')\n",
+				a->cmd, argv[optind], argv[optind + 1]);
+		fprintf(stderr, "Try 'perfvisor %s --help' for its options.\n", a->cmd);
 		return 2;
 	}
 	a->scenario = argv[optind];
 	return -1;
-bad:
-	fprintf(stderr, "perfvisor %s: bad option '%s'\n", a->cmd, argv[optind - 1]);
-	usage(a->cmd, stderr);
-	return 2;
 }
 
 /* Keeps the domains asked for, in the order asked; 0 or -1 (a name the scenario lacks). */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "perfvisor/spe_packet.h"
 #include "tool.h"
 
@@ -229,38 +230,44 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+enum { OPT_JSON = OPT_LONG_ONLY };
+
 int tool_spe_decode(int argc, char **argv)
 {
+	static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	const struct tool_options o = {.cmd = "spe-decode", .shortopts = "h", .longopts = opts};
 	bool json = false;
-	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+	int c;
+	optind = 1;
+	while ((c = tool_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			json = true;
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		}
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "perfvisor spe-decode: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "perfvisor spe-decode: one file only ('%s' and '%s')\n",
-				path, argv[i]);
+		default:
 			return 2;
 		}
 	}
-	if (!path) {
-		fputs("perfvisor spe-decode: no file given\n", stderr);
-		usage(stderr);
+	if (optind + 1 != argc) {
+		if (optind == argc)
+			fputs("perfvisor spe-decode: no file given\n", stderr);
+		else
+			fprintf(stderr, "perfvisor spe-decode: one file only ('%s' and '%s')\n",
+				argv[optind], argv[optind + 1]);
+		fputs("Try 'perfvisor spe-decode --help' for its options.\n", stderr);
 		return 2;
 	}
+	const char *path = argv[optind];
 	size_t len = 0;
 	uint8_t *buf = slurp(path, &len);
 	if (!buf) {
-		fprintf(stderr, "perfvisor spe-decode: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "perfvisor spe-decode: %s: %s\n", xml_origin_of(path),
+			strerror(errno));
 		return 1;
 	}
 	size_t pos = 0, records = 0;
@@ -285,8 +292,8 @@ int tool_spe_decode(int argc, char **argv)
 	free(buf);
 	if (res < 0) {
 		fflush(stdout);
-		fprintf(stderr, "perfvisor spe-decode: %s: offset 0x%zx: %s\n", path, pos,
-			pv_spe_strerror(res));
+		fprintf(stderr, "perfvisor spe-decode: %s: offset 0x%zx: %s\n",
+			xml_origin_of(path), pos, pv_spe_strerror(res));
 		return 1;
 	}
 	return 0;

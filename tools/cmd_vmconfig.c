@@ -3,12 +3,12 @@
  * `perfvisor vm-config`: reads libvirt domain definitions (XML files, or the domains of a
  * libvirt connection) and prints what each element became in perfvisor's configuration.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "domxml.h"
+#include "options.h"
 #include "tool.h"
 #include "virt.h"
 
@@ -16,14 +16,20 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: perfvisor vm-config [--connect URI] [--domain NAME]... [DOMAIN.xml...]\n"
+	fputs("usage: perfvisor vm-config [options] [DOMAIN.xml...]\n"
 	      "Reads libvirt domain XML and prints what each element becomes: vCPUs and pins,\n"
 	      "the PMU (version, counters, event filter built from <perf>), SPE, AMU, and the\n"
 	      "MPAM limits and monitors of <cputune> memorytune/cachetune.\n"
-	      "With no file, reads the domains of a libvirt connection (--connect, "
-	      "default\n" VIRT_DEFAULT_URI
-	      "; e.g. test:///ABS/PATH/examples/libvirt-test-node.xml).\n"
-	      "Exit status 1 if any definition is refused (file:line: <element>: reason).\n",
+	      "A file - is standard input. With no file, reads the domains of a libvirt\n"
+	      "connection: --connect URI, else $LIBVIRT_DEFAULT_URI, else " VIRT_DEFAULT_URI
+	      "\n"
+	      "(e.g. test:///ABS/PATH/examples/libvirt-test-node.xml).\n"
+	      "Exit status 1 if any definition is refused (file:line: <element>: reason).\n"
+	      "\n"
+	      "options:\n"
+	      "  -c, --connect URI  read the domains of this libvirt connection\n"
+	      "  -d, --domain NAME  only this domain of the connection (repeatable)\n"
+	      "  -h, --help         this text\n",
 	      out);
 }
 
@@ -180,14 +186,16 @@ int tool_vmconfig(int argc, char **argv)
 					     {"domain", required_argument, NULL, 'd'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
+	static const char *const hints[] = {"a libvirt URI", "a domain name", NULL, NULL};
+	const struct tool_options o = {
+		.cmd = "vm-config", .shortopts = "c:d:h", .longopts = opts, .hints = hints};
 	const char *uri = NULL;
 	const char *names[MAX_DOMAINS];
 	unsigned nnames = 0;
-	int o;
+	int c;
 	optind = 1;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "c:d:h", opts, NULL)) != -1) {
-		switch (o) {
+	while ((c = tool_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
 		case 'c':
 			uri = optarg;
 			break;
@@ -203,16 +211,23 @@ int tool_vmconfig(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "perfvisor vm-config: bad option '%s'\n",
-				argv[optind - 1]);
-			usage(stderr);
 			return 2;
 		}
 	}
 	unsigned nfiles = (unsigned)(argc - optind);
 	if (nfiles && (uri || nnames)) {
 		fputs("perfvisor vm-config: give domain files or --connect/--domain, not "
-		      "both\n",
+		      "both\n"
+		      "Try 'perfvisor vm-config --help' for its options.\n",
+		      stderr);
+		return 2;
+	}
+	unsigned stdin_uses = 0;
+	for (int i = optind; i < argc; i++)
+		stdin_uses += strcmp(argv[i], "-") == 0;
+	if (stdin_uses > 1) {
+		fputs("perfvisor vm-config: '-' given twice: standard input can be read once\n"
+		      "Try 'perfvisor vm-config --help' for its options.\n",
 		      stderr);
 		return 2;
 	}
@@ -232,7 +247,7 @@ int tool_vmconfig(int argc, char **argv)
 		for (unsigned i = 0; i < nfiles && !r; i++)
 			r = domxml_parse_file(argv[optind + i], &doms[n++], &d);
 	} else {
-		r = virt_load(uri ? uri : VIRT_DEFAULT_URI, names, nnames, doms, MAX_DOMAINS,
+		r = virt_load(uri ? uri : virt_default_uri(), names, nnames, doms, MAX_DOMAINS,
 			      &n, &d);
 	}
 	if (r) {

@@ -9,27 +9,33 @@
  * traffic the model saw, then every figure next to the ground truth the machine model kept
  * (exit status 1 on any difference).
  */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "tool.h"
 
 #define DEMO_SCENARIO "demo/scenario.xml"
 
 static void usage(FILE *out)
 {
-	fputs("usage: perfvisor demo [--seed N] [--format F] [--examples DIR]\n"
+	fputs("usage: perfvisor demo [options]\n"
 	      "Runs the bundled example (DIR/" DEMO_SCENARIO ", DIR = the examples/ folder of\n"
 	      "the source tree) on the simulated machine: four VMs from libvirt domain XML, "
 	      "their\n"
 	      "per-VM figures (PMU, AMU, SPE, memory bandwidth under MPAM), and each figure "
 	      "next to\n"
 	      "the machine's ground truth.\n"
-	      "Exit status 1 if any figure differs from the truth.\n",
+	      "Exit status 1 if any figure differs from the truth.\n"
+	      "\n"
+	      "options:\n"
+	      "  -s, --seed N        the scheduler's seed (default: the scenario's)\n"
+	      "  -f, --format F      table (default), json, openmetrics or domstats\n"
+	      "  -e, --examples DIR  the examples/ folder (default: found next to the tool)\n"
+	      "  -h, --help          this text\n",
 	      out);
 }
 
@@ -68,21 +74,25 @@ int tool_demo(int argc, char **argv)
 					     {"examples", required_argument, NULL, 'e'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
+	static const char *const hints[] = {"a number", "table, json, openmetrics, domstats",
+					    "a directory", NULL, NULL};
+	const struct tool_options o = {
+		.cmd = "demo", .shortopts = "s:f:e:h", .longopts = opts, .hints = hints};
 	struct run_args a = {.cmd = "demo",
 			     .fmt = FMT_TABLE,
 			     .progress = -1,
 			     .verify = true,
 			     .all_checks = true};
 	const char *dir = NULL;
-	int o;
+	int c;
 	optind = 1;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "s:f:e:h", opts, NULL)) != -1) {
+	while ((c = tool_getopt(&o, argc, argv)) != -1) {
 		int fmt;
-		switch (o) {
+		switch (c) {
 		case 's':
 			if (!parse_u64(optarg, true, &a.seed)) {
-				fprintf(stderr, "perfvisor demo: bad seed '%s'\n", optarg);
+				fprintf(stderr, "perfvisor demo: bad seed '%s' (a number)\n",
+					optarg);
 				return 2;
 			}
 			a.seed_set = true;
@@ -90,7 +100,9 @@ int tool_demo(int argc, char **argv)
 		case 'f':
 			fmt = report_format_parse(optarg);
 			if (fmt < 0) {
-				fprintf(stderr, "perfvisor demo: unknown format '%s'\n",
+				fprintf(stderr,
+					"perfvisor demo: unknown format '%s' (table, json, "
+					"openmetrics, domstats)\n",
 					optarg);
 				return 2;
 			}
@@ -103,14 +115,12 @@ int tool_demo(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "perfvisor demo: bad option '%s'\n", argv[optind - 1]);
-			usage(stderr);
 			return 2;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "perfvisor demo: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+		fputs("Try 'perfvisor demo --help' for its options.\n", stderr);
 		return 2;
 	}
 	char scenario[PATH_MAX + 32];

@@ -134,10 +134,11 @@ static int vcpus_attr(const struct xsrc *s, const xmlNode *n, const char *name, 
 	char *v = xml_attr(n, name);
 	if (!v)
 		return required ? xerr(s, n, "missing attribute '%s'", name) : 0;
-	int r = cpuset_parse(v, DOM_MAX_VCPUS, out)
+	char why[160];
+	int r = cpuset_parse(v, DOM_MAX_VCPUS, out, why, sizeof(why))
 			? 1
-			: xerr(s, n, "%s='%s' is not a set of vCPUs (0..%d), e.g. '0-1,3'",
-			       name, v, DOM_MAX_VCPUS - 1);
+			: xerr(s, n, "%s='%s' is not a set of vCPUs (0..%d, e.g. '0-1,3'): %s",
+			       name, v, DOM_MAX_VCPUS - 1, why);
 	xmlFree(v);
 	return r;
 }
@@ -152,8 +153,11 @@ static int parse_vcpupin(const struct xsrc *s, const xmlNode *n, struct domain *
 			    dom->pin_line[vcpu]);
 	char *v = xml_attr(n, "cpuset");
 	uint64_t set = 0;
-	bool ok = v && cpuset_parse(v, 64, &set);
-	int r = ok ? 0 : xerr(s, n, "cpuset='%s' is not a set of host CPUs", v ? v : "");
+	char why[160] = "missing";
+	bool ok = v && cpuset_parse(v, 64, &set, why, sizeof(why));
+	int r = ok ? 0
+		   : xerr(s, n, "cpuset='%s' is not a set of host CPUs (0..63): %s", v ? v : "",
+			  why);
 	if (v)
 		xmlFree(v);
 	if (r)
@@ -716,7 +720,7 @@ static int finish(struct domain *dom, int r)
 
 int domxml_parse_file(const char *path, struct domain *dom, struct diag *d)
 {
-	begin(dom, path);
+	begin(dom, xml_origin_of(path));
 	struct xsrc s = {.origin = dom->origin, .d = d};
 	xmlDoc *doc = xml_load_file(&s, path);
 	return finish(dom, doc ? parse_doc(doc, &s, dom) : -1);

@@ -154,7 +154,8 @@ struct domain {
 	char warn[DOM_MAX_WARN][512];
 };
 
-/* Readers. `origin` names the source in messages. 0, or -1 with the error in *d. */
+/* Readers: a file (path "-": standard input, named XML_STDIN_ORIGIN in messages), or a buffer
+ * whose `origin` names it in messages. 0, or -1 with the error in *d. */
 int domxml_parse_file(const char *path, struct domain *dom, struct diag *d);
 int domxml_parse_memory(const char *xml, const char *origin, struct domain *dom,
 			struct diag *d);

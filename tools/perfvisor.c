@@ -4,7 +4,8 @@
  *
  *   perfvisor <command> [options]
  *
- * Exit status: 0 success, 1 the command failed, 2 bad usage (unknown command or option).
+ * Exit status: 0 success, 1 the command failed, 2 bad usage (an unknown command or option, a
+ * missing value: tools/options.c words these alike for every command).
  * Each subcommand receives its own name as argv[0] and its options after it.
  */
 #include <stdio.h>

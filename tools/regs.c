@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "options.h"
 #include "perfvisor/trap.h"
 #include "tool.h"
 
@@ -391,50 +392,54 @@ static void print_markdown(const struct pv_reg_desc *table, size_t count)
 
 static void regs_usage(FILE *out)
 {
-	fputs("usage: perfvisor regs [--format text|markdown]\n"
+	fputs("usage: perfvisor regs [options]\n"
 	      "Prints the system registers perfvisor traps: encoding, owning module, access,\n"
-	      "the feature and version that bring the register, and what a guest sees.\n",
+	      "the feature and version that bring the register, and what a guest sees.\n"
+	      "\n"
+	      "options:\n"
+	      "  -f, --format F  text (default) or markdown\n"
+	      "  -h, --help      this text\n",
 	      out);
 }
 
 int tool_regs(int argc, char **argv)
 {
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	static const char *const hints[] = {"text, markdown", NULL, NULL};
+	const struct tool_options o = {
+		.cmd = "regs", .shortopts = "f:h", .longopts = opts, .hints = hints};
 	enum { FORMAT_TEXT, FORMAT_MARKDOWN } format = FORMAT_TEXT;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *value = NULL;
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			regs_usage(stdout);
-			return 0;
-		}
-		if (strcmp(arg, "--format") == 0) {
-			if (i + 1 >= argc) {
+	int c;
+	optind = 1;
+	while ((c = tool_getopt(&o, argc, argv)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0) {
+				format = FORMAT_TEXT;
+			} else if (strcmp(optarg, "markdown") == 0 ||
+				   strcmp(optarg, "md") == 0) {
+				format = FORMAT_MARKDOWN;
+			} else {
 				fprintf(stderr,
-					"perfvisor regs: --format needs a value (text or "
-					"markdown)\n");
-				regs_usage(stderr);
+					"perfvisor regs: unknown format '%s' (text, "
+					"markdown)\n",
+					optarg);
 				return 2;
 			}
-			value = argv[++i];
-		} else if (strncmp(arg, "--format=", 9) == 0) {
-			value = arg + 9;
-		} else {
-			fprintf(stderr, "perfvisor regs: unknown %s '%s'\n",
-				arg[0] == '-' ? "option" : "argument", arg);
-			regs_usage(stderr);
+			break;
+		case 'h':
+			regs_usage(stdout);
+			return 0;
+		default:
 			return 2;
 		}
-		if (strcmp(value, "text") == 0) {
-			format = FORMAT_TEXT;
-		} else if (strcmp(value, "markdown") == 0 || strcmp(value, "md") == 0) {
-			format = FORMAT_MARKDOWN;
-		} else {
-			fprintf(stderr,
-				"perfvisor regs: unknown format '%s' (text or markdown)\n",
-				value);
-			regs_usage(stderr);
-			return 2;
-		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "perfvisor regs: unexpected argument '%s'\n", argv[optind]);
+		fputs("Try 'perfvisor regs --help' for its options.\n", stderr);
+		return 2;
 	}
 
 	size_t count = 0;

@@ -170,11 +170,12 @@ static int parse_node(const struct xsrc *s, const xmlNode *c, struct scenario *s
 				    nd->id, sc->node[k].line);
 	char *cpus = xml_attr(c, "cpus");
 	if (cpus) {
-		bool ok = cpuset_parse(cpus, sc->cpus, &nd->cpus);
+		char why[160];
+		bool ok = cpuset_parse(cpus, sc->cpus, &nd->cpus, why, sizeof(why));
 		int r = ok ? 0
 			   : xerr(s, c,
-				  "cpus='%s' is not a set of this machine's pCPUs (0..%u)",
-				  cpus, sc->cpus - 1);
+				  "cpus='%s' is not a set of this machine's pCPUs (0..%u): %s",
+				  cpus, sc->cpus - 1, why);
 		xmlFree(cpus);
 		if (r)
 			return r;
@@ -637,7 +638,7 @@ static int load_vms(const struct xsrc *s, const xmlNode *root, struct scenario *
 	if (connect)
 		snprintf(sc->connect, sizeof(sc->connect), "%s", connect);
 	else if (!sc->connect[0])
-		snprintf(sc->connect, sizeof(sc->connect), "%s", VIRT_DEFAULT_URI);
+		snprintf(sc->connect, sizeof(sc->connect), "%s", virt_default_uri());
 
 	for (unsigned i = 0; i < sc->nvms; i++) {
 		if (files[i][0]) {
@@ -690,7 +691,8 @@ static int parse_root(const struct xsrc *s, const xmlNode *root, struct scenario
 int scenario_load(const char *path, const char *connect, struct scenario *sc, struct diag *d)
 {
 	memset(sc, 0, sizeof(*sc));
-	snprintf(sc->path, sizeof(sc->path), "%s", path);
+	/* From standard input, relative file names are relative to the current directory. */
+	snprintf(sc->path, sizeof(sc->path), "%s", xml_origin_of(path));
 	sc->cpus = 1;
 	sc->mhz = 2000;
 	sc->pmu_version = PV_PMUVER_V3P5;
@@ -708,7 +710,7 @@ int scenario_load(const char *path, const char *connect, struct scenario *sc, st
 		xmlFreeDoc(doc);
 	if (r) {
 		memset(sc, 0, sizeof(*sc));
-		snprintf(sc->path, sizeof(sc->path), "%s", path);
+		snprintf(sc->path, sizeof(sc->path), "%s", xml_origin_of(path));
 	}
 	return r;
 }

@@ -104,8 +104,9 @@ struct scenario {
 	struct scen_vm vm[SCEN_MAX_VMS];
 };
 
-/* Reads a scenario and every domain it names. `connect`, if not NULL, overrides the
- * scenario's <libvirt> source. Checks everything that does not need the machine model
+/* Reads a scenario (path "-": standard input, its relative file names then relative to the
+ * current directory) and every domain it names. `connect`, if not NULL, overrides the
+ * scenario's <libvirt> source; with neither, virt_default_uri(). Checks everything that does not need the machine model
  * (names unique, pins and memory nodes exist, PARTIDs suffice). 0, or -1 with the error. */
 int scenario_load(const char *path, const char *connect, struct scenario *sc, struct diag *d);
 

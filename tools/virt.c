@@ -25,6 +25,12 @@ static void silent(void *ctx, const char *msg, ...)
 	(void)msg;
 }
 
+const char *virt_default_uri(void)
+{
+	const char *env = getenv("LIBVIRT_DEFAULT_URI");
+	return env && *env ? env : VIRT_DEFAULT_URI;
+}
+
 static const char *last_error(void)
 {
 	static char buf[256];

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 
@@ -85,6 +86,7 @@ static void keep_first(void *data, xmlErrorPtr e)
 		f->msg[--n] = '\0';
 }
 
+/* One of: a file (path), standard input (path "-"), or a buffer. */
 static xmlDoc *load(const struct xsrc *s, const char *path, const char *buf, int len)
 {
 	xmlParserCtxt *ctxt = xmlNewParserCtxt();
@@ -94,8 +96,10 @@ static xmlDoc *load(const struct xsrc *s, const char *path, const char *buf, int
 	}
 	struct first_error first = {0};
 	xmlSetStructuredErrorFunc(&first, keep_first);
-	xmlDoc *doc = path ? xmlCtxtReadFile(ctxt, path, NULL, XML_OPTIONS)
-			   : xmlCtxtReadMemory(ctxt, buf, len, NULL, NULL, XML_OPTIONS);
+	xmlDoc *doc = !path ? xmlCtxtReadMemory(ctxt, buf, len, NULL, NULL, XML_OPTIONS)
+		      : strcmp(path, "-") == 0
+			      ? xmlCtxtReadFd(ctxt, STDIN_FILENO, NULL, NULL, XML_OPTIONS)
+			      : xmlCtxtReadFile(ctxt, path, NULL, XML_OPTIONS);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	if (!doc || !ctxt->wellFormed || first.seen) {
 		if (!first.seen)
@@ -113,8 +117,15 @@ static xmlDoc *load(const struct xsrc *s, const char *path, const char *buf, int
 	return doc;
 }
 
+const char *xml_origin_of(const char *path)
+{
+	return strcmp(path, "-") == 0 ? XML_STDIN_ORIGIN : path;
+}
+
 xmlDoc *xml_load_file(const struct xsrc *s, const char *path)
 {
+	if (strcmp(path, "-") == 0)
+		return load(s, path, NULL, 0);
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		xerr(s, NULL, "cannot read: %s", strerror(errno));
@@ -299,44 +310,109 @@ int xml_text(const struct xsrc *s, const xmlNode *n, char *buf, size_t len)
 
 /* ---- cpusets ---------------------------------------------------------------------------- */
 
-bool cpuset_parse(const char *str, unsigned limit, uint64_t *out)
+/* libvirt numbers CPUs below VIR_DOMAIN_CPUMASK_LEN and refuses any number from there, in a
+ * set entry and in an exclusion alike. */
+#define CPUSET_LIBVIRT_BITS 16384
+
+/* The blanks libvirt skips (C-locale isspace). */
+static const char *cpuset_skip_blanks(const char *p)
 {
-	uint64_t set = 0, neg = 0;
-	const char *p = str;
-	if (!p || !*p)
-		return false;
-	for (;;) {
-		bool exclude = *p == '^';
-		if (exclude)
-			p++;
-		char *end;
-		if (*p < '0' || *p > '9')
-			return false;
-		unsigned long a = strtoul(p, &end, 10), b = a;
-		p = end;
-		if (*p == '-' && !exclude) {
-			p++;
-			if (*p < '0' || *p > '9')
-				return false;
-			b = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (a > b || b >= limit || b >= 64)
-			return false;
-		for (unsigned long i = a; i <= b; i++) {
-			if (exclude)
-				neg |= UINT64_C(1) << i;
-			else
-				set |= UINT64_C(1) << i;
-		}
-		if (*p == '\0')
-			break;
-		if (*p != ',')
-			return false;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\v' || *p == '\f' || *p == '\r')
 		p++;
+	return p;
+}
+
+/* Decimal digits at p: their end, or NULL if p holds none. The value saturates, so a number
+ * too long for any type is still "too large". */
+static const char *cpuset_number(const char *p, unsigned long *value)
+{
+	if (*p < '0' || *p > '9')
+		return NULL;
+	unsigned long v = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v < CPUSET_LIBVIRT_BITS ? v * 10 + (unsigned long)(*p - '0') : v;
+	*value = v;
+	return p;
+}
+
+static bool cpuset_fail(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool cpuset_fail(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (why && len)
+		vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool cpuset_parse(const char *str, unsigned limit, uint64_t *out, char *why, size_t len)
+{
+	/* Every number libvirt accepts, so that a bit set and then excluded again is exactly as
+	 * libvirt leaves it, whatever the limit. */
+	uint64_t bits[CPUSET_LIBVIRT_BITS / 64] = {0};
+	const char *p = cpuset_skip_blanks(str ? str : "");
+	if (limit > 64)
+		limit = 64;
+	if (!*p)
+		return cpuset_fail(why, len, "it is empty");
+	while (*p) {
+		const char *entry = p;
+		bool exclude = *p == '^';
+		unsigned long first, last;
+		const char *end = cpuset_number(p + exclude, &first);
+		if (!end)
+			return cpuset_fail(why, len, "expected %sa number at '%s'",
+					   exclude ? "" : "'^' or ", entry);
+		last = first;
+		p = cpuset_skip_blanks(end);
+		if (*p == '-') {
+			if (exclude)
+				return cpuset_fail(
+					why, len,
+					"'^%lu-': an exclusion takes one number, not a "
+					"range",
+					first);
+			p = cpuset_skip_blanks(p + 1);
+			/* libvirt reads a range's end with strtol, which takes a '+'. */
+			end = cpuset_number(p + (*p == '+'), &last);
+			if (!end)
+				return cpuset_fail(why, len, "the range '%lu-' has no end",
+						   first);
+			if (last < first)
+				return cpuset_fail(why, len,
+						   "the range %lu-%lu ends before it starts",
+						   first, last);
+			p = cpuset_skip_blanks(end);
+		}
+		if (last >= CPUSET_LIBVIRT_BITS)
+			return cpuset_fail(why, len,
+					   "%lu is above %d, the largest number libvirt "
+					   "accepts",
+					   last, CPUSET_LIBVIRT_BITS - 1);
+		for (unsigned long i = first; i <= last; i++) {
+			if (exclude)
+				bits[i / 64] &= ~(UINT64_C(1) << (i % 64));
+			else
+				bits[i / 64] |= UINT64_C(1) << (i % 64);
+		}
+		if (*p == ',')
+			p = cpuset_skip_blanks(p + 1); /* a trailing comma ends the set */
+		else if (*p)
+			return cpuset_fail(why, len,
+					   "unexpected '%s' (entries are separated by "
+					   "commas)",
+					   p);
 	}
-	*out = set & ~neg;
-	return *out != 0;
+	for (unsigned i = limit; i < CPUSET_LIBVIRT_BITS; i++)
+		if (bits[i / 64] >> (i % 64) & 1)
+			return cpuset_fail(why, len, "%u is out of range (0..%u)", i,
+					   limit - 1);
+	if (!bits[0])
+		return cpuset_fail(why, len, "it leaves no CPU in the set");
+	*out = bits[0];
+	return true;
 }
 
 void cpuset_format(uint64_t set, char *buf, size_t len)

@@ -32,9 +32,13 @@ int xerr_at(struct diag *d, const char *origin, long line, const char *element, 
 	    ...) __attribute__((format(printf, 5, 6)));
 int xerr_plain(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Parses a file or a buffer; NULL with the parse error (file:line: message) in s->d. No
- * network access, no entity substitution, no DTD loading. Free with xmlFreeDoc. */
+/* Parses a file ("-": standard input) or a buffer; NULL with the parse error (file:line:
+ * message) in s->d. No network access, no entity substitution, no DTD loading. Free with
+ * xmlFreeDoc. */
 xmlDoc *xml_load_file(const struct xsrc *s, const char *path);
+/* How messages name a file given as `path`: itself, or XML_STDIN_ORIGIN for "-". */
+#define XML_STDIN_ORIGIN "(standard input)"
+const char *xml_origin_of(const char *path);
 xmlDoc *xml_load_memory(const struct xsrc *s, const char *buf, int len);
 
 /* The element's name as written (with its namespace prefix). */
@@ -68,8 +72,13 @@ int xml_text(const struct xsrc *s, const xmlNode *n, char *buf, size_t len);
 /* Parses an unsigned decimal (or 0x hex when `hex`) integer filling the whole string. */
 bool parse_u64(const char *str, bool hex, uint64_t *out);
 
-/* libvirt cpuset syntax: "0-3,^2,5". Bits above `limit` are an error. */
-bool cpuset_parse(const char *str, unsigned limit, uint64_t *out);
+/* libvirt's cpuset syntax, read as libvirt's virBitmapParse reads the domain XML's cpuset and
+ * vcpus attributes: comma-separated entries N, N-M or ^N, applied left to right (^N removes N
+ * from what the entries before it set: "0-3,^2" is 0-1,3 but "^1,0-1" is 0-1), blanks allowed
+ * around numbers, '-' and ',', a trailing comma allowed, numbers up to 16383. perfvisor also
+ * wants a set that is not empty and lies below `limit` (at most 64). false with the reason in
+ * `why` (e.g. "the range 3-1 ends before it starts"). */
+bool cpuset_parse(const char *str, unsigned limit, uint64_t *out, char *why, size_t len);
 /* Canonical text of a set ("0-1,3"), "" for the empty set. */
 void cpuset_format(uint64_t set, char *buf, size_t len);
 

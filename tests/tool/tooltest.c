@@ -79,11 +79,14 @@ struct cmd_result tt_run(const char *cmd, const char *input)
 	unsigned k = seq++;
 	snprintf(out, sizeof(out), TMP_DIR "/%d-%u.out", (int)getpid(), k);
 	snprintf(err, sizeof(err), TMP_DIR "/%d-%u.err", (int)getpid(), k);
-	size_t len = strlen(cmd) + 3 * 256 + 32;
+	size_t len = strlen(cmd) + 3 * 256 + 64;
 	char *full = malloc(len);
 	if (!full)
 		abort();
-	snprintf(full, len, "( %s ) <%s >%s 2>%s", cmd, in, out, err);
+	/* The caller's LIBVIRT_DEFAULT_URI would change the tool's default connection under the
+	 * tests; those that want one set it themselves. */
+	snprintf(full, len, "( unset LIBVIRT_DEFAULT_URI; %s ) <%s >%s 2>%s", cmd, in, out,
+		 err);
 	int st = system(full);
 	free(full);
 	struct cmd_result r = {

@@ -25,7 +25,7 @@ struct cmd_result {
 	char *err;  /* stderr */
 };
 
-/* Runs `cmd` with /bin/sh, stdin from `input` (NULL: empty). */
+/* Runs `cmd` with /bin/sh, stdin from `input` (NULL: empty), LIBVIRT_DEFAULT_URI unset. */
 struct cmd_result tt_run(const char *cmd, const char *input);
 void tt_free(struct cmd_result *r);
 

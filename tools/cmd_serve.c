@@ -12,7 +12,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -24,6 +23,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "records_expo.h"
 #include "tool.h"
 
@@ -37,22 +37,23 @@ struct serve {
 
 static void serve_usage(FILE *out)
 {
-	fputs("usage: perfvisor serve [--listen ADDR:PORT] [--input FILE|-|unix:PATH] "
-	      "[--echo]\n"
+	fputs("usage: perfvisor serve [options]\n"
 	      "\n"
-	      "Serves the live figures records a hypervisor writes on its console "
-	      "(records_ms=N\n"
-	      "for perfvisor's hypervisor) as metrics at http://ADDR:PORT/metrics.\n"
+	      "Serves the live figures records a hypervisor writes on its console\n"
+	      "(records_ms=N for perfvisor's hypervisor) as metrics at "
+	      "http://ADDR:PORT/metrics:\n"
+	      "the Prometheus text format 0.0.4, or OpenMetrics 1.0.0 when the Accept header "
+	      "asks.\n"
 	      "\n"
-	      "  --listen ADDR:PORT  IPv4 address and port to listen on "
-	      "(default " SERVE_DEFAULT_LISTEN ";\n"
-	      "                      port 0: any free one, printed on stderr)\n"
-	      "  --input SOURCE      the console: a file, - (stdin, the default) or unix:PATH "
-	      "(a\n"
-	      "                      Unix socket to connect to, e.g. QEMU's -serial "
-	      "unix:PATH,server)\n"
-	      "  --echo              copy the console's other lines to stdout\n"
-	      "  -h, --help          this text\n",
+	      "  -l, --listen ADDR:PORT  IPv4 address and port (default " SERVE_DEFAULT_LISTEN
+	      "; port 0:\n"
+	      "                          a free one, printed on stderr)\n"
+	      "  -i, --input SOURCE      the console: a file, - (standard input, the default) "
+	      "or\n"
+	      "                          unix:PATH (a Unix socket, e.g. QEMU's -serial\n"
+	      "                          unix:PATH,server)\n"
+	      "  -e, --echo              copy the console's other lines to stdout\n"
+	      "  -h, --help              this text\n",
 	      out);
 }
 
@@ -212,12 +213,15 @@ int tool_serve(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const char *const hints[] = {"IPV4-ADDRESS:PORT", "a file, - or unix:PATH", NULL,
+					    NULL, NULL};
+	const struct tool_options o = {
+		.cmd = "serve", .shortopts = "l:i:eh", .longopts = opts, .hints = hints};
 	const char *listen = SERVE_DEFAULT_LISTEN, *input = "-";
 	bool echo = false;
 	int c;
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":hl:i:e", opts, NULL)) != -1) {
+	while ((c = tool_getopt(&o, argc, argv)) != -1) {
 		switch (c) {
 		case 'l':
 			listen = optarg;
@@ -231,19 +235,13 @@ int tool_serve(int argc, char **argv)
 		case 'h':
 			serve_usage(stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, "perfvisor serve: option '%s' needs a value\n",
-				argv[optind - 1]);
-			return 2;
 		default:
-			fprintf(stderr, "perfvisor serve: unknown option '%s'\n",
-				argv[optind - 1]);
-			serve_usage(stderr);
 			return 2;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "perfvisor serve: unexpected argument '%s'\n", argv[optind]);
+		fputs("Try 'perfvisor serve --help' for its options.\n", stderr);
 		return 2;
 	}
 	struct sockaddr_in sa;

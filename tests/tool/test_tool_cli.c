@@ -19,8 +19,8 @@
 #include "options.h"
 #include "tooltest.h"
 
-static const char *const commands[] = {"vm-config", "run",  "stats",
-				       "demo",      "regs", "spe-decode"};
+static const char *const commands[] = {"vm-config", "run",        "stats", "demo",
+				       "regs",      "spe-decode", "serve"};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* `perfvisor ARGS` is a usage error whose first line on stderr is `message`. */
@@ -112,6 +112,14 @@ static void test_unknown_option(void **state)
 					      "and 'b.xml')");
 	bad += usage_error("regs extra", "perfvisor regs: unexpected argument 'extra'");
 	bad += usage_error("spe-decode", "perfvisor spe-decode: no file given");
+	bad += usage_error("serve --listen", "perfvisor serve: option '--listen' needs a value "
+					     "(IPV4-ADDRESS:PORT)");
+	bad += usage_error("serve --listen 1.2.3:99",
+			   "perfvisor serve: --listen '1.2.3:99' is not IPV4-ADDRESS:PORT");
+	bad += usage_error(
+		"serve --listen 127.0.0.1:65536",
+		"perfvisor serve: --listen '127.0.0.1:65536' is not IPV4-ADDRESS:PORT");
+	bad += usage_error("serve extra", "perfvisor serve: unexpected argument 'extra'");
 	assert_int_equal(bad, 0);
 }
 
@@ -143,6 +151,7 @@ static const struct {
 	{"demo", {"-s, --seed N", "-f, --format F", "-e, --examples DIR", "-h, --help"}},
 	{"regs", {"-f, --format F", "-h, --help"}},
 	{"spe-decode", {"--json", "-h, --help"}},
+	{"serve", {"-l, --listen ADDR:PORT", "-i, --input SOURCE", "-e, --echo", "-h, --help"}},
 };
 
 static void test_help(void **state)

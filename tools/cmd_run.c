@@ -31,7 +31,8 @@ static void usage(const char *cmd, FILE *out)
 		"paths are then relative to the current directory.\n"
 		"\n"
 		"options:\n"
-		"  -f, --format F     table (default), json, openmetrics or domstats\n"
+		"  -f, --format F     table (default), json, openmetrics, prometheus or "
+		"domstats\n"
 		"  -c, --connect URI  libvirt connection for <vm domain=NAME> (default: the\n"
 		"                     scenario's <libvirt>, else $LIBVIRT_DEFAULT_URI, else\n"
 		"                     " VIRT_DEFAULT_URI ")\n"
@@ -55,7 +56,7 @@ static void usage(const char *cmd, FILE *out)
 enum { OPT_PROGRESS = OPT_LONG_ONLY, OPT_NO_PROGRESS };
 
 static const char *const run_hints[] = {
-	"table, json, openmetrics, domstats",
+	"table, json, openmetrics, prometheus, domstats",
 	"a libvirt URI",
 	"a number",
 	NULL,
@@ -72,7 +73,7 @@ static const struct option run_opts[] = {{"format", required_argument, NULL, 'f'
 					 {"help", no_argument, NULL, 'h'},
 					 {NULL, 0, NULL, 0}};
 static const char *const stats_hints[] = {
-	"table, json, openmetrics, domstats",
+	"table, json, openmetrics, prometheus, domstats",
 	"a libvirt URI",
 	"a number",
 	"a domain name",
@@ -102,7 +103,7 @@ static int parse(int argc, char **argv, struct run_args *a)
 			if (fmt < 0) {
 				fprintf(stderr,
 					"perfvisor %s: unknown format '%s' (table, json, "
-					"openmetrics, domstats)\n",
+					"openmetrics, prometheus, domstats)\n",
 					a->cmd, optarg);
 				return 2;
 			}

@@ -33,7 +33,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -s, --seed N        the scheduler's seed (default: the scenario's)\n"
-	      "  -f, --format F      table (default), json, openmetrics or domstats\n"
+	      "  -f, --format F      table (default), json, openmetrics, prometheus or "
+	      "domstats\n"
 	      "  -e, --examples DIR  the examples/ folder (default: found next to the tool)\n"
 	      "  -h, --help          this text\n",
 	      out);
@@ -74,7 +75,8 @@ int tool_demo(int argc, char **argv)
 					     {"examples", required_argument, NULL, 'e'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	static const char *const hints[] = {"a number", "table, json, openmetrics, domstats",
+	static const char *const hints[] = {"a number",
+					    "table, json, openmetrics, prometheus, domstats",
 					    "a directory", NULL, NULL};
 	const struct tool_options o = {
 		.cmd = "demo", .shortopts = "s:f:e:h", .longopts = opts, .hints = hints};
@@ -102,7 +104,7 @@ int tool_demo(int argc, char **argv)
 			if (fmt < 0) {
 				fprintf(stderr,
 					"perfvisor demo: unknown format '%s' (table, json, "
-					"openmetrics, domstats)\n",
+					"openmetrics, prometheus, domstats)\n",
 					optarg);
 				return 2;
 			}

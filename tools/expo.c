@@ -67,17 +67,25 @@ static void help_text(FILE *out, const char *s)
 void expo_family(struct expo *e, const char *name, enum expo_type type, const char *unit,
 		 const char *help)
 {
+	static const char *const tname[] = {
+		[EXPO_COUNTER] = "counter", [EXPO_GAUGE] = "gauge", [EXPO_INFO] = "info"};
 	size_t n = strlen(name);
 	e->type = type;
+	e->suffix = "";
 	snprintf(e->name, sizeof(e->name), "%s", name);
-	/* OpenMetrics names a counter family without its samples' "_total". */
-	if (type == EXPO_COUNTER && n > 6 && !strcmp(name + n - 6, "_total") &&
-	    e->format == EXPO_OPENMETRICS)
-		e->name[n - 6] = '\0';
-	const char *tname = type == EXPO_COUNTER ? "counter" : "gauge";
+	/* OpenMetrics names a counter family without its samples' "_total", an info family
+	 * without "_info"; the Prometheus format names it as its samples and has no info. */
+	const char *suffix = type == EXPO_COUNTER ? "_total" : type == EXPO_INFO ? "_info" : "";
+	size_t sl = strlen(suffix);
+	if (e->format == EXPO_OPENMETRICS && sl && n > sl && !strcmp(name + n - sl, suffix)) {
+		e->name[n - sl] = '\0';
+		e->suffix = suffix;
+	}
+	const char *t = e->format == EXPO_PROMETHEUS && type == EXPO_INFO ? "gauge"
+									  : tname[type];
 	fprintf(e->out, "# HELP %s ", e->name);
 	help_text(e->out, help);
-	fprintf(e->out, "\n# TYPE %s %s\n", e->name, tname);
+	fprintf(e->out, "\n# TYPE %s %s\n", e->name, t);
 	if (unit && e->format == EXPO_OPENMETRICS)
 		fprintf(e->out, "# UNIT %s %s\n", e->name, unit);
 }
@@ -105,8 +113,7 @@ static void labels(FILE *out, const char *const *l)
 static void sample_name(struct expo *e)
 {
 	fputs(e->name, e->out);
-	if (e->type == EXPO_COUNTER && e->format == EXPO_OPENMETRICS)
-		fputs("_total", e->out);
+	fputs(e->suffix, e->out);
 }
 
 void expo_sample(struct expo *e, const char *const *l, uint64_t value)
@@ -118,9 +125,23 @@ void expo_sample(struct expo *e, const char *const *l, uint64_t value)
 
 void expo_sample_double(struct expo *e, const char *const *l, double value)
 {
+	char text[32];
+	if (value == (double)(int64_t)value && value < 9007199254740992.0 &&
+	    value > -9007199254740992.0) { /* a whole number below 2^53: as an integer */
+		snprintf(text, sizeof(text), "%.0f", value);
+		sample_name(e);
+		labels(e->out, l);
+		fprintf(e->out, " %s\n", text);
+		return;
+	}
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(text, sizeof(text), "%.*g", digits, value);
+		if (strtod(text, NULL) == value)
+			break;
+	}
 	sample_name(e);
 	labels(e->out, l);
-	fprintf(e->out, " %.17g\n", value);
+	fprintf(e->out, " %s\n", text);
 }
 
 void expo_end(struct expo *e)

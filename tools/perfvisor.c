@@ -27,7 +27,7 @@ static const struct tool_command commands[] = {
 	{"run", tool_run,
 	 "run a scenario on the simulated machine; figures checked against truth"},
 	{"stats", tool_stats,
-	 "per-VM figures of a scenario: --format table|json|openmetrics|domstats"},
+	 "per-VM figures of a scenario: --format table|json|openmetrics|prometheus|domstats"},
 	{"serve", tool_serve, "serve a hypervisor's live figures records at /metrics (HTTP)"},
 	{"demo", tool_demo,
 	 "the bundled example: four libvirt VMs, their figures and the truth"},

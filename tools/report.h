@@ -3,7 +3,8 @@
  * Per-VM figures, as plain data, and the four ways of printing them:
  *   table        aligned, for people (report_table.c)
  *   json         one document (report_json.c)
- *   openmetrics  the Prometheus/OpenMetrics text format (report_openmetrics.c)
+ *   openmetrics  the OpenMetrics 1.0.0 text format (report_metrics.c)
+ *   prometheus   the Prometheus text format 0.0.4: node_exporter's textfile collector, promtool
  *   domstats     the key=value records of `virsh domstats` (report_domstats.c)
  *
  * A figure is printed only when it was measured (REP_MEASURED). A feature the VM asked for but
@@ -17,6 +18,7 @@
 #include <stdio.h>
 
 #include "domxml.h"
+#include "expo.h"
 
 enum rep_state {
 	REP_NOT_REQUESTED, /* the domain did not ask for it */
@@ -245,13 +247,14 @@ struct rep_traffic {
 };
 void report_traffic(const struct rep_traffic *t, unsigned n, FILE *out);
 
-enum report_format { FMT_TABLE, FMT_JSON, FMT_OPENMETRICS, FMT_DOMSTATS };
+enum report_format { FMT_TABLE, FMT_JSON, FMT_OPENMETRICS, FMT_DOMSTATS, FMT_PROMETHEUS };
 /* "table", "json", "openmetrics", "domstats"; -1 if unknown. */
 int report_format_parse(const char *name);
 
 void report_table(const struct report *r, FILE *out);
 void report_json(const struct report *r, FILE *out);
-void report_openmetrics(const struct report *r, FILE *out);
+/* The metrics of a report in the text format `format` (expo.h). */
+void report_metrics(const struct report *r, FILE *out, enum expo_format format);
 void report_domstats(const struct report *r, FILE *out);
 void report_print(const struct report *r, enum report_format f, FILE *out);
 

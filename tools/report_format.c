@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The report formats by name, and the one call that prints a report in any of them: the
- * only file that knows every formatter (report_table.c, report_json.c, report_openmetrics.c,
+ * only file that knows every formatter (report_table.c, report_json.c, report_metrics.c,
  * report_domstats.c), none of which knows it. */
 #include "report.h"
 
@@ -11,6 +11,7 @@ static const char *const format_names[] = {
 	[FMT_JSON] = "json",
 	[FMT_OPENMETRICS] = "openmetrics",
 	[FMT_DOMSTATS] = "domstats",
+	[FMT_PROMETHEUS] = "prometheus",
 };
 
 int report_format_parse(const char *name)
@@ -31,7 +32,10 @@ void report_print(const struct report *r, enum report_format f, FILE *out)
 		report_json(r, out);
 		break;
 	case FMT_OPENMETRICS:
-		report_openmetrics(r, out);
+		report_metrics(r, out, EXPO_OPENMETRICS);
+		break;
+	case FMT_PROMETHEUS:
+		report_metrics(r, out, EXPO_PROMETHEUS);
 		break;
 	case FMT_DOMSTATS:
 		report_domstats(r, out);

@@ -15,9 +15,10 @@ node also has ...node.<M>.bytes_per_second, .bound (the error bound of bytes.tot
 listed as
 "#family <TAB> NAME <TAB> TYPE <TAB> UNIT".
 
-    parse.py json|openmetrics|domstats|table < REPORT
+    parse.py json|openmetrics|prometheus|domstats|table < REPORT
 
-Any deviation from the format (invalid JSON, OpenMetrics the Prometheus client refuses, a
+Any deviation from the format (invalid JSON, OpenMetrics or Prometheus text the Prometheus
+client's parser for it refuses, a
 domstats line that is not "  key=value") exits with status 1.
 """
 import json
@@ -107,15 +108,26 @@ def parse_json(text):
 def parse_openmetrics(text):
     from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
+    parse_metrics(text_string_to_metric_families(text))
+
+
+def parse_prometheus(text):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    assert "# EOF" not in text and "# UNIT" not in text, "OpenMetrics lines in the text format"
+    parse_metrics(text_string_to_metric_families(text))
+
+
+def parse_metrics(families):
     monitors = {}
-    for fam in text_string_to_metric_families(text):
+    for fam in families:
         print(f"#family\t{fam.name}\t{fam.type}\t{fam.unit}")
         for s in fam.samples:
             lb = s.labels
             val = int(s.value) if float(s.value).is_integer() else s.value
             if s.name == "perfvisor_domain_perf_events_total":
                 out(lb["domain"], f"perf.{lb['event']}", val)
-            elif s.name == "perfvisor_vcpu_pmu_counter":
+            elif s.name == "perfvisor_vcpu_pmu_events":
                 out(lb["domain"], f"vcpu.{lb['vcpu']}.{lb['counter']}.{lb['event']}", val)
             elif s.name == "perfvisor_vcpu_amu_events_total":
                 out(lb["domain"], f"vcpu.{lb['vcpu']}.amu.{lb['counter']}", val)
@@ -141,7 +153,6 @@ def parse_openmetrics(text):
                 p = f"memory.bandwidth.monitor.{n}"
                 suffix = {"perfvisor_domain_memory_bandwidth_bytes_total": "bytes.total",
                           "perfvisor_domain_memory_bandwidth_local_bytes_total": "bytes.local",
-                          "perfvisor_domain_memory_bandwidth_bytes_per_second": "bytes_per_second",
                           "perfvisor_domain_memory_bandwidth_bound_bytes": "bound",
                           "perfvisor_domain_memory_bandwidth_local_bound_bytes": "local_bound"}
                 out(lb["domain"], f"{p}.name", lb["monitor"])
@@ -248,8 +259,8 @@ def main():
     fmt = sys.argv[1]
     text = sys.stdin.read()
     try:
-        {"json": parse_json, "openmetrics": parse_openmetrics, "domstats": parse_domstats,
-         "table": parse_table}[fmt](text)
+        {"json": parse_json, "openmetrics": parse_openmetrics, "prometheus": parse_prometheus,
+         "domstats": parse_domstats, "table": parse_table}[fmt](text)
     except Exception as e:  # any refusal of the parser is a test failure
         print(f"parse.py {fmt}: {type(e).__name__}: {e}", file=sys.stderr)
         sys.exit(1)

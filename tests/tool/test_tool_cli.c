@@ -47,15 +47,15 @@ static void test_missing_value(void **state)
 	unsigned bad = 0;
 	bad += usage_error("stats --format",
 			   "perfvisor stats: option '--format' needs a value (table, json, "
-			   "openmetrics, domstats)");
+			   "openmetrics, prometheus, domstats)");
 	/* an empty value is a missing one, with = or apart, and before the file as after it */
 	bad += usage_error("stats examples/demo/scenario.xml --format=",
 			   "perfvisor stats: option '--format' needs a value (table, json, "
-			   "openmetrics, domstats)");
+			   "openmetrics, prometheus, domstats)");
 	bad += usage_error("run --seed '' examples/demo/scenario.xml",
 			   "perfvisor run: option '--seed' needs a value (a number)");
 	bad += usage_error("stats -f", "perfvisor stats: option '-f' needs a value (table, "
-				       "json, openmetrics, domstats)");
+				       "json, openmetrics, prometheus, domstats)");
 	bad += usage_error("stats examples/demo/scenario.xml --domain",
 			   "perfvisor stats: option '--domain' needs a value (a domain name)");
 	bad += usage_error("run --connect",
@@ -104,7 +104,7 @@ static void test_unknown_option(void **state)
 	/* values that are not among those an option takes */
 	bad += usage_error("stats --format xml x",
 			   "perfvisor stats: unknown format 'xml' (table, json, openmetrics, "
-			   "domstats)");
+			   "prometheus, domstats)");
 	bad += usage_error("regs --format=html", "perfvisor regs: unknown format 'html' (text, "
 						 "markdown)");
 	bad += usage_error("stats", "perfvisor stats: no scenario file given");

@@ -192,9 +192,9 @@ static void test_names(void **state)
 		"# TYPE perfvisor_domain_spe_records_written counter\n",
 		"perfvisor_domain_spe_records_decoded_total{domain=\"branchy\"} ",
 		"# TYPE perfvisor_domain_spe_collected_bytes counter\n"
-		"# UNIT perfvisor_domain_spe_collected_bytes bytes\n# HELP ",
+		"# UNIT perfvisor_domain_spe_collected_bytes bytes\n",
 		"# TYPE perfvisor_domain_spe_pinned_bytes gauge\n"
-		"# UNIT perfvisor_domain_spe_pinned_bytes bytes\n# HELP ",
+		"# UNIT perfvisor_domain_spe_pinned_bytes bytes\n",
 		"perfvisor_domain_spe_pinned_bytes{domain=\"branchy\"} 0\n",
 		"perfvisor_domain_spe_stage2_faults_total{domain=\"branchy\"} 0\n",
 		"perfvisor_domain_spe_records_lost_total{domain=\"branchy\"} 0\n",

@@ -41,11 +41,22 @@ AWK     ?= awk
 GEN      := $(BUILD)/gen
 GEN_HDRS := $(GEN)/perfvisor/sysreg_defs.h $(GEN)/regdb.h $(GEN)/regdb_el2.h
 PV_HDRS  := $(wildcard include/perfvisor/*.h) $(GEN_HDRS)
+# Flags. The user's CFLAGS, CPPFLAGS and LDFLAGS (a packager's `dpkg-buildflags`, say) reach
+# every host compile and link; CFLAGS is the optimisation and debug part, and comes after the
+# project's own flags, which it cannot drop. WERROR is for CI and developers: a packager sets
+# it empty, so that a newer compiler's new warning does not break a release build. The cross
+# builds (make aarch64, the hypervisor, the guests, Xen) take none of the user's flags: they
+# are host flags (-fstack-protector-strong, say, needs a __stack_chk_guard and
+# -D_FORTIFY_SOURCE a libc, neither of which a freestanding EL2 build has).
 OPT     ?= -O2
-CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) -Iinclude -I$(GEN) -MMD -MP
+CFLAGS  ?= -g $(OPT)
+WERROR  ?= -Werror
+CFLAGS_BASE := -std=c11 -Wall -Wextra $(WERROR) -Iinclude -I$(GEN) -MMD -MP
 SANITIZE ?=
-CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE
-LDFLAGS_HOST := $(SANITIZE)
+CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE $(CPPFLAGS) $(CFLAGS)
+# The core, hosted builds too: -ffreestanding, so that it cannot come to depend on libc.
+CFLAGS_CORE := $(CFLAGS_BASE) $(SANITIZE) -ffreestanding $(CPPFLAGS) $(CFLAGS)
+LDFLAGS_HOST := $(SANITIZE) $(LDFLAGS)
 
 # The freestanding core: only <stdint.h>, <stddef.h>, <stdbool.h>.
 CORE_DIRS := core trap vpmu vspe vamu vmpam
@@ -89,7 +100,7 @@ AARCH64_CC     ?= aarch64-linux-gnu-gcc
 AARCH64_AR     ?= aarch64-linux-gnu-ar
 AARCH64_LD     ?= aarch64-linux-gnu-ld
 AARCH64_NM     ?= aarch64-linux-gnu-nm
-AARCH64_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -ffreestanding -fno-builtin \
+AARCH64_CFLAGS := -std=c11 -Wall -Wextra $(WERROR) -O2 -ffreestanding -fno-builtin \
                   -mgeneral-regs-only -Iinclude -I$(GEN) -MMD -MP
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
@@ -119,7 +130,7 @@ $(MEMPLAT_OBJ): $(wildcard tests/support/*.h)
 # The core must not depend on anything hosted: build it with -ffreestanding on the host too.
 $(CORE_OBJS): $(BUILD)/%.o: %.c $(PV_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(SANITIZE) -ffreestanding -c $< -o $@
+	$(CC) $(CFLAGS_CORE) -c $< -o $@
 
 # Every archive and program checks its objects' dependency graph for cycles (nm): the core by
 # module (star-shaped: core/ and trap/ over the feature modules) and by file, the rest by file.
@@ -258,7 +269,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -I$(GEN) -Itests/support -I. -MMD -MP \
+FUZZ_CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -g -O1 -Iinclude -I$(GEN) -Itests/support -I. -MMD -MP \
                 $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
@@ -326,7 +337,7 @@ aarch64: $(AARCH64_OBJS) | aarch64-cc
 	@unprefixed=$$($(AARCH64_NM) -g --defined-only $(BUILD)/aarch64/core.o | awk 'NF == 3 { print $$3 }' | \
 		grep -v '^pv_'); \
 	if [ -n "$$unprefixed" ]; then echo "aarch64: exported without the pv_ prefix:" $$unprefixed >&2; exit 1; fi
-	@echo "aarch64: $(words $(AARCH64_OBJS)) core objects, freestanding, -Werror clean"
+	@echo "aarch64: $(words $(AARCH64_OBJS)) core objects, freestanding, $(if $(WERROR),$(WERROR) clean,warnings not errors (WERROR empty))"
 
 # docs/registers.md is generated from the register database (arch/sysregs.txt) through the
 # trap layer's table, so it says what the dispatch does; docs-check fails when it is stale.

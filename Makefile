@@ -36,6 +36,17 @@ CC      ?= cc
 BUILD   := build
 AWK     ?= awk
 
+# The version is written once, in include/perfvisor/version.h; everything here reads it there.
+pv_version_part = $(shell sed -n 's/^\#define PV_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' include/perfvisor/version.h)
+VERSION_MAJOR := $(call pv_version_part,MAJOR)
+VERSION_MINOR := $(call pv_version_part,MINOR)
+VERSION_PATCH := $(call pv_version_part,PATCH)
+VERSION       := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+ifeq ($(words $(VERSION_MAJOR) $(VERSION_MINOR) $(VERSION_PATCH)),3)
+else
+$(error include/perfvisor/version.h: no "#define PV_VERSION_MAJOR|MINOR|PATCH <digits>" line each)
+endif
+
 # The register database (arch/sysregs.txt) and what is generated from it: the register keys
 # (a public header) and the tables the core and the hypervisor expand (docs/registers.md).
 GEN      := $(BUILD)/gen
@@ -105,12 +116,13 @@ AARCH64_CFLAGS := -std=c11 -Wall -Wextra $(WERROR) -O2 -ffreestanding -fno-built
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
 .PHONY: all check demo bench aarch64 aarch64-cc docs docs-check format format-check clean deps tests check-host \
+	install uninstall shlib \
 	check-sanitize memcheck lint fuzz fuzz-build fresh-check
 # Objects that only pattern rules build are intermediate to make; kept, not deleted. (Not a
 # bare .SECONDARY: that makes every target intermediate, and an object of a new source file
 # is then never built into an archive that already exists.)
 .SECONDARY: $(SCEN_SUPPORT_OBJS) $(TOOLTEST_SUPPORT)
-all: $(LIB) $(SIMLIB) $(TOOL) tests
+all: $(LIB) $(SHLIB) $(SIMLIB) $(TOOL) tests
 
 tests: $(TEST_BINS)
 
@@ -154,6 +166,82 @@ $(BUILD)/tools/demo.o: CFLAGS_HOST += -DPERFVISOR_EXAMPLES='"$(CURDIR)/examples"
 $(TOOL): $(TOOL_OBJS) $(SIMLIB) $(LIB)
 	@$(OBJCYCLES) $(NM) tools $(TOOL_OBJS)
 	$(CC) $(LDFLAGS_HOST) -o $@ $(TOOL_OBJS) -Wl,--start-group $(SIMLIB) $(LIB) -Wl,--end-group $(TOOL_LIBS) -lm
+
+# ---- Installation: make install, make uninstall (PREFIX, DESTDIR, the directories below) ----
+
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL      ?= install
+
+# The public headers: include/perfvisor/ and the register keys generated beside them, which
+# sysreg.h includes. Not spe_packet.h: the record codec it declares is host code of sim/, not
+# in the library.
+INSTALL_HDRS := $(filter-out include/perfvisor/spe_packet.h,$(wildcard include/perfvisor/*.h)) \
+	$(GEN)/perfvisor/sysreg_defs.h
+
+# The shared library: the core again, position-independent, in a directory of its own (the
+# static archive and the freestanding builds keep their objects as they are). Its SONAME
+# carries the major alone, as the major is the ABI (include/perfvisor/version.h). The
+# platform functions stay undefined, for the program that loads it to provide.
+PIC_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/pic/%.o)
+SO_NAME    := libperfvisor.so.$(VERSION_MAJOR)
+SO_FILE    := libperfvisor.so.$(VERSION)
+SHLIB      := $(BUILD)/$(SO_FILE)
+SHLIB_MAP  := $(BUILD)/pic/libperfvisor.map
+
+$(PIC_OBJS): $(BUILD)/pic/%.o: %.c $(PV_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -fPIC -c $< -o $@
+
+# It exports the API alone: each pv_ symbol the core defines that an installed header names.
+# The rest (the register handlers, pv_<module>__ functions between modules) are pv_ as well,
+# but internal, and hidden.
+$(SHLIB_MAP): $(PIC_OBJS) $(INSTALL_HDRS)
+	@grep -ohE '\bpv_[a-z0-9_]+' $(INSTALL_HDRS) | sort -u >$@.names
+	@{ printf '{\n\tglobal:\n'; \
+	   $(NM) -g --defined-only $(PIC_OBJS) | awk 'NF == 3 { print $$3 }' | sort -u | \
+		grep -Fx -f $@.names | sed 's/.*/\t\t&;/'; \
+	   printf '\tlocal:\n\t\t*;\n};\n'; } >$@.tmp
+	@rm -f $@.names && mv $@.tmp $@
+
+$(SHLIB): $(PIC_OBJS) $(SHLIB_MAP)
+	$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=$(SHLIB_MAP) $(LDFLAGS_HOST) \
+		-o $@ $(PIC_OBJS)
+
+MAN_PAGE     := man/perfvisor.1
+# libperfvisor.pc names its directories from ${prefix} where they are under it.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+shlib: $(SHLIB)
+
+# Writes only under $(DESTDIR); the .pc is made there from its template, with this run's
+# directories, rather than kept in build/ where an earlier PREFIX could linger.
+install: $(LIB) $(SHLIB) $(TOOL) $(INSTALL_HDRS) $(MAN_PAGE) lib/libperfvisor.pc.in
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/perfvisor \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/perfvisor
+	$(INSTALL) -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/libperfvisor.a
+	$(INSTALL) -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libperfvisor.so
+	$(INSTALL) -m 0644 $(INSTALL_HDRS) $(DESTDIR)$(INCLUDEDIR)/perfvisor/
+	$(INSTALL) -m 0644 $(MAN_PAGE) $(DESTDIR)$(MANDIR)/man1/perfvisor.1
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+		lib/libperfvisor.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/perfvisor $(DESTDIR)$(LIBDIR)/libperfvisor.a \
+		$(DESTDIR)$(LIBDIR)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME) \
+		$(DESTDIR)$(LIBDIR)/libperfvisor.so \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/perfvisor/,$(notdir $(INSTALL_HDRS))) \
+		$(DESTDIR)$(MANDIR)/man1/perfvisor.1 $(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc
+	rmdir $(DESTDIR)$(INCLUDEDIR)/perfvisor 2>/dev/null || true
 
 # The record codec's unit test links the codec (host code, in sim/).
 $(BUILD)/tests/unit/test_vspe_packet: UNIT_EXTRA := $(BUILD)/sim/spe_packet.o

@@ -243,6 +243,15 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/perfvisor.1 $(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc
 	rmdir $(DESTDIR)$(INCLUDEDIR)/perfvisor 2>/dev/null || true
 
+# The install test (tests/tool/test_tool_install.c) runs make install into a directory of its
+# own and builds tests/install/consumer.c against what it installed: everything installed is
+# built first, so that its make only copies; it makes the same build, with the same WERROR
+# and sanitizers.
+$(BUILD)/tests/tool/test_tool_install: $(LIB) $(SHLIB) $(INSTALL_HDRS) $(MAN_PAGE) \
+	lib/libperfvisor.pc.in tests/install/consumer.c
+$(BUILD)/tests/tool/test_tool_install: CFLAGS_HOST += -DPV_BUILD_DIR='"$(BUILD)"' \
+	-DPV_SANITIZE='"$(SANITIZE)"' -DPV_WERROR='"$(WERROR)"' -DPV_MAKE='"$(MAKE)"'
+
 # The record codec's unit test links the codec (host code, in sim/).
 $(BUILD)/tests/unit/test_vspe_packet: UNIT_EXTRA := $(BUILD)/sim/spe_packet.o
 $(BUILD)/tests/unit/test_vspe_packet: $(BUILD)/sim/spe_packet.o
@@ -308,14 +317,16 @@ check-sanitize:
 
 # The host tests under valgrind memcheck (the tool's runs by the tool tests included): any
 # error or definite leak fails the binary's tests. Not traced: the parsers, sed, awk (the
-# register database's generator, test_tool_regdb), and the shell script scripts/deps.sh with
-# its stand-ins (test_tool_deps), which hold no C of ours.
+# register database's generator, test_tool_regdb), the shell script scripts/deps.sh with
+# its stand-ins (test_tool_deps), and what the install test runs in its directory under
+# tests/install/ (make, the compiler, binutils, groff: test_tool_install), which hold no C of
+# ours.
 VALGRIND ?= valgrind
 # Test binaries run at once under valgrind: one per CPU (each is single-threaded).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MEMCHECK := $(VALGRIND) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	--trace-children=yes --trace-children-skip=*python3*,*/jq,*/sed,*awk \
-	--trace-children-skip-by-arg=*scripts/deps.sh*
+	--trace-children-skip-by-arg=*scripts/deps.sh*,*tests/install/*
 memcheck: tests $(TOOL)
 	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" TEST_JOBS=$(TEST_JOBS) \
 		sh tests/run.sh $(TEST_BINS)
@@ -323,7 +334,7 @@ memcheck: tests $(TOOL)
 # Every C source and header as .clang-format says (make format rewrites them in place).
 FORMAT_DIRS := core trap vpmu vspe vamu vmpam include/perfvisor hyp el2 sim tools bench \
 	tests/fuzz tests/guest tests/guest/lib tests/guest/linux tests/scenario tests/support \
-	tests/tool tests/unit
+	tests/tool tests/unit tests/install
 FORMAT_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS))))
 CLANG_FORMAT ?= clang-format
 format:

@@ -25,6 +25,9 @@ demo="make gcc libc6-dev pkg-config libxml2-dev libvirt-dev"
 build="$demo libcmocka-dev"
 # The tool tests parse every report format with real parsers.
 parsers="python3 python3-prometheus-client jq"
+# The install test (test_tool_install) reads the shared library's SONAME and symbols
+# (binutils) and renders the man page (groff); pkg-config is the demo's already.
+installtest="binutils groff-base"
 # The reference hypervisor, its guests and QEMU (the guest suite, make run, the hyp.* figures).
 guests="make gcc-aarch64-linux-gnu qemu-system-arm"
 # Xen on Arm with perfvisor (make xen-check): its source unpacked (dpkg-source), its kconfig
@@ -36,11 +39,12 @@ xen="$guests dpkg-dev xz-utils flex bison device-tree-compiler"
 packages() {
 	case "$1" in
 	clean) ;;
-	demo | docs | docs-check) echo "$demo" ;;
-	check) echo "$build $parsers $xen" ;;
+	demo | docs | docs-check | install | shlib) echo "$demo" ;;
+	uninstall) echo "make" ;;
+	check) echo "$build $parsers $installtest $xen" ;;
 	xen-check | xen-bench) echo "$xen" ;;
-	check-host | check-sanitize) echo "$build $parsers" ;;
-	memcheck) echo "$build $parsers valgrind" ;;
+	check-host | check-sanitize) echo "$build $parsers $installtest" ;;
+	memcheck) echo "$build $parsers $installtest valgrind" ;;
 	bench) echo "$build valgrind $xen" ;;
 	lint) echo "$build cppcheck clang-tidy clang-format" ;;
 	format | format-check) echo "make clang-format" ;;

@@ -18,6 +18,9 @@
 #                   .clang-format) and docs-check
 #   make format     rewrite the C sources as .clang-format says (format-check: only check)
 #   make fuzz       every libFuzzer target of tests/fuzz/ for FUZZ_SECONDS (60) each
+#   make install    the tool, its man page, the static and shared library, the headers and
+#                   libperfvisor.pc under DESTDIR + PREFIX (/usr/local); make uninstall
+#                   (docs/integration.md: the layout, the version, CFLAGS and WERROR)
 
 # Every goal first has the Debian packages it needs installed (scripts/deps.sh: as root or
 # through sudo -n, or it stops with the exact apt-get line). This runs before any variable

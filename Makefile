@@ -253,7 +253,7 @@ uninstall:
 $(BUILD)/tests/tool/test_tool_install: $(LIB) $(SHLIB) $(INSTALL_HDRS) $(MAN_PAGE) \
 	lib/libperfvisor.pc.in tests/install/consumer.c
 $(BUILD)/tests/tool/test_tool_install: CFLAGS_HOST += -DPV_BUILD_DIR='"$(BUILD)"' \
-	-DPV_SANITIZE='"$(SANITIZE)"' -DPV_WERROR='"$(WERROR)"' -DPV_MAKE='"$(MAKE)"'
+	-DPV_SANITIZE='"$(SANITIZE)"' -DPV_WERROR='"$(WERROR)"' -DPV_MAKE='"$(MAKE)"' -DPV_CC='"$(CC)"'
 
 # The record codec's unit test links the codec (host code, in sim/).
 $(BUILD)/tests/unit/test_vspe_packet: UNIT_EXTRA := $(BUILD)/sim/spe_packet.o

@@ -39,6 +39,9 @@
 #ifndef PV_MAKE
 #define PV_MAKE "make"
 #endif
+#ifndef PV_CC
+#define PV_CC "cc"
+#endif
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -143,6 +146,10 @@ static void test_install_runs(void **state)
 		print_error("make install: status %d\n%s%s", installed.status, installed.out,
 			    installed.err);
 	assert_int_equal(installed.status, 0);
+	/* It copied what the build had made: no compile or link ran (they all have -o). */
+	if (strstr(installed.out, " -o "))
+		print_error("make install built something:\n%s", installed.out);
+	assert_null(strstr(installed.out, " -o "));
 }
 
 /* Exactly these files: the public headers (include/perfvisor/ but the record codec's, which
@@ -285,7 +292,8 @@ static void test_pkg_config(void **state)
 static void build_consumer(const char *program, const char *libs_before, const char *libs_after)
 {
 	struct cmd_result r = run(
-		fmt("export %s; cc -std=c11 -pedantic -Wall -Wextra " PV_WERROR " " PV_SANITIZE
+		fmt("export %s; " PV_CC " -std=c11 -pedantic -Wall -Wextra " PV_WERROR
+		    " " PV_SANITIZE
 		    " $(pkg-config --cflags libperfvisor) -o %s/%s tests/install/consumer.c "
 		    "%s $(pkg-config --libs --static libperfvisor) %s",
 		    env, work, program, libs_before, libs_after),

@@ -177,6 +177,7 @@ BINDIR       ?= $(PREFIX)/bin
 LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 MANDIR       ?= $(PREFIX)/share/man
+DATADIR      ?= $(PREFIX)/share
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 INSTALL      ?= install
 
@@ -216,6 +217,11 @@ $(SHLIB): $(PIC_OBJS) $(SHLIB_MAP)
 		-o $@ $(PIC_OBJS)
 
 MAN_PAGE     := man/perfvisor.1
+# The examples `perfvisor demo` runs: it finds them in ../share/perfvisor/examples from its own
+# directory (so with BINDIR and DATADIR as their defaults put them, DESTDIR or not).
+EXAMPLES      := examples/README.md $(wildcard examples/*.xml)
+EXAMPLES_DEMO := $(wildcard examples/demo/*.xml)
+EXAMPLES_DIR   = $(DESTDIR)$(DATADIR)/perfvisor/examples
 # libperfvisor.pc names its directories from ${prefix} where they are under it.
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 
@@ -223,9 +229,10 @@ shlib: $(SHLIB)
 
 # Writes only under $(DESTDIR); the .pc is made there from its template, with this run's
 # directories, rather than kept in build/ where an earlier PREFIX could linger.
-install: $(LIB) $(SHLIB) $(TOOL) $(INSTALL_HDRS) $(MAN_PAGE) lib/libperfvisor.pc.in
+install: $(LIB) $(SHLIB) $(TOOL) $(INSTALL_HDRS) $(MAN_PAGE) lib/libperfvisor.pc.in \
+		$(EXAMPLES) $(EXAMPLES_DEMO)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/perfvisor \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR)
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR) $(EXAMPLES_DIR)/demo
 	$(INSTALL) -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/perfvisor
 	$(INSTALL) -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/libperfvisor.a
 	$(INSTALL) -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
@@ -233,6 +240,8 @@ install: $(LIB) $(SHLIB) $(TOOL) $(INSTALL_HDRS) $(MAN_PAGE) lib/libperfvisor.pc
 	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libperfvisor.so
 	$(INSTALL) -m 0644 $(INSTALL_HDRS) $(DESTDIR)$(INCLUDEDIR)/perfvisor/
 	$(INSTALL) -m 0644 $(MAN_PAGE) $(DESTDIR)$(MANDIR)/man1/perfvisor.1
+	$(INSTALL) -m 0644 $(EXAMPLES) $(EXAMPLES_DIR)/
+	$(INSTALL) -m 0644 $(EXAMPLES_DEMO) $(EXAMPLES_DIR)/demo/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
 		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
 		lib/libperfvisor.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc
@@ -243,15 +252,19 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME) \
 		$(DESTDIR)$(LIBDIR)/libperfvisor.so \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/perfvisor/,$(notdir $(INSTALL_HDRS))) \
-		$(DESTDIR)$(MANDIR)/man1/perfvisor.1 $(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc
-	rmdir $(DESTDIR)$(INCLUDEDIR)/perfvisor 2>/dev/null || true
+		$(DESTDIR)$(MANDIR)/man1/perfvisor.1 $(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc \
+		$(addprefix $(EXAMPLES_DIR)/,$(notdir $(EXAMPLES))) \
+		$(addprefix $(EXAMPLES_DIR)/demo/,$(notdir $(EXAMPLES_DEMO)))
+	@# Only the directories that are perfvisor's own, and only when empty.
+	rmdir $(DESTDIR)$(INCLUDEDIR)/perfvisor $(EXAMPLES_DIR)/demo $(EXAMPLES_DIR) \
+		$(DESTDIR)$(DATADIR)/perfvisor 2>/dev/null || true
 
 # The install test (tests/tool/test_tool_install.c) runs make install into a directory of its
 # own and builds tests/install/consumer.c against what it installed: everything installed is
 # built first, so that its make only copies; it makes the same build, with the same WERROR
 # and sanitizers.
 $(BUILD)/tests/tool/test_tool_install: $(LIB) $(SHLIB) $(INSTALL_HDRS) $(MAN_PAGE) \
-	lib/libperfvisor.pc.in tests/install/consumer.c
+	lib/libperfvisor.pc.in $(EXAMPLES) $(EXAMPLES_DEMO) tests/install/consumer.c
 $(BUILD)/tests/tool/test_tool_install: CFLAGS_HOST += -DPV_BUILD_DIR='"$(BUILD)"' \
 	-DPV_SANITIZE='"$(SANITIZE)"' -DPV_WERROR='"$(WERROR)"' -DPV_MAKE='"$(MAKE)"' -DPV_CC='"$(CC)"'
 

@@ -3,8 +3,8 @@
  * `make install` as a packager runs it: DESTDIR a directory of this test's, PREFIX /usr. Then
  * what was installed is used as its users would: the tool's --version, the library's SONAME
  * and exports, pkg-config's flags, a program (tests/install/consumer.c) built with those flags
- * alone, statically and against the shared library, and run; the man page rendered and
- * compared with the tool's own help. Last, `make uninstall` takes it all away again.
+ * alone, statically and against the shared library, and run; the demo on the installed
+ * examples; the man page rendered and compared with the tool's own help. Last, `make uninstall` takes it all away again.
  *
  * The version expected everywhere is PV_VERSION_STRING of the source tree's header. The make
  * run here only copies: the Makefile builds what it installs before this test.
@@ -154,7 +154,7 @@ static void test_install_runs(void **state)
 
 /* Exactly these files: the public headers (include/perfvisor/ but the record codec's, which
  * is not the library's, and the generated register keys), both libraries, the tool, the man
- * page and the .pc. */
+ * page, the .pc and the examples. */
 static void test_installed_files(void **state)
 {
 	(void)state;
@@ -180,6 +180,14 @@ static void test_installed_files(void **state)
 			want[n++] = strdup(fmt("./usr/include/perfvisor/%s", name));
 	}
 	globfree(&headers);
+	/* The examples `perfvisor demo` runs, as they are in the tree. */
+	glob_t examples;
+	assert_int_equal(glob("examples/README.md", 0, NULL, &examples), 0);
+	assert_int_equal(glob("examples/*.xml", GLOB_APPEND, NULL, &examples), 0);
+	assert_int_equal(glob("examples/demo/*.xml", GLOB_APPEND, NULL, &examples), 0);
+	for (size_t i = 0; i < examples.gl_pathc && n < 64; i++)
+		want[n++] = strdup(fmt("./usr/share/perfvisor/%s", examples.gl_pathv[i]));
+	globfree(&examples);
 	qsort(want, n, sizeof(want[0]), by_name);
 	char listing[4096] = "";
 	for (size_t i = 0; i < n; i++) {
@@ -235,6 +243,19 @@ static void test_tool_prints_the_header_version(void **state)
 	struct cmd_result r = run(fmt("%s/usr/bin/perfvisor --version", dest), true);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, "perfvisor " PV_VERSION_STRING "\n");
+	tt_free(&r);
+}
+
+/* The installed tool finds the installed examples (its warning about db.xml names the file it
+ * read), not the source tree's, and the demo's figures match the truth. */
+static void test_installed_demo_runs(void **state)
+{
+	(void)state;
+	struct cmd_result r = run(fmt("cd %s && %s/usr/bin/perfvisor demo", work, dest), true);
+	assert_int_equal(r.status, 0);
+	if (!strstr(r.err, "/usr/share/perfvisor/examples/demo/db.xml"))
+		print_error("perfvisor demo read no installed example:\n%s", r.err);
+	assert_non_null(strstr(r.err, "/usr/share/perfvisor/examples/demo/db.xml"));
 	tt_free(&r);
 }
 
@@ -440,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_installed_files),
 		cmocka_unit_test(test_nothing_written_outside_destdir),
 		cmocka_unit_test(test_tool_prints_the_header_version),
+		cmocka_unit_test(test_installed_demo_runs),
 		cmocka_unit_test(test_shared_library_soname_and_exports),
 		cmocka_unit_test(test_pkg_config),
 		cmocka_unit_test(test_static_program),

@@ -18,6 +18,9 @@
 #                   .clang-format) and docs-check
 #   make format     rewrite the C sources as .clang-format says (format-check: only check)
 #   make fuzz       every libFuzzer target of tests/fuzz/ for FUZZ_SECONDS (60) each
+#   make install    the tool, its man page, the static and shared library, the headers and
+#                   libperfvisor.pc under DESTDIR + PREFIX (/usr/local); make uninstall
+#                   (docs/integration.md: the layout, the version, CFLAGS and WERROR)
 
 # Every goal first has the Debian packages it needs installed (scripts/deps.sh: as root or
 # through sudo -n, or it stops with the exact apt-get line). This runs before any variable
@@ -36,16 +39,38 @@ CC      ?= cc
 BUILD   := build
 AWK     ?= awk
 
+# The version is written once, in include/perfvisor/version.h; everything here reads it there.
+pv_version_part = $(shell sed -n 's/^\#define PV_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' include/perfvisor/version.h)
+VERSION_MAJOR := $(call pv_version_part,MAJOR)
+VERSION_MINOR := $(call pv_version_part,MINOR)
+VERSION_PATCH := $(call pv_version_part,PATCH)
+VERSION       := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+ifeq ($(words $(VERSION_MAJOR) $(VERSION_MINOR) $(VERSION_PATCH)),3)
+else
+$(error include/perfvisor/version.h: no "#define PV_VERSION_MAJOR|MINOR|PATCH <digits>" line each)
+endif
+
 # The register database (arch/sysregs.txt) and what is generated from it: the register keys
 # (a public header) and the tables the core and the hypervisor expand (docs/registers.md).
 GEN      := $(BUILD)/gen
 GEN_HDRS := $(GEN)/perfvisor/sysreg_defs.h $(GEN)/regdb.h $(GEN)/regdb_el2.h
 PV_HDRS  := $(wildcard include/perfvisor/*.h) $(GEN_HDRS)
+# Flags. The user's CFLAGS, CPPFLAGS and LDFLAGS (a packager's `dpkg-buildflags`, say) reach
+# every host compile and link; CFLAGS is the optimisation and debug part, and comes after the
+# project's own flags, which it cannot drop. WERROR is for CI and developers: a packager sets
+# it empty, so that a newer compiler's new warning does not break a release build. The cross
+# builds (make aarch64, the hypervisor, the guests, Xen) take none of the user's flags: they
+# are host flags (-fstack-protector-strong, say, needs a __stack_chk_guard and
+# -D_FORTIFY_SOURCE a libc, neither of which a freestanding EL2 build has).
 OPT     ?= -O2
-CFLAGS_BASE := -std=c11 -Wall -Wextra -Werror -g $(OPT) -Iinclude -I$(GEN) -MMD -MP
+CFLAGS  ?= -g $(OPT)
+WERROR  ?= -Werror
+CFLAGS_BASE := -std=c11 -Wall -Wextra $(WERROR) -Iinclude -I$(GEN) -MMD -MP
 SANITIZE ?=
-CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE
-LDFLAGS_HOST := $(SANITIZE)
+CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE $(CPPFLAGS) $(CFLAGS)
+# The core, hosted builds too: -ffreestanding, so that it cannot come to depend on libc.
+CFLAGS_CORE := $(CFLAGS_BASE) $(SANITIZE) -ffreestanding $(CPPFLAGS) $(CFLAGS)
+LDFLAGS_HOST := $(SANITIZE) $(LDFLAGS)
 
 # The freestanding core: only <stdint.h>, <stddef.h>, <stdbool.h>.
 CORE_DIRS := core trap vpmu vspe vamu vmpam
@@ -89,17 +114,18 @@ AARCH64_CC     ?= aarch64-linux-gnu-gcc
 AARCH64_AR     ?= aarch64-linux-gnu-ar
 AARCH64_LD     ?= aarch64-linux-gnu-ld
 AARCH64_NM     ?= aarch64-linux-gnu-nm
-AARCH64_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -ffreestanding -fno-builtin \
+AARCH64_CFLAGS := -std=c11 -Wall -Wextra $(WERROR) -O2 -ffreestanding -fno-builtin \
                   -mgeneral-regs-only -Iinclude -I$(GEN) -MMD -MP
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
 .PHONY: all check demo bench aarch64 aarch64-cc docs docs-check format format-check clean deps tests check-host \
+	install uninstall shlib \
 	check-sanitize memcheck lint fuzz fuzz-build fresh-check
 # Objects that only pattern rules build are intermediate to make; kept, not deleted. (Not a
 # bare .SECONDARY: that makes every target intermediate, and an object of a new source file
 # is then never built into an archive that already exists.)
 .SECONDARY: $(SCEN_SUPPORT_OBJS) $(TOOLTEST_SUPPORT)
-all: $(LIB) $(SIMLIB) $(TOOL) tests
+all: $(LIB) $(SHLIB) $(SIMLIB) $(TOOL) tests
 
 tests: $(TEST_BINS)
 
@@ -119,7 +145,7 @@ $(MEMPLAT_OBJ): $(wildcard tests/support/*.h)
 # The core must not depend on anything hosted: build it with -ffreestanding on the host too.
 $(CORE_OBJS): $(BUILD)/%.o: %.c $(PV_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(SANITIZE) -ffreestanding -c $< -o $@
+	$(CC) $(CFLAGS_CORE) -c $< -o $@
 
 # Every archive and program checks its objects' dependency graph for cycles (nm): the core by
 # module (star-shaped: core/ and trap/ over the feature modules) and by file, the rest by file.
@@ -147,6 +173,104 @@ $(TOOL): $(TOOL_OBJS) $(SIMLIB) $(LIB)
 # The EL1 exception entry of the EL2 hosts (el2/el1_entry.c) is pure C: its test builds it.
 $(BUILD)/tests/unit/test_el2_el1_entry: UNIT_EXTRA := el2/el1_entry.c -Iel2
 $(BUILD)/tests/unit/test_el2_el1_entry: el2/el1_entry.c el2/el1_entry.h
+# ---- Installation: make install, make uninstall (PREFIX, DESTDIR, the directories below) ----
+
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+DATADIR      ?= $(PREFIX)/share
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL      ?= install
+
+# The public headers: include/perfvisor/ and the register keys generated beside them, which
+# sysreg.h includes. Not spe_packet.h: the record codec it declares is host code of sim/, not
+# in the library.
+INSTALL_HDRS := $(filter-out include/perfvisor/spe_packet.h,$(wildcard include/perfvisor/*.h)) \
+	$(GEN)/perfvisor/sysreg_defs.h
+
+# The shared library: the core again, position-independent, in a directory of its own (the
+# static archive and the freestanding builds keep their objects as they are). Its SONAME
+# carries the major alone, as the major is the ABI (include/perfvisor/version.h). The
+# platform functions stay undefined, for the program that loads it to provide.
+PIC_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/pic/%.o)
+SO_NAME    := libperfvisor.so.$(VERSION_MAJOR)
+SO_FILE    := libperfvisor.so.$(VERSION)
+SHLIB      := $(BUILD)/$(SO_FILE)
+SHLIB_MAP  := $(BUILD)/pic/libperfvisor.map
+
+$(PIC_OBJS): $(BUILD)/pic/%.o: %.c $(PV_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -fPIC -c $< -o $@
+
+# It exports the API alone: each pv_ symbol the core defines that an installed header names.
+# The rest (the register handlers, pv_<module>__ functions between modules) are pv_ as well,
+# but internal, and hidden.
+$(SHLIB_MAP): $(PIC_OBJS) $(INSTALL_HDRS)
+	@grep -ohE '\bpv_[a-z0-9_]+' $(INSTALL_HDRS) | sort -u >$@.names
+	@{ printf '{\n\tglobal:\n'; \
+	   $(NM) -g --defined-only $(PIC_OBJS) | awk 'NF == 3 { print $$3 }' | sort -u | \
+		grep -Fx -f $@.names | sed 's/.*/\t\t&;/'; \
+	   printf '\tlocal:\n\t\t*;\n};\n'; } >$@.tmp
+	@rm -f $@.names && mv $@.tmp $@
+
+$(SHLIB): $(PIC_OBJS) $(SHLIB_MAP)
+	$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=$(SHLIB_MAP) $(LDFLAGS_HOST) \
+		-o $@ $(PIC_OBJS)
+
+MAN_PAGE     := man/perfvisor.1
+# The examples `perfvisor demo` runs: it finds them in ../share/perfvisor/examples from its own
+# directory (so with BINDIR and DATADIR as their defaults put them, DESTDIR or not).
+EXAMPLES      := examples/README.md $(wildcard examples/*.xml)
+EXAMPLES_DEMO := $(wildcard examples/demo/*.xml)
+EXAMPLES_DIR   = $(DESTDIR)$(DATADIR)/perfvisor/examples
+# libperfvisor.pc names its directories from ${prefix} where they are under it.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+shlib: $(SHLIB)
+
+# Writes only under $(DESTDIR); the .pc is made there from its template, with this run's
+# directories, rather than kept in build/ where an earlier PREFIX could linger.
+install: $(LIB) $(SHLIB) $(TOOL) $(INSTALL_HDRS) $(MAN_PAGE) lib/libperfvisor.pc.in \
+		$(EXAMPLES) $(EXAMPLES_DEMO)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/perfvisor \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR) $(EXAMPLES_DIR)/demo
+	$(INSTALL) -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/perfvisor
+	$(INSTALL) -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/libperfvisor.a
+	$(INSTALL) -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libperfvisor.so
+	$(INSTALL) -m 0644 $(INSTALL_HDRS) $(DESTDIR)$(INCLUDEDIR)/perfvisor/
+	$(INSTALL) -m 0644 $(MAN_PAGE) $(DESTDIR)$(MANDIR)/man1/perfvisor.1
+	$(INSTALL) -m 0644 $(EXAMPLES) $(EXAMPLES_DIR)/
+	$(INSTALL) -m 0644 $(EXAMPLES_DEMO) $(EXAMPLES_DIR)/demo/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+		-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+		lib/libperfvisor.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/perfvisor $(DESTDIR)$(LIBDIR)/libperfvisor.a \
+		$(DESTDIR)$(LIBDIR)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME) \
+		$(DESTDIR)$(LIBDIR)/libperfvisor.so \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/perfvisor/,$(notdir $(INSTALL_HDRS))) \
+		$(DESTDIR)$(MANDIR)/man1/perfvisor.1 $(DESTDIR)$(PKGCONFIGDIR)/libperfvisor.pc \
+		$(addprefix $(EXAMPLES_DIR)/,$(notdir $(EXAMPLES))) \
+		$(addprefix $(EXAMPLES_DIR)/demo/,$(notdir $(EXAMPLES_DEMO)))
+	@# Only the directories that are perfvisor's own, and only when empty.
+	rmdir $(DESTDIR)$(INCLUDEDIR)/perfvisor $(EXAMPLES_DIR)/demo $(EXAMPLES_DIR) \
+		$(DESTDIR)$(DATADIR)/perfvisor 2>/dev/null || true
+
+# The install test (tests/tool/test_tool_install.c) runs make install into a directory of its
+# own and builds tests/install/consumer.c against what it installed: everything installed is
+# built first, so that its make only copies; it makes the same build, with the same WERROR
+# and sanitizers.
+$(BUILD)/tests/tool/test_tool_install: $(LIB) $(SHLIB) $(INSTALL_HDRS) $(MAN_PAGE) \
+	lib/libperfvisor.pc.in $(EXAMPLES) $(EXAMPLES_DEMO) tests/install/consumer.c
+$(BUILD)/tests/tool/test_tool_install: CFLAGS_HOST += -DPV_BUILD_DIR='"$(BUILD)"' \
+	-DPV_SANITIZE='"$(SANITIZE)"' -DPV_WERROR='"$(WERROR)"' -DPV_MAKE='"$(MAKE)"' -DPV_CC='"$(CC)"'
+
 # The record codec's unit test links the codec (host code, in sim/).
 $(BUILD)/tests/unit/test_vspe_packet: UNIT_EXTRA := $(BUILD)/sim/spe_packet.o
 $(BUILD)/tests/unit/test_vspe_packet: $(BUILD)/sim/spe_packet.o
@@ -213,14 +337,16 @@ check-sanitize:
 
 # The host tests under valgrind memcheck (the tool's runs by the tool tests included): any
 # error or definite leak fails the binary's tests. Not traced: the parsers, sed, awk (the
-# register database's generator, test_tool_regdb), and the shell script scripts/deps.sh with
-# its stand-ins (test_tool_deps), which hold no C of ours.
+# register database's generator, test_tool_regdb), the shell script scripts/deps.sh with
+# its stand-ins (test_tool_deps), and what the install test runs in its directory under
+# tests/install/ (make, the compiler, binutils, groff: test_tool_install), which hold no C of
+# ours.
 VALGRIND ?= valgrind
 # Test binaries run at once under valgrind: one per CPU (each is single-threaded).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MEMCHECK := $(VALGRIND) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	--trace-children=yes --trace-children-skip=*python3*,*/jq,*/sed,*awk \
-	--trace-children-skip-by-arg=*scripts/deps.sh*
+	--trace-children-skip-by-arg=*scripts/deps.sh*,*tests/install/*
 memcheck: tests $(TOOL)
 	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" TEST_JOBS=$(TEST_JOBS) \
 		sh tests/run.sh $(TEST_BINS)
@@ -228,7 +354,7 @@ memcheck: tests $(TOOL)
 # Every C source and header as .clang-format says (make format rewrites them in place).
 FORMAT_DIRS := core trap vpmu vspe vamu vmpam include/perfvisor hyp el2 sim tools bench \
 	tests/fuzz tests/guest tests/guest/lib tests/guest/linux tests/scenario tests/support \
-	tests/tool tests/unit
+	tests/tool tests/unit tests/install
 FORMAT_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS))))
 CLANG_FORMAT ?= clang-format
 format:
@@ -262,7 +388,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -g -O1 -Iinclude -I$(GEN) -Itests/support -I. -MMD -MP \
+FUZZ_CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -g -O1 -Iinclude -I$(GEN) -Itests/support -I. -MMD -MP \
                 $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
@@ -330,7 +456,7 @@ aarch64: $(AARCH64_OBJS) | aarch64-cc
 	@unprefixed=$$($(AARCH64_NM) -g --defined-only $(BUILD)/aarch64/core.o | awk 'NF == 3 { print $$3 }' | \
 		grep -v '^pv_'); \
 	if [ -n "$$unprefixed" ]; then echo "aarch64: exported without the pv_ prefix:" $$unprefixed >&2; exit 1; fi
-	@echo "aarch64: $(words $(AARCH64_OBJS)) core objects, freestanding, -Werror clean"
+	@echo "aarch64: $(words $(AARCH64_OBJS)) core objects, freestanding, $(if $(WERROR),$(WERROR) clean,warnings not errors (WERROR empty))"
 
 # docs/registers.md is generated from the register database (arch/sysregs.txt) through the
 # trap layer's table, so it says what the dispatch does; docs-check fails when it is stale.

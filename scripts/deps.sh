@@ -27,6 +27,9 @@ build="$demo libcmocka-dev"
 # promtool) scrapes perfvisor serve.
 parsers="python3 python3-prometheus-client jq"
 prometheus="prometheus"
+# The install test (test_tool_install) reads the shared library's SONAME and symbols
+# (binutils) and renders the man page (groff); pkg-config is the demo's already.
+installtest="binutils groff-base"
 # The reference hypervisor, its guests and QEMU (the guest suite, make run, the hyp.* figures).
 guests="make gcc-aarch64-linux-gnu qemu-system-arm"
 # Xen on Arm with perfvisor (make xen-check): its source unpacked (dpkg-source), its kconfig
@@ -38,11 +41,12 @@ xen="$guests dpkg-dev xz-utils flex bison device-tree-compiler"
 packages() {
 	case "$1" in
 	clean) ;;
-	demo | docs | docs-check) echo "$demo" ;;
-	check) echo "$build $parsers $xen $prometheus" ;;
+	demo | docs | docs-check | install | shlib) echo "$demo" ;;
+	uninstall) echo "make" ;;
+	check) echo "$build $parsers $installtest $xen $prometheus" ;;
 	xen-check | xen-bench) echo "$xen" ;;
-	check-host | check-sanitize) echo "$build $parsers" ;;
-	memcheck) echo "$build $parsers valgrind" ;;
+	check-host | check-sanitize) echo "$build $parsers $installtest" ;;
+	memcheck) echo "$build $parsers $installtest valgrind" ;;
 	bench) echo "$build valgrind $xen" ;;
 	lint) echo "$build cppcheck clang-tidy clang-format" ;;
 	format | format-check) echo "make clang-format" ;;

@@ -24,11 +24,10 @@ static void usage(FILE *out)
 {
 	fputs("usage: perfvisor demo [options]\n"
 	      "Runs the bundled example (DIR/" DEMO_SCENARIO ", DIR = the examples/ folder of\n"
-	      "the source tree) on the simulated machine: four VMs from libvirt domain XML, "
-	      "their\n"
-	      "per-VM figures (PMU, AMU, SPE, memory bandwidth under MPAM), and each figure "
-	      "next to\n"
-	      "the machine's ground truth.\n"
+	      "the source tree, or share/perfvisor/examples of an installation) on the\n"
+	      "simulated machine: four VMs from libvirt domain XML, their figures (PMU, AMU,\n"
+	      "SPE, memory bandwidth under MPAM), and each figure next to the machine's\n"
+	      "ground truth.\n"
 	      "Exit status 1 if any figure differs from the truth.\n"
 	      "\n"
 	      "options:\n"
@@ -45,9 +44,11 @@ static bool readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-/* examples/ next to the binary's build/ folder, else where the build put it. */
+/* examples/ next to the binary's build/ folder, or share/perfvisor/examples beside the bin/
+ * folder it was installed in (make install; under DESTDIR too), else where the build put it. */
 static bool find_examples(char *scenario, size_t len)
 {
+	static const char *const beside_exe[] = {"..", "../share/perfvisor"};
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
@@ -55,9 +56,13 @@ static bool find_examples(char *scenario, size_t len)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(scenario, len, "%s/../examples/" DEMO_SCENARIO, exe);
-			if (readable(scenario))
-				return true;
+			for (size_t i = 0; i < sizeof(beside_exe) / sizeof(beside_exe[0]);
+			     i++) {
+				int w = snprintf(scenario, len, "%s/%s/examples/" DEMO_SCENARIO,
+						 exe, beside_exe[i]);
+				if (w > 0 && (size_t)w < len && readable(scenario))
+					return true;
+			}
 		}
 	}
 #ifdef PERFVISOR_EXAMPLES

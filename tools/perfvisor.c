@@ -11,9 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "perfvisor/version.h"
 #include "tool.h"
-
-#define PERFVISOR_TOOL_VERSION "0.1.0"
 
 struct tool_command {
 	const char *name;
@@ -101,7 +100,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(first, "-V") == 0 || strcmp(first, "--version") == 0) {
-		printf("perfvisor %s\n", PERFVISOR_TOOL_VERSION);
+		printf("perfvisor %s\n", PV_VERSION_STRING);
 		return 0;
 	}
 	if (first[0] == '-') {

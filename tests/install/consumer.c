@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A program of the library's user, built by tests/tool/test_tool_install.c against an
+ * installed perfvisor alone (pkg-config's flags, the installed headers and library), once
+ * statically and once against the shared library. It includes every installed header, so
+ * that each compiles on its own terms, and prints what the test compares:
+ *
+ *   perfvisor <PV_VERSION_STRING of the installed header>
+ *   pv_hw_probe: <code> <pv_strerror(code)>
+ *   pv_vm_init: <code> <pv_strerror(code)>
+ *
+ * Its platform is a machine whose every register reads 0, so one without a PMU: the probe
+ * succeeds, and a VM that asks for a PMU is refused with PV_ERR_NO_PMU.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <perfvisor/mpam_regs.h>
+#include <perfvisor/perfvisor.h>
+#include <perfvisor/platform.h>
+#include <perfvisor/sysreg.h>
+#include <perfvisor/trap.h>
+#include <perfvisor/vamu.h>
+#include <perfvisor/version.h>
+#include <perfvisor/vmpam.h>
+#include <perfvisor/vpmu.h>
+#include <perfvisor/vspe.h>
+
+/* The platform contract (platform.h): every function the library may call is here. */
+uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg)
+{
+	(void)cpu;
+	(void)reg;
+	return 0;
+}
+
+void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val)
+{
+	(void)cpu;
+	(void)reg;
+	(void)val;
+}
+
+void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level)
+{
+	(void)vcpu;
+	(void)intid;
+	(void)level;
+}
+
+uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa)
+{
+	(void)cpu;
+	(void)pa;
+	return 0;
+}
+
+void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
+{
+	(void)cpu;
+	(void)pa;
+	(void)val;
+}
+
+bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val)
+{
+	(void)v;
+	(void)ipa;
+	(void)val;
+	return false;
+}
+
+bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
+{
+	(void)v;
+	(void)ipa;
+	(void)size;
+	return false;
+}
+
+void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
+{
+	(void)v;
+	(void)ipa;
+	(void)size;
+}
+
+bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa)
+{
+	(void)v;
+	(void)ipa;
+	(void)pa;
+	return false;
+}
+
+void pv_plat_psb_csync(struct pv_pcpu *cpu)
+{
+	(void)cpu;
+}
+
+int main(void)
+{
+	/* Static: struct pv_vm is large for a stack. */
+	static struct pv_hw hw;
+	static struct pv_pcpu cpu;
+	static struct pv_vm vm;
+
+	printf("perfvisor %s\n", PV_VERSION_STRING);
+	pv_pcpu_init(&cpu, NULL);
+	int probe = pv_hw_probe(&hw, &cpu, 0);
+	printf("pv_hw_probe: %d %s\n", probe, pv_strerror(probe));
+	const struct pv_vm_config cfg = {
+		.features = PV_FEAT_PMU,
+		.pmu = {.version = PV_PMUVER_V3, .nr_counters = 1},
+	};
+	int init = pv_vm_init(&vm, &hw, &cfg);
+	printf("pv_vm_init: %d %s\n", init, pv_strerror(init));
+	return probe == PV_OK && init == PV_ERR_NO_PMU ? 0 : 1;
+}

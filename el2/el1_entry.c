@@ -28,7 +28,7 @@ uint64_t el1_sync_pstate(uint64_t spsr, uint64_t sctlr_el1)
 {
 	uint64_t pstate = SPSR_EL1H | SPSR_DAIF | (spsr & SPSR_NZCV);
 	if (spsr & SPSR_M_AARCH32)
-		pstate |= spsr & SPSR32_DIT ? SPSR_DIT : 0;
+		pstate |= (spsr & SPSR32_DIT) ? SPSR_DIT : 0;
 	else
 		pstate |= spsr & SPSR_DIT;
 	if (!(sctlr_el1 & SCTLR_SPAN))

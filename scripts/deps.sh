@@ -24,9 +24,9 @@ demo="make gcc libc6-dev pkg-config libxml2-dev libvirt-dev libmicrohttpd-dev"
 # The host test binaries (cmocka) beside the tool.
 build="$demo libcmocka-dev"
 # The tool tests parse every report format with real parsers; a real Prometheus (and its
-# promtool) scrapes perfvisor serve.
+# promtool) scrapes perfvisor serve, node_exporter's textfile collector reads its files.
 parsers="python3 python3-prometheus-client jq"
-prometheus="prometheus"
+prometheus="prometheus prometheus-node-exporter"
 # The install test (test_tool_install) reads the shared library's SONAME and symbols
 # (binutils) and renders the man page (groff); pkg-config is the demo's already.
 installtest="binutils groff-base"

@@ -6,9 +6,12 @@
  * 0.0.4 by default, OpenMetrics 1.0.0 when the scraper's Accept header asks for it.
  *
  *   perfvisor serve [--listen ADDR:PORT] [--input FILE|-|unix:PATH] [--echo]
+ *   perfvisor serve --scenario FILE [--period SECONDS] [--listen ADDR:PORT]
  *
  * Console lines that are not records go to stdout with --echo. At the end of the input it
- * keeps serving the last figures until SIGINT or SIGTERM.
+ * keeps serving the last figures until SIGINT or SIGTERM. With --scenario it runs a scenario
+ * on the simulated machine again and again instead (a new seed each run, a run every period)
+ * and serves the last run's figures, as `stats --format openmetrics|prometheus` prints them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,14 +28,18 @@
 
 #include "options.h"
 #include "records_expo.h"
+#include "run.h"
 #include "tool.h"
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 
 struct serve {
-	pthread_mutex_t lock; /* guards store */
+	pthread_mutex_t lock; /* guards store and report */
 	struct rec_store store;
 	uint64_t scrapes;
+	bool scenario_mode;
+	bool have_report; /* report holds a run's figures */
+	struct report report;
 };
 
 static void serve_usage(FILE *out)
@@ -40,9 +47,11 @@ static void serve_usage(FILE *out)
 	fputs("usage: perfvisor serve [options]\n"
 	      "\n"
 	      "Serves the live figures records a hypervisor writes on its console\n"
-	      "(records_ms=N for perfvisor's hypervisor) as metrics at "
-	      "http://ADDR:PORT/metrics:\n"
-	      "the Prometheus text format 0.0.4, or OpenMetrics 1.0.0 when the Accept header "
+	      "(records_ms=N for perfvisor's hypervisor), or the figures of a scenario run "
+	      "again\n"
+	      "and again on the simulated machine, as metrics at http://ADDR:PORT/metrics: "
+	      "the\n"
+	      "Prometheus text format 0.0.4, or OpenMetrics 1.0.0 when the Accept header "
 	      "asks.\n"
 	      "\n"
 	      "  -l, --listen ADDR:PORT  IPv4 address and port (default " SERVE_DEFAULT_LISTEN
@@ -53,6 +62,10 @@ static void serve_usage(FILE *out)
 	      "                          unix:PATH (a Unix socket, e.g. QEMU's -serial\n"
 	      "                          unix:PATH,server)\n"
 	      "  -e, --echo              copy the console's other lines to stdout\n"
+	      "  -s, --scenario FILE     run this scenario instead, a new seed each run, and "
+	      "serve\n"
+	      "                          the last run's figures\n"
+	      "  -p, --period SECONDS    with --scenario, a run every SECONDS (default 10)\n"
 	      "  -h, --help              this text\n",
 	      out);
 }
@@ -81,7 +94,11 @@ static bool parse_listen(const char *s, struct sockaddr_in *sa)
 
 static FILE *open_input(const char *src)
 {
-	if (!strcmp(src, "-"))
+	if (!src) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (strcmp(src, "-") == 0)
 		return stdin;
 	if (!strncmp(src, "unix:", 5)) {
 		struct sockaddr_un sun = {.sun_family = AF_UNIX};
@@ -89,7 +106,7 @@ static FILE *open_input(const char *src)
 			errno = ENAMETOOLONG;
 			return NULL;
 		}
-		strcpy(sun.sun_path, src + 5);
+		memcpy(sun.sun_path, src + 5, strlen(src + 5) + 1);
 		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		if (fd < 0)
 			return NULL;
@@ -127,15 +144,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)version, (void)upload_data, (void)req;
 	if (*upload_data_size) /* no request body is wanted */
 		return MHD_NO;
-	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		char *body = strdup("only GET and HEAD\n");
 		return body ? answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", body,
 				     strlen(body))
 			    : MHD_NO;
 	}
-	if (strcmp(url, "/metrics")) {
+	if (strcmp(url, "/metrics") != 0) {
 		char *body = strdup("perfvisor serve: the metrics are at /metrics\n");
-		return body ? answer(c, strcmp(url, "/") ? MHD_HTTP_NOT_FOUND : MHD_HTTP_OK,
+		return body ? answer(c,
+				     strcmp(url, "/") != 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_OK,
 				     "text/plain", body, strlen(body))
 			    : MHD_NO;
 	}
@@ -150,9 +168,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	expo_begin(&e, out, f);
 	pthread_mutex_lock(&sv->lock);
 	sv->scrapes++;
-	records_expo(&e, &sv->store);
+	if (!sv->scenario_mode) {
+		records_expo(&e, &sv->store);
+		expo_end(&e);
+	} else if (sv->have_report) {
+		report_metrics(&sv->report, out, f);
+	} else {
+		expo_end(&e); /* before the first run ends: no family yet */
+	}
 	pthread_mutex_unlock(&sv->lock);
-	expo_end(&e);
 	if (fclose(out)) {
 		free(body);
 		return MHD_NO;
@@ -204,6 +228,46 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/* The scenario mode: runs the scenario for ever, one seed after another, each run's report
+ * replacing the last under the lock (its counters start again, as after a restart). */
+struct runner {
+	struct serve *sv;
+	struct scenario *sc;
+	unsigned period_s;
+};
+
+static void *runner_main(void *arg)
+{
+	struct runner *rn = arg;
+	uint64_t seed = rn->sc->seed;
+	for (;;) {
+		struct run *r = calloc(1, sizeof(*r));
+		struct report rep = {0};
+		struct diag d;
+		rn->sc->seed = seed++;
+		if (!r || run_prepare(r, rn->sc, &d)) {
+			fprintf(stderr, "perfvisor serve: %s\n", r ? d.msg : "out of memory");
+			free(r);
+			return NULL;
+		}
+		run_execute(r, NULL);
+		int err = run_report(r, &rep);
+		run_free(r);
+		free(r);
+		if (err) {
+			fprintf(stderr, "perfvisor serve: out of memory\n");
+			return NULL;
+		}
+		pthread_mutex_lock(&rn->sv->lock);
+		if (rn->sv->have_report)
+			report_free(&rn->sv->report);
+		rn->sv->report = rep;
+		rn->sv->have_report = true;
+		pthread_mutex_unlock(&rn->sv->lock);
+		sleep(rn->period_s);
+	}
+}
+
 int tool_serve(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -211,13 +275,18 @@ int tool_serve(int argc, char **argv)
 		{"input", required_argument, NULL, 'i'},
 		{"echo", no_argument, NULL, 'e'},
 		{"help", no_argument, NULL, 'h'},
+		{"scenario", required_argument, NULL, 's'},
+		{"period", required_argument, NULL, 'p'},
 		{NULL, 0, NULL, 0},
 	};
-	static const char *const hints[] = {"IPV4-ADDRESS:PORT", "a file, - or unix:PATH", NULL,
-					    NULL, NULL};
+	static const char *const hints[] = {
+		"IPV4-ADDRESS:PORT", "a file, - or unix:PATH", NULL, NULL,
+		"a scenario file",   "seconds, 1 to 3600",     NULL};
 	const struct tool_options o = {
-		.cmd = "serve", .shortopts = "l:i:eh", .longopts = opts, .hints = hints};
-	const char *listen = SERVE_DEFAULT_LISTEN, *input = "-";
+		.cmd = "serve", .shortopts = "l:i:ehs:p:", .longopts = opts, .hints = hints};
+	const char *listen = SERVE_DEFAULT_LISTEN, *input = "-", *scenario = NULL;
+	unsigned long period = 10;
+	char *end;
 	bool echo = false;
 	int c;
 	optind = 1;
@@ -231,6 +300,22 @@ int tool_serve(int argc, char **argv)
 			break;
 		case 'e':
 			echo = true;
+			break;
+		case 's':
+			scenario = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			period = strtoul(optarg, &end, 10);
+			if (errno || *end || optarg[0] == '-' || period < 1 || period > 3600) {
+				fprintf(stderr,
+					"perfvisor serve: --period '%s' is not seconds from 1 "
+					"to 3600\n",
+					optarg);
+				fputs("Try 'perfvisor serve --help' for its options.\n",
+				      stderr);
+				return 2;
+			}
 			break;
 		case 'h':
 			serve_usage(stdout);
@@ -250,12 +335,22 @@ int tool_serve(int argc, char **argv)
 			listen);
 		return 2;
 	}
-	FILE *in = open_input(input);
-	if (!in) {
+	static struct serve sv = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	static struct scenario sc;
+	FILE *in = NULL;
+	if (scenario) {
+		struct diag d;
+		if (scenario_load(scenario, NULL, &sc, &d)) {
+			fprintf(stderr, "perfvisor serve: %s\n", d.msg);
+			return 1;
+		}
+		for (unsigned i = 0; i < sc.nvms; i++)
+			tool_warnings(&sc.vm[i].dom);
+		sv.scenario_mode = true;
+	} else if (!(in = open_input(input))) {
 		fprintf(stderr, "perfvisor serve: %s: %s\n", input, strerror(errno));
 		return 1;
 	}
-	static struct serve sv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	/* SIGINT and SIGTERM end it; blocked here so that the server's thread never takes them
 	 * and sigwait() below does. */
 	sigset_t stop;
@@ -268,7 +363,7 @@ int tool_serve(int argc, char **argv)
 		&sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "perfvisor serve: cannot listen on %s\n", listen);
-		if (in != stdin)
+		if (in && in != stdin)
 			fclose(in);
 		return 1;
 	}
@@ -280,8 +375,10 @@ int tool_serve(int argc, char **argv)
 	/* The console in a thread of its own, the main thread waiting for the signal: either
 	 * may come first. */
 	struct reader rd = {&sv, in, echo, input};
+	struct runner rn = {&sv, &sc, (unsigned)period};
 	pthread_t t;
-	if (pthread_create(&t, NULL, reader_main, &rd)) {
+	if (scenario ? pthread_create(&t, NULL, runner_main, &rn)
+		     : pthread_create(&t, NULL, reader_main, &rd)) {
 		fprintf(stderr, "perfvisor serve: cannot start the reader\n");
 		MHD_stop_daemon(d);
 		return 1;

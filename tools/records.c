@@ -180,12 +180,12 @@ enum rec_status rec_parse(const char *line, size_t len, struct rec_vcpu *out)
 {
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		len--;
-	if (len < 3 || memcmp(line, "PVR", 3))
+	if (len < 3 || memcmp(line, "PVR", 3) != 0)
 		return REC_NOT_RECORD;
-	if (len < 5 || memcmp(line, "PVR1 ", 5))
+	if (len < 5 || memcmp(line, "PVR1 ", 5) != 0)
 		return REC_VERSION;
 	/* " crc=" and eight hexadecimal digits end the line; they cover all before them. */
-	if (len < 5 + 13 || memcmp(line + len - 13, " crc=", 5))
+	if (len < 5 + 13 || memcmp(line + len - 13, " crc=", 5) != 0)
 		return REC_CRC;
 	uint64_t crc;
 	char digits[11] = "0x";

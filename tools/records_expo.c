@@ -52,7 +52,7 @@ static void per_vcpu(struct expo *e, const struct rec_store *s, const char *name
 		return;
 	expo_family(e, name, EXPO_COUNTER, NULL, help);
 	for (unsigned i = 0; i < s->n; i++) {
-		struct vlabels b;
+		struct vlabels b = {0};
 		uint64_t v;
 		memcpy(&v, (const char *)&s->vcpu[i] + offset, sizeof(v));
 		expo_sample(e, vl(&b, &s->vcpu[i], NULL, NULL, NULL, NULL), v);
@@ -75,7 +75,7 @@ static void counters(struct expo *e, const struct rec_store *s)
 		const struct rec_vcpu *v = &s->vcpu[i];
 		for (unsigned c = 0; c < v->ncounters; c++) {
 			char idx[8], ev[8];
-			struct vlabels b;
+			struct vlabels b = {0};
 			const struct rec_counter *k = &v->counter[c];
 			if (k->index == PV_PMU_CYCLE_IDX)
 				snprintf(idx, sizeof(idx), "cycle");
@@ -95,7 +95,7 @@ static void traps(struct expo *e, const struct rec_store *s)
 		    "System register traps perfvisor answered, by register group.");
 	for (unsigned i = 0; i < s->n; i++)
 		for (unsigned g = 0; g < PV_KIND_COUNT; g++) {
-			struct vlabels b;
+			struct vlabels b = {0};
 			expo_sample(e, vl(&b, &s->vcpu[i], "group", group_names[g], NULL, NULL),
 				    s->vcpu[i].traps[g]);
 		}
@@ -115,7 +115,7 @@ static void exits(struct expo *e, const struct rec_store *s)
 		    "Exits of the vCPU to the hypervisor, by the hypervisor's kind of exit.");
 	for (unsigned i = 0; i < s->n; i++)
 		for (unsigned k = 0; k < s->vcpu[i].nexits; k++) {
-			struct vlabels b;
+			struct vlabels b = {0};
 			const struct rec_exit *x = &s->vcpu[i].exit[k];
 			expo_sample(e, vl(&b, &s->vcpu[i], "kind", x->kind, NULL, NULL),
 				    x->exits);
@@ -127,7 +127,7 @@ static void exits(struct expo *e, const struct rec_store *s)
 		    "(self-measured; absent where it does not measure).");
 	for (unsigned i = 0; i < s->n; i++)
 		for (unsigned k = 0; k < s->vcpu[i].nexits; k++) {
-			struct vlabels b;
+			struct vlabels b = {0};
 			const struct rec_exit *x = &s->vcpu[i].exit[k];
 			expo_sample(e, vl(&b, &s->vcpu[i], "kind", x->kind, NULL, NULL),
 				    x->el2_instructions);
@@ -142,7 +142,7 @@ static void state(struct expo *e, const struct rec_store *s)
 		    "1 for the vCPU's state in its last record, 0 for the others.");
 	for (unsigned i = 0; i < s->n; i++)
 		for (unsigned k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
-			struct vlabels b;
+			struct vlabels b = {0};
 			expo_sample(e, vl(&b, &s->vcpu[i], "state", states[k], NULL, NULL),
 				    !strcmp(s->vcpu[i].state, states[k]));
 		}
@@ -150,7 +150,7 @@ static void state(struct expo *e, const struct rec_store *s)
 		    "The hypervisor's clock at the vCPU's last record (virtual time under "
 		    "QEMU).");
 	for (unsigned i = 0; i < s->n; i++) {
-		struct vlabels b;
+		struct vlabels b = {0};
 		expo_sample_double(e, vl(&b, &s->vcpu[i], NULL, NULL, NULL, NULL),
 				   (double)s->vcpu[i].time_ns / 1e9);
 	}

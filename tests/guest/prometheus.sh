@@ -8,7 +8,9 @@
 #   above 0 while it counts; once it stops, the counts Prometheus has are exactly those the
 #   guest printed; after it ends, its state is "ended". promtool accepts the Prometheus text
 #   format, the client library's OpenMetrics parser the OpenMetrics one (promtool 2.42 reads
-#   the text format only). Every wait is bounded; everything started is stopped by PID.
+#   the text format only), node_exporter's textfile collector the text format files of
+#   `perfvisor stats --format prometheus` and of serve. Every wait is bounded; everything
+#   started is stopped by PID.
 # One "NAME: ok" line or FAIL per check; figures on "figure:" lines; the last line is
 # "N passed, M failed" (", 1 skipped" without Prometheus: the line before says why).
 set -u
@@ -65,7 +67,16 @@ wait_for 30 grep -q '^perfvisor serve: http' "$dir/serve.err"
 result "prometheus: perfvisor serve listens ($(port))"
 metrics=http://127.0.0.1:$(port)/metrics
 
-# Prometheus on a free port, scraping serve every second.
+# serve's other mode: the demo scenario on the simulated machine (one run: the period is long),
+# served beside it; its figures are those `perfvisor stats` prints for the same run.
+"$tool" serve --scenario examples/demo/scenario.xml --period 3600 --listen 127.0.0.1:0 \
+	>/dev/null 2>"$dir/serve-sim.err" &
+pids="$pids $!"
+sport() { sed -n 's|^perfvisor serve: http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$dir/serve-sim.err"; }
+wait_for 30 grep -q '^perfvisor serve: http' "$dir/serve-sim.err"
+result "prometheus: perfvisor serve --scenario listens ($(sport))"
+
+# Prometheus on a free port, scraping both every second.
 pport=$($py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 prom=http://127.0.0.1:$pport
 cat >"$dir/prometheus.yml" <<EOF
@@ -76,6 +87,9 @@ scrape_configs:
   - job_name: perfvisor
     static_configs:
       - targets: ["127.0.0.1:$(port)"]
+  - job_name: perfvisor-sim
+    static_configs:
+      - targets: ["127.0.0.1:$(sport)"]
 EOF
 promtool check config "$dir/prometheus.yml" >"$dir/promtool-config.log" 2>&1
 result "prometheus: promtool accepts the generated configuration"
@@ -97,6 +111,15 @@ result "prometheus: rate(perfvisor_vcpu_pmu_events{counter=\"0\"}[5s]) > 0 while
 up=$(q "up{job=\"perfvisor\"}" | awk '{ print $2 }')
 [ "$up" = 1 ]
 result "prometheus: the target is up (up = ${up:-none})"
+
+# The simulated machine's figures, per domain and memory node, as stats prints them.
+"$tool" stats --format prometheus examples/demo/scenario.xml >"$dir/stats.prom" 2>/dev/null
+want=$(sed -n 's/^perfvisor_domain_memory_bandwidth_bytes_total{domain="db",monitor="vcpus_0",vcpus="0",node="0"} \([0-9]*\)$/\1/p' "$dir/stats.prom")
+sim() {
+	[ -n "$want" ] && [ "$(q "perfvisor_domain_memory_bandwidth_bytes_total{job=\"perfvisor-sim\",domain=\"db\",node=\"0\"}" | awk '{ print $2 }')" = "$want" ]
+}
+wait_for 60 sim
+result "prometheus: the scenario's bytes per domain and node, as stats prints them (db, node 0: ${want:-?} bytes)"
 
 # Stop it: the counts it prints must be what Prometheus gets.
 printf 's\n' >&3
@@ -131,6 +154,29 @@ $py tests/guest/promq.py get "$metrics" "application/openmetrics-text; version=1
 	$py tests/guest/promq.py openmetrics "$dir/metrics.om" >"$dir/openmetrics.log" 2>&1
 result "prometheus: the OpenMetrics parser accepts the OpenMetrics format ($(wc -l <"$dir/openmetrics.log") families)"
 
+# node_exporter's textfile collector: what `perfvisor stats --format prometheus` writes and
+# what serve served, as .prom files; accepted when it reports no error and has their samples.
+if command -v prometheus-node-exporter >/dev/null 2>&1; then
+	mkdir -p "$dir/textfile"
+	"$tool" stats --format prometheus examples/demo/scenario.xml \
+		>"$dir/textfile/perfvisor-demo.prom" 2>"$dir/stats.err"
+	cp "$dir/metrics.prom" "$dir/textfile/perfvisor-live.prom"
+	nport=$($py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$dir/textfile" \
+		--web.listen-address="127.0.0.1:$nport" >"$dir/node-exporter.log" 2>&1 &
+	pids="$pids $!"
+	ne() { $py tests/guest/promq.py get "http://127.0.0.1:$nport/metrics" >"$dir/node-exporter.metrics"; }
+	wait_for 30 ne &&
+		grep -q '^node_textfile_scrape_error 0$' "$dir/node-exporter.metrics" &&
+		grep -q '^perfvisor_domain_perf_events_total{' "$dir/node-exporter.metrics" &&
+		grep -q '^perfvisor_vcpu_traps_total{domain="steady"' "$dir/node-exporter.metrics"
+	result "prometheus: node_exporter's textfile collector takes stats --format prometheus and serve's output"
+else
+	echo "textfile: skipped: prometheus-node-exporter not installed"
+	skipped=$((skipped + 1))
+fi
+
 # End it: the last record says so.
 printf 'q\n' >&3
 ended() { [ "$(q "perfvisor_vcpu_state{$sel,state=\"ended\"}" | awk '{ print $2 }')" = 1 ]; }
@@ -147,6 +193,6 @@ echo "figure: prometheus.scrape_samples_per_vm: ${samples:-?}"
 echo "figure: prometheus.scrape_bytes_per_vm: $(wc -c <"$dir/metrics.prom")"
 echo "figure: prometheus.scrape_seconds_per_vm: ${secs:-?}"
 records=$(sed -n 's/^perfvisor_records_read_total{status="ok"} \([0-9]*\)$/\1/p' "$dir/metrics.prom")
-echo "figure: prometheus.records_per_second: ${records:-?} records in $((fetched - start)) s of wall time"
+echo "figure: prometheus.records_per_second: $(awk -v n="${records:-0}" -v s=$((fetched - start)) 'BEGIN { printf "%.1f", s ? n / s : 0 }') (${records:-?} records in $((fetched - start)) s of wall time, records_ms=100 of virtual time)"
 exec 3>&-
 summary

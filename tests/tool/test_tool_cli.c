@@ -120,6 +120,10 @@ static void test_unknown_option(void **state)
 		"serve --listen 127.0.0.1:65536",
 		"perfvisor serve: --listen '127.0.0.1:65536' is not IPV4-ADDRESS:PORT");
 	bad += usage_error("serve extra", "perfvisor serve: unexpected argument 'extra'");
+	bad += usage_error("serve --scenario x --period 0",
+			   "perfvisor serve: --period '0' is not seconds from 1 to 3600");
+	bad += usage_error("serve --period 5s",
+			   "perfvisor serve: --period '5s' is not seconds from 1 to 3600");
 	assert_int_equal(bad, 0);
 }
 
@@ -151,7 +155,9 @@ static const struct {
 	{"demo", {"-s, --seed N", "-f, --format F", "-e, --examples DIR", "-h, --help"}},
 	{"regs", {"-f, --format F", "-h, --help"}},
 	{"spe-decode", {"--json", "-h, --help"}},
-	{"serve", {"-l, --listen ADDR:PORT", "-i, --input SOURCE", "-e, --echo", "-h, --help"}},
+	{"serve",
+	 {"-l, --listen ADDR:PORT", "-i, --input SOURCE", "-e, --echo", "-s, --scenario FILE",
+	  "-p, --period SECONDS", "-h, --help"}},
 };
 
 static void test_help(void **state)

@@ -13,35 +13,15 @@
 
 #include "esr.h"
 #include "memplat.h"
+#include "vcpu_rig.h"
 #include "perfvisor/trap.h"
 
-struct rig {
-	struct memplat_cpu mc;
-	struct memplat_vcpu mv;
-	struct pv_pcpu cpu;
-	struct pv_hw hw;
-	struct pv_vm vm;
-	struct pv_vcpu v;
-	uint64_t x[32];
-};
-
-static struct rig *rig_new(void)
+static struct vcpu_rig *rig_new(void)
 {
-	struct rig *r = calloc(1, sizeof(*r));
-	memplat_init(&r->mc, 6);
-	pv_pcpu_init(&r->cpu, &r->mc);
-	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
-	pv_pcpu_setup(&r->cpu, &r->hw);
-	struct pv_vm_config cfg = {.features = PV_FEAT_PMU};
-	cfg.pmu.version = PV_PMUVER_V3P5;
-	cfg.pmu.nr_counters = 4;
-	assert_int_equal(pv_vm_init(&r->vm, &r->hw, &cfg), PV_OK);
-	pv_vcpu_init(&r->v, &r->vm, 0, &r->mv);
-	pv_vcpu_load(&r->v, &r->cpu);
-	return r;
+	return vcpu_rig_new(0, PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
 }
 
-static enum pv_trap_result guest(struct rig *r, uint32_t key, bool is_read, uint64_t *val)
+static enum pv_trap_result guest(struct vcpu_rig *r, uint32_t key, bool is_read, uint64_t *val)
 {
 	r->x[3] = is_read ? 0 : *val;
 	enum pv_trap_result res = pv_trap(&r->v, esr_sys(key, 3, is_read), 1, r->x);
@@ -52,7 +32,7 @@ static enum pv_trap_result guest(struct rig *r, uint32_t key, bool is_read, uint
 
 /* Power is lost: the PMU's registers read 0 again (the architecture says UNKNOWN; the ID
  * registers are read-only and stay). */
-static void power_loss(struct rig *r)
+static void power_loss(struct vcpu_rig *r)
 {
 	static const uint32_t keys[] = {PV_PMCR_EL0,       PV_PMCNTENSET_EL0, PV_PMCNTENCLR_EL0,
 					PV_PMINTENSET_EL1, PV_PMOVSSET_EL0,   PV_PMSELR_EL0,
@@ -67,7 +47,7 @@ static void power_loss(struct rig *r)
 static void test_suspend_resume_keeps_the_vcpu(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	uint64_t cyc = 0x1234, ev = 77, en = 1u | 1u << PV_PMU_CYCLE_IDX, sel = 2;
 	assert_int_equal(guest(r, PV_PMCCNTR_EL0, false, &cyc), PV_TRAP_HANDLED);
 	assert_int_equal(guest(r, PV_PMEVCNTR_EL0(0), false, &ev), PV_TRAP_HANDLED);
@@ -105,7 +85,7 @@ static void test_suspend_resume_keeps_the_vcpu(void **state)
 static void test_suspend_idle_pcpu(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	pv_vcpu_put(&r->v);
 	pv_pcpu_suspend(&r->cpu);
 	assert_null(r->cpu.suspended);
@@ -120,7 +100,7 @@ static void test_suspend_idle_pcpu(void **state)
 static void test_release_while_suspended(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	pv_pcpu_suspend(&r->cpu);
 	pv_vcpu_release(&r->v);
 	assert_null(r->cpu.suspended);
@@ -134,7 +114,7 @@ static void test_release_while_suspended(void **state)
 static void test_release_puts(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	uint64_t en = 1u;
 	assert_int_equal(guest(r, PV_PMCNTENSET_EL0, false, &en), PV_TRAP_HANDLED);
 	pv_vcpu_release(&r->v);
@@ -147,7 +127,7 @@ static void test_release_puts(void **state)
 
 /* A second pCPU for the same VM: the rig's platform memory serves both (the tests only
  * move the vCPU and look at who is loaded where). */
-static void second_cpu(struct rig *r, struct pv_pcpu *cpu1)
+static void second_cpu(struct vcpu_rig *r, struct pv_pcpu *cpu1)
 {
 	pv_pcpu_init(cpu1, &r->mc);
 	pv_pcpu_setup(cpu1, &r->hw);
@@ -157,7 +137,7 @@ static void second_cpu(struct rig *r, struct pv_pcpu *cpu1)
 static void test_suspend_twice(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	pv_pcpu_suspend(&r->cpu);
 	pv_pcpu_suspend(&r->cpu);
 	assert_ptr_equal(r->cpu.suspended, &r->v);
@@ -172,7 +152,7 @@ static void test_suspend_twice(void **state)
 static void test_resume_after_move_or_put(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	struct pv_pcpu cpu1;
 	second_cpu(r, &cpu1);
 	pv_pcpu_suspend(&r->cpu);
@@ -196,7 +176,7 @@ static void test_resume_after_move_or_put(void **state)
 static void test_release_after_two_suspends(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	struct pv_pcpu cpu1;
 	second_cpu(r, &cpu1);
 	pv_pcpu_suspend(&r->cpu);
@@ -216,7 +196,7 @@ static void test_release_after_two_suspends(void **state)
 static void test_vm_release_waits_for_vcpus(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	assert_int_equal(pv_vm_release(&r->vm), PV_ERR_VCPUS_LIVE);
 	assert_ptr_equal(r->cpu.loaded, &r->v); /* untouched */
 	pv_vcpu_release(&r->v);

@@ -14,36 +14,16 @@
 
 #include "esr.h"
 #include "memplat.h"
+#include "vcpu_rig.h"
 #include "perfvisor/record.h"
 #include "perfvisor/trap.h"
 
-struct rig {
-	struct memplat_cpu mc;
-	struct memplat_vcpu mv;
-	struct pv_pcpu cpu;
-	struct pv_hw hw;
-	struct pv_vm vm;
-	struct pv_vcpu v;
-	uint64_t x[32];
-};
-
-static struct rig *rig_new(void)
+static struct vcpu_rig *rig_new(void)
 {
-	struct rig *r = calloc(1, sizeof(*r));
-	memplat_init(&r->mc, 6);
-	pv_pcpu_init(&r->cpu, &r->mc);
-	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
-	pv_pcpu_setup(&r->cpu, &r->hw);
-	struct pv_vm_config cfg = {.features = PV_FEAT_PMU};
-	cfg.pmu.version = PV_PMUVER_V3P5;
-	cfg.pmu.nr_counters = 2;
-	assert_int_equal(pv_vm_init(&r->vm, &r->hw, &cfg), PV_OK);
-	pv_vcpu_init(&r->v, &r->vm, 0, &r->mv);
-	pv_vcpu_load(&r->v, &r->cpu);
-	return r;
+	return vcpu_rig_new(0, PV_FEAT_PMU, PV_PMUVER_V3P5, 2);
 }
 
-static void guest_write(struct rig *r, uint32_t key, uint64_t val)
+static void guest_write(struct vcpu_rig *r, uint32_t key, uint64_t val)
 {
 	r->x[3] = val;
 	assert_int_equal(pv_trap(&r->v, esr_sys(key, 3, false), 1, r->x), PV_TRAP_HANDLED);
@@ -88,7 +68,7 @@ static void test_crc32_check_value(void **state)
 static void test_record_of_an_idle_vcpu(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	char rec[PV_RECORD_MAX], body[PV_RECORD_MAX];
 	struct pv_record_host h = host("exact");
 	size_t len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
@@ -104,7 +84,7 @@ static void test_record_of_an_idle_vcpu(void **state)
 static void test_record_with_counters(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	guest_write(r, PV_PMEVTYPER_EL0(1), 0x8 | (1ul << 31)); /* INST_RETIRED, not at EL1 */
 	guest_write(r, PV_PMEVCNTR_EL0(1), 1234);
 	guest_write(r, PV_PMCCNTR_EL0, 99);
@@ -124,7 +104,7 @@ static void test_record_with_counters(void **state)
 static void test_names_escaped_host_words_checked(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	char rec[PV_RECORD_MAX];
 	struct pv_record_host h = host("my vm=1%");
 	assert_true(pv_record_vcpu(rec, sizeof(rec), &r->v, &h) > 0);
@@ -146,7 +126,7 @@ static void test_names_escaped_host_words_checked(void **state)
 static void test_no_partial_record(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	char rec[PV_RECORD_MAX], small[PV_RECORD_MAX];
 	struct pv_record_host h = host("exact");
 	size_t len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
@@ -165,7 +145,7 @@ static void test_no_partial_record(void **state)
 static void test_pmu_irqs_count_rising_edges(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new();
+	struct vcpu_rig *r = rig_new();
 	guest_write(r, PV_PMINTENSET_EL1, 1);
 	guest_write(r, PV_PMCR_EL0, 1);
 	guest_write(r, PV_PMOVSSET_EL0, 1); /* level rises */

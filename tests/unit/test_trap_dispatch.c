@@ -11,42 +11,23 @@
 
 #include "esr.h"
 #include "memplat.h"
+#include "vcpu_rig.h"
 #include "perfvisor/trap.h"
 
-struct rig {
-	struct memplat_cpu mc;
-	struct memplat_vcpu mv;
-	struct pv_pcpu cpu;
-	struct pv_hw hw;
-	struct pv_vm vm;
-	struct pv_vcpu v;
-	uint64_t x[32]; /* x0..x30, and a sentinel where an out-of-bounds x[31] would land */
-};
-
-static struct rig *rig_new(uint32_t features, uint8_t version, uint8_t counters)
+static struct vcpu_rig *rig_new(uint32_t features, uint8_t version, uint8_t counters)
 {
-	struct rig *r = calloc(1, sizeof(*r));
-	memplat_init(&r->mc, 6);
-	pv_pcpu_init(&r->cpu, &r->mc);
-	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 1), PV_OK);
-	pv_pcpu_setup(&r->cpu, &r->hw);
-	struct pv_vm_config cfg = {.features = features};
-	cfg.pmu.version = version;
-	cfg.pmu.nr_counters = counters;
-	assert_int_equal(pv_vm_init(&r->vm, &r->hw, &cfg), PV_OK);
-	pv_vcpu_init(&r->v, &r->vm, 0, &r->mv);
-	pv_vcpu_load(&r->v, &r->cpu);
+	struct vcpu_rig *r = vcpu_rig_new(1, features, version, counters);
 	for (unsigned i = 0; i < 32; i++)
 		r->x[i] = 0xDEAD0000u + i;
 	return r;
 }
 
-static enum pv_trap_result rd(struct rig *r, uint32_t key, unsigned rt)
+static enum pv_trap_result rd(struct vcpu_rig *r, uint32_t key, unsigned rt)
 {
 	return pv_trap(&r->v, esr_sys(key, rt, true), 1, r->x);
 }
 
-static enum pv_trap_result wr(struct rig *r, uint32_t key, unsigned rt)
+static enum pv_trap_result wr(struct vcpu_rig *r, uint32_t key, unsigned rt)
 {
 	return pv_trap(&r->v, esr_sys(key, rt, false), 1, r->x);
 }
@@ -54,7 +35,7 @@ static enum pv_trap_result wr(struct rig *r, uint32_t key, unsigned rt)
 static void test_rt_and_direction(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
 	r->x[5] = 0x1234;
 	assert_int_equal(wr(r, PV_PMCCNTR_EL0, 5), PV_TRAP_HANDLED);
 	assert_int_equal(rd(r, PV_PMCCNTR_EL0, 9), PV_TRAP_HANDLED);
@@ -67,7 +48,7 @@ static void test_rt_and_direction(void **state)
 static void test_xzr(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
 	/* msr pmselr_el0, xzr writes zero whatever is in the register file. */
 	r->x[3] = 2;
 	assert_int_equal(wr(r, PV_PMSELR_EL0, 3), PV_TRAP_HANDLED);
@@ -85,7 +66,7 @@ static void test_xzr(void **state)
 static void test_hidden_pmu_undefs(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(0, 0, 0);
+	struct vcpu_rig *r = rig_new(0, 0, 0);
 	size_t n;
 	const struct pv_reg_desc *t = pv_reg_table(&n);
 	for (size_t i = 0; i < n; i++) {
@@ -103,7 +84,7 @@ static void test_hidden_pmu_undefs(void **state)
 static void test_features_not_offered_undef(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
 	const uint32_t keys[] = {PV_PMSCR_EL1, PV_PMBLIMITR_EL1,    PV_PMBSR_EL1,
 				 PV_AMCR_EL0,  PV_AMEVCNTR0_EL0(0), PV_AMEVTYPER1_EL0(3),
 				 PV_MPAM1_EL1, PV_MPAM0_EL1,        PV_MPAMIDR_EL1};
@@ -117,7 +98,7 @@ static void test_features_not_offered_undef(void **state)
 static void test_version_gating(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P1, 4);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P1, 4);
 	assert_int_equal(rd(r, PV_PMMIR_EL1, 0), PV_TRAP_UNDEF); /* PMMIR needs PMUv3p4 */
 	free(r);
 	r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P4, 4);
@@ -128,7 +109,7 @@ static void test_version_gating(void **state)
 static void test_access_direction_rules(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
 	assert_int_equal(wr(r, PV_PMCEID0_EL0, 0), PV_TRAP_UNDEF);
 	assert_int_equal(wr(r, PV_PMCEID1_EL0, 0), PV_TRAP_UNDEF);
 	assert_int_equal(wr(r, PV_PMMIR_EL1, 0), PV_TRAP_UNDEF);
@@ -141,7 +122,7 @@ static void test_access_direction_rules(void **state)
 static void test_counter_index_checked(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 3);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 3);
 	for (unsigned n = 0; n < 31; n++) {
 		enum pv_trap_result want = n < 3 ? PV_TRAP_HANDLED : PV_TRAP_UNDEF;
 		assert_int_equal(rd(r, PV_PMEVCNTR_EL0(n), 0), want);
@@ -161,7 +142,7 @@ static void test_counter_index_checked(void **state)
 static void test_counter_index_reaches_its_counter(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
 	for (unsigned n = 0; n < 5; n++) {
 		r->x[3] = 0x1000u + n;
 		r->x[4] = 0x100u + n; /* event 0x100 + n: stored as written */
@@ -187,7 +168,7 @@ static void test_counter_index_reaches_its_counter(void **state)
 static void test_not_ours(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 4);
 	assert_int_equal(rd(r, PV_SYSREG(3, 0, 1, 0, 0), 0), PV_TRAP_UNKNOWN);
 	assert_int_equal(pv_trap(&r->v, (uint64_t)PV_EC_HVC64 << 26, 1, r->x), PV_TRAP_UNKNOWN);
 	free(r);
@@ -199,7 +180,7 @@ static void test_not_ours(void **state)
 static void test_every_key_dispatches_as_the_table_says(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
 	unsigned owned = 0;
 	for (uint32_t bits = 0; bits < (1u << 16); bits++) {
 		/* ISS[21:10] and ISS[4:1]: Op0, Op2, Op1, CRn and CRm. */
@@ -230,7 +211,7 @@ static void test_every_key_dispatches_as_the_table_says(void **state)
 static void test_sys64_entry_takes_the_whole_syndrome(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
 	static const uint32_t keys[] = {PV_PMCR_EL0,        PV_PMCCNTR_EL0,
 					PV_PMEVCNTR_EL0(4), PV_PMEVCNTR_EL0(5),
 					PV_ID_AA64DFR0_EL1, PV_SYSREG(3, 0, 1, 0, 0)};
@@ -251,7 +232,7 @@ static void test_sys64_entry_takes_the_whole_syndrome(void **state)
 static void test_random_syndromes(void **state)
 {
 	(void)state;
-	struct rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
+	struct vcpu_rig *r = rig_new(PV_FEAT_PMU, PV_PMUVER_V3P5, 5);
 	srand(1);
 	for (unsigned i = 0; i < 200000; i++) {
 		uint64_t esr = ((uint64_t)rand() << 32) ^ (uint64_t)rand() ^

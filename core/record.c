@@ -79,15 +79,26 @@ static void put_name(struct out *o, const char *s)
 	}
 }
 
-/* The host's words (state, exit kinds): [a-z0-9-]+, or the record is refused. */
-static bool is_word(const char *s)
+/* The host's words (state, exit kinds): [a-z0-9-], 1 to `max` of them, or the record is
+ * refused. */
+static bool is_word(const char *s, size_t max)
 {
+	size_t n = 0;
 	if (!s || !*s)
 		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-'))
+	for (; *s; s++, n++)
+		if (n == max ||
+		    !((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-'))
 			return false;
 	return true;
+}
+
+static bool name_ok(const char *s)
+{
+	size_t n = 0;
+	while (s && s[n] && n <= PV_RECORD_MAX_NAME)
+		n++;
+	return s && n && n <= PV_RECORD_MAX_NAME;
 }
 
 uint32_t pv_record_crc32(const void *data, size_t len)
@@ -110,10 +121,10 @@ static const char *const trap_key[PV_KIND_COUNT] = {
 size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v, const struct pv_record_host *h)
 {
 	struct out o = {.buf = buf, .size = size, .ok = size > 0};
-	bool host_ok = h && h->vm_name && is_word(h->state) &&
+	bool host_ok = h && name_ok(h->vm_name) && is_word(h->state, PV_RECORD_MAX_STATE) &&
 		       h->nr_exits <= PV_RECORD_MAX_EXIT_KINDS && (h->exits || !h->nr_exits);
 	for (unsigned k = 0; host_ok && k < h->nr_exits; k++)
-		host_ok = is_word(h->exits[k].kind);
+		host_ok = is_word(h->exits[k].kind, PV_RECORD_MAX_WORD);
 	if (!host_ok || !o.ok) {
 		if (size)
 			buf[0] = '\0';

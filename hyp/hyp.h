@@ -191,7 +191,7 @@ struct hyp {
 	uint64_t idle_waits; /* times the pCPU waited at EL2 with no vCPU to run */
 	uint64_t limit_ms, limit_deadline; /* limit_ms=N: every VM ends at this counter value */
 	uint64_t records_ticks, records_deadline; /* records_ms=N: the period, the next one */
-	uint64_t records_ticks_per_us, records_seq;
+	uint64_t records_freq, records_seq;       /* CNTFRQ_EL0; the next record's number */
 	struct pv_hw hw;
 	struct pv_pcpu pcpu;
 	struct plat_pcpu plat; /* the EL2 accessors' per-pCPU state (el2/plat_sysreg.h) */

@@ -439,7 +439,7 @@ void hyp_main(void)
 		hyp.limit_ms = cfg.limit_ms;
 		hyp.limit_deadline = timer_now() + cfg.limit_ms * (freq / 1000);
 	}
-	hyp.records_ticks_per_us = freq / 1000000 ? freq / 1000000 : 1;
+	hyp.records_freq = freq ? freq : 1;
 	if (cfg.records_ms) {
 		hyp.records_ticks = cfg.records_ms * (freq / 1000);
 		hyp.records_deadline = timer_now() + hyp.records_ticks;

@@ -25,7 +25,8 @@ static void emit_vm(struct vm *vm, uint64_t now)
 	}
 	struct pv_record_host h = {
 		.seq = hyp.records_seq,
-		.time_ns = now / hyp.records_ticks_per_us * 1000,
+		.time_ns = now / hyp.records_freq * 1000000000u +
+			   now % hyp.records_freq * 1000000000u / hyp.records_freq,
 		.vm_name = vm->name,
 		.state = vm->state == VM_ENDED ? "ended"
 			 : v->waiting          ? "waiting"

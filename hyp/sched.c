@@ -157,6 +157,9 @@ static void idle(void)
 	if (deadline == UINT64_MAX && !loaded_timer && !uart_input_possible())
 		sched_end_all(
 			"ended: waits in WFI with no timer armed: no interrupt can wake it");
+	/* The live figures records come on time while the pCPU waits, too (records.c). */
+	if (hyp.records_ticks && hyp.records_deadline < deadline)
+		deadline = hyp.records_deadline;
 	timer_wake_at(deadline);
 	dsb(sy);
 	__asm__ volatile("wfi" ::: "memory");
@@ -164,6 +167,7 @@ static void idle(void)
 	if (intid == INTID_HYPTIMER) {
 		write_sysreg(S3_4_C14_C2_1, 0ul);
 		gic_eoi(intid);
+		records_check();
 		sched_check_limit();
 	} else {
 		(void)sched_device_irq(hyp.current, intid);

@@ -146,9 +146,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_NO;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		char *body = strdup("only GET and HEAD\n");
-		return body ? answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", body,
-				     strlen(body))
-			    : MHD_NO;
+		struct MHD_Response *r = body ? MHD_create_response_from_buffer(
+							strlen(body), body,
+							MHD_RESPMEM_MUST_FREE)
+					      : NULL;
+		if (!r) {
+			free(body);
+			return MHD_NO;
+		}
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+		enum MHD_Result res = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+		MHD_destroy_response(r);
+		return res;
 	}
 	if (strcmp(url, "/metrics") != 0) {
 		char *body = strdup("perfvisor serve: the metrics are at /metrics\n");
@@ -188,28 +198,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
  * one (it is echoed in pieces, and counted once: as not a record, or as a truncated one). */
 static void read_console(struct serve *sv, FILE *in, bool echo)
 {
-	char line[PV_RECORD_MAX + 2];
-	bool continued = false;
-	while (fgets(line, sizeof(line), in)) {
-		size_t n = strlen(line);
-		bool whole = n && line[n - 1] == '\n';
-		if (!continued) {
-			pthread_mutex_lock(&sv->lock);
-			enum rec_status st = whole ? rec_store_line(&sv->store, line, n)
-					     : !strncmp(line, "PVR", 3) ? REC_CRC
-									: REC_NOT_RECORD;
-			if (!whole)
-				sv->store.lines[st]++;
-			pthread_mutex_unlock(&sv->lock);
-			if (echo && st == REC_NOT_RECORD)
-				fputs(line, stdout);
-		} else if (echo) {
-			fputs(line, stdout);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	/* getline: a line is whatever comes up to its newline, NUL bytes included (a record
+	 * never holds one: rec_parse refuses it, by its length). */
+	while ((got = getline(&line, &cap, in)) > 0) {
+		size_t n = (size_t)got;
+		pthread_mutex_lock(&sv->lock);
+		enum rec_status st = rec_store_line(&sv->store, line, n);
+		pthread_mutex_unlock(&sv->lock);
+		if (echo && st == REC_NOT_RECORD) {
+			/* A reader of stdout that went away ends the echo, not the server. */
+			if (fwrite(line, 1, n, stdout) != n || fflush(stdout) == EOF)
+				echo = false;
 		}
-		if (echo)
-			fflush(stdout);
-		continued = !whole;
 	}
+	free(line);
 }
 
 struct reader {
@@ -353,14 +358,19 @@ int tool_serve(int argc, char **argv)
 	}
 	/* SIGINT and SIGTERM end it; blocked here so that the server's thread never takes them
 	 * and sigwait() below does. */
+	signal(SIGPIPE, SIG_IGN); /* a write to a reader that went away fails, and says so */
 	sigset_t stop;
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	/* A scraper that never finishes its request, or many of them, must not starve the
+	 * others: each connection has 10 s, and one address at most 16 at once. */
 	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request,
-		&sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG, 0, NULL,
+		NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)16, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "perfvisor serve: cannot listen on %s\n", listen);
 		if (in && in != stdin)

@@ -32,8 +32,9 @@ struct expo {
 
 /* The HTTP Content-Type of a format. */
 const char *expo_content_type(enum expo_format f);
-/* The format an HTTP Accept header asks for: OpenMetrics only when it names
- * application/openmetrics-text (with a q-value above 0), else the Prometheus format. */
+/* The format an HTTP Accept header asks for: OpenMetrics when it names
+ * application/openmetrics-text with a q-value above 0 and no lower than that of text/plain
+ * (or text/\*, or \*\/\*), else the Prometheus format. */
 enum expo_format expo_negotiate(const char *accept);
 
 void expo_begin(struct expo *e, FILE *out, enum expo_format f);

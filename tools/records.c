@@ -63,7 +63,16 @@ static int hexval(char c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* A VM name with its %XX escapes undone; [A-Za-z0-9._:-] otherwise. */
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == ':' || c == '-';
+}
+
+/* A VM name with its %xx escapes undone, as the library writes it: [A-Za-z0-9._:-] as they
+ * are, any other byte escaped in lower-case hexadecimal, never one of those; and what it
+ * names is printable ASCII (a label value every scraper takes), 1 to PV_RECORD_MAX_NAME
+ * bytes. */
 static bool vm_name(const char *s, size_t n, char *dst, size_t cap)
 {
 	size_t o = 0;
@@ -73,16 +82,16 @@ static bool vm_name(const char *s, size_t n, char *dst, size_t cap)
 			if (i + 2 >= n)
 				return false;
 			int hi = hexval(s[i + 1]), lo = hexval(s[i + 2]);
-			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+			if (hi < 0 || lo < 0)
 				return false;
 			c = (char)(hi * 16 + lo);
+			if (c < 0x20 || c > 0x7E || name_char(c))
+				return false;
 			i += 2;
-		} else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			     (c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' ||
-			     c == '-')) {
+		} else if (!name_char(c)) {
 			return false;
 		}
-		if (o + 1 >= cap)
+		if (o + 1 >= cap || o == PV_RECORD_MAX_NAME)
 			return false;
 		dst[o++] = c;
 	}
@@ -100,6 +109,31 @@ static bool key_is(const char *k, size_t kl, const char *want)
 	return strlen(want) == kl && !memcmp(k, want, kl);
 }
 
+/* Keys a record holds once; their bits in `seen`. */
+enum {
+	K_SEQ = 1u << 0,
+	K_TNS = 1u << 1,
+	K_VM = 1u << 2,
+	K_VCPU = 1u << 3,
+	K_STATE = 1u << 4,
+	K_REQUIRED = (1u << 5) - 1,
+	K_LOADS = 1u << 5,
+	K_SWITCHES = 1u << 6,
+	K_IRQS = 1u << 7,
+	K_PMCR = 1u << 8,
+	K_CCNT = 1u << 9,
+	K_TRAP0 = 1u << 10, /* and up: trap_keys[] */
+};
+
+/* Marks key `bit` seen; false if it was already (a record holds each once). */
+static bool once(unsigned *seen, unsigned bit)
+{
+	if (*seen & bit)
+		return false;
+	*seen |= bit;
+	return true;
+}
+
 /* One key=value field into r; false when it is not as PVR1 says. Unknown keys are fine. */
 static bool parse_field(struct rec_vcpu *r, const char *k, size_t kl, const char *v, size_t vl,
 			unsigned *seen)
@@ -107,29 +141,28 @@ static bool parse_field(struct rec_vcpu *r, const char *k, size_t kl, const char
 	uint64_t x, y;
 	const char *sep;
 	if (key_is(k, kl, "seq"))
-		return (*seen |= 1) && number(v, vl, false, &r->seq);
+		return once(seen, K_SEQ) && number(v, vl, false, &r->seq);
 	if (key_is(k, kl, "t_ns"))
-		return (*seen |= 2) && number(v, vl, false, &r->time_ns);
+		return once(seen, K_TNS) && number(v, vl, false, &r->time_ns);
 	if (key_is(k, kl, "vm"))
-		return (*seen |= 4) && vm_name(v, vl, r->vm, sizeof(r->vm));
+		return once(seen, K_VM) && vm_name(v, vl, r->vm, sizeof(r->vm));
 	if (key_is(k, kl, "vcpu")) {
-		*seen |= 8;
-		if (!number(v, vl, false, &x) || x > UINT32_MAX)
+		if (!once(seen, K_VCPU) || !number(v, vl, false, &x) || x > UINT32_MAX)
 			return false;
 		r->vcpu = (unsigned)x;
 		return true;
 	}
 	if (key_is(k, kl, "state"))
-		return (*seen |= 16) && word(v, vl, r->state, sizeof(r->state));
+		return once(seen, K_STATE) && word(v, vl, r->state, sizeof(r->state));
 	if (key_is(k, kl, "loads"))
-		return number(v, vl, false, &r->loads);
+		return once(seen, K_LOADS) && number(v, vl, false, &r->loads);
 	if (key_is(k, kl, "switches"))
-		return number(v, vl, false, &r->switches);
+		return once(seen, K_SWITCHES) && number(v, vl, false, &r->switches);
 	if (key_is(k, kl, "pmu_irqs"))
-		return number(v, vl, false, &r->pmu_irqs);
+		return once(seen, K_IRQS) && number(v, vl, false, &r->pmu_irqs);
 	for (unsigned t = 0; t < PV_KIND_COUNT; t++)
 		if (key_is(k, kl, trap_keys[t]))
-			return number(v, vl, false, &r->traps[t]);
+			return once(seen, K_TRAP0 << t) && number(v, vl, false, &r->traps[t]);
 	if (kl > 5 && !memcmp(k, "exit.", 5)) {
 		if (r->nexits >= PV_RECORD_MAX_EXIT_KINDS || !(sep = memchr(v, ',', vl)))
 			return false;
@@ -146,7 +179,7 @@ static bool parse_field(struct rec_vcpu *r, const char *k, size_t kl, const char
 	}
 	if (key_is(k, kl, "pmcr")) {
 		r->pmu_used = true;
-		return number(v, vl, true, &r->pmcr);
+		return once(seen, K_PMCR) && number(v, vl, true, &r->pmcr);
 	}
 	if (kl > 4 && !memcmp(k, "pmc.", 4)) {
 		if (!number(k + 4, kl - 4, false, &x) || x > 30 || r->ncounters >= 31 ||
@@ -166,7 +199,8 @@ static bool parse_field(struct rec_vcpu *r, const char *k, size_t kl, const char
 	}
 	if (key_is(k, kl, "ccnt")) {
 		struct rec_counter *c = &r->counter[r->ncounters];
-		if (r->ncounters >= 32 || !number(v, vl, false, &c->value))
+		if (!once(seen, K_CCNT) || r->ncounters >= 32 ||
+		    !number(v, vl, false, &c->value))
 			return false;
 		c->index = PV_PMU_CYCLE_IDX;
 		c->event = PV_EVT_CPU_CYCLES;
@@ -184,6 +218,12 @@ enum rec_status rec_parse(const char *line, size_t len, struct rec_vcpu *out)
 		return REC_NOT_RECORD;
 	if (len < 5 || memcmp(line, "PVR1 ", 5) != 0)
 		return REC_VERSION;
+	/* One line of printable ASCII, no longer than the library ever writes one. */
+	if (len + 2 > PV_RECORD_MAX)
+		return REC_MALFORMED;
+	for (size_t i = 0; i < len; i++)
+		if (line[i] < 0x20 || line[i] > 0x7E)
+			return REC_MALFORMED;
 	/* " crc=" and eight hexadecimal digits end the line; they cover all before them. */
 	if (len < 5 + 13 || memcmp(line + len - 13, " crc=", 5) != 0)
 		return REC_CRC;
@@ -208,8 +248,8 @@ enum rec_status rec_parse(const char *line, size_t len, struct rec_vcpu *out)
 			return REC_MALFORMED;
 		p = sp ? sp + 1 : end;
 	}
-	/* seq, t_ns, vm, vcpu and state are in every record; the cycle counter comes last. */
-	if (seen != 31)
+	/* seq, t_ns, vm, vcpu and state are in every record. */
+	if ((seen & K_REQUIRED) != K_REQUIRED)
 		return REC_MALFORMED;
 	*out = r;
 	return REC_OK;
@@ -222,15 +262,25 @@ enum rec_status rec_store_line(struct rec_store *s, const char *line, size_t len
 	s->lines[st]++;
 	if (st != REC_OK)
 		return st;
+	s->reads++;
 	for (unsigned i = 0; i < s->n; i++) {
-		if (s->vcpu[i].vcpu == r.vcpu && !strcmp(s->vcpu[i].vm, r.vm)) {
+		if (s->vcpu[i].vcpu == r.vcpu && strcmp(s->vcpu[i].vm, r.vm) == 0) {
 			s->vcpu[i] = r;
+			s->last_read[i] = s->reads;
 			return st;
 		}
 	}
-	if (s->n < REC_STORE_MAX)
-		s->vcpu[s->n++] = r;
-	else
-		s->dropped++;
+	unsigned at = s->n;
+	if (s->n < REC_STORE_MAX) {
+		s->n++;
+	} else { /* full: the vCPU heard from longest ago makes room */
+		at = 0;
+		for (unsigned i = 1; i < s->n; i++)
+			if (s->last_read[i] < s->last_read[at])
+				at = i;
+		s->evicted++;
+	}
+	s->vcpu[at] = r;
+	s->last_read[at] = s->reads;
 	return st;
 }

@@ -16,7 +16,7 @@
 #include "perfvisor/record.h"
 
 struct rec_exit {
-	char kind[32];
+	char kind[PV_RECORD_MAX_WORD + 1];
 	uint64_t exits, el2_instructions;
 };
 
@@ -28,9 +28,9 @@ struct rec_counter {
 
 struct rec_vcpu {
 	uint64_t seq, time_ns;
-	char vm[64]; /* %XX escapes undone */
+	char vm[PV_RECORD_MAX_NAME + 1]; /* %xx escapes undone: printable ASCII */
 	unsigned vcpu;
-	char state[16];
+	char state[PV_RECORD_MAX_STATE + 1];
 	uint64_t loads, switches, pmu_irqs;
 	uint64_t traps[PV_KIND_COUNT];
 	unsigned nexits;
@@ -55,13 +55,15 @@ const char *rec_status_name(enum rec_status s);
 /* Parses one line (without or with its "\n", "\r\n"); *out is set only on REC_OK. */
 enum rec_status rec_parse(const char *line, size_t len, struct rec_vcpu *out);
 
-/* The last record of each vCPU, and counts of what was read. */
+/* The last record of each vCPU (the last read wins), and counts of what was read. */
 #define REC_STORE_MAX 64
 struct rec_store {
 	unsigned n;
 	struct rec_vcpu vcpu[REC_STORE_MAX];
-	uint64_t lines[REC_STATUS_COUNT]; /* lines read, by status */
-	uint64_t dropped;                 /* records of vCPUs beyond REC_STORE_MAX */
+	uint64_t last_read[REC_STORE_MAX]; /* when each was last updated, in records stored */
+	uint64_t reads;                    /* records stored */
+	uint64_t lines[REC_STATUS_COUNT];  /* lines read, by status */
+	uint64_t evicted; /* vCPUs forgotten to make room: the one heard from longest ago */
 };
 /* Reads one line into the store; returns its status. */
 enum rec_status rec_store_line(struct rec_store *s, const char *line, size_t len);

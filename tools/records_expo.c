@@ -179,7 +179,9 @@ void records_expo(struct expo *e, const struct rec_store *s)
 		const char *l[] = {"status", rec_status_name(st), NULL};
 		expo_sample(e, l, s->lines[st]);
 	}
-	expo_family(e, "perfvisor_records_dropped_total", EXPO_COUNTER, NULL,
-		    "Records of vCPUs beyond the number perfvisor serve keeps (64).");
-	expo_sample(e, NULL, s->dropped);
+	expo_family(
+		e, "perfvisor_records_evicted_total", EXPO_COUNTER, NULL,
+		"vCPUs forgotten to make room for a new one (perfvisor serve keeps 64): the "
+		"one heard from longest ago each time.");
+	expo_sample(e, NULL, s->evicted);
 }

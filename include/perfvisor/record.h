@@ -22,14 +22,18 @@
 
 #include "perfvisor/perfvisor.h"
 
-/* The longest record pv_record_vcpu() writes, its newline included (31 counters, 32 exit
- * kinds of 24-character names, a 63-character VM name). */
+/* What a record may hold: the host's words and the VM's name are refused beyond these. With
+ * them the longest record (31 counters, 32 exit kinds, every name byte escaped, every number
+ * at its widest) is 3945 bytes with its newline and NUL: PV_RECORD_MAX is always enough. */
 #define PV_RECORD_MAX 4096
 #define PV_RECORD_MAX_EXIT_KINDS 32
+#define PV_RECORD_MAX_NAME 63  /* bytes of the VM's name */
+#define PV_RECORD_MAX_WORD 23  /* characters of an exit kind */
+#define PV_RECORD_MAX_STATE 15 /* characters of the state */
 
 /* One kind of exit to the host, as the host counts them. */
 struct pv_record_exit {
-	const char *kind;          /* the host's name of the exit kind: [a-z0-9-]+ */
+	const char *kind;          /* the host's name of the exit kind: [a-z0-9-]{1,23} */
 	uint64_t exits;            /* exits of that kind */
 	uint64_t el2_instructions; /* EL2 instructions they cost, 0 if not measured */
 };
@@ -38,7 +42,7 @@ struct pv_record_exit {
 struct pv_record_host {
 	uint64_t seq;         /* the record's number on its channel, from 0, one per record */
 	uint64_t time_ns;     /* when: the host's clock (virtual time for a guest's host) */
-	const char *vm_name;  /* the VM's name */
+	const char *vm_name;  /* the VM's name: 1 to 63 bytes, none of them 0 */
 	const char *state;    /* "running", "waiting" (WFI/WFE), "ended" or "stopped" */
 	uint64_t switches_in; /* times the vCPU was scheduled in */
 	unsigned nr_exits;    /* entries of exits[], at most PV_RECORD_MAX_EXIT_KINDS */
@@ -56,7 +60,7 @@ struct pv_record_host {
  * trap.amu, trap.mpam, trap.id), its loads, the virtual PMU interrupt's rising edges
  * (pmu_irqs), and for a vCPU that has used its PMU its PMCR_EL0 and every counter the guest
  * has (pmc.<n>=<event>:<value>, ccnt=<value>), read as the guest would read them.
- * A VM name character outside [A-Za-z0-9._:-] is written as %XX.
+ * A VM name byte outside [A-Za-z0-9._:-] is written as %xx (lower-case hexadecimal).
  *
  * Context: on the vCPU's pCPU while it is loaded (its counters are then the hardware's).
  * Return: the record's length in bytes (without the NUL); 0, with @buf holding an empty

@@ -397,6 +397,15 @@ check)
 		grep -q '^hyp: no VM to run: none of the images was started' "$logdir/pmu_filter_bad.log"
 	result "pmu_filter_bad: a malformed vm0_pmu_filter entry named, the VM not started"
 	scenario gic "vm0=gic" gic
+	# Live figures records (records_ms): a guest writing valid records for another VM every
+	# way it can start a console line; none may start one (docs/records.md, the trust
+	# model). The hypervisor's own come on time while the pCPU idles, too.
+	scenario records_forge "vm0=victim vm1=forge records_ms=1" hello forge
+	l=$logdir/records_forge.log
+	[ "$(grep -c 'trap.pmu=999999' "$l")" = 6 ] && ! grep -q '^PVR1 .*trap.pmu=999999' "$l"
+	result "records_forge: the guest's 6 forged records all shown as its own text, none a record"
+	grep -q '^PVR1 seq=[0-9]* t_ns=[0-9]* vm=forge vcpu=0 state=waiting ' "$l"
+	result "records_forge: records while the pCPU idles (the guest in WFI: state waiting)"
 	scenario gic_busy "vm0=gic vm1=busy slice_us=20" gic busy
 	scenario sweep "vm0=sweep vm1=regs" sweep pmu_regs
 	scenario migrate "vm0=m1 vm1=m2 slice_us=50 -- migrate.rounds=50" migrate migrate

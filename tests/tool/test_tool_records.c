@@ -140,6 +140,15 @@ static void test_malformed_fields(void **state)
 		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running pmc.0=0x8:1 pmc.0=0x8:2",
 		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running exit.wfi=1",
 		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running seq=99999999999999999999999",
+		"PVR1 seq=1 t_ns=2 vm=%61 vcpu=0 state=running",  /* needless escape */
+		"PVR1 seq=1 t_ns=2 vm=a%ff vcpu=0 state=running", /* not ASCII */
+		"PVR1 seq=1 t_ns=2 vm=a%0a vcpu=0 state=running", /* a newline */
+		"PVR1 seq=1 t_ns=2 vm=a%2A vcpu=0 state=running", /* upper-case hex */
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running ccnt=1 ccnt=2", /* twice */
+		"PVR1 seq=1 t_ns=2 vm=a vm=b vcpu=0 state=running",
+		"PVR1 seq=1 seq=1 t_ns=2 vm=a vcpu=0 state=running",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running trap.pmu=1 trap.pmu=1",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running x=\x7f", /* not printable */
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char line[512];
@@ -155,6 +164,47 @@ static void test_malformed_fields(void **state)
 			       "PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running future.key=zz");
 	assert_int_equal(rec_parse(line, n, &r), REC_OK);
 	assert_string_equal(r.vm, "a");
+}
+
+/* A line longer than the library ever writes is refused, whatever its CRC. */
+static void test_overlong_refused(void **state)
+{
+	(void)state;
+	static char body[PV_RECORD_MAX + 64], line[PV_RECORD_MAX + 128];
+	int n = snprintf(body, sizeof(body), "PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running x=");
+	memset(body + n, 'y', PV_RECORD_MAX);
+	body[n + PV_RECORD_MAX] = '\0';
+	struct rec_vcpu r;
+	size_t len = signed_line(line, sizeof(line), body);
+	assert_int_equal(rec_parse(line, len, &r), REC_MALFORMED);
+}
+
+/* Full (64 vCPUs), the store forgets the vCPU heard from longest ago, and counts it. */
+static void test_store_evicts_the_oldest(void **state)
+{
+	(void)state;
+	struct rec_store *s = calloc(1, sizeof(*s));
+	char line[PV_RECORD_MAX];
+	for (unsigned i = 0; i <= REC_STORE_MAX; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "vm%u", i);
+		size_t n = library_record(line, sizeof(line), name, i);
+		assert_int_equal(rec_store_line(s, line, n), REC_OK);
+		if (i == REC_STORE_MAX - 1) { /* vm0 heard from again: vm1 is now the oldest */
+			n = library_record(line, sizeof(line), "vm0", 100);
+			assert_int_equal(rec_store_line(s, line, n), REC_OK);
+		}
+	}
+	assert_int_equal(s->n, REC_STORE_MAX);
+	assert_int_equal(s->evicted, 1);
+	bool vm0 = false, vm1 = false, vm64 = false;
+	for (unsigned i = 0; i < s->n; i++) {
+		vm0 |= !strcmp(s->vcpu[i].vm, "vm0");
+		vm1 |= !strcmp(s->vcpu[i].vm, "vm1");
+		vm64 |= !strcmp(s->vcpu[i].vm, "vm64");
+	}
+	assert_true(vm0 && !vm1 && vm64);
+	free(s);
 }
 
 static void test_store_keeps_the_last(void **state)
@@ -239,8 +289,21 @@ static void test_negotiation(void **state)
 	assert_int_equal(expo_negotiate("*/*"), EXPO_PROMETHEUS);
 	assert_int_equal(expo_negotiate("text/plain; version=0.0.4"), EXPO_PROMETHEUS);
 	assert_int_equal(expo_negotiate("text/plain, Application/OpenMetrics-Text ; q=0.3"),
+			 EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("text/plain;q=0.3, Application/OpenMetrics-Text"),
 			 EXPO_OPENMETRICS);
 	assert_int_equal(expo_negotiate("application/openmetrics-text; q=0"), EXPO_PROMETHEUS);
+	/* preference by q-value, RFC 9110's syntax for it */
+	assert_int_equal(expo_negotiate("text/plain;q=1, application/openmetrics-text;q=0.1"),
+			 EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("*/*;q=0.9, application/openmetrics-text;q=0.95"),
+			 EXPO_OPENMETRICS);
+	assert_int_equal(expo_negotiate("application/openmetrics-text; q = 0"),
+			 EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("application/openmetrics-text;q=1e-3"),
+			 EXPO_PROMETHEUS);
+	assert_int_equal(expo_negotiate("application/openmetrics-text;version=1.0.0;Q=0.5"),
+			 EXPO_OPENMETRICS);
 	assert_int_equal(expo_negotiate("application/openmetrics-textual"), EXPO_PROMETHEUS);
 	assert_string_equal(expo_content_type(EXPO_PROMETHEUS),
 			    "text/plain; version=0.0.4; charset=utf-8");
@@ -254,6 +317,8 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_corrupt_truncated_skipped),
 		cmocka_unit_test(test_malformed_fields),
+		cmocka_unit_test(test_overlong_refused),
+		cmocka_unit_test(test_store_evicts_the_oldest),
 		cmocka_unit_test(test_store_keeps_the_last),
 		cmocka_unit_test(test_exposition_formats),
 		cmocka_unit_test(test_negotiation),

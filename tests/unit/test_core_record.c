@@ -123,6 +123,57 @@ static void test_names_escaped_host_words_checked(void **state)
 	free(r);
 }
 
+/* The host's side within the limits, every number at its widest, every name byte escaped:
+ * the record fits in PV_RECORD_MAX with room for the counters this VM lacks (31 in all, each
+ * " pmc.NN=0xffff:" and 20 digits at most); beyond the limits there is none. */
+static void test_limits(void **state)
+{
+	(void)state;
+	struct vcpu_rig *r = rig_new();
+	guest_write(r, PV_PMCR_EL0, 1); /* the PMU used: its fields are written */
+	static char kinds[PV_RECORD_MAX_EXIT_KINDS][PV_RECORD_MAX_WORD + 2];
+	struct pv_record_exit ex[PV_RECORD_MAX_EXIT_KINDS];
+	for (unsigned k = 0; k < PV_RECORD_MAX_EXIT_KINDS; k++) {
+		memset(kinds[k], 'a' + k % 26, PV_RECORD_MAX_WORD);
+		kinds[k][PV_RECORD_MAX_WORD] = '\0';
+		ex[k] = (struct pv_record_exit){kinds[k], UINT64_MAX, UINT64_MAX};
+	}
+	char name[PV_RECORD_MAX_NAME + 2];
+	memset(name, ' ', PV_RECORD_MAX_NAME); /* each written as %20 */
+	name[PV_RECORD_MAX_NAME] = '\0';
+	for (unsigned k = 0; k < PV_KIND_COUNT; k++)
+		r->v.stats.traps[k] = UINT64_MAX;
+	r->v.stats.loads = r->v.stats.pmu_irqs = UINT64_MAX;
+	struct pv_record_host h = {.seq = UINT64_MAX,
+				   .time_ns = UINT64_MAX,
+				   .vm_name = name,
+				   .state = "aaaaaaaaaaaaaaa", /* 15 */
+				   .switches_in = UINT64_MAX,
+				   .nr_exits = PV_RECORD_MAX_EXIT_KINDS,
+				   .exits = ex};
+	static char rec[PV_RECORD_MAX];
+	size_t len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
+	unsigned missing = 31 - r->vm.pmu.nr_counters;
+	assert_true(len > 0);
+	assert_true(len + 1 + missing * 35 <= PV_RECORD_MAX);
+	/* one more byte of name, of state, of an exit kind: refused */
+	name[PV_RECORD_MAX_NAME] = 'x';
+	name[PV_RECORD_MAX_NAME + 1] = '\0';
+	assert_int_equal(pv_record_vcpu(rec, sizeof(rec), &r->v, &h), 0);
+	name[PV_RECORD_MAX_NAME] = '\0';
+	h.state = "aaaaaaaaaaaaaaaa"; /* 16 */
+	assert_int_equal(pv_record_vcpu(rec, sizeof(rec), &r->v, &h), 0);
+	h.state = "running";
+	kinds[3][PV_RECORD_MAX_WORD] = 'z';
+	kinds[3][PV_RECORD_MAX_WORD + 1] = '\0';
+	assert_int_equal(pv_record_vcpu(rec, sizeof(rec), &r->v, &h), 0);
+	kinds[3][PV_RECORD_MAX_WORD] = '\0';
+	assert_true(pv_record_vcpu(rec, sizeof(rec), &r->v, &h) > 0);
+	h.vm_name = "";
+	assert_int_equal(pv_record_vcpu(rec, sizeof(rec), &r->v, &h), 0);
+	free(r);
+}
+
 static void test_no_partial_record(void **state)
 {
 	(void)state;
@@ -167,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_record_of_an_idle_vcpu),
 		cmocka_unit_test(test_record_with_counters),
 		cmocka_unit_test(test_names_escaped_host_words_checked),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_no_partial_record),
 		cmocka_unit_test(test_pmu_irqs_count_rising_edges),
 	};

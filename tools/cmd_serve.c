@@ -36,7 +36,6 @@
 struct serve {
 	pthread_mutex_t lock; /* guards store and report */
 	struct rec_store store;
-	uint64_t scrapes;
 	bool scenario_mode;
 	bool have_report; /* report holds a run's figures */
 	struct report report;
@@ -121,9 +120,13 @@ static FILE *open_input(const char *src)
 	return fopen(src, "r");
 }
 
+/* A response of `body` (len bytes, freed by MHD; NULL: none could be made); `allow`, when
+ * not NULL, is its Allow header. */
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type,
-			      char *body, size_t len)
+			      const char *allow, char *body, size_t len)
 {
+	if (!body)
+		return MHD_NO;
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body,
 								 MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -131,9 +134,17 @@ static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const c
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
 	enum MHD_Result res = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return res;
+}
+
+static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned status, const char *allow,
+				   const char *text)
+{
+	return answer(c, status, "text/plain", allow, strdup(text), strlen(text));
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -144,29 +155,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)version, (void)upload_data, (void)req;
 	if (*upload_data_size) /* no request body is wanted */
 		return MHD_NO;
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-		char *body = strdup("only GET and HEAD\n");
-		struct MHD_Response *r = body ? MHD_create_response_from_buffer(
-							strlen(body), body,
-							MHD_RESPMEM_MUST_FREE)
-					      : NULL;
-		if (!r) {
-			free(body);
-			return MHD_NO;
-		}
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-		enum MHD_Result res = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
-		MHD_destroy_response(r);
-		return res;
-	}
-	if (strcmp(url, "/metrics") != 0) {
-		char *body = strdup("perfvisor serve: the metrics are at /metrics\n");
-		return body ? answer(c,
-				     strcmp(url, "/") != 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_OK,
-				     "text/plain", body, strlen(body))
-			    : MHD_NO;
-	}
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return answer_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET, HEAD",
+				   "only GET and HEAD\n");
+	if (strcmp(url, "/metrics") != 0)
+		return answer_text(c, strcmp(url, "/") != 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_OK,
+				   NULL, "perfvisor serve: the metrics are at /metrics\n");
 	enum expo_format f = expo_negotiate(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
 	char *body = NULL;
@@ -177,7 +171,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct expo e;
 	expo_begin(&e, out, f);
 	pthread_mutex_lock(&sv->lock);
-	sv->scrapes++;
 	if (!sv->scenario_mode) {
 		records_expo(&e, &sv->store);
 		expo_end(&e);
@@ -191,7 +184,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		free(body);
 		return MHD_NO;
 	}
-	return answer(c, MHD_HTTP_OK, expo_content_type(f), body, len);
+	return answer(c, MHD_HTTP_OK, expo_content_type(f), NULL, body, len);
 }
 
 /* Reads the console line by line into the store; a line longer than a record can be is not

@@ -169,18 +169,14 @@ void expo_sample_double(struct expo *e, const char *const *l, double value)
 {
 	char text[32];
 	if (value < 9007199254740992.0 && value > -9007199254740992.0 &&
-	    value == (double)(int64_t)value) { /* a whole number below 2^53: as an integer */
+	    value == (double)(int64_t)value) /* a whole number below 2^53: as an integer */
 		snprintf(text, sizeof(text), "%.0f", value);
-		sample_name(e);
-		labels(e->out, l);
-		fprintf(e->out, " %s\n", text);
-		return;
-	}
-	for (int digits = 1; digits <= 17; digits++) {
-		snprintf(text, sizeof(text), "%.*g", digits, value);
-		if (strtod(text, NULL) == value)
-			break;
-	}
+	else
+		for (int digits = 1; digits <= 17; digits++) {
+			snprintf(text, sizeof(text), "%.*g", digits, value);
+			if (strtod(text, NULL) == value)
+				break;
+		}
 	sample_name(e);
 	labels(e->out, l);
 	fprintf(e->out, " %s\n", text);

@@ -99,9 +99,9 @@ static bool vm_name(const char *s, size_t n, char *dst, size_t cap)
 	return o > 0;
 }
 
-static const char *const trap_keys[PV_KIND_COUNT] = {
-	[PV_KIND_PMU] = "trap.pmu",   [PV_KIND_SPE] = "trap.spe", [PV_KIND_AMU] = "trap.amu",
-	[PV_KIND_MPAM] = "trap.mpam", [PV_KIND_ID] = "trap.id",
+const char *const rec_trap_groups[PV_KIND_COUNT] = {
+	[PV_KIND_PMU] = "pmu",   [PV_KIND_SPE] = "spe", [PV_KIND_AMU] = "amu",
+	[PV_KIND_MPAM] = "mpam", [PV_KIND_ID] = "id",
 };
 
 static bool key_is(const char *k, size_t kl, const char *want)
@@ -122,7 +122,7 @@ enum {
 	K_IRQS = 1u << 7,
 	K_PMCR = 1u << 8,
 	K_CCNT = 1u << 9,
-	K_TRAP0 = 1u << 10, /* and up: trap_keys[] */
+	K_TRAP0 = 1u << 10, /* and up: rec_trap_groups[] */
 };
 
 /* Marks key `bit` seen; false if it was already (a record holds each once). */
@@ -160,9 +160,11 @@ static bool parse_field(struct rec_vcpu *r, const char *k, size_t kl, const char
 		return once(seen, K_SWITCHES) && number(v, vl, false, &r->switches);
 	if (key_is(k, kl, "pmu_irqs"))
 		return once(seen, K_IRQS) && number(v, vl, false, &r->pmu_irqs);
-	for (unsigned t = 0; t < PV_KIND_COUNT; t++)
-		if (key_is(k, kl, trap_keys[t]))
-			return once(seen, K_TRAP0 << t) && number(v, vl, false, &r->traps[t]);
+	if (kl > 5 && memcmp(k, "trap.", 5) == 0)
+		for (unsigned t = 0; t < PV_KIND_COUNT; t++)
+			if (key_is(k + 5, kl - 5, rec_trap_groups[t]))
+				return once(seen, K_TRAP0 << t) &&
+				       number(v, vl, false, &r->traps[t]);
 	if (kl > 5 && !memcmp(k, "exit.", 5)) {
 		if (r->nexits >= PV_RECORD_MAX_EXIT_KINDS || !(sep = memchr(v, ',', vl)))
 			return false;

@@ -50,6 +50,9 @@ enum rec_status {
 	REC_STATUS_COUNT /* how many */
 };
 
+/* The register groups of trap.<group> (trap.pmu, ...), by enum pv_trap_kind. */
+extern const char *const rec_trap_groups[PV_KIND_COUNT];
+
 /* A name for each status ("ok", "not-record", "version", "crc", "malformed"). */
 const char *rec_status_name(enum rec_status s);
 /* Parses one line (without or with its "\n", "\r\n"); *out is set only on REC_OK. */

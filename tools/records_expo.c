@@ -10,11 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const group_names[PV_KIND_COUNT] = {
-	[PV_KIND_PMU] = "pmu",   [PV_KIND_SPE] = "spe", [PV_KIND_AMU] = "amu",
-	[PV_KIND_MPAM] = "mpam", [PV_KIND_ID] = "id",
-};
-
 static const char *const states[] = {"running", "waiting", "ended", "stopped"};
 
 struct vlabels {
@@ -96,8 +91,9 @@ static void traps(struct expo *e, const struct rec_store *s)
 	for (unsigned i = 0; i < s->n; i++)
 		for (unsigned g = 0; g < PV_KIND_COUNT; g++) {
 			struct vlabels b = {0};
-			expo_sample(e, vl(&b, &s->vcpu[i], "group", group_names[g], NULL, NULL),
-				    s->vcpu[i].traps[g]);
+			expo_sample(
+				e, vl(&b, &s->vcpu[i], "group", rec_trap_groups[g], NULL, NULL),
+				s->vcpu[i].traps[g]);
 		}
 }
 

@@ -49,6 +49,11 @@ wait_for() {
 	return 1
 }
 
+# free_port: a TCP port of 127.0.0.1 that nothing listens on now.
+free_port() {
+	$py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # The machine: the console's input from a FIFO this script writes to (held open, so QEMU
 # never sees its end), its output through another FIFO into perfvisor serve.
 mkfifo "$dir/in" "$dir/out"
@@ -77,7 +82,7 @@ wait_for 30 grep -q '^perfvisor serve: http' "$dir/serve-sim.err"
 result "prometheus: perfvisor serve --scenario listens ($(sport))"
 
 # Prometheus on a free port, scraping both every second.
-pport=$($py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+pport=$(free_port)
 prom=http://127.0.0.1:$pport
 cat >"$dir/prometheus.yml" <<EOF
 global:
@@ -161,7 +166,7 @@ if command -v prometheus-node-exporter >/dev/null 2>&1; then
 	"$tool" stats --format prometheus examples/demo/scenario.xml \
 		>"$dir/textfile/perfvisor-demo.prom" 2>"$dir/stats.err"
 	cp "$dir/metrics.prom" "$dir/textfile/perfvisor-live.prom"
-	nport=$($py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	nport=$(free_port)
 	prometheus-node-exporter --collector.disable-defaults --collector.textfile \
 		--collector.textfile.directory="$dir/textfile" \
 		--web.listen-address="127.0.0.1:$nport" >"$dir/node-exporter.log" 2>&1 &

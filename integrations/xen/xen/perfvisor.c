@@ -577,7 +577,7 @@ void perfvisor_vgic_synced(struct vcpu *v)
 
 /* A word read of GICR_ISPENDR0 or GICR_ICPENDR0: both read as the pending state (GICv3);
  * these registers are word-accessible, and Xen answers other sizes. */
-bool perfvisor_gicr_ispendr0(const struct vcpu *v, unsigned int size, register_t *r)
+bool perfvisor_gicr_pendr0(const struct vcpu *v, unsigned int size, register_t *r)
 {
     const struct perfvisor_vcpu *pc = v->arch.perfvisor;
 

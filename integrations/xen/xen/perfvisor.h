@@ -46,6 +46,6 @@ void perfvisor_preirq(struct vcpu *v);
 /* traps.c: an MMIO access emulated and skipped (IO_HANDLED). */
 void perfvisor_mmio_retired(const struct cpu_user_regs *regs);
 bool perfvisor_level_virq(const struct vcpu *v, unsigned int virq);
-bool perfvisor_gicr_ispendr0(const struct vcpu *v, unsigned int size, register_t *r);
+bool perfvisor_gicr_pendr0(const struct vcpu *v, unsigned int size, register_t *r);
 
 #endif

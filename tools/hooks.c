@@ -96,6 +96,7 @@ static enum rep_bw_status bw_status(int st)
 	return st == PV_VMPAM_MEASURED    ? REP_BW_MEASURED
 	       : st == PV_VMPAM_ESTIMATED ? REP_BW_ESTIMATED
 	       : st == PV_VMPAM_NOT_READY ? REP_BW_NOT_READY
+	       : st == PV_VMPAM_OVERFLOW  ? REP_BW_OVERFLOW
 					  : REP_BW_NO_DATA;
 }
 

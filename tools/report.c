@@ -71,7 +71,8 @@ void rep_event_name(uint32_t event, char *buf, size_t len)
 		snprintf(buf, len, "0x%04X", event);
 }
 
-const char *const rep_bw_status_names[4] = {"measured", "estimated", "not ready", "no data"};
+const char *const rep_bw_status_names[5] = {"measured", "estimated", "not ready", "no data",
+					    "overflow"};
 
 bool rep_bw_has_figure(const struct rep_bw_node *b)
 {

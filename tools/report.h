@@ -74,8 +74,14 @@ struct rep_perf { /* perf.<event>: the host's count of the event for the domain 
 
 /* The state of a bandwidth figure (vmpam's enum pv_vmpam_status). Only MEASURED and
  * ESTIMATED carry numbers; NOT_READY and NO_DATA print none. */
-enum rep_bw_status { REP_BW_MEASURED, REP_BW_ESTIMATED, REP_BW_NOT_READY, REP_BW_NO_DATA };
-extern const char *const rep_bw_status_names[4];
+enum rep_bw_status {
+	REP_BW_MEASURED,
+	REP_BW_ESTIMATED,
+	REP_BW_NOT_READY,
+	REP_BW_NO_DATA,
+	REP_BW_OVERFLOW,
+};
+extern const char *const rep_bw_status_names[5];
 
 struct rep_bw_node { /* memory bandwidth of one monitor through one memory node */
 	unsigned id;

@@ -36,6 +36,14 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 }
 
 /* Squared KiB, rounded up, of a byte error. */
+/* Adds to a VM's byte count; a sum past 2^64 - 1 marks the account overflowed for good
+ * rather than wrapping to a small, wrong figure. */
+static void acct_add(struct pv_vmpam_acct *a, uint64_t bytes)
+{
+	if (__builtin_add_overflow(a->bytes, bytes, &a->bytes))
+		a->flags |= ACCT_OVERFLOW;
+}
+
 static uint64_t kib_sq(uint64_t bytes)
 {
 	uint64_t k = (bytes >> 10) + ((bytes & 1023) != 0);
@@ -91,10 +99,11 @@ static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint6
 			if (est < shown)
 				est = shown;
 		}
-		a->bytes += est;
+		acct_add(a, est);
 		a->sq = sat_add(a->sq, kib_sq(sigma(known ? a->gap_dev : r, g)));
 	}
-	a->bytes += bytes + comp;
+	acct_add(a, bytes);
+	acct_add(a, comp);
 	a->lin = sat_add(a->lin, comp);
 	if (rotating)
 		a->lin = sat_add(a->lin,
@@ -125,12 +134,14 @@ static bool account(struct pv_vmpam_sys *sys, const struct pv_vmpam_node *n,
 		uint64_t r = vmpam_rate(bytes, now - a->at);
 		update_dev(a, r);
 		a->rate = r;
-		a->bytes += bytes;
+		acct_add(a, bytes);
 		a->at = now;
 		a->gran = gran;
 		a->flags |= ACCT_SAMPLED;
 	}
-	a->status = ok ? PV_VMPAM_MEASURED : PV_VMPAM_NOT_READY;
+	a->status = (a->flags & ACCT_OVERFLOW) ? PV_VMPAM_OVERFLOW
+		    : ok                       ? PV_VMPAM_MEASURED
+					       : PV_VMPAM_NOT_READY;
 	a->nrdy = ok ? 0 : (uint16_t)(a->nrdy + (a->nrdy != UINT16_MAX));
 	return ok;
 }
@@ -151,6 +162,7 @@ static void read_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i
 		bool ok = true;
 		uint64_t bytes = 0;
 		uint32_t gran = 0;
+		bool over = false;
 		for (unsigned j = s; j < s + k && (ok || !n->rotating); j++) {
 			for (unsigned r = 0; r < n->nris && (ok || !n->rotating); r++) {
 				bool ded = !n->rotating;
@@ -166,16 +178,26 @@ static void read_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i
 					n->pred[j][r] = d > UINT32_MAX ? UINT32_MAX
 								       : (uint32_t)d;
 				}
+				/* Bytes are the count times 2^SCALE (MSMON_MBWU
+				 * description, MPAM spec IHI 0099): a 63-bit count with
+				 * SCALE 31 does not fit 64 bits, so that is noted, not
+				 * wrapped. */
 				unsigned scale = pv_vmpam__mon_scale(sys, n, r);
-				bytes += d << scale;
+				if (scale >= 64 || d > (UINT64_MAX >> scale) ||
+				    __builtin_add_overflow(bytes, d << scale, &bytes))
+					over = true;
 				gran += (UINT32_C(1) << scale) - 1;
 			}
 		}
 		struct pv_vmpam_acct *a = vmpam_acct(sys, SLOT_ACCT(e), i);
-		if (n->rotating) {
+		if (over || (!n->rotating && __builtin_add_overflow(bytes, a->pend, &bytes)))
+			a->flags |= ACCT_OVERFLOW;
+		if (a->flags & ACCT_OVERFLOW) {
+			a->pend = 0; /* no figure can hold them any more */
+			a->status = PV_VMPAM_OVERFLOW;
+		} else if (n->rotating) {
 			account(sys, n, a, ok, bytes, gran, now);
 		} else {
-			bytes += a->pend;
 			a->pend = account(sys, n, a, ok, bytes, gran, now) ? 0 : bytes;
 		}
 		s += k;
@@ -186,7 +208,7 @@ static void read_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i
  * by no later read once its slots go. */
 static void fold_pending(struct pv_vmpam_acct *a)
 {
-	a->bytes += a->pend;
+	acct_add(a, a->pend);
 	a->pend = 0;
 }
 
@@ -376,13 +398,19 @@ static int read_account(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam 
 		return out->status;
 	const struct pv_vmpam_acct *a = vmpam_acct(sys, vmpam_account(sys, vm->index, kind),
 						   node);
+	if (a->flags & ACCT_OVERFLOW)
+		return out->status = PV_VMPAM_OVERFLOW;
 	if (!(a->flags & ACCT_SAMPLED))
 		return out->status;
 	if (a->status == PV_VMPAM_NOT_READY)
 		return out->status = PV_VMPAM_NOT_READY;
 	out->bytes = a->bytes;
 	if ((a->flags & ACCT_GAP) && sys->now > a->at) {
-		out->bytes += vmpam_bytes(a->rate, sys->now - a->at);
+		if (__builtin_add_overflow(out->bytes, vmpam_bytes(a->rate, sys->now - a->at),
+					   &out->bytes)) {
+			out->bytes = 0;
+			return out->status = PV_VMPAM_OVERFLOW;
+		}
 		out->open = sigma(a->gap_dev, sys->now - a->at);
 	}
 	out->sq = a->sq;

@@ -27,11 +27,12 @@
 #endif
 
 /* struct pv_vmpam_acct.flags */
-#define ACCT_GAP 0x01     /* [at, now] is unmeasured: estimated at `rate` */
-#define ACCT_SAMPLED 0x02 /* rate and dev hold a measurement */
-#define ACCT_NEW 0x04     /* no traffic before its monitors were first programmed */
-#define ACCT_FRESH 0x08   /* dedicated slots just programmed: the first read is a window */
-#define ACCT_USED 0x10    /* the entry belongs to a VM */
+#define ACCT_GAP 0x01      /* [at, now] is unmeasured: estimated at `rate` */
+#define ACCT_SAMPLED 0x02  /* rate and dev hold a measurement */
+#define ACCT_NEW 0x04      /* no traffic before its monitors were first programmed */
+#define ACCT_FRESH 0x08    /* dedicated slots just programmed: the first read is a window */
+#define ACCT_USED 0x10     /* the entry belongs to a VM */
+#define ACCT_OVERFLOW 0x20 /* its bytes no longer fit 64 bits: sticky, no figure is given */
 
 /* Rates are bytes per 2^RATE_SHIFT ns (about a second). */
 #define RATE_SHIFT 30

@@ -390,6 +390,7 @@ enum pv_vmpam_status {
 	PV_VMPAM_ESTIMATED, /* includes time the VM's monitors were rotated away */
 	PV_VMPAM_NOT_READY, /* its last monitor read stayed NRDY: no figure */
 	PV_VMPAM_NO_DATA,   /* not measured yet, or the node has no monitors: no figure */
+	PV_VMPAM_OVERFLOW, /* the VM's bytes on the node exceed 2^64 - 1: no figure, for good */
 };
 
 struct pv_vmpam_reading {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* vmpam monitor reads on a scripted MSC with one monitor and one VM (dedicated): 31-bit wrap
  * correction with OFLOW_STATUS, long counters read high-low-high, NRDY retried a bounded
- * number of times and reported as not ready, scaling, and byte rates between readings. */
+ * number of times and reported as not ready, scaling (and a scaled figure past 64 bits), and
+ * byte rates between readings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -178,6 +179,47 @@ static void test_scaling(void **state)
 	fx_free(f);
 }
 
+/* Bytes are the count times 2^SCALE: with a 63-bit counter and SCALE = 31 (MBWUMON_IDR.SCALE
+ * is 5 bits) they need up to 94 bits. A figure past 2^64 - 1 is reported as OVERFLOW, with no
+ * bytes, and stays so: never a wrapped, plausible-looking number. */
+static void test_scaled_overflow(void **state)
+{
+	(void)state;
+	/* 2^40 units of 2^31 bytes (about 2.4e21): no single reading can hold it. */
+	struct fx *f = fx_new(MBWUMON_IDR(1, 31, 1, 1));
+	struct pv_vmpam_reading rd = tick_long(f, UINT64_C(1) << 40);
+	assert_int_equal(rd.status, PV_VMPAM_OVERFLOW);
+	assert_int_equal(rd.bytes, 0);
+	assert_int_equal(rd.bound, 0);
+	fx_free(f);
+
+	/* Each reading fits, their sum does not: 2^63 bytes measured, then 2^63 more. */
+	f = fx_new(MBWUMON_IDR(1, 31, 1, 1));
+	struct pv_vmpam_reading first = tick_long(f, UINT64_C(1) << 32);
+	assert_int_equal(first.status, PV_VMPAM_MEASURED);
+	assert_true(first.bytes == UINT64_C(1) << 63);
+	rd = tick_long(f, UINT64_C(1) << 33);
+	assert_int_equal(rd.status, PV_VMPAM_OVERFLOW);
+	assert_int_equal(rd.bytes, 0);
+	/* Sticky: a small later delta does not bring back a figure that would be wrong. */
+	rd = tick_long(f, (UINT64_C(1) << 33) + 1);
+	assert_int_equal(rd.status, PV_VMPAM_OVERFLOW);
+	assert_int_equal(rd.bytes, 0);
+	/* No rate across it either. */
+	struct pv_vmpam_rate rate;
+	assert_int_equal(pv_vmpam_rate(&first, &rd, &rate), PV_VMPAM_OVERFLOW);
+	assert_int_equal(rate.bytes, 0);
+	assert_int_equal(rate.bytes_per_s, 0);
+	fx_free(f);
+
+	/* The largest figure that fits is still given exactly: 2^33 - 1 units. */
+	f = fx_new(MBWUMON_IDR(1, 31, 1, 1));
+	rd = tick_long(f, (UINT64_C(1) << 33) - 1);
+	assert_int_equal(rd.status, PV_VMPAM_MEASURED);
+	assert_true(rd.bytes == ((UINT64_C(1) << 33) - 1) << 31);
+	fx_free(f);
+}
+
 static void test_rates(void **state)
 {
 	(void)state;
@@ -207,7 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wrap31),        cmocka_unit_test(test_nrdy),
 		cmocka_unit_test(test_long_counters), cmocka_unit_test(test_scaling),
-		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_rates),         cmocka_unit_test(test_scaled_overflow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

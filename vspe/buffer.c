@@ -82,22 +82,29 @@ static void enable(struct pv_vcpu *v)
 	struct vspe_regime r;
 	pv_vspe__regime_read(v, &r);
 	uint64_t ptr = s->ptr, limit = vspe_limit(s->limitr);
-	/* Already pinned: a pointer moved on within the same buffer (Linux after each fill). */
-	if (s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo &&
-	    limit <= s->pin_hi)
-		return;
-	pv_vspe__unpin_all(v);
 	uint64_t rec = UINT64_C(1) << c->max_record;
 	/* D17.7.4: PTR aligned to PMBIDR_EL1.Align, PTR <= LIMIT - 2^MaxSize, one top byte for PTR
 	 * and LIMIT; otherwise UNPREDICTABLE, and of the permitted behaviours perfvisor chooses a
 	 * buffer management event: "not stopped / access not allowed" for a bad pointer, "buffer
-	 * filled" for no room (SPEBufferIsFull()), "buffer size" above MaxBuffSize. */
+	 * filled" for no room (SPEBufferIsFull()), "buffer size" above MaxBuffSize. Checked on
+	 * every enable, a restart of a buffer that is already pinned included. */
+	bool bad = true;
+	unsigned bsc = PV_PMBSR_BSC_NOT_STOPPED; /* BSC 0: not a sentinel */
 	if ((ptr ^ limit) >> 56 || (ptr & ((UINT64_C(1) << c->align) - 1)))
-		reject(v, PV_PMBSR_BSC_NOT_STOPPED);
+		bsc = PV_PMBSR_BSC_NOT_STOPPED;
 	else if (limit < rec || ptr > limit - rec)
-		reject(v, PV_PMBSR_BSC_FULL);
+		bsc = PV_PMBSR_BSC_FULL;
 	else if (limit - ptr > c->max_buffer || !s->pins)
-		reject(v, PV_PMBSR_BSC_SIZE);
+		bsc = PV_PMBSR_BSC_SIZE;
+	else
+		bad = false;
+	/* Already pinned: a pointer moved on within the same buffer (Linux after each fill). */
+	if (!bad && s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo &&
+	    limit <= s->pin_hi)
+		return;
+	pv_vspe__unpin_all(v);
+	if (bad)
+		reject(v, bsc);
 	else
 		pin_buffer(v, &r, ptr, limit);
 	s->regime[0] = ptr >> 55 & 1 ? r.ttbr1 : r.ttbr0;

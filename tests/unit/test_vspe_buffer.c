@@ -102,8 +102,30 @@ static void test_validation_events(void **state)
 	enable(r, KVA, KVA + (UINT64_C(64) << 10));
 	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
 	assert_int_equal(v->spe.stats.rejected, 5);
+	/* A restart of the buffer that is pinned is checked too: a pointer moved to a misaligned
+	 * address, or to where no record fits, is refused with the same events, and neither the
+	 * pointer nor E reaches the hardware. */
+	static const struct {
+		uint64_t ptr, bsr;
+	} moved[] = {
+		{KVA + 4096 + 32, S | PV_PMBSR_BSC_NOT_STOPPED},
+		{KVA + (UINT64_C(64) << 10) - 64, S | PV_PMBSR_BSC_FULL},
+	};
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
+		guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
+		guest_msr_ok(v, PV_PMBSR_EL1, 0);
+		enable(r, KVA, KVA + (UINT64_C(64) << 10));
+		assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
+		assert_true(rig_pinned(r) > 0);
+		guest_msr_ok(v, PV_PMBPTR_EL1, moved[i].ptr);
+		assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), moved[i].bsr);
+		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);
+		assert_int_equal(rig_pinned(r), 0);
+	}
+	assert_int_equal(v->spe.stats.rejected, 7);
 	/* No pin store: refused as too large. */
 	guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
+	guest_msr_ok(v, PV_PMBSR_EL1, 0);
 	pv_vspe_vcpu_pins(v, NULL, 0);
 	enable(r, KVA, KVA + 8192);
 	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), S | PV_PMBSR_BSC_SIZE);
@@ -291,7 +313,9 @@ static void test_pins_reused_and_replaced(void **state)
 	guest_msr(v, PV_PMBSR_EL1, 1, 0);
 	assert_int_equal(v->spe.stats.enables, 1);
 	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 16 * 4096) | PV_PMBLIMITR_E);
-	/* Another buffer: the first one's pages are released. */
+	/* Another buffer, disabled between (a pointer past LIMIT while enabled is refused, see
+	 * test_validation_events): the first one's pages are released. */
+	guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
 	guest_msr(v, PV_PMBPTR_EL1, 1, KVA + 64 * 4096);
 	guest_msr(v, PV_PMBLIMITR_EL1, 1, (KVA + 80 * 4096) | PV_PMBLIMITR_E);
 	assert_int_equal(v->spe.stats.enables, 2);

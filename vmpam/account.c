@@ -35,7 +35,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-/* Squared KiB, rounded up, of a byte error. */
 /* Adds to a VM's byte count; a sum past 2^64 - 1 marks the account overflowed for good
  * rather than wrapping to a small, wrong figure. */
 static void acct_add(struct pv_vmpam_acct *a, uint64_t bytes)
@@ -44,6 +43,7 @@ static void acct_add(struct pv_vmpam_acct *a, uint64_t bytes)
 		a->flags |= ACCT_OVERFLOW;
 }
 
+/* Squared KiB, rounded up, of a byte error. */
 static uint64_t kib_sq(uint64_t bytes)
 {
 	uint64_t k = (bytes >> 10) + ((bytes & 1023) != 0);

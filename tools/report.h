@@ -73,7 +73,7 @@ struct rep_perf { /* perf.<event>: the host's count of the event for the domain 
 };
 
 /* The state of a bandwidth figure (vmpam's enum pv_vmpam_status). Only MEASURED and
- * ESTIMATED carry numbers; NOT_READY and NO_DATA print none. */
+ * ESTIMATED carry numbers; NOT_READY, NO_DATA and OVERFLOW print none. */
 enum rep_bw_status {
 	REP_BW_MEASURED,
 	REP_BW_ESTIMATED,

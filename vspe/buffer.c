@@ -88,16 +88,18 @@ static void enable(struct pv_vcpu *v)
 	 * buffer management event: "not stopped / access not allowed" for a bad pointer, "buffer
 	 * filled" for no room (SPEBufferIsFull()), "buffer size" above MaxBuffSize. Checked on
 	 * every enable, a restart of a buffer that is already pinned included. */
-	bool bad = true;
-	unsigned bsc = PV_PMBSR_BSC_NOT_STOPPED; /* BSC 0: not a sentinel */
-	if ((ptr ^ limit) >> 56 || (ptr & ((UINT64_C(1) << c->align) - 1)))
+	bool bad = true; /* BSC 0 is an event too ("not stopped"): no sentinel value */
+	unsigned bsc;
+	if ((ptr ^ limit) >> 56 || (ptr & ((UINT64_C(1) << c->align) - 1))) {
 		bsc = PV_PMBSR_BSC_NOT_STOPPED;
-	else if (limit < rec || ptr > limit - rec)
+	} else if (limit < rec || ptr > limit - rec) {
 		bsc = PV_PMBSR_BSC_FULL;
-	else if (limit - ptr > c->max_buffer || !s->pins)
+	} else if (limit - ptr > c->max_buffer || !s->pins) {
 		bsc = PV_PMBSR_BSC_SIZE;
-	else
+	} else {
+		bsc = 0;
 		bad = false;
+	}
 	/* Already pinned: a pointer moved on within the same buffer (Linux after each fill). */
 	if (!bad && s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo &&
 	    limit <= s->pin_hi)

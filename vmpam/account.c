@@ -120,11 +120,16 @@ static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint6
 	return true;
 }
 
-/* Folds one read of a VM's slots into its account; false if the bytes were not taken. */
+/* Folds one read of a VM's slots into its account; false if the bytes were not taken. An
+ * account that overflowed takes them and drops them: no figure can hold them any more. */
 static bool account(struct pv_vmpam_sys *sys, const struct pv_vmpam_node *n,
 		    struct pv_vmpam_acct *a, bool ok, uint64_t bytes, uint32_t gran,
 		    uint64_t now)
 {
+	if (a->flags & ACCT_OVERFLOW) {
+		a->status = PV_VMPAM_OVERFLOW;
+		return true;
+	}
 	if (ok && (n->rotating || (a->flags & ACCT_FRESH))) {
 		uint64_t t_prog = (n->rotating || (a->flags & ACCT_GAP)) ? n->t_prog : a->at;
 		ok = window(a, bytes, gran, t_prog, now, n->nrdy_ns, n->rotating);
@@ -192,10 +197,7 @@ static void read_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i
 		struct pv_vmpam_acct *a = vmpam_acct(sys, SLOT_ACCT(e), i);
 		if (over || (!n->rotating && __builtin_add_overflow(bytes, a->pend, &bytes)))
 			a->flags |= ACCT_OVERFLOW;
-		if (a->flags & ACCT_OVERFLOW) {
-			a->pend = 0; /* no figure can hold them any more */
-			a->status = PV_VMPAM_OVERFLOW;
-		} else if (n->rotating) {
+		if (n->rotating) {
 			account(sys, n, a, ok, bytes, gran, now);
 		} else {
 			a->pend = account(sys, n, a, ok, bytes, gran, now) ? 0 : bytes;

@@ -68,6 +68,26 @@ static void reject(struct pv_vcpu *v, unsigned bsc)
 	pv_vspe__event(v, PV_PMBSR_EC_BUF, bsc, 0);
 }
 
+/* D17.7.4: PTR aligned to PMBIDR_EL1.Align, PTR <= LIMIT - 2^MaxSize, one top byte for PTR and
+ * LIMIT; otherwise UNPREDICTABLE, and of the permitted behaviours perfvisor chooses a buffer
+ * management event: "not stopped / access not allowed" for a bad pointer, "buffer filled" for
+ * no room (SPEBufferIsFull()), "buffer size" above MaxBuffSize. True, with the event's BSC
+ * (0 is one of them), when the buffer is refused. */
+static bool buffer_refused(const struct pv_vcpu *v, uint64_t ptr, uint64_t limit, unsigned *bsc)
+{
+	const struct pv_vm_spe *c = &v->vm->spe;
+	uint64_t rec = UINT64_C(1) << c->max_record;
+	if ((ptr ^ limit) >> 56 || (ptr & ((UINT64_C(1) << c->align) - 1)))
+		*bsc = PV_PMBSR_BSC_NOT_STOPPED;
+	else if (limit < rec || ptr > limit - rec)
+		*bsc = PV_PMBSR_BSC_FULL;
+	else if (limit - ptr > c->max_buffer || !v->spe.pins)
+		*bsc = PV_PMBSR_BSC_SIZE;
+	else
+		return false;
+	return true;
+}
+
 static bool same_regime(const uint64_t *saved, const struct vspe_regime *r, uint64_t ptr)
 {
 	uint64_t ttbr = ptr >> 55 & 1 ? r->ttbr1 : r->ttbr0;
@@ -78,28 +98,12 @@ static bool same_regime(const uint64_t *saved, const struct vspe_regime *r, uint
 static void enable(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
-	const struct pv_vm_spe *c = &v->vm->spe;
 	struct vspe_regime r;
 	pv_vspe__regime_read(v, &r);
 	uint64_t ptr = s->ptr, limit = vspe_limit(s->limitr);
-	uint64_t rec = UINT64_C(1) << c->max_record;
-	/* D17.7.4: PTR aligned to PMBIDR_EL1.Align, PTR <= LIMIT - 2^MaxSize, one top byte for PTR
-	 * and LIMIT; otherwise UNPREDICTABLE, and of the permitted behaviours perfvisor chooses a
-	 * buffer management event: "not stopped / access not allowed" for a bad pointer, "buffer
-	 * filled" for no room (SPEBufferIsFull()), "buffer size" above MaxBuffSize. Checked on
-	 * every enable, a restart of a buffer that is already pinned included. */
-	bool bad = true; /* BSC 0 is an event too ("not stopped"): no sentinel value */
-	unsigned bsc;
-	if ((ptr ^ limit) >> 56 || (ptr & ((UINT64_C(1) << c->align) - 1))) {
-		bsc = PV_PMBSR_BSC_NOT_STOPPED;
-	} else if (limit < rec || ptr > limit - rec) {
-		bsc = PV_PMBSR_BSC_FULL;
-	} else if (limit - ptr > c->max_buffer || !s->pins) {
-		bsc = PV_PMBSR_BSC_SIZE;
-	} else {
-		bsc = 0;
-		bad = false;
-	}
+	/* Checked on every enable, a restart of a buffer that is already pinned included. */
+	unsigned bsc = 0;
+	bool bad = buffer_refused(v, ptr, limit, &bsc);
 	/* Already pinned: a pointer moved on within the same buffer (Linux after each fill). */
 	if (!bad && s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo &&
 	    limit <= s->pin_hi)

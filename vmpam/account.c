@@ -286,6 +286,22 @@ static void to_rotation(struct pv_vmpam_sys *sys, unsigned i)
 	n->repack = false;
 }
 
+/* The figure of an account in a gap is its bytes plus the held rate over the gap so far. Once
+ * that passes 2^64 - 1 the account is marked overflowed here, at the tick, so that OVERFLOW
+ * stays for good rather than turning back into a figure if a window later closes the gap at a
+ * lower rate. */
+static void seal_open_estimates(struct pv_vmpam_sys *sys, unsigned i, uint64_t now)
+{
+	for (uint32_t v = 0; v < sys->nvms << sys->acct_shift; v++) {
+		struct pv_vmpam_acct *a = vmpam_acct(sys, v, i);
+		uint64_t sum;
+		if ((a->flags & (ACCT_GAP | ACCT_SAMPLED)) == (ACCT_GAP | ACCT_SAMPLED) &&
+		    now > a->at &&
+		    __builtin_add_overflow(a->bytes, vmpam_bytes(a->rate, now - a->at), &sum))
+			a->flags |= ACCT_OVERFLOW;
+	}
+}
+
 void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now)
 {
 	if (now < sys->now)
@@ -294,6 +310,7 @@ void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now)
 		struct pv_vmpam_node *n = &sys->node[i];
 		if (!n->nmons)
 			continue;
+		seal_open_estimates(sys, i, now);
 		/* A rotation window shorter than the not-ready time cannot be read (every
 		 * monitor still reads NRDY): it stays open until a later tick. */
 		if (n->rotating && now - n->t_prog < n->nrdy_ns)

@@ -47,6 +47,8 @@ static struct pv_vm_mpam *table[NVM];
 static struct pv_vmpam_acct acct[NVM * PV_VMPAM_MAX_NODES];
 static struct pv_vm_mpam vm[NVM];
 static bool live[NVM];
+/* Which accounts have read PV_VMPAM_OVERFLOW: that status is sticky until release. */
+static bool overflowed[NVM][PV_VMPAM_MAX_NODES];
 static struct pv_vcpu vc[NVM];
 
 /* Each MSC's identification: a plausible MSC (PARTID_MAX 63, PMG_MAX 1, MBW_MAX of 8 bits and
@@ -299,6 +301,7 @@ static void step_init(unsigned i)
 	if (err)
 		return;
 	live[i] = true;
+	memset(overflowed[i], 0, sizeof(overflowed[i]));
 	pv_vmpam_vcpu_attach(&vc[i].mpam, &vm[i]);
 }
 
@@ -343,9 +346,13 @@ static void step_tick(void)
 			struct pv_vmpam_reading r;
 			int st = pv_vmpam_read(&sys, &vm[i], n, &r);
 			FZ_CHECK(st == r.status && st >= PV_VMPAM_MEASURED &&
-					 st <= PV_VMPAM_NO_DATA,
+					 st <= PV_VMPAM_OVERFLOW,
 				 "pv_vmpam_read: status %d", st);
-			if (st == PV_VMPAM_NOT_READY || st == PV_VMPAM_NO_DATA)
+			FZ_CHECK(!overflowed[i][n] || st == PV_VMPAM_OVERFLOW,
+				 "pv_vmpam_read: status %d after OVERFLOW", st);
+			overflowed[i][n] = st == PV_VMPAM_OVERFLOW;
+			if (st == PV_VMPAM_NOT_READY || st == PV_VMPAM_NO_DATA ||
+			    st == PV_VMPAM_OVERFLOW)
 				FZ_CHECK(!r.bytes && !r.bound,
 					 "pv_vmpam_read: status %d with bytes %llu, bound %llu",
 					 st, (unsigned long long)r.bytes,

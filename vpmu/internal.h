@@ -74,11 +74,34 @@ static inline void vpmu_evcntr_set(struct pv_vcpu *v, struct pv_pcpu *cpu, unsig
 /* First access of any kind: mark the vCPU active and, if loaded, put its state in hardware. */
 void pv_vpmu__activate(struct pv_vcpu *v);
 
+/* The EL0 rules of the registers (their PMUSERENR_EL0 bits), from the register database. */
+#define VPMU_EL0_READ_RULE(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind,        \
+			   feature, min, gate, access, el0_rd, el0_wr, rd, wr, each, text)     \
+	VPMU_EL0RD_##ident = (el0_rd),
+enum { PV_REGDB_ENTRIES(VPMU_EL0_READ_RULE) };
+_Static_assert(VPMU_EL0RD_PMXEVCNTR_EL0 == VPMU_EL0RD_PMEVCNTR_EL0,
+	       "PMXEVCNTR_EL0 reads take PMEVCNTR<n>_EL0's EL0 rule: the fast word has one mask");
+
+/* The host's fast word (struct pv_vpmu_fast): a read is plain where the C fast path below
+ * would read the physical register, and from EL0 where the guest's PMUSERENR_EL0 also lets
+ * it through (trap/dispatch.c's EL0 rule, the same bits). */
+static inline void vpmu_fast_sync(struct pv_vcpu *v)
+{
+	uint32_t plain = ~v->pmu.slow & v->vm->pmu.counter_mask;
+	uint32_t u = v->pmu.userenr;
+	uint32_t el0 = ((u & VPMU_EL0RD_PMEVCNTR_EL0 & 0xFFu) ? ~(1u << PV_PMU_CYCLE_IDX) : 0) |
+		       ((u & VPMU_EL0RD_PMCCNTR_EL0 & 0xFFu) ? 1u << PV_PMU_CYCLE_IDX : 0);
+	v->fast.el1 = plain;
+	v->fast.el0 = plain & el0;
+	v->fast.selr = v->pmu.selr < PV_PMU_CYCLE_IDX ? v->pmu.selr : 63;
+}
+
 /* One test on the hot paths: the fast path needs the vCPU active, loaded, and the counter
  * not a CHAIN one (whose reads fold pending overflows first). */
 static inline void vpmu_set_slow(struct pv_vcpu *v)
 {
 	v->pmu.slow = (v->pmu.active && v->cpu) ? v->pmu.chain : ~0u;
+	vpmu_fast_sync(v);
 }
 
 /* The pCPU whose counters hold this vCPU's state, or NULL (not loaded). Activates. */

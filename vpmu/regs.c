@@ -185,6 +185,7 @@ enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsign
 	(void)idx, (void)el;
 	vpmu_cpu(v);
 	v->pmu.selr = (uint8_t)(val & PV_PMSELR_SEL);
+	vpmu_fast_sync(v);
 	return PV_TRAP_HANDLED;
 }
 
@@ -204,6 +205,7 @@ enum pv_trap_result pv_vpmu_pmuserenr_write(struct pv_vcpu *v, unsigned idx, uns
 	(void)idx, (void)el;
 	vpmu_cpu(v);
 	v->pmu.userenr = (uint8_t)(val & PV_PMUSERENR_MASK);
+	vpmu_fast_sync(v);
 	return PV_TRAP_HANDLED;
 }
 

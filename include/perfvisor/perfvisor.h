@@ -164,6 +164,8 @@ struct pv_vcpu_stats {
 };
 
 struct pv_vcpu {
+	/* First, so that a host's exception entry finds it at a fixed offset (vpmu.h). */
+	struct pv_vpmu_fast fast;
 	struct pv_vm *vm;
 	struct pv_pcpu *cpu;       /* where it is loaded, NULL when not loaded */
 	struct pv_pcpu *resume_on; /* the powered-down pCPU it was loaded on, or NULL */

@@ -309,11 +309,13 @@ $(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe: $(BUILD)/bench/%: bench/%.
 include hyp/hyp.mk
 include integrations/xen/xen.mk
 
-# The guest suite under QEMU, a guest's live figures in a real Prometheus, and perfvisor in
-# Xen (make xen-check: skipped, with the reason, when Xen's source cannot be fetched), join
-# `make check` when QEMU and the cross compiler are here.
+# The guest suite under QEMU (twice: the reference hypervisor's fast trap path on, then off),
+# a guest's live figures in a real Prometheus, and perfvisor in Xen (make xen-check: skipped,
+# with the reason, when Xen's source cannot be fetched) join `make check` when QEMU and the
+# cross compiler are here.
 check: tests $(TOOL) $(if $(QEMU_CHECK_AVAILABLE),hyp $(XEN_LIB))
 	@QEMU_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
+	 QEMU_SUITE_NOFAST="$(if $(QEMU_CHECK_AVAILABLE),env HYP_ARGS=fasttrap=off GUEST_LOGDIR=$(BUILD)/guest-logs-nofast sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
 	 PROM_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/prometheus.sh $(HYP_ELF) $(GUEST_BUILD) $(TOOL))" \
 	 XEN_SUITE="$(if $(QEMU_CHECK_AVAILABLE),env HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh check $(XEN_LIB) $(GUEST_BUILD))" \
 	 SKIP_REASONS="$(if $(QEMU_CHECK_AVAILABLE),,guest suite under QEMU: needs qemu-system-aarch64 and aarch64-linux-gnu-gcc (apt-get install qemu-system-arm gcc-aarch64-linux-gnu))" \

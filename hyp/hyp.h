@@ -50,6 +50,20 @@ struct frame {
 _Static_assert(offsetof(struct frame, x[30]) == FRAME_X30, "frame.h: x30");
 _Static_assert(offsetof(struct frame, elr) == FRAME_ELR, "frame.h: ELR_EL2");
 _Static_assert(offsetof(struct frame, spsr) == FRAME_SPSR, "frame.h: SPSR_EL2");
+_Static_assert(offsetof(struct pv_vpmu_fast, el0) == FAST_EL0 - VCPU_FAST &&
+		       offsetof(struct pv_vpmu_fast, el1) == FAST_EL1 - VCPU_FAST &&
+		       offsetof(struct pv_vpmu_fast, evcntr_mask) ==
+			       FAST_EVCNTR_MASK - VCPU_FAST &&
+		       offsetof(struct pv_vpmu_fast, xev_el0) == FAST_XEV_EL0 - VCPU_FAST &&
+		       offsetof(struct pv_vpmu_fast, xev_el1) == FAST_XEV_EL1 - VCPU_FAST &&
+		       offsetof(struct pv_vpmu_fast, traps) == FAST_TRAPS - VCPU_FAST,
+	       "frame.h: the fast word's fields");
+#define FAST_KEY(key)                                                                          \
+	((PV_EC_SYS64 << PV_ESR_EC_SHIFT) | PV_ESR_IL | (key) | PV_ISS_SYS_DIR_READ)
+_Static_assert(FAST_KEY(PV_PMCCNTR_EL0) == FAST_KEY_PMCCNTR &&
+		       FAST_KEY(PV_PMXEVCNTR_EL0) == FAST_KEY_PMXEVCNTR &&
+		       FAST_KEY(PV_PMEVCNTR_EL0(0)) == FAST_KEY_PMEVCNTR,
+	       "frame.h: the fast path's syndromes");
 
 /* EL1/EL0 system registers switched with the vCPU (Arm ARM D1, the EL1&0 regime state; D24.2). */
 /* clang-format off */
@@ -128,14 +142,14 @@ enum exit_kind {
 struct vm;
 
 struct vcpu {
-	struct frame f; /* first: vectors.S saves into it */
+	struct frame f;    /* first: vectors.S saves into it */
+	struct pv_vcpu pv; /* next: vectors.S reads its fast word (frame.h, VCPU_FAST) */
 	struct el1_regs el1;
 	struct dbg_regs dbg;
 	uint64_t tpidr2, vdisr; /* where the CPU has them (vcpu_regs.c) */
 	bool dbg_live;          /* its debug registers are switched (after its first access) */
 	struct fpsimd fp;
 	struct vgic_cpu vgic;
-	struct pv_vcpu pv;
 	struct vm *vm;
 	uint64_t vmpidr;
 	uint64_t exits[EXIT_KINDS];     /* exceptions taken to EL2, by kind; sysreg-pmu and
@@ -146,6 +160,7 @@ struct vcpu {
 	uint64_t injected_undef, injected_abort;
 	uint64_t pv_undef, pv_el1; /* library answers: UNDEF, re-sent to guest EL1 */
 };
+_Static_assert(offsetof(struct vcpu, pv.fast) == VCPU_FAST, "frame.h: VCPU_FAST");
 
 enum vm_state { VM_EMPTY, VM_RUNNABLE, VM_ENDED };
 
@@ -321,7 +336,7 @@ const char *exit_kind_name(enum exit_kind k);
 uint64_t exits_of(const struct vcpu *v, enum exit_kind k);
 
 /* vectors.S / fpsimd.S */
-extern char hyp_vectors[];
+extern char hyp_vectors[], hyp_vectors_fast[];
 void fpsimd_save(struct fpsimd *fp);
 void fpsimd_restore(const struct fpsimd *fp);
 __attribute__((noreturn)) void guest_enter(struct frame *f);

@@ -22,6 +22,9 @@
  *                     default 0: none) and a last one at the end
  *   focus=K           console input goes to the VM in slot K (default: none; Ctrl-A K at the
  *                     terminal switches it, uart.c)
+ *   fasttrap=on|off   serve the counter reads the library marks plain at the exception entry,
+ *                     before the register save (vectors.S; default on), or send every trap
+ *                     to C
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
  */
 #include "hyp.h"
@@ -43,6 +46,7 @@ static struct {
 	uint64_t slice_us, pmu_poll_us, limit_ms, records_ms;
 	unsigned counters, host_counters;
 	unsigned focus; /* the VM slot console input goes to, or MAX_VMS: none */
+	bool fasttrap;
 	char names[MAX_VMS][24];
 	uint64_t mem_mib[MAX_VMS];
 	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
@@ -52,7 +56,8 @@ static struct {
 	 .pmu_poll_us = 10,
 	 .counters = 0,
 	 .host_counters = 1,
-	 .focus = MAX_VMS};
+	 .focus = MAX_VMS,
+	 .fasttrap = true};
 
 /* A decimal or 0x-prefixed hexadecimal number at the start of s[0, n); *used = its length. */
 static uint64_t parse_num_len(const char *s, size_t n, size_t *used)
@@ -126,8 +131,16 @@ static void parse_bootargs(const char *a)
 				cfg.records_ms = parse_num(val, vl);
 			else if (kl == 5 && !strncmp(a, "focus", 5))
 				cfg.focus = (unsigned)parse_num(val, vl);
-			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
+			else if (kl == 8 && !strncmp(a, "fasttrap", 8)) {
+				if ((vl == 2 && !strncmp(val, "on", 2)) ||
+				    (vl == 3 && !strncmp(val, "off", 3)))
+					cfg.fasttrap = vl == 2;
+				else
+					hyp_printf(
+						"hyp: fasttrap takes on or off; it stays %s\n",
+						cfg.fasttrap ? "on" : "off");
+			} else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				   a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
 				cfg.mem_mib[a[2] - '0'] = parse_num(val, vl);
 			else if (kl == 10 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
 				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_initrd", 7)) {
@@ -431,6 +444,11 @@ void hyp_main(void)
 	 * already passes every EL0 access on to the TPM trap, architecturally and in QEMU. */
 	pv_plat_sysreg_write(&hyp.pcpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
 	selfcount_init();
+	if (cfg.fasttrap) {
+		write_sysreg(vbar_el2, (uint64_t)hyp_vectors_fast);
+		isb();
+	}
+	hyp_printf("hyp: fast trap path %s\n", cfg.fasttrap ? "on" : "off");
 	/* 62.5 MHz counter: ticks = us * freq / 1e6 */
 	uint64_t freq = read_sysreg(cntfrq_el0);
 	uint64_t slice = cfg.slice_us * freq / 1000000;

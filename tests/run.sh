@@ -88,6 +88,8 @@ suite() {
 	fi
 }
 [ -z "${QEMU_SUITE:-}" ] || suite "qemu guest suite" qemu-check "$QEMU_SUITE"
+[ -z "${QEMU_SUITE_NOFAST:-}" ] ||
+	suite "qemu guest suite, fasttrap=off" qemu-check-nofast "$QEMU_SUITE_NOFAST"
 [ -z "${PROM_SUITE:-}" ] || suite "prometheus suite" prometheus "$PROM_SUITE"
 [ -z "${XEN_SUITE:-}" ] || suite "xen suite" xen-check "$XEN_SUITE"
 # Suites that are skipped as a whole say why through SKIP_REASONS (one reason per line).

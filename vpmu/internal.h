@@ -79,8 +79,9 @@ void pv_vpmu__activate(struct pv_vcpu *v);
 			   feature, min, gate, access, el0_rd, el0_wr, rd, wr, each, text)     \
 	VPMU_EL0RD_##ident = (el0_rd),
 enum { PV_REGDB_ENTRIES(VPMU_EL0_READ_RULE) };
-_Static_assert(VPMU_EL0RD_PMXEVCNTR_EL0 == VPMU_EL0RD_PMEVCNTR_EL0,
-	       "PMXEVCNTR_EL0 reads take PMEVCNTR<n>_EL0's EL0 rule: the fast word has one mask");
+_Static_assert(
+	VPMU_EL0RD_PMXEVCNTR_EL0 == VPMU_EL0RD_PMEVCNTR_EL0,
+	"PMXEVCNTR_EL0 reads take PMEVCNTR<n>_EL0's EL0 rule: the fast word has one mask");
 
 /* The host's fast word (struct pv_vpmu_fast): a read is plain where the C fast path below
  * would read the physical register, and from EL0 where the guest's PMUSERENR_EL0 also lets
@@ -91,9 +92,11 @@ static inline void vpmu_fast_sync(struct pv_vcpu *v)
 	uint32_t u = v->pmu.userenr;
 	uint32_t el0 = ((u & VPMU_EL0RD_PMEVCNTR_EL0 & 0xFFu) ? ~(1u << PV_PMU_CYCLE_IDX) : 0) |
 		       ((u & VPMU_EL0RD_PMCCNTR_EL0 & 0xFFu) ? 1u << PV_PMU_CYCLE_IDX : 0);
+	unsigned sel = v->pmu.selr; /* 0..31; 31, like any SEL >= N, is not plain */
 	v->fast.el1 = plain;
 	v->fast.el0 = plain & el0;
-	v->fast.selr = v->pmu.selr < PV_PMU_CYCLE_IDX ? v->pmu.selr : 63;
+	v->fast.xev_el1 = (uint8_t)(sel < 31 && ((plain >> sel) & 1) ? sel : 31);
+	v->fast.xev_el0 = (uint8_t)(sel < 31 && ((plain & el0) >> sel & 1) ? sel : 31);
 }
 
 /* One test on the hot paths: the fast path needs the vCPU active, loaded, and the counter

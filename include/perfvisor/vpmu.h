@@ -67,19 +67,21 @@ struct pv_vm_pmu {
  * (docs/vpmu.md, "The fast path"): MRS of PMEVCNTR<n>_EL0, PMXEVCNTR_EL0 and PMCCNTR_EL0
  * whose answer is the physical register of the loaded vCPU. The library keeps it current
  * whenever it changes what is plain (activation, load, put, a CHAIN type, PMUSERENR_EL0,
- * PMSELR_EL0); it is 0 (nothing plain) while the vCPU is not loaded. A read it does not mark
- * plain goes to pv_trap_sys64() as before. A host that serves a read writes
+ * PMSELR_EL0); nothing is plain while the vCPU is not loaded. A read it does not mark plain
+ * goes to pv_trap_sys64() as before. A host that serves a read writes
  * `physical & evcntr_mask` (an event counter) or the physical PMCCNTR_EL0 to Rt (none for
  * Rt = 31), adds 1 to *traps, and returns to ELR_EL2 + 4. Everything else about the trap is
- * as for any other: the EL and member checks are folded into the two masks.
+ * as for any other: the EL and member checks are folded into the word. PMEVCNTR<31> is no
+ * register (that encoding is PMCCFILTR_EL0): bit 31 is PMCCNTR_EL0's alone.
  */
 struct pv_vpmu_fast {
-	uint32_t el0;         /* bit n < 31: PMEVCNTR<n>_EL0 is plain from EL0; bit 31: PMCCNTR */
-	uint32_t el1;         /* the same from EL1 */
+	uint32_t el0; /* bit n < 31: PMEVCNTR<n>_EL0 is plain from EL0; bit 31: PMCCNTR */
+	uint32_t el1; /* the same from EL1 */
 	uint64_t evcntr_mask; /* what an event counter read keeps: 32 bits before PMUv3p5 */
-	uint32_t selr; /* PMSELR_EL0.SEL: PMXEVCNTR_EL0 reads PMEVCNTR<SEL>; 63 for SEL = 31,
-			  which names no event counter (a 64-bit shift of a mask by it is 0) */
-	uint32_t pad;
+	/* The event counter PMXEVCNTR_EL0 reads (PMSELR_EL0.SEL) if that read is plain from
+	 * EL0, from EL1; 31 if not (31 names no event counter). */
+	uint8_t xev_el0, xev_el1;
+	uint8_t pad[6];
 	uint64_t *traps; /* the count a served read adds 1 to: stats.traps[PV_KIND_PMU] */
 };
 

@@ -9,7 +9,9 @@
 #   run.sh bench HYP_ELF GUEST_DIR   "bench: hyp.*" lines
 #   run.sh shell HYP_ELF GUEST_DIR   the Linux guest with a shell, at this terminal (make run-linux)
 # Every QEMU run is bounded by `timeout` (QEMU_TIMEOUT seconds, default 60); a run that hangs
-# or ends without the hypervisor's final report counts as a failure.
+# or ends without the hypervisor's final report counts as a failure. HYP_ARGS are given to the
+# hypervisor before every run's own arguments (make check runs the suite a second time with
+# HYP_ARGS=fasttrap=off); the logs go to GUEST_LOGDIR (default build/guest-logs).
 # The Linux scenarios need a kernel: tests/guest/linux/fetch-kernel.sh gets one from Debian's
 # packages into build/linux/Image (once), or LINUX_IMAGE=/path/to/Image names one;
 # LINUX_GUEST=off skips them. Their initramfs is build/linux/initramfs.cpio (make hyp).
@@ -19,7 +21,7 @@ gdir=$3
 QEMU=${QEMU:-qemu-system-aarch64}
 export QEMU # scripts/qemu.sh runs it
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-60}
-logdir=build/guest-logs
+logdir=${GUEST_LOGDIR:-build/guest-logs}
 linuxdir=build/linux
 mkdir -p "$logdir"
 # shellcheck source=tests/guest/suite.sh
@@ -40,6 +42,8 @@ qemu_run() {
 		loaders="$loaders -device loader,file=$gdir/$g.bin,addr=$addr,force-raw=on"
 		k=$((k + 1))
 	done
+	# HYP_ARGS (say fasttrap=off) go before every run's own, so before its "--".
+	args="${HYP_ARGS:+$HYP_ARGS }$args"
 	: >"$log"
 	icount=shift=0,sleep=off
 	[ -z "${QEMU_TYPE_AFTER:-}" ] || icount=shift=0
@@ -152,7 +156,7 @@ linux_run() {
 		"${LINUX_TYPED:-$LINUX_CONSOLE_INPUT}" |
 		timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio -icount shift=0 \
 		-kernel "$hyp" $loaders \
-		-append "vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 focus=0 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
+		-append "${HYP_ARGS:+$HYP_ARGS }vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 focus=0 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
 		>"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
@@ -532,8 +536,22 @@ bench)
 	idle_ms=$(report_of "$log" idle |
 		awk '$2 == "exits" && ($3 == "wfi" || $3 ~ /^irq-/) && $5 == "el2-instructions" {
 			t += $6 } END { if (t) printf "%.0f", t / 100 }')
+	# Counter reads alone, from the guest's clock (tests/guest/bench.c, bench.clock=1): with
+	# the fast path (fasttrap=on, the default) and without it. Alone, so that no other VM's
+	# slices are in the clock.
+	clock() {
+		log=$logdir/bench_clock_$1.log
+		qemu_run "$log" "fasttrap=$1 vm0=bench -- bench.rounds=2000 bench.clock=1" bench
+		grep '^\[bench\] bench: clock ' "$log" | awk '{
+			hz = $4; ns = 1e9 / hz
+			printf "%.1f", ($23 * ns - $25) / $21 }'
+	}
+	fast=$(clock on)
+	slow_read=$(clock off)
 	echo "bench: hyp.trap_floor: ${floor:-n/a} el2-instructions/trap"
 	echo "bench: hyp.trap_pmu: ${pmu:-n/a} el2-instructions/trap"
+	echo "bench: hyp.trap_fast: ${fast:-n/a} el2-instructions/trap"
+	echo "bench: hyp.trap_read_slow: ${slow_read:-n/a} el2-instructions/trap"
 	echo "bench: hyp.switch: ${switch:-n/a} el2-instructions/switch"
 	echo "bench: hyp.switch_no_pmu: ${switch_no_pmu:-n/a} el2-instructions/switch"
 	echo "bench: hyp.idle_ms: ${idle_ms:-n/a} el2-instructions/idle-ms"

@@ -30,9 +30,10 @@ static uint32_t read_key(unsigned r)
 static bool host_serves(struct fx *f, const struct pv_vpmu_fast *w, unsigned r, unsigned el,
 			uint64_t *val)
 {
-	uint64_t mask = el ? w->el1 : w->el0;
-	unsigned n = r < 31 ? r : r == 31 ? w->selr : PV_PMU_CYCLE_IDX;
-	if (n >= 64 || !((mask >> n) & 1) || (r != 32 && n == PV_PMU_CYCLE_IDX))
+	uint32_t mask = el ? w->el1 : w->el0;
+	unsigned xev = el ? w->xev_el1 : w->xev_el0;
+	unsigned n = r < 31 ? r : r == 31 ? xev : PV_PMU_CYCLE_IDX;
+	if (r == 31 ? n == 31 : !((mask >> n) & 1))
 		return false;
 	*val = r == 32 ? CELL(f, PV_PMCCNTR_EL0) : CELL(f, PV_PMEVCNTR_EL0(n)) & w->evcntr_mask;
 	return true;
@@ -53,12 +54,14 @@ static unsigned check_plain_reads(struct fx *f, struct pv_vcpu *v)
 			struct pv_vpmu_fast fast = v->fast;
 			uint64_t writes = f->mc.writes, traps = v->stats.traps[PV_KIND_PMU];
 			uint64_t x[31] = {0};
-			enum pv_trap_result res = pv_trap(v, esr_sys(read_key(r), 7, true), el, x);
+			enum pv_trap_result res = pv_trap(v, esr_sys(read_key(r), 7, true), el,
+							  x);
 			if (res != PV_TRAP_HANDLED || x[7] != want)
-				fail_msg("read %u at EL%u marked plain: the trap path gives %d, "
-					 "0x%llx, not 0x%llx",
-					 r, el, res, (unsigned long long)x[7],
-					 (unsigned long long)want);
+				fail_msg(
+					"read %u at EL%u marked plain: the trap path gives %d, "
+					"0x%llx, not 0x%llx",
+					r, el, res, (unsigned long long)x[7],
+					(unsigned long long)want);
 			assert_int_equal(f->mc.writes, writes);
 			assert_memory_equal(&before, &v->pmu, sizeof(before));
 			assert_memory_equal(&fast, &v->fast, sizeof(fast));
@@ -93,7 +96,8 @@ static void test_states(void **state)
 	wr_el1(v, PV_PMSELR_EL0, 2);
 	assert_int_equal(v->fast.el1, 0xF | CC);
 	assert_int_equal(v->fast.el0, 0);
-	assert_int_equal(v->fast.selr, 2);
+	assert_int_equal(v->fast.xev_el1, 2);
+	assert_int_equal(v->fast.xev_el0, 31);
 	assert_int_equal(check_plain_reads(f, v), 5 + 1);
 
 	/* PMUSERENR_EL0: ER opens the event counters (and PMXEVCNTR), CR the cycle counter,
@@ -116,12 +120,18 @@ static void test_states(void **state)
 
 	/* PMSELR_EL0.SEL = 31 names no event counter: PMXEVCNTR_EL0 is UNDEFINED there. */
 	wr_el1(v, PV_PMSELR_EL0, 31);
-	assert_int_equal(v->fast.selr, 63);
-	uint64_t val;
-	assert_false(host_serves(f, &v->fast, 31, 1, &val));
+	assert_int_equal(v->fast.xev_el1, 31);
+	assert_int_equal(v->fast.xev_el0, 31);
 	/* SEL = 5 is past the VM's counters: not plain either (the trap path UNDEFs it). */
 	wr_el1(v, PV_PMSELR_EL0, 5);
-	assert_false(host_serves(f, &v->fast, 31, 1, &val));
+	assert_int_equal(v->fast.xev_el1, 31);
+	/* A CHAIN counter is not plain through PMXEVCNTR_EL0 either. */
+	wr_el1(v, PV_PMSELR_EL0, 1);
+	assert_int_equal(v->fast.xev_el1, 1);
+	assert_int_equal(v->fast.xev_el0, 1);
+	wr_el1(v, PV_PMEVTYPER_EL0(1), PV_EVT_CHAIN);
+	assert_int_equal(v->fast.xev_el1, 31);
+	wr_el1(v, PV_PMEVTYPER_EL0(1), 0x11);
 	check_plain_reads(f, v);
 
 	/* Put: nothing is plain until the next load, which restores the same word. */

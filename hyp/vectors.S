@@ -60,13 +60,15 @@
 /* The synchronous lower-EL vector of the fast table: x0..x3 go to the frame (they are the
  * fast path's scratch registers) and the syndrome is matched against the three reads;
  * anything else continues as the plain entry does (lower_sync_saved). ESR_EL2 bit 29 is
- * EC[3], 0 for HVC, SMC, WFx and the aborts: those leave after two instructions. */
+ * EC[3], 0 for HVC, SMC, WFx and the aborts: those leave after two instructions; with EC
+ * 0x18, ISS bit 0 is the direction, 0 for a write (MSR): those leave after three. */
 	.macro	fast_sync_entry
 	.balign	0x80
 	stp	x0, x1, [sp, #0]
 	stp	x2, x3, [sp, #16]
 	mrs	x0, esr_el2
 	tbz	w0, #29, lower_sync_saved
+	tbz	w0, #0, lower_sync_saved
 	and	w1, w0, #0xFFFFFC1F	/* Rt out; ISS2 (ESR_EL2[63:32]) out with the W form */
 	and	w2, w1, #0xFFF1FFFF	/* PMEVCNTR<n>: n[2:0] (Op2) out */
 	and	w2, w2, #0xFFFFFFF9	/* and n[4:3] (CRm[1:0]) */

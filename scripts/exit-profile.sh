@@ -4,22 +4,29 @@
 # (tests/guest/bench.c) for a few rounds under QEMU with an instruction trace
 # (-singlestep -d exec,nochain, -icount shift=0), then prints, for each trapped access of its
 # last round of the PMU mix, the EL2 instructions from the exception vector to the ERET and
-# the functions they ran in. Needs `make hyp` first. Usage: scripts/exit-profile.sh [ROUNDS]
+# the functions they ran in. Needs `make hyp` first. Usage: scripts/exit-profile.sh [ROUNDS];
+# FASTTRAP=off profiles the hypervisor without its fast trap path (default on, as it boots).
 set -eu
 rounds=${1:-5}
+fasttrap=${FASTTRAP:-on}
+case $fasttrap in on) vectors=hyp_vectors_fast ;; off) vectors=hyp_vectors ;; *)
+	echo "exit-profile: FASTTRAP is on or off" >&2
+	exit 2
+	;;
+esac
 hyp=build/hyp/perfvisor.elf
 guest=build/guest/bench.bin
 [ -f "$hyp" ] && [ -f "$guest" ] || { echo "exit-profile: run 'make hyp' first" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 timeout "${QEMU_TIMEOUT:-600}" sh scripts/qemu.sh -serial stdio \
-	-icount shift=0 -singlestep -d exec,nochain -D "$tmp/trace" -kernel "$hyp" -append "vm0=bench -- bench.rounds=$rounds" \
+	-icount shift=0 -singlestep -d exec,nochain -D "$tmp/trace" -kernel "$hyp" -append "fasttrap=$fasttrap vm0=bench -- bench.rounds=$rounds" \
 	-device loader,file="$guest",addr=0x48200000,force-raw=on </dev/null >"$tmp/log"
 grep -q '^hyp: all VMs ended' "$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
 aarch64-linux-gnu-nm -n "$hyp" >"$tmp/syms"
-python3 - "$tmp/trace" "$tmp/syms" <<'PY'
+python3 - "$tmp/trace" "$tmp/syms" "$vectors" <<'PY'
 import bisect, sys
-trace, symfile = sys.argv[1], sys.argv[2]
+trace, symfile, vectors = sys.argv[1], sys.argv[2], sys.argv[3]
 syms = []
 for line in open(symfile):
     f = line.split()
@@ -27,7 +34,7 @@ for line in open(symfile):
         syms.append((int(f[0], 16), f[2]))
 syms.sort()
 addrs = [a for a, _ in syms]
-sync_vector = dict((n, a) for a, n in syms)["hyp_vectors"] + 0x400  # lower EL, AArch64, sync
+sync_vector = dict((n, a) for a, n in syms)[vectors] + 0x400  # lower EL, AArch64, sync
 # "Trace 0: host [ctx/pc/flags/...]": the flags tell EL2 from the guest.
 exits, cur, el2_flags = [], None, None
 for line in open(trace):
@@ -47,8 +54,9 @@ def where(pc):
     return syms[bisect.bisect_right(addrs, pc) - 1][1]
 def through(seq):
     return set(where(pc) for pc in seq)
-# The mix is the last ten exits whose path went through the PMU dispatch, before the report.
-pmu = [e for e in exits if "pv_trap_sys64" in through(e)]
+# The mix is the last ten exits whose path went through the PMU dispatch or the fast path's
+# way back (rt_writes), before the report.
+pmu = [e for e in exits if through(e) & {"pv_trap_sys64", "rt_writes"}]
 print("EL2 instructions per trapped access, the last round of the mix (vector to ERET):")
 for e in pmu[-10:]:
     parts, order = {}, []
@@ -58,7 +66,8 @@ for e in pmu[-10:]:
             order.append(n)
         parts[n] = parts.get(n, 0) + 1
     print("%5d  %s" % (len(e), "  ".join("%s %d" % (n, parts[n]) for n in order)))
-hvc = [len(e) for e in exits if through(e) == {"hyp_vectors", "exc_lower_sync", "guest_enter"}]
+plain = {vectors, "lower_sync_saved", "exc_lower_sync", "guest_enter"}
+hvc = [len(e) for e in exits if "exc_lower_sync" in through(e) and through(e) <= plain]
 if hvc:
     print("%5d  null HVC (the floor)" % min(hvc))
 PY

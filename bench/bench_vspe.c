@@ -5,8 +5,12 @@
  *
  *   vspe.enable_1mib    instructions per guest enable (the PMBLIMITR_EL1 write with E = 1 and
  *                       profiling on) of a 1 MiB buffer: the D17.7.4 checks, the stage-1 walk
- *                       of 256 4 KiB pages through the guest's tables, their pinning
- *   vspe.enable_64mib   the same for 64 MiB (16384 pages)
+ *                       of its first chunk (PV_VSPE_PIN_CHUNK, 64 pages of 4 KiB) through the
+ *                       guest's tables, their pinning
+ *   vspe.enable_64mib   the same for 64 MiB: the same one chunk
+ *   vspe.pinned_ratio   the most perfvisor had pinned over a profiling run into a 16 MiB buffer
+ *                       (the model's unit writing it, as for vspe.loss), over what the unit had
+ *                       written plus one chunk: buffer pages only, the tables aside
  *   vspe.switch         instructions per pv_vcpu_load + pv_vcpu_put of a vCPU that profiles
  *                       (PSB CSYNC drain, save, restore)
  *   vspe.loss           records lost over a steady-state run: two vCPUs profiling into 512 KiB
@@ -109,7 +113,7 @@ ENABLE_ONE(measure_enable_64mib, pv_trap)
 ENABLE_ONE(measure_enable_64mib_baseline, baseline_trap)
 
 /* arg: MiB, | BASELINE. Each round enables (measured), then disables (not measured: it unpins,
- * so that every enable checks, walks and pins the whole buffer again). */
+ * so that every enable checks, walks and pins its first chunk again). */
 static int run_enable(unsigned arg)
 {
 	uint64_t size = (uint64_t)(arg & 0xFF) << 20;
@@ -134,8 +138,9 @@ static int run_enable(unsigned arg)
 			die("enable: not handled");
 		if (baseline)
 			wr(v, PV_PMBLIMITR_EL1, x[3]);
-		/* Either way the buffer is now on, every page pinned once. */
-		if (!v->spe.hw_on || rig_pinned(r) < size >> 12 || rd(v, PV_PMBSR_EL1))
+		/* Either way the buffer is now on, its first chunk pinned. */
+		uint64_t first = size < PV_VSPE_PIN_CHUNK ? size : PV_VSPE_PIN_CHUNK;
+		if (!v->spe.hw_on || rig_pinned(r) < first >> 12 || rd(v, PV_PMBSR_EL1))
 			die("enable: the buffer is not on and pinned");
 		wr(v, PV_PMBLIMITR_EL1, 0);
 		if (rig_pinned(r))
@@ -420,6 +425,64 @@ static int run_loss(unsigned arg)
 	return 0;
 }
 
+/* Buffer pages pinned (below the rig's table pages). */
+static uint64_t pinned_buffer_bytes(struct spe_rig *r)
+{
+	uint64_t n = 0;
+	for (uint64_t ipa = RIG_RAM; ipa < RIG_TABLES; ipa += 4096)
+		n += rig_pin_count(r, ipa) != 0;
+	return n * 4096;
+}
+
+/* One vCPU profiling into 16 MiB until the unit has written 4 MiB: after every slice of work,
+ * what is pinned over what was written plus one chunk. Prints the largest, in thousandths. */
+static int run_pinned(unsigned arg)
+{
+	(void)arg;
+	enum { WORK = 200000 };
+	const uint64_t size = 16u << 20, stop = 4u << 20;
+	struct loss *l = calloc(1, sizeof(*l));
+	if (!l)
+		die("out of memory");
+	l->r = machine_new(size, size, 1);
+	struct spe_rig *r = l->r;
+	struct sim_spe_config uc = {
+		.version = 3, .align = 6, .max_size = 7, .interval = 2, .events = 0xFFE};
+	sim_spe_init(&l->unit[0], &uc, 0xB0B);
+	struct pv_vcpu *v = &r->v[0];
+	pv_vcpu_load(v, &r->cpu[0]);
+	l->on[0] = v;
+	wr(v, PV_PMSIRR_EL1, 1024);
+	wr(v, PV_PMSFCR_EL1, 0);
+	wr(v, PV_PMSCR_EL1, SCR_ON);
+	wr(v, PV_PMBPTR_EL1, KVA);
+	wr(v, PV_PMBLIMITR_EL1, (KVA + size) | PV_PMBLIMITR_E);
+	struct sim_work w;
+	sim_work_profile(&w, SIM_PROF_MEM, WORK);
+	uint64_t written = 0, peak = 0;
+	for (uint64_t t = 0; written < stop; t++) {
+		loss_run(l, 0, &w, t * 1000);
+		if (r->mv[0].line[PV_INTID_SPE] || t > 1000000)
+			die("pinned: the buffer stopped before 4 MiB was written");
+		written = rd(v, PV_PMBPTR_EL1) - KVA;
+		uint64_t ratio = pinned_buffer_bytes(r) * 1000 /
+				 (written + v->vm->spe.pin_chunk);
+		if (ratio > peak)
+			peak = ratio;
+	}
+	if (l->s2_faults || l->stray || l->unit[0].stats.lost || !v->spe.stats.chunks)
+		die("pinned: the run is not what it should be");
+	printf("chunks %llu written %llu\n", (unsigned long long)v->spe.stats.chunks,
+	       (unsigned long long)written);
+	printf("value %llu.%03llu\n", (unsigned long long)(peak / 1000),
+	       (unsigned long long)(peak % 1000));
+	wr(v, PV_PMBLIMITR_EL1, 0);
+	pv_vcpu_put(v);
+	spe_rig_free(r);
+	free(l);
+	return 0;
+}
+
 static const struct bench_mode modes[] = {
 	{"enable_1mib", "vspe.enable_1mib", "instructions", "callgrind", run_enable, 1},
 	{"enable_1mib_baseline", NULL, NULL, NULL, run_enable, 1 | BASELINE},
@@ -428,6 +491,7 @@ static const struct bench_mode modes[] = {
 	{"switch", "vspe.switch", "instructions/switch", "callgrind", run_switch, 0},
 	{"switch_baseline", NULL, NULL, NULL, run_switch, 1},
 	{"loss", "vspe.loss", "records-lost", "direct", run_loss, 0},
+	{"pinned", "vspe.pinned_ratio", "pinned/(written+chunk)", "direct", run_pinned, 0},
 };
 
 int main(int argc, char **argv)

@@ -30,22 +30,31 @@ void pv_vspe__event(struct pv_vcpu *v, unsigned ec, uint64_t mss, uint64_t flags
 	pv_vspe__line(v);
 }
 
-/* Walks [ptr, limit) page by page and pins what the hardware will touch: every page up to the
+/* The end of the chunk that starts at `from`: one pin_chunk of pages on, or the guest's limit
+ * (a multiple of 4 KiB, as PMBLIMITR_EL1.LIMIT is) if that comes first. */
+static uint64_t chunk_end(const struct pv_vcpu *v, uint64_t from, uint64_t limit)
+{
+	uint64_t page = from & ~PAGE_MASK, chunk = v->vm->spe.pin_chunk;
+	return limit - page <= chunk ? limit : page + chunk;
+}
+
+/* Walks [from, to) page by page and pins what the hardware will touch: every page up to the
  * first one the guest's stage 1 does not let it write (the hardware reports that fault itself,
- * as it would without a hypervisor, when its pointer gets there) and every table read. */
-static void pin_buffer(struct pv_vcpu *v, const struct vspe_regime *r, uint64_t ptr,
-		       uint64_t limit)
+ * as it would without a hypervisor, when its pointer gets there) and every table read that
+ * the previous chunk's walk did not pin. Moves pin_hi to where the walk ended. */
+static void pin_range(struct pv_vcpu *v, const struct vspe_regime *r, uint64_t from,
+		      uint64_t to)
 {
 	struct pv_vspe *s = &v->spe;
-	struct vspe_pinner p = {.v = v};
+	struct vspe_pinner p = {.v = v, .tables = s->tables};
 	struct vspe_walker w;
 	pv_vspe__walker_init(&w, v, r, &p);
-	uint64_t va = ptr & ~PAGE_MASK, end = (limit + PAGE_MASK) & ~PAGE_MASK, hi = limit;
+	uint64_t va = from & ~PAGE_MASK, end = (to + PAGE_MASK) & ~PAGE_MASK, hi = to;
 	while (va < end && !p.failed) {
 		struct vspe_xlate x;
 		pv_vspe__translate(&w, va, &x);
 		if (x.fsc != VSPE_OK) {
-			hi = va > ptr ? va : ptr;
+			hi = va > from ? va : from;
 			break;
 		}
 		uint64_t n = x.span < end - va ? x.span : end - va;
@@ -55,11 +64,31 @@ static void pin_buffer(struct pv_vcpu *v, const struct vspe_regime *r, uint64_t 
 	}
 	pv_vspe__pinner_flush(&p);
 	if (p.failed && p.fail_va < hi)
-		hi = p.fail_va > ptr ? p.fail_va : ptr;
-	s->pin_lo = ptr;
+		hi = p.fail_va > from ? p.fail_va : from;
 	s->pin_hi = hi;
-	s->ready = true;
-	s->stats.enables++;
+	s->pin_stop = hi < to;
+}
+
+/* The hardware's limit: the end of what is pinned while more of the guest's buffer is to be
+ * pinned, so that the buffer-full event there is perfvisor's cue; else the guest's own, with
+ * the rest of the buffer pinned or a fault the hardware is to meet and report. */
+static void set_hw_limit(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	uint64_t limit = vspe_limit(s->limitr);
+	s->hw_limit = s->pin_stop || s->pin_hi >= limit ? limit : s->pin_hi;
+}
+
+/* The next chunk after pin_hi, with the guest's stage 1 as it is now (the hardware translates
+ * with it): one chunk of work, whatever the buffer's size. */
+static void pin_next_chunk(struct pv_vcpu *v)
+{
+	struct pv_vspe *s = &v->spe;
+	struct vspe_regime r;
+	pv_vspe__regime_read(v, &r);
+	pin_range(v, &r, s->pin_hi, chunk_end(v, s->pin_hi, vspe_limit(s->limitr)));
+	s->stats.chunks++;
+	set_hw_limit(v);
 }
 
 static void reject(struct pv_vcpu *v, unsigned bsc)
@@ -94,25 +123,39 @@ static bool same_regime(const uint64_t *saved, const struct vspe_regime *r, uint
 	return saved[0] == ttbr && saved[2] == r->tcr && saved[3] == r->sctlr;
 }
 
-/* The guest's buffer is enabled and not in discard mode: make sure it is checked and pinned. */
+/* The guest's buffer is enabled and not in discard mode: make sure it is checked and that
+ * the chunk its pointer is in is pinned. */
 static void enable(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
 	struct vspe_regime r;
 	pv_vspe__regime_read(v, &r);
 	uint64_t ptr = s->ptr, limit = vspe_limit(s->limitr);
+	uint64_t rec = UINT64_C(1) << v->vm->spe.max_record;
 	/* Checked on every enable, a restart of a buffer that is already pinned included. */
 	unsigned bsc = 0;
 	bool bad = buffer_refused(v, ptr, limit, &bsc);
-	/* Already pinned: a pointer moved on within the same buffer (Linux after each fill). */
+	/* Already pinned up to the pointer: a pointer moved on within the same buffer (Linux
+	 * after each fill). The pins stay, as long as they and the buffer span no more than
+	 * max_buffer (what the pin store is sized for); a record must fit below the hardware's
+	 * limit. */
 	if (!bad && s->ready && same_regime(s->regime, &r, ptr) && ptr >= s->pin_lo &&
-	    limit <= s->pin_hi)
+	    ptr <= s->pin_hi && limit - s->pin_lo <= v->vm->spe.max_buffer) {
+		set_hw_limit(v);
+		if (s->hw_limit < limit && ptr > s->hw_limit - rec)
+			pin_next_chunk(v);
 		return;
+	}
 	pv_vspe__unpin_all(v);
-	if (bad)
+	if (bad) {
 		reject(v, bsc);
-	else
-		pin_buffer(v, &r, ptr, limit);
+	} else {
+		s->pin_lo = ptr;
+		pin_range(v, &r, ptr, chunk_end(v, ptr, limit));
+		set_hw_limit(v);
+		s->ready = true;
+		s->stats.enables++;
+	}
 	s->regime[0] = ptr >> 55 & 1 ? r.ttbr1 : r.ttbr0;
 	s->regime[1] = 0;
 	s->regime[2] = r.tcr;
@@ -143,8 +186,8 @@ void pv_vspe__apply(struct pv_vcpu *v)
 	uint64_t fm = discard(v) ? PV_FIELD_PREP(PV_PMBLIMITR_FM, PV_PMBLIMITR_FM_DISCARD) : 0;
 	pv_plat_sysreg_write(cpu, PV_PMBPTR_EL1, s->ptr);
 	pv_plat_sysreg_write(cpu, PV_PMBSR_EL1, 0);
-	pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1,
-			     on ? vspe_limit(s->limitr) | fm | PV_PMBLIMITR_E : 0);
+	uint64_t limit = discard(v) ? vspe_limit(s->limitr) : s->hw_limit;
+	pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1, on ? limit | fm | PV_PMBLIMITR_E : 0);
 	s->hw_on = on;
 }
 
@@ -210,6 +253,15 @@ void pv_vspe__sync(struct pv_vcpu *v, bool drained)
 			stop = true;
 		} else if (PV_FIELD_GET(PV_PMBSR_EC, bsr) == PV_PMBSR_EC_FAULT_S2) {
 			stop = !repair(v, bsr);
+		} else if (PV_FIELD_GET(PV_PMBSR_EC, bsr) == PV_PMBSR_EC_BUF &&
+			   PV_FIELD_GET(PV_PMBSR_BSC, bsr) == PV_PMBSR_BSC_FULL &&
+			   s->hw_limit < vspe_limit(s->limitr) && !discard(v)) {
+			/* Full at perfvisor's limit, not the guest's: pin on and resume. Every
+			 * record so far was written whole (the event comes once one would not
+			 * fit), so none is lost. */
+			pin_next_chunk(v);
+			pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1,
+					     s->hw_limit | PV_PMBLIMITR_E);
 		} else { /* buffer full, stage-1 fault, ...: the guest's, as the hardware said */
 			s->bsr = (s->bsr & PV_PMBSR_COLL) | (bsr & VSPE_BSR_MASK);
 			s->stats.events++;

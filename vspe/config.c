@@ -96,10 +96,15 @@ int pv_vspe_vm_init(struct pv_vm *vm)
 	if (c->max_buffer < PV_SPE_PAGE || c->max_buffer % PV_SPE_PAGE ||
 	    c->max_buffer > PV_SPE_MAX_BUFFER)
 		return PV_ERR_SPE_BUFFER;
+	if (c->pin_chunk &&
+	    (c->pin_chunk < PV_VSPE_PIN_CHUNK_MIN || c->pin_chunk > PV_SPE_MAX_BUFFER ||
+	     (c->pin_chunk & (c->pin_chunk - 1))))
+		return PV_ERR_SPE_BUFFER;
 	bool v1p2 = c->version >= PV_SPE_V1P2;
 	uint64_t code = maxbuff_encode(c->max_buffer);
 	p->version = c->version;
 	p->max_buffer = maxbuff_decode(code);
+	p->pin_chunk = c->pin_chunk ? c->pin_chunk : PV_VSPE_PIN_CHUNK;
 	p->align = (uint8_t)PV_FIELD_GET(PV_PMBIDR_ALIGN, a->pmbidr);
 	p->max_record = (uint8_t)PV_FIELD_GET(PV_PMSIDR_MAXSIZE, a->pmsidr);
 	/* Views: filter features whose registers perfvisor does not emulate are hidden (EFT's
@@ -126,6 +131,7 @@ void pv_vspe_vcpu_init(struct pv_vcpu *v)
 {
 	/* PMBLIMITR_EL1.E resets to 0; the other fields are UNKNOWN, perfvisor gives 0. */
 	v->spe = (struct pv_vspe){0};
+	pv_vspe__tables_forget(&v->spe);
 }
 
 void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n)

@@ -54,6 +54,13 @@ void pv_vspe__apply(struct pv_vcpu *v);
  * (after a PSB CSYNC unless `drained`): guest events are reflected, stage-2 faults repaired. */
 void pv_vspe__sync(struct pv_vcpu *v, bool drained);
 void pv_vspe__unpin_all(struct pv_vcpu *v);
+/* The walks pinned no table yet (pv_vspe.tables). */
+static inline void pv_vspe__tables_forget(struct pv_vspe *s)
+{
+	for (unsigned h = 0; h < 2; h++)
+		for (unsigned l = 0; l < 4; l++)
+			s->tables[h][l] = ~UINT64_C(0);
+}
 
 /* ---- walk.c: the guest's stage 1 (Arm ARM D8, VMSAv8-64 translation) ---- */
 #define VSPE_OK (-1)    /* translated */
@@ -71,10 +78,12 @@ struct vspe_run {
 struct vspe_pinner {
 	struct pv_vcpu *v;
 	struct vspe_run leaf, table;
-	bool failed;      /* the platform or the store refused: stop here */
-	bool refresh;     /* repair: a page the store already holds is mapped again (pinned
+	bool failed;           /* the platform or the store refused: stop here */
+	bool refresh;          /* repair: a page the store already holds is mapped again (pinned
 				 and unpinned), not stored twice */
-	uint64_t fail_va; /* first VA page left unpinned by a failed leaf run */
+	uint64_t (*tables)[4]; /* pv_vspe.tables: skip and record the tables pinned; NULL:
+				  pin every table the walk reads */
+	uint64_t fail_va;      /* first VA page left unpinned by a failed leaf run */
 };
 
 /* A walk over consecutive pages, remembering the table of each level (a page only reads what

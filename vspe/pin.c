@@ -99,4 +99,5 @@ void pv_vspe__unpin_all(struct pv_vcpu *v)
 	s->npins = 0;
 	s->pinned_bytes = 0;
 	s->ready = false;
+	pv_vspe__tables_forget(s);
 }

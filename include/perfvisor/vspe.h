@@ -6,9 +6,11 @@
  * The guest owns its profiling buffer in its EL1&0 regime (MDCR_EL2.E2PB = 0b10), so the
  * hardware writes records through the guest's stage 1 and the VM's stage 2. Every SPE register
  * traps (E2PB = 0b10 for PMB*, TPMS for PMS*). When the guest enables its buffer, vspe checks
- * it, walks the guest's stage-1 tables over it and pins and maps the pages (and the table pages
- * the walk reads) in stage 2 through the platform, so the profiler never meets a stage-2 fault;
- * it unpins them when the buffer is disabled or replaced. Buffer management events that are the
+ * it, walks the guest's stage-1 tables over its first chunk and pins and maps the pages (and the
+ * table pages the walk reads) in stage 2 through the platform, giving the hardware the chunk's
+ * end as its limit; the buffer-full event there has it pin the next chunk and resume, so the
+ * profiler never meets a stage-2 fault and each trap or event does one chunk's work. It unpins
+ * them when the buffer is disabled or replaced. Buffer management events that are the
  * guest's (buffer full, stage-1 fault) reach it through a virtual PMBSR_EL1 and the virtual
  * INTID 21; stage-2 faults are repaired here and never reach the guest.
  */
@@ -55,6 +57,10 @@ struct pv_hw;
  * `max` bytes (4 KiB pages, each a store entry in the worst case, plus the table pages the
  * stage-1 walk visits at every level). */
 #define PV_SPE_MAX_BUFFER (UINT64_C(1) << 42)
+/* What vspe pins ahead of the profiler unless the VM says otherwise (pv_spe_config), and the
+ * least a VM may say: a power of two, far above any record (PMSIDR_EL1.MaxSize <= 11). */
+#define PV_VSPE_PIN_CHUNK (UINT64_C(256) << 10)
+#define PV_VSPE_PIN_CHUNK_MIN (UINT64_C(64) << 10)
 #define PV_VSPE_PIN_SLOTS(max)                                                                 \
 	((uint32_t)((max) / PV_SPE_PAGE + (max) / (UINT64_C(1) << 21) + 16))
 
@@ -77,6 +83,9 @@ struct pv_spe_config {
 	/* The largest buffer (PMBLIMITR.LIMIT - PMBPTR) a vCPU may have pinned, bytes, a
 	 * multiple of 4 KiB; advertised in PMBIDR_EL1.MaxBuffSize. */
 	uint64_t max_buffer;
+	/* Bytes pinned ahead of the profiler's write pointer (docs/spe.md, "Pinning chunk by
+	 * chunk"): a power of two of at least PV_VSPE_PIN_CHUNK_MIN; 0 for PV_VSPE_PIN_CHUNK. */
+	uint64_t pin_chunk;
 };
 
 /* Per-VM values derived once (pv_vspe_vm_init). */
@@ -85,6 +94,7 @@ struct pv_vm_spe {
 	uint8_t align;      /* PMBIDR_EL1.Align */
 	uint8_t max_record; /* PMSIDR_EL1.MaxSize: log2 of the largest record */
 	uint64_t max_buffer;
+	uint64_t pin_chunk;
 	uint64_t pmsidr, pmbidr; /* the VM's views */
 	uint64_t scr_mask;       /* PMSCR_EL1 bits the VM has */
 	uint64_t fcr_mask, evfr_mask, nevfr_mask, latfr_mask, limitr_mask;
@@ -107,6 +117,8 @@ struct pv_vspe_stats {
 	uint64_t s2_repaired; /* ... repaired transparently */
 	uint64_t records_lost; /* records the hardware dropped at a stage-2 fault */
 	uint64_t drains;       /* PSB CSYNC at put */
+	uint64_t
+		chunks; /* chunks pinned when the profiler reached the end of the pinned part */
 };
 
 struct pv_vspe {
@@ -118,9 +130,16 @@ struct pv_vspe {
 	bool hw_on;    /* the hardware buffer is enabled for this vCPU */
 	bool ready;    /* [pin_lo, pin_hi) is checked and pinned for the current regime */
 	bool need_pin; /* an enable arrived while the vCPU was not loaded: do it at load */
+	bool pin_stop; /* the walk stopped before pin_hi's chunk ended (a stage-1 fault, or a
+			  page that could not be pinned): the hardware goes on to meet it */
 	uint64_t pin_lo,
-		pin_hi;     /* VA range whose pages are pinned (pin_hi: walk end or fault) */
-	uint64_t regime[4]; /* TTBR0_EL1, TTBR1_EL1, TCR_EL1, SCTLR_EL1.M at pin time */
+		pin_hi;        /* VA range whose pages are pinned (pin_hi: walk end or fault) */
+	uint64_t hw_limit;     /* the PMBLIMITR_EL1.LIMIT the hardware has: pin_hi while more of
+			       the guest's buffer is to be pinned, else the guest's */
+	uint64_t tables[2][4]; /* per half of the VA space and level, the table page the last
+				  walk pinned (all ones: none), so the next chunk's walk does not
+				  pin it again */
+	uint64_t regime[4];    /* TTBR0_EL1, TTBR1_EL1, TCR_EL1, SCTLR_EL1.M at pin time */
 	struct pv_vspe_pin *pins; /* the caller's store (pv_vspe_vcpu_pins) */
 	uint32_t npins, max_pins;
 	uint64_t pinned_bytes;

@@ -28,9 +28,14 @@ struct mm {
 };
 
 /* A rig with a VM (SPEv1p2, `max` bytes), vCPU 0 loaded on pCPU 0 with its stage-1 tables. */
+/* A VM whose buffers are pinned whole (a chunk as large as max_buffer): test_chunks below
+ * takes them chunk by chunk. */
 static struct spe_rig *setup(uint64_t max, unsigned g, bool tbi, struct mm *mm)
 {
 	struct spe_rig *r = spe_rig_new(&HW);
+	r->pin_chunk = PV_VSPE_PIN_CHUNK_MIN;
+	while (r->pin_chunk < max)
+		r->pin_chunk <<= 1;
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, max), PV_OK);
 	*mm = (struct mm){.g = g, .bits = 48};
 	mm->root[0] = rig_new_table(r, g);
@@ -341,6 +346,106 @@ static void test_pins_reused_and_replaced(void **state)
 
 /* Discard mode (SPEv1p2, FM = 0b10): nothing is written, nothing to check or pin; the hardware
  * gets E and FM. Below SPEv1p2 FM = 0b10 is reserved and behaves as fill mode. */
+/* The hardware meets the end of what is pinned: the buffer-full event it raises there. */
+static void hw_fills_to(struct spe_rig *r, uint64_t limit)
+{
+	*memplat_reg(&r->mc[0], PV_PMBPTR_EL1) = limit - 64; /* PTR > LIMIT - 2^MaxSize */
+	*memplat_reg(&r->mc[0], PV_PMBSR_EL1) = S | PV_PMBSR_BSC_FULL;
+	assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
+}
+
+/* Chunk by chunk (64 KiB): an enable pins one chunk and gives the hardware its end as the
+ * limit; the buffer-full event there pins the next and resumes, unseen by the guest; at the
+ * guest's own limit the event is the guest's. Tables are pinned once, whatever the chunks. A
+ * restart within what is pinned pins nothing new; a stage-1 fault ends the chunks, and the
+ * hardware runs to the guest's limit to meet it. */
+static void test_chunks(void **state)
+{
+	(void)state;
+	const uint64_t chunk = PV_VSPE_PIN_CHUNK_MIN, buf = UINT64_C(1) << 20;
+	struct spe_rig *r = spe_rig_new(&HW);
+	r->pin_chunk = chunk;
+	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, buf), PV_OK);
+	struct mm mm = {.g = 12, .bits = 48};
+	mm.root[0] = rig_new_table(r, 12);
+	mm.root[1] = rig_new_table(r, 12);
+	rig_regime(r, 0, mm.root[0], mm.root[1], 12, 48, true);
+	pv_vcpu_load(&r->v[0], &r->cpu[0]);
+	map(r, &mm, KVA, RIG_RAM + (UINT64_C(8) << 20), buf, 0);
+	struct pv_vspe *s = &r->v[0].spe;
+
+	enable(r, KVA, KVA + buf);
+	assert_int_equal(s->stats.pages_walked, chunk / 4096);
+	assert_int_equal(rig_pinned(r), chunk / 4096 + 4); /* and the 4 tables of the walk */
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + chunk) | PV_PMBLIMITR_E);
+	/* The guest sees its own limit. */
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBLIMITR_EL1),
+			 (KVA + buf) | PV_PMBLIMITR_E);
+
+	for (uint64_t k = 1; k < buf / chunk; k++) {
+		hw_fills_to(r, KVA + k * chunk);
+		assert_int_equal(s->stats.chunks, k);
+		assert_int_equal(hw(r, PV_PMBSR_EL1), 0); /* resumed */
+		assert_int_equal(hw(r, PV_PMBLIMITR_EL1),
+				 (KVA + (k + 1) * chunk) | PV_PMBLIMITR_E);
+		assert_int_equal(rig_pinned(r), (k + 1) * chunk / 4096 + 4);
+		assert_int_equal(pinned_tables(r), 4);
+		assert_int_equal(s->stats.pages_walked, (k + 1) * chunk / 4096);
+		assert_false(r->mv[0].line[PV_INTID_SPE]);
+		assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), 0);
+		assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBPTR_EL1), KVA + k * chunk - 64);
+	}
+	assert_int_equal(r->mem.bad_unpins, 0);
+	/* The whole buffer is pinned: the next buffer-full event is at the guest's limit. */
+	hw_fills_to(r, KVA + buf);
+	assert_true(r->mv[0].line[PV_INTID_SPE]);
+	assert_int_equal(guest_mrs_ok(&r->v[0], PV_PMBSR_EL1), S | PV_PMBSR_BSC_FULL);
+	assert_int_equal(s->stats.events, 1);
+
+	/* The guest restarts within what is pinned (its driver after the interrupt): nothing
+	 * is walked or pinned again, and the hardware has the guest's limit. */
+	uint64_t pins = s->stats.pin_calls, walked = s->stats.pages_walked;
+	guest_msr_ok(&r->v[0], PV_PMBPTR_EL1, KVA + buf / 2);
+	guest_msr_ok(&r->v[0], PV_PMBSR_EL1, 0);
+	assert_int_equal(s->stats.pin_calls, pins);
+	assert_int_equal(s->stats.pages_walked, walked);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + buf) | PV_PMBLIMITR_E);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
+	assert_int_equal(rig_pinned(r), 0);
+
+	/* A restart near the end of the pinned part pins the next chunk at once, so that a
+	 * record fits below the hardware's limit. */
+	enable(r, KVA, KVA + buf);
+	guest_msr_ok(&r->v[0], PV_PMBSR_EL1, S); /* stopped by the guest itself */
+	guest_msr_ok(&r->v[0], PV_PMBPTR_EL1, KVA + chunk - 64);
+	guest_msr_ok(&r->v[0], PV_PMBSR_EL1, 0);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 2 * chunk) | PV_PMBLIMITR_E);
+	assert_int_equal(rig_pinned(r), 2 * chunk / 4096 + 4);
+	guest_msr(&r->v[0], PV_PMBLIMITR_EL1, 1, 0);
+	spe_rig_free(r);
+
+	/* Only the first 40 pages are mapped: the third chunk's walk stops at page 40, and the
+	 * hardware gets the guest's limit, to raise the stage-1 fault there itself. */
+	r = spe_rig_new(&HW);
+	r->pin_chunk = chunk;
+	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, buf), PV_OK);
+	mm.root[0] = rig_new_table(r, 12);
+	mm.root[1] = rig_new_table(r, 12);
+	rig_regime(r, 0, mm.root[0], mm.root[1], 12, 48, true);
+	pv_vcpu_load(&r->v[0], &r->cpu[0]);
+	map(r, &mm, KVA, RIG_RAM + (UINT64_C(8) << 20), 40 * 4096, 0);
+	s = &r->v[0].spe;
+	enable(r, KVA, KVA + buf);
+	hw_fills_to(r, KVA + chunk);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 2 * chunk) | PV_PMBLIMITR_E);
+	hw_fills_to(r, KVA + 2 * chunk);
+	assert_int_equal(s->pin_hi, KVA + 40 * 4096);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + buf) | PV_PMBLIMITR_E);
+	assert_int_equal(rig_pinned(r), 40 + 4);
+	assert_false(r->mv[0].line[PV_INTID_SPE]);
+	spe_rig_free(r);
+}
+
 static void test_discard_mode(void **state)
 {
 	(void)state;
@@ -397,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_stage1_fault_stops_pinning),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_pins_reused_and_replaced),
+		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_discard_mode),
 		cmocka_unit_test(test_enable_while_not_loaded),
 	};

@@ -38,6 +38,7 @@ struct spe_rig {
 	struct pv_vcpu v[RIG_VCPUS];
 	struct pv_vspe_pin *pins[RIG_VCPUS];
 	uint64_t next_table;
+	uint64_t pin_chunk; /* the VM's pv_spe_config.pin_chunk (0: vspe's default) */
 };
 
 static inline void rig_set_field(struct memplat_cpu *c, uint32_t reg, uint64_t mask,
@@ -101,9 +102,10 @@ static inline void spe_rig_free(struct spe_rig *r)
 static inline int spe_rig_vm(struct spe_rig *r, uint32_t features, unsigned version,
 			     uint64_t max_buffer)
 {
-	struct pv_vm_config cfg = {
-		.features = features,
-		.spe = {.version = (uint8_t)version, .max_buffer = max_buffer}};
+	struct pv_vm_config cfg = {.features = features,
+				   .spe = {.version = (uint8_t)version,
+					   .max_buffer = max_buffer,
+					   .pin_chunk = r->pin_chunk}};
 	int err = pv_vm_init(&r->vm, &r->hw, &cfg);
 	if (err)
 		return err;

@@ -38,7 +38,7 @@ static __attribute__((noinline)) void hyp_sysreg(struct vcpu *v, uint64_t esr)
 	    vcpu_regs_debug_trap(v))
 		return;
 	if (!a.is_read && vgic_sgi_sysreg(v, a.key, rt ? *rt : 0)) {
-		v->f.elr += 4;
+		skip_instr(v);
 		return;
 	}
 	/* CNTP_TVAL/CTL/CVAL_EL0 trap (CNTHCTL_EL2.EL1PCEN = 0): an EL1 physical timer that
@@ -47,7 +47,7 @@ static __attribute__((noinline)) void hyp_sysreg(struct vcpu *v, uint64_t esr)
 	    PV_SYSREG_OP2(a.key) <= 2) {
 		if (a.is_read && rt)
 			*rt = 0;
-		v->f.elr += 4;
+		skip_instr(v);
 		return;
 	}
 	inject_undef(v);
@@ -90,7 +90,7 @@ static inline void sysreg(struct vcpu *v, uint64_t esr, enum exit_kind kind)
 		sysreg_refused(v, r, kind);
 		return;
 	}
-	v->f.elr += 4;
+	skip_instr(v);
 	selfcount_charge(v, kind);
 }
 
@@ -135,7 +135,7 @@ static enum exit_kind mmio(struct vcpu *v, uint64_t esr)
 			val &= 0xFFFFFFFFul;
 		v->f.x[srt] = val;
 	}
-	v->f.elr += 4;
+	skip_instr(v);
 	qemu72_retire_emulated(&v->pv, (v->f.spsr & 0xC) ? 1 : 0);
 	return kind;
 }
@@ -155,7 +155,6 @@ static struct vcpu *fetch_abort(struct vcpu *v)
 /* The synchronous exceptions off the hot paths; any of these may switch vCPUs. */
 static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v, uint64_t esr)
 {
-	struct frame *f = &v->f;
 	struct vcpu *next = v;
 	enum exit_kind kind;
 	switch (PV_ESR_EC(esr)) {
@@ -164,7 +163,7 @@ static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v, uint64_
 		next = psci_call(v, false);
 		break;
 	case PV_EC_SMC64: /* trapped by HCR_EL2.TSC: ELR_EL2 is the SMC itself */
-		f->elr += 4;
+		skip_instr(v);
 		kind = EXIT_SMC;
 		next = psci_call(v, true);
 		break;
@@ -176,7 +175,7 @@ static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v, uint64_
 		next = fetch_abort(v);
 		break;
 	case EC_WFX: /* WFI (HCR_EL2.TWI): the vCPU waits for a wake-up event (sched.c) */
-		f->elr += 4;
+		skip_instr(v);
 		kind = EXIT_WFI;
 		/* ISS.TI = 0: WFI. WFIT (TI = 2) has a timeout of its own: it returns at once. */
 		next = (esr & 3) == 0 ? sched_wfi(v) : sched_next(v);

@@ -8,15 +8,20 @@
 #define FRAME_ELR 248  /* 31 * 8 */
 #define FRAME_SPSR 256 /* 32 * 8 */
 
-/* The vCPU's fast word (struct pv_vpmu_fast, the first member of struct pv_vcpu, which
- * struct vcpu holds right after its frame): what the fast path of vectors.S reads. */
-#define VCPU_FAST 272
+/* What the fast path of vectors.S reads in struct vcpu, after the frame: the vCPU's table of
+ * event counter reads for its counters' width, the same entered past each entry's plain check
+ * (PMXEVCNTR_EL0); then its struct pv_vcpu, whose first member is the fast word (struct
+ * pv_vpmu_fast) and second its statistics, with the PMU trap count first. */
+#define VCPU_EVCNTR_READS 272
+#define VCPU_EVCNTR_READS_XEV 280
+#define VCPU_FAST 288
 #define FAST_EL0 (VCPU_FAST + 0)
 #define FAST_EL1 (VCPU_FAST + 4)
-#define FAST_EVCNTR_MASK (VCPU_FAST + 8)
 #define FAST_XEV_EL0 (VCPU_FAST + 16)
 #define FAST_XEV_EL1 (VCPU_FAST + 17)
-#define FAST_TRAPS (VCPU_FAST + 24)
+#define VCPU_PMU_TRAPS (VCPU_FAST + 24)
+/* Bytes of the plain check at the start of each entry of the event counter reads. */
+#define EVCNTR_READ_CHECK 4
 
 /* The low 32 bits of ESR_EL2 for an MRS the fast path serves, Rt taken out (EC 0x18, IL,
  * ISS read; Arm ARM D24.2): PMCCNTR_EL0, PMXEVCNTR_EL0, and PMEVCNTR<n>_EL0 with n out too

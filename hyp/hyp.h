@@ -52,12 +52,16 @@ _Static_assert(offsetof(struct frame, elr) == FRAME_ELR, "frame.h: ELR_EL2");
 _Static_assert(offsetof(struct frame, spsr) == FRAME_SPSR, "frame.h: SPSR_EL2");
 _Static_assert(offsetof(struct pv_vpmu_fast, el0) == FAST_EL0 - VCPU_FAST &&
 		       offsetof(struct pv_vpmu_fast, el1) == FAST_EL1 - VCPU_FAST &&
-		       offsetof(struct pv_vpmu_fast, evcntr_mask) ==
-			       FAST_EVCNTR_MASK - VCPU_FAST &&
 		       offsetof(struct pv_vpmu_fast, xev_el0) == FAST_XEV_EL0 - VCPU_FAST &&
-		       offsetof(struct pv_vpmu_fast, xev_el1) == FAST_XEV_EL1 - VCPU_FAST &&
-		       offsetof(struct pv_vpmu_fast, traps) == FAST_TRAPS - VCPU_FAST,
+		       offsetof(struct pv_vpmu_fast, xev_el1) == FAST_XEV_EL1 - VCPU_FAST,
 	       "frame.h: the fast word's fields");
+_Static_assert(offsetof(struct pv_vcpu, stats.traps[PV_KIND_PMU]) == VCPU_PMU_TRAPS - VCPU_FAST,
+	       "frame.h: the PMU trap count");
+
+/* SPSR_EL2.SS and BTYPE: cleared when a trapped instruction is completed by emulation
+ * (skip_instr). */
+#define SPSR_SS (1ul << 21)
+#define SPSR_BTYPE (3ul << 10)
 #define FAST_KEY(key)                                                                          \
 	((PV_EC_SYS64 << PV_ESR_EC_SHIFT) | PV_ESR_IL | (key) | PV_ISS_SYS_DIR_READ)
 _Static_assert(FAST_KEY(PV_PMCCNTR_EL0) == FAST_KEY_PMCCNTR &&
@@ -142,8 +146,13 @@ enum exit_kind {
 struct vm;
 
 struct vcpu {
-	struct frame f;    /* first: vectors.S saves into it */
-	struct pv_vcpu pv; /* next: vectors.S reads its fast word (frame.h, VCPU_FAST) */
+	struct frame f; /* first: vectors.S saves into it */
+	/* Then what the fast path reads (frame.h): the vCPU's table of event counter reads for
+	 * its counters' width (vectors.S), the same entered past each entry's plain check (for
+	 * PMXEVCNTR_EL0, whose counter the fast word gives checked), and the library's vCPU,
+	 * whose fast word is first. */
+	const char *evcntr_reads, *evcntr_reads_xev;
+	struct pv_vcpu pv;
 	struct el1_regs el1;
 	struct dbg_regs dbg;
 	uint64_t tpidr2, vdisr; /* where the CPU has them (vcpu_regs.c) */
@@ -160,7 +169,20 @@ struct vcpu {
 	uint64_t injected_undef, injected_abort;
 	uint64_t pv_undef, pv_el1; /* library answers: UNDEF, re-sent to guest EL1 */
 };
-_Static_assert(offsetof(struct vcpu, pv.fast) == VCPU_FAST, "frame.h: VCPU_FAST");
+_Static_assert(offsetof(struct vcpu, evcntr_reads) == VCPU_EVCNTR_READS &&
+		       offsetof(struct vcpu, evcntr_reads_xev) == VCPU_EVCNTR_READS_XEV &&
+		       offsetof(struct vcpu, pv.fast) == VCPU_FAST,
+	       "frame.h: the fast path's offsets in struct vcpu");
+
+/* Completes a trapped instruction the hypervisor emulated: the guest resumes after it with
+ * PSTATE.BTYPE 0, as after any instruction that is not a branch (FEAT_BTI), and with the
+ * software-step state machine moved on (SPSR_EL2.SS = 0: a step stops right after it, Arm ARM
+ * D2), as the hardware would have done had the instruction not trapped. */
+static inline void skip_instr(struct vcpu *v)
+{
+	v->f.elr += 4;
+	v->f.spsr &= ~(SPSR_SS | SPSR_BTYPE);
+}
 
 enum vm_state { VM_EMPTY, VM_RUNNABLE, VM_ENDED };
 
@@ -337,6 +359,7 @@ uint64_t exits_of(const struct vcpu *v, enum exit_kind k);
 
 /* vectors.S / fpsimd.S */
 extern char hyp_vectors[], hyp_vectors_fast[];
+extern const char evcntr_reads_64[], evcntr_reads_32[]; /* the fast path's, by counter width */
 void fpsimd_save(struct fpsimd *fp);
 void fpsimd_restore(const struct fpsimd *fp);
 __attribute__((noreturn)) void guest_enter(struct frame *f);

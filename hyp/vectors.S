@@ -57,11 +57,35 @@
 	b	.
 	.endm
 
+/* w3 (or `reg`, with `load`) := the fast word's field for the guest's EL: `el1` from EL1
+ * (SPSR_EL2.M[2] = 1), falling through; from EL0 by el_word_el0, which the path places after
+ * its last instruction. */
+	.macro	el_word el1, load=ldr, reg=w3
+	mrs	x3, spsr_el2
+	tbz	x3, #2, 1f
+	\load	\reg, [sp, #\el1]
+2:
+	.endm
+
+	.macro	el_word_el0 el0, load=ldr, reg=w3
+1:	\load	\reg, [sp, #\el0]
+	b	2b
+	.endm
+
+/* x3 to the guest's Rt (ESR_EL2.ISS[9:5], in x0), by its entry of rt_writes. */
+	.macro	to_rt
+	ubfx	w0, w0, #5, #5
+	adr	x1, rt_writes
+	add	x1, x1, x0, lsl #6
+	br	x1
+	.endm
+
 /* The synchronous lower-EL vector of the fast table: x0..x3 go to the frame (they are the
  * fast path's scratch registers) and the syndrome is matched against the three reads;
  * anything else continues as the plain entry does (lower_sync_saved). ESR_EL2 bit 29 is
  * EC[3], 0 for HVC, SMC, WFx and the aborts: those leave after two instructions; with EC
- * 0x18, ISS bit 0 is the direction, 0 for a write (MSR): those leave after three. */
+ * 0x18, ISS bit 0 is the direction, 0 for a write (MSR): those leave after three. A
+ * PMCCNTR_EL0 read is served here, in the vector itself. */
 	.macro	fast_sync_entry
 	.balign	0x80
 	stp	x0, x1, [sp, #0]
@@ -75,12 +99,17 @@
 	ldr	w3, =FAST_KEY_PMEVCNTR
 	cmp	w2, w3
 	b.eq	fast_pmevcntr
-	and	w2, w1, #0xFFFBFFFF	/* Op2[1]: PMCCNTR_EL0 0, PMXEVCNTR_EL0 1 */
+	ldr	w3, =FAST_KEY_PMXEVCNTR
+	cmp	w1, w3
+	b.eq	fast_pmxevcntr
 	ldr	w3, =FAST_KEY_PMCCNTR
-	cmp	w2, w3
+	cmp	w1, w3
 	b.ne	lower_sync_saved
-	tbnz	w1, #18, fast_pmxevcntr
-	b	fast_pmccntr
+	el_word	FAST_EL1
+	tbz	w3, #31, lower_sync_saved
+	mrs	x3, pmccntr_el0
+	to_rt
+	el_word_el0 FAST_EL0
 	.endm
 
 	.macro	vectors_of sync
@@ -116,7 +145,8 @@ hyp_vectors:
 	.global	hyp_vectors_fast
 hyp_vectors_fast:
 	vectors_of fast_sync_entry
-	.ltorg
+	.balign	0x80
+	.ltorg			/* the fast vector's syndromes, after the table */
 
 /* A synchronous exception that is not a plain read, x0..x3 already in the frame. */
 lower_sync_saved:
@@ -131,79 +161,60 @@ lower_sync_saved:
  * instructions of a served read are not self-counted (selfcount.c): they fall to the next
  * exception the hypervisor accounts.
  */
-/* To entry w2 of evcntr_reads. */
-	.macro	evcntr_read_n
-	adr	x1, evcntr_reads
-	add	x1, x1, x2, lsl #5
-	br	x1
-	.endm
-
 fast_pmevcntr:
 	ubfx	w2, w0, #17, #3		/* n[2:0] */
 	ubfx	w3, w0, #1, #2		/* n[4:3] */
 	orr	w2, w2, w3, lsl #3
-	mrs	x3, spsr_el2
-	tbz	x3, #2, 1f
-	ldr	w3, [sp, #FAST_EL1]
-2:	lsr	w3, w3, w2
-	tbz	w3, #0, lower_sync_saved
-	evcntr_read_n
-1:	ldr	w3, [sp, #FAST_EL0]
-	b	2b
+	el_word	FAST_EL1		/* w3: the plain mask, checked by entry n */
+	ldr	x1, [sp, #VCPU_EVCNTR_READS]
+	add	x1, x1, x2, lsl #5
+	br	x1
+	el_word_el0 FAST_EL0
 
 fast_pmxevcntr:
-	mrs	x3, spsr_el2
-	tbz	x3, #2, 1f
-	ldrb	w2, [sp, #FAST_XEV_EL1]	/* the counter, or 31: not plain */
-	evcntr_read_n
-1:	ldrb	w2, [sp, #FAST_XEV_EL0]
-	evcntr_read_n
-
-fast_pmccntr:
-	mrs	x3, spsr_el2
-	tbz	x3, #2, 1f
-	ldr	w3, [sp, #FAST_EL1]
-2:	tbz	w3, #31, lower_sync_saved
-	mrs	x3, pmccntr_el0
-	b	fast_to_rt
-1:	ldr	w3, [sp, #FAST_EL0]
-	b	2b
-
-/* x3 to the guest's Rt (ESR_EL2.ISS[9:5], in x0), by the entry of rt_writes. */
-	.macro	to_rt
-	ubfx	w0, w0, #5, #5
-	adr	x1, rt_writes
-	add	x1, x1, x0, lsl #6
+	el_word	FAST_XEV_EL1, ldrb, w2	/* the counter, checked, or 31 */
+	ldr	x1, [sp, #VCPU_EVCNTR_READS_XEV]
+	add	x1, x1, x2, lsl #5
 	br	x1
-	.endm
+	el_word_el0 FAST_XEV_EL0, ldrb, w2
 
-fast_to_rt:
-	to_rt
-
-/* PMEVCNTR<w2>_EL0, at the guest's width, to Rt. Entry 31 is no event counter: PMCCFILTR_EL0
- * has that encoding, and 31 is what the word says of a PMXEVCNTR_EL0 read that is not plain. */
-	.macro	evcntr_read n
+/* PMEVCNTR<n>_EL0 by n, one 32-byte entry each: the plain check (skipped for PMXEVCNTR_EL0),
+ * the read at the guest's width, on to Rt. Entry 31 is no event counter: PMCCFILTR_EL0 has
+ * that encoding, and 31 is what the word gives for a PMXEVCNTR_EL0 read that is not plain. */
+	.macro	evcntr_read n, width
 	.balign	32
+0:	tbz	w3, #\n, lower_sync_saved
 	mrs	x3, pmevcntr\n\()_el0
-	ldr	x1, [sp, #FAST_EVCNTR_MASK]
-	and	x3, x3, x1
+	.if	\width == 32
+	mov	w3, w3
+	.endif
 	to_rt
+	.if	. - 0b > 32
+	.error	"an entry of the event counter reads is over 32 bytes"
+	.endif
 	.endm
 
+	.macro	evcntr_reads width
 	.balign	32
-evcntr_reads:
+	.global	evcntr_reads_\width
+evcntr_reads_\width:
 	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30
-	evcntr_read \n
+	evcntr_read \n, \width
 	.endr
 	.balign	32
+	b	lower_sync_saved	/* n = 31, from either entry point */
 	b	lower_sync_saved
+	.endm
+
+	evcntr_reads 64
+	evcntr_reads 32
 
 /* One entry per Rt, each with the whole way back: x0..x3 come back from the frame (so Rt
- * 0..3 is written there), x4..x30 are still the guest's, and Rt = 31 (XZR) discards. The
- * served read is counted as the PMU trap it is (pv_vcpu_stats.traps, through the word). */
+ * 0..3 is written there), x4..x30 are still the guest's, and Rt = 31 (XZR) discards. The MRS
+ * is completed as skip_instr() (hyp.h) completes one, and counted as the PMU trap it is. */
 	.macro	rt_write rt
 	.balign	64
-	.if	\rt < 4
+0:	.if	\rt < 4
 	str	x3, [sp, #8 * \rt]
 	.elseif	\rt < 31
 	mov	x\rt, x3
@@ -211,13 +222,19 @@ evcntr_reads:
 	mrs	x1, elr_el2
 	add	x1, x1, #4
 	msr	elr_el2, x1
-	ldr	x1, [sp, #FAST_TRAPS]
-	ldr	x2, [x1]
-	add	x2, x2, #1
-	str	x2, [x1]
+	mrs	x1, spsr_el2
+	bic	x1, x1, #(1 << 21)	/* SS */
+	bic	x1, x1, #(3 << 10)	/* BTYPE */
+	msr	spsr_el2, x1
+	ldr	x1, [sp, #VCPU_PMU_TRAPS]
+	add	x1, x1, #1
+	str	x1, [sp, #VCPU_PMU_TRAPS]
 	ldp	x0, x1, [sp, #0]
 	ldp	x2, x3, [sp, #16]
 	eret
+	.if	. - 0b > 64
+	.error	"an entry of the Rt writes is over 64 bytes"
+	.endif
 	.endm
 
 	.balign	64

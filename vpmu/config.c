@@ -186,8 +186,6 @@ void pv_vpmu_vcpu_init(struct pv_vcpu *v)
 	s->userenr = 0;
 	s->active = false;
 	s->irq_level = false;
-	v->fast = (struct pv_vpmu_fast){.evcntr_mask = p->evcntr_mask,
-					.xev_el0 = 31,
-					.xev_el1 = 31,
-					.traps = &v->stats.traps[PV_KIND_PMU]};
+	v->fast = (struct pv_vpmu_fast){
+		.evcntr_mask = p->evcntr_mask, .xev_el0 = 31, .xev_el1 = 31};
 }

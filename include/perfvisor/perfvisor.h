@@ -164,8 +164,10 @@ struct pv_vcpu_stats {
 };
 
 struct pv_vcpu {
-	/* First, so that a host's exception entry finds it at a fixed offset (vpmu.h). */
+	/* First and second, so that a host's exception entry finds them at fixed offsets: the
+	 * reads it may serve, and where it counts them (vpmu.h, struct pv_vpmu_fast). */
 	struct pv_vpmu_fast fast;
+	struct pv_vcpu_stats stats;
 	struct pv_vm *vm;
 	struct pv_pcpu *cpu;       /* where it is loaded, NULL when not loaded */
 	struct pv_pcpu *resume_on; /* the powered-down pCPU it was loaded on, or NULL */
@@ -180,7 +182,6 @@ struct pv_vcpu {
 	struct pv_vamu amu;
 	struct pv_vspe spe;
 	struct pv_vmpam mpam;
-	struct pv_vcpu_stats stats;
 	uint64_t discard; /* where reads into XZR (Rt = 31) go */
 };
 

@@ -70,8 +70,9 @@ struct pv_vm_pmu {
  * PMSELR_EL0); nothing is plain while the vCPU is not loaded. A read it does not mark plain
  * goes to pv_trap_sys64() as before. A host that serves a read writes
  * `physical & evcntr_mask` (an event counter) or the physical PMCCNTR_EL0 to Rt (none for
- * Rt = 31), adds 1 to *traps, and returns to ELR_EL2 + 4. Everything else about the trap is
- * as for any other: the EL and member checks are folded into the word. PMEVCNTR<31> is no
+ * Rt = 31), adds 1 to the vCPU's stats.traps[PV_KIND_PMU] (struct pv_vcpu's second member,
+ * also at a fixed offset), and completes the MRS as for any emulated trap: ELR_EL2 + 4, with
+ * SPSR_EL2.SS and BTYPE cleared. The EL and member checks are folded into the word. PMEVCNTR<31> is no
  * register (that encoding is PMCCFILTR_EL0): bit 31 is PMCCNTR_EL0's alone.
  */
 struct pv_vpmu_fast {
@@ -82,7 +83,6 @@ struct pv_vpmu_fast {
 	 * EL0, from EL1; 31 if not (31 names no event counter). */
 	uint8_t xev_el0, xev_el1;
 	uint8_t pad[6];
-	uint64_t *traps; /* the count a served read adds 1 to: stats.traps[PV_KIND_PMU] */
 };
 
 struct pv_vpmu {

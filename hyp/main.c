@@ -387,7 +387,8 @@ static void vm_create(unsigned k)
 	dcache_clean(dtb_pa, dtb); /* the guest reads it with its MMU off */
 
 	pv_vcpu_init(&v->pv, &vm->pv, 0, v);
-	v->evcntr_reads = vm->pv.pmu.evcntr_mask == UINT64_MAX ? evcntr_reads_64 : evcntr_reads_32;
+	v->evcntr_reads = vm->pv.pmu.evcntr_mask == UINT64_MAX ? evcntr_reads_64
+							       : evcntr_reads_32;
 	v->evcntr_reads_xev = v->evcntr_reads + EVCNTR_READ_CHECK;
 	vcpu_regs_init(v);
 	v->vm = vm;

@@ -80,7 +80,7 @@ void pv_vpmu_put(struct pv_vcpu *v)
 		v->pmu.evcntr[n] = hw_evcntr_read(cpu, n);
 	v->pmu.ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
 	v->pmu.slow = ~0u; /* not loaded from here on */
-	vpmu_fast_sync(v);
+	vpmu_fast_clear(v);
 }
 
 /* Every guest EL0 access reaches EL2 (MDCR_EL2.TPM), where the virtual PMUSERENR decides:

@@ -8,7 +8,7 @@
  * through one switch, out of line (plat_sysreg.c).
  *
  * The host gives each pCPU a struct plat_pcpu at the start of its per-CPU context (the `plat`
- * of pv_pcpu_init()), provides plat_pmu_event_irq_started(), and calls plat_init() once
+ * of pv_pcpu_init()), provides plat_pmu_event_irq_started() and plat_pmu_event_counter_written(), and calls plat_init() once
  * before the core runs.
  *
  * Every key becomes a real MRS/MSR written with its generic S<op0>_<op1>_C<n>_C<m>_<op2>
@@ -128,6 +128,9 @@ PLAT_INLINE struct plat_pmu_enables *plat_pmu_of(struct pv_pcpu *cpu)
 
 /* event_irq has just become true on `cpu`, the pCPU running (the overflow poll starts). */
 void plat_pmu_event_irq_started(struct pv_pcpu *cpu);
+/* An event counter was written on `cpu` while event_irq holds: it may be nearer its overflow
+ * (a poll that waits for the soonest overflow is set again). */
+void plat_pmu_event_counter_written(struct pv_pcpu *cpu);
 
 PLAT_INLINE void plat_pmu_track(struct pv_pcpu *cpu, uint32_t reg, uint64_t val)
 {
@@ -254,11 +257,12 @@ PLAT_INLINE void pmev_write(unsigned n, uint64_t val, bool typer)
 
 PLAT_INLINE void pv_plat_pmevcntr_write(struct pv_pcpu *cpu, unsigned n, uint64_t val)
 {
-	(void)cpu;
 	if (__builtin_constant_p(n))
 		plat_sysreg_write_any(cpu, PV_PMEVCNTR_EL0(n), val);
 	else
 		pmev_write(n, val, false);
+	if (plat_pmu_of(cpu)->event_irq)
+		plat_pmu_event_counter_written(cpu);
 }
 
 PLAT_INLINE void pv_plat_pmevtyper_write(struct pv_pcpu *cpu, unsigned n, uint64_t val)

@@ -217,6 +217,7 @@ struct hyp {
 	struct vcpu *current;
 	uint64_t pmu_poll_ticks; /* 0: no overflow polling (see timer.c) */
 	bool poll_armed;         /* the timer is set for an overflow poll, not the slice end */
+	uint64_t cntfrq;         /* CNTFRQ_EL0: ticks a second */
 	bool switched;           /* the current exception switched vCPUs */
 	bool selfcount;          /* the host counter counts EL2 instructions */
 	unsigned host_counter;   /* its index (= HPMN) */

@@ -9,7 +9,7 @@
  *   vm<k>=NAME        name of the VM in slot k (default "vm<k>")
  *   counters=N        PMU counters each VM sees (default: all guest counters, HPMN)
  *   host_counters=N   counters kept by the hypervisor (default 1: self-measurement)
- *   pmu_poll_us=N     overflow poll period for QEMU 7.2 (default 10; 0: off; see timer.c)
+ *   pmu_poll_us=N     the QEMU 7.2 overflow poll's shortest wait (default 10; 0: off; timer.c)
  *   vm<k>_mem=N       MiB of RAM for the VM in slot k (default 64; a multiple of 64: the VM
  *                     then spans that many slots, which hold no other VM)
  *   vm<k>_pmu_filter=R,...  the event filter of the VM in slot k, KVM's semantics: each R is

@@ -7,8 +7,13 @@
  * or an exception-level change (its overflow timer is armed one count early and never
  * re-armed), so while the hardware has an event counter whose overflow interrupts
  * (hyp.plat.pmu.event_irq, tracked from the PMU enables it is given: plat_sysreg.h), the timer
- * also fires every `pmu_poll` ticks: that exit lets QEMU see the overflow, and the guest gets
- * its interrupt within one poll period. Neither exit is visible to guest counters.
+ * also fires for a poll: that exit lets QEMU see the overflow. The poll is set for the soonest
+ * moment one of those counters can overflow, or one `pmu_poll` period from now if that is
+ * later: no QEMU event counts faster than one a nanosecond of virtual time (CPU_CYCLES is
+ * virtual ns at 1 GHz, INST_RETIRED one per 2^shift ns under -icount), so the guest gets its
+ * interrupt within one period of the overflow, and a counter far from overflowing (a counting
+ * event's, 2^31 away) costs no poll at all. A counter written while they run sets the poll
+ * again (plat_pmu_event_counter_written). Neither exit is visible to guest counters.
  *
  * Guests get the physical counter (CNTHCTL_EL2.EL1PCTEN) and their own virtual timer
  * (CNTV_*_EL0, INTID 27), switched with the vCPU; the EL1 physical timer traps (EL1PCEN = 0)
@@ -29,12 +34,35 @@ uint64_t timer_now(void)
 	return read_sysreg(S3_3_C14_C0_1); /* CNTPCT_EL0 */
 }
 
+/* Ticks until the soonest overflow of an event counter that can interrupt: counts to the
+ * overflow point (bit 31, or bit 63 with PMCR_EL0.LP, Arm ARM D24.5.8) at one a nanosecond. */
+static uint64_t ticks_to_overflow(void)
+{
+	struct plat_pmu_enables *e = &hyp.plat.pmu;
+	uint32_t live = e->cnten & e->inten & 0x7FFFFFFFu;
+	bool lp = read_sysreg(S3_3_C9_C12_0) & PV_PMCR_LP; /* PMCR_EL0 */
+	uint64_t soonest = UINT64_MAX;
+	for (unsigned n = 0; live; n++, live >>= 1) {
+		if (!(live & 1))
+			continue;
+		uint64_t v = pv_plat_pmevcntr_read(&hyp.pcpu, n);
+		uint64_t left = lp ? -v : (UINT64_C(1) << 32) - (uint32_t)v;
+		if (left < soonest)
+			soonest = left;
+	}
+	if (soonest > (UINT64_C(1) << 40)) /* far off (18 minutes): no product overflow */
+		soonest = UINT64_C(1) << 40;
+	return soonest * hyp.cntfrq / 1000000000u;
+}
+
 void timer_program(void)
 {
 	uint64_t cval = hyp.slice_deadline;
 	hyp.poll_armed = false;
 	if (hyp.pmu_poll_ticks && hyp.plat.pmu.event_irq) {
-		uint64_t poll = timer_now() + hyp.pmu_poll_ticks;
+		uint64_t wait = ticks_to_overflow();
+		uint64_t poll = timer_now() +
+				(wait > hyp.pmu_poll_ticks ? wait : hyp.pmu_poll_ticks);
 		if (poll < cval) {
 			cval = poll;
 			hyp.poll_armed = true;
@@ -55,6 +83,14 @@ void plat_pmu_event_irq_started(struct pv_pcpu *cpu)
 		timer_program();
 }
 
+/* The poll waits for the soonest overflow: a counter written may have brought it nearer. */
+void plat_pmu_event_counter_written(struct pv_pcpu *cpu)
+{
+	(void)cpu; /* the one pCPU */
+	if (hyp.pmu_poll_ticks && hyp.current)
+		timer_program();
+}
+
 bool timer_slice_over(void)
 {
 	return timer_now() >= hyp.slice_deadline;
@@ -71,6 +107,7 @@ void timer_init(uint64_t slice_ticks, uint64_t poll_ticks)
 {
 	hyp.slice_ticks = slice_ticks;
 	hyp.pmu_poll_ticks = poll_ticks;
+	hyp.cntfrq = read_sysreg(cntfrq_el0);
 	write_sysreg(S3_4_C14_C1_0, 1ul); /* CNTHCTL_EL2: EL1PCTEN = 1, EL1PCEN = 0 */
 	write_sysreg(S3_4_C14_C0_3, 0ul); /* CNTVOFF_EL2: virtual time = physical time */
 	write_sysreg(S3_3_C14_C3_1, 0ul); /* CNTV_CTL_EL0 off until a guest programs it */

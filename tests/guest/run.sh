@@ -163,6 +163,20 @@ linux_run() {
 	return $rc
 }
 
+# linux_overhead LOG: "stat X %, record Y %": how much longer (in instructions of every
+# level: ticks under -icount shift=0) the overhead workload took counted and sampled than bare.
+linux_overhead() {
+	bare=$(pvinit "$1" overhead-bare-ticks)
+	st=$(pvinit "$1" overhead-stat-ticks)
+	rec=$(pvinit "$1" overhead-record-ticks)
+	if [ -z "$bare" ] || [ -z "$st" ] || [ -z "$rec" ]; then
+		echo "n/a"
+		return
+	fi
+	awk -v b="$bare" -v s="$st" -v r="$rec" 'BEGIN {
+		printf "stat %.2f %%, record %.2f %%", (s - b) * 100 / b, (r - b) * 100 / b }'
+}
+
 # pvinit LOG KEY: the value init printed for KEY ("pvinit: KEY VALUE").
 pvinit() {
 	sed -n "s/^\[linux\] \[ *[0-9.]*\] pvinit: $2 \([0-9]*\)\$/\1/p" "$1" | head -n1
@@ -239,8 +253,15 @@ linux_suite() {
 	fi
 	echo "linux: kernel $image ($(cat "$linuxdir/Image.package" 2>/dev/null || echo local))"
 	initrd=$linuxdir/initramfs.cpio
-	linux_run "$logdir/linux.log" "" "$image" "$initrd"
+	linux_run "$logdir/linux.log" "" "$image" "$initrd" "" pvinit_overhead=1
 	linux_checks linux "$logdir/linux.log"
+	# The overhead windows (init.c): measured, with the sampling interrupts taken. What they
+	# come to is make qemu-bench's (hyp.linux_perf_*_overhead), never asserted here.
+	log=$logdir/linux.log
+	ir=$(pvinit "$log" overhead-record-interrupts)
+	[ -n "$(pvinit "$log" overhead-bare-ticks)" ] && [ -n "$(pvinit "$log" overhead-stat-ticks)" ] &&
+		[ "$(pvinit "$log" overhead-stat-events)" = 10 ] && [ "${ir:-0}" -gt 0 ]
+	result "linux: perf stat (10 events) and perf record (4000 Hz, ${ir:-no} interrupts) windows measured: $(linux_overhead "$log")"
 	# Beside a busy VM whose windows are 60 times longer than usual (so it is still running
 	# when Linux powers off), with 3 counters per VM and 200 us slices.
 	linux_run "$logdir/linux_busy.log" "vm2=busy counters=3 slice_us=200" "$image" "$initrd" \
@@ -300,7 +321,7 @@ compare_counts_pvinit() {
 	# The counts of init's own windows; the idle figure is the whole CPU's and depends on
 	# what else ran, so it is not compared.
 	a=$(grep '^\[linux\] .* pvinit: ' "$logdir/linux.log" | grep -v ' pvinit: idle-' |
-		sed 's/^\[linux\] \[ *[0-9.]*\] //')
+		grep -v ' pvinit: overhead-' | sed 's/^\[linux\] \[ *[0-9.]*\] //')
 	b=$(grep '^\[linux\] .* pvinit: ' "$logdir/linux_busy.log" | grep -v ' pvinit: idle-' |
 		sed 's/^\[linux\] \[ *[0-9.]*\] //')
 	if [ -n "$a" ] && [ "$a" = "$b" ]; then
@@ -568,6 +589,19 @@ bench)
 	echo "bench: hyp.switch: ${switch:-n/a} el2-instructions/switch"
 	echo "bench: hyp.switch_no_pmu: ${switch_no_pmu:-n/a} el2-instructions/switch"
 	echo "bench: hyp.idle_ms: ${idle_ms:-n/a} el2-instructions/idle-ms"
+	# A Linux guest's own perf: the workload of tests/guest/linux/init.c timed bare, under
+	# perf stat's way of counting ten events and under perf record's 4000 Hz sampling; the
+	# figure is how much longer it took, in instructions of every level.
+	stat_ov="" rec_ov=""
+	if [ "${LINUX_GUEST:-}" != off ] && [ -f "$linuxdir/initramfs.cpio" ] &&
+		image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir" 2>"$logdir/linux-fetch.err"); then
+		log=$logdir/bench_linux.log
+		linux_run "$log" "" "$image" "$linuxdir/initramfs.cpio" "" pvinit_overhead=1
+		set -- $(linux_overhead "$log")
+		[ "$1" = stat ] && stat_ov=$2 rec_ov=$5
+	fi
+	echo "bench: hyp.linux_perf_stat_overhead: ${stat_ov:-n/a} %"
+	echo "bench: hyp.linux_perf_record_overhead: ${rec_ov:-n/a} %"
 	;;
 *)
 	echo "usage: run.sh check|demo|bench HYP_ELF GUEST_DIR" >&2

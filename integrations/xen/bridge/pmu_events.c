@@ -13,6 +13,13 @@ void plat_pmu_event_irq_started(struct pv_pcpu *cpu)
 	pvx_host_pmu_irq_armed(((struct pvx_pcpu *)cpu->plat)->host);
 }
 
+/* Xen's poll (perfvisor_pmu_poll_us) is periodic while event counters can interrupt: a counter
+ * written changes nothing there. */
+void plat_pmu_event_counter_written(struct pv_pcpu *cpu)
+{
+	(void)cpu;
+}
+
 int pvx_pmu_irq_armed(const void *pcpu)
 {
 	return ((const struct pvx_pcpu *)pcpu)->plat.pmu.event_irq;

@@ -10,7 +10,13 @@
  *             counting too, which perfvisor must refuse for a guest);
  *   sampling  user-only instructions with a sample period of P: the PMU overflow interrupt
  *             (virtual PPI 7, INTID 23) must fire about 2 * N / P times; /proc/interrupts says
- *             how often it did.
+ *             how often it did;
+ *   overhead  (with pvinit_overhead=1 on the kernel command line, which the kernel hands to
+ *             init as an environment variable) the same workload timed by CNTVCT_EL0 bare, while ten events are counted as
+ *             `perf stat -e` counts them (more events than counters: the kernel multiplexes
+ *             them at every tick), and while cycles are sampled at 4000 Hz as `perf record`
+ *             samples by default. Under -icount shift=0 the ticks count the instructions of
+ *             every level, the hypervisor's included (make qemu-bench divides).
  *
  * Results go to the kernel log through /dev/kmsg (the console the kernel prints on), one line
  * each, "pvinit: KEY VALUE", then the VM powers itself off (reboot(2) -> PSCI SYSTEM_OFF).
@@ -36,17 +42,25 @@
 #define O_NOCTTY 0400
 
 #define PERF_TYPE_HARDWARE 0
+#define PERF_TYPE_RAW 4
 #define PERF_COUNT_HW_CPU_CYCLES 0
 #define PERF_COUNT_HW_INSTRUCTIONS 1
 #define PERF_FLAG_DISABLED (1ul << 0)
 #define PERF_FLAG_EXCLUDE_KERNEL (1ul << 5)
+#define PERF_FLAG_FREQ (1ul << 10)
+#define PERF_SAMPLE_IP (1ul << 0)
+#define PERF_SAMPLE_TID (1ul << 1)
+#define PERF_SAMPLE_TIME (1ul << 2)
+#define PERF_SAMPLE_PERIOD (1ul << 8)
 #define PERF_EVENT_IOC_ENABLE 0x2400
 #define PERF_EVENT_IOC_DISABLE 0x2401
 #define PERF_EVENT_IOC_RESET 0x2403
 
-#define COUNT_ITERS 1000000ul  /* counting window: 2 * N + C instructions */
-#define SAMPLE_ITERS 2500000ul /* sampling window: 5,000,000 instructions ... */
-#define SAMPLE_PERIOD 50000ul  /* ... so about 100 overflow interrupts */
+#define COUNT_ITERS 1000000ul     /* counting window: 2 * N + C instructions */
+#define SAMPLE_ITERS 2500000ul    /* sampling window: 5,000,000 instructions ... */
+#define SAMPLE_PERIOD 50000ul     /* ... so about 100 overflow interrupts */
+#define OVERHEAD_ITERS 25000000ul /* the overhead workload: 50 M instructions */
+#define RECORD_FREQ 4000ul        /* samples a second: perf record's default */
 
 /* struct perf_event_attr up to config1 (PERF_ATTR_SIZE_VER0, 64 bytes). */
 struct perf_attr {
@@ -209,6 +223,86 @@ static long pmu_irqs(void)
 	return -2; /* ENOENT */
 }
 
+static uint64_t cntvct(void)
+{
+	uint64_t t;
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
+	return t;
+}
+
+/* The workload: n iterations of subs/b.ne, timed. */
+static long timed_spin(unsigned long n)
+{
+	uint64_t t0 = cntvct();
+	__asm__ volatile("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+	return (long)(cntvct() - t0);
+}
+
+static void enable_all(const long *fd, unsigned n, unsigned long req)
+{
+	for (unsigned i = 0; i < n; i++)
+		sys3(SYS_ioctl, fd[i], req, 0);
+}
+
+/* The overhead windows (see the top of this file): ticks of the same workload bare, counted
+ * and sampled. Events counted, the kernel's too as perf stat counts a command: instructions,
+ * cycles, speculated instructions, branches predicted and mispredicted, L1D accesses and
+ * refills, memory accesses, L1I accesses and refills (what the CPU lacks counts 0, but is
+ * scheduled all the same). */
+static void overhead(void)
+{
+	static const uint64_t events[] = {0x08, 0x11, 0x1B, 0x12, 0x10,
+					  0x04, 0x03, 0x13, 0x14, 0x01};
+	enum { NEV = sizeof(events) / sizeof(events[0]) };
+	report("overhead-bare-ticks", timed_spin(OVERHEAD_ITERS));
+	long fd[NEV];
+	for (unsigned i = 0; i < NEV; i++) {
+		struct perf_attr a = {0};
+		a.type = PERF_TYPE_RAW;
+		a.size = sizeof(a);
+		a.config = events[i];
+		a.flags = PERF_FLAG_DISABLED;
+		fd[i] = sys6(SYS_perf_event_open, (long)&a, 0, -1, -1, 0, 0);
+		if (fd[i] < 0) {
+			report("overhead-stat-open", fd[i]);
+			for (unsigned k = 0; k < i; k++)
+				sys3(SYS_close, fd[k], 0, 0);
+			return;
+		}
+	}
+	enable_all(fd, NEV, PERF_EVENT_IOC_ENABLE);
+	long stat = timed_spin(OVERHEAD_ITERS);
+	enable_all(fd, NEV, PERF_EVENT_IOC_DISABLE);
+	for (unsigned i = 0; i < NEV; i++)
+		sys3(SYS_close, fd[i], 0, 0);
+	report("overhead-stat-events", NEV);
+	report("overhead-stat-ticks", stat);
+
+	struct perf_attr a = {0};
+	a.type = PERF_TYPE_HARDWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.sample_period = RECORD_FREQ; /* sample_freq, with the freq flag */
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_PERIOD;
+	a.flags = PERF_FLAG_DISABLED | PERF_FLAG_FREQ;
+	long before = pmu_irqs();
+	long rec = sys6(SYS_perf_event_open, (long)&a, 0, -1, -1, 0, 0);
+	if (rec < 0) {
+		report("overhead-record-open", rec);
+		return;
+	}
+	enable_all(&rec, 1, PERF_EVENT_IOC_ENABLE);
+	long ticks = timed_spin(OVERHEAD_ITERS);
+	enable_all(&rec, 1, PERF_EVENT_IOC_DISABLE);
+	sys3(SYS_close, rec, 0, 0);
+	long after = pmu_irqs();
+	report("overhead-record-ticks", ticks);
+	report("overhead-record-interrupts", before < 0  ? before
+					     : after < 0 ? after
+							 : after - before);
+}
+
 static void run(void)
 {
 	sys3(SYS_mkdirat, AT_FDCWD, "/dev", 0755);
@@ -271,6 +365,19 @@ static void run(void)
 	sys3(SYS_close, fd, 0, 0);
 }
 
+/* Whether the environment init was given holds `want` ("NAME=VALUE"). */
+static int has_env(char **envp, const char *want)
+{
+	for (; *envp; envp++) {
+		const char *e = *envp, *w = want;
+		while (*w && *e == *w)
+			e++, w++;
+		if (!*w && !*e)
+			return 1;
+	}
+	return 0;
+}
+
 /* The console both ways (/dev/console, the VM's PL011 through its interrupt): a line of
  * CONSOLE_LONG characters written whole, then one line of input read and echoed to the kernel
  * log as "pvinit-echo: LINE". */
@@ -302,10 +409,14 @@ static void console(void)
 	sys3(SYS_close, con, 0, 0);
 }
 
-void init_main(void);
-void init_main(void)
+/* sp: the stack the kernel starts init with: argc, argv[argc], NULL, envp..., NULL. */
+void init_main(long *sp);
+void init_main(long *sp)
 {
+	char **envp = (char **)(sp + 1 + sp[0] + 1);
 	run();
+	if (has_env(envp, "pvinit_overhead=1"))
+		overhead();
 	console();
 	report("poweroff", 0);
 	/* reboot(LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_POWER_OFF) */
@@ -320,5 +431,6 @@ __asm__(".text\n\t"
 	"_start:\n\t"
 	"mov x29, #0\n\t"
 	"mov x30, #0\n\t"
+	"mov x0, sp\n\t"
 	"bl init_main\n"
 	"1:\tb 1b\n");

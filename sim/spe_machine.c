@@ -17,7 +17,6 @@ struct sim_spe_machine {
 	bool has_mem;
 	struct sim_spe unit[SIM_MAX_CPUS];
 	uint64_t pmscr_el2[SIM_MAX_CPUS]; /* the hypervisor's own */
-	uint64_t hdfgrtr[SIM_MAX_CPUS];
 	struct spe_vm vm[SIM_MAX_VMS];
 	struct sim_spe_vcpu *vcpu[SIM_MAX_VCPUS];
 	struct pv_vspe_pin *pins[SIM_MAX_VCPUS]; /* the hypervisor's pin stores */
@@ -200,13 +199,6 @@ static uint64_t pmscr_el2(const struct sim_cpu *c)
 	return t ? in_force(c, hyp, t->pmscr_el2_owned, t->pmscr_el2) : hyp;
 }
 
-static uint64_t hdfgrtr(const struct sim_cpu *c)
-{
-	const struct pv_trap_words *t = c->cur ? &c->cur->pv.traps : NULL;
-	uint64_t hyp = c->m->spe_machine->hdfgrtr[c->idx];
-	return t ? in_force(c, hyp, t->hdfgrtr_el2_owned, t->hdfgrtr_el2) : hyp;
-}
-
 int sim_spe_machine_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigned el)
 {
 	struct sim_spe_machine *sm = c->m->spe_machine;
@@ -218,9 +210,8 @@ int sim_spe_machine_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigne
 	if (!sim_spe_has(&sm->unit[c->idx], key, is_read, el) || key == PV_PMSCR_EL2)
 		return SIM_ROUTE_UNDEF;
 	if (key == PV_PMBIDR_EL1) /* trapped only by FEAT_FGT */
-		return c->m->cfg.fgt && (hdfgrtr(c) & PV_HDFGRTR_EL2_PMBIDR_EL1)
-			       ? SIM_ROUTE_EL2
-			       : SIM_ROUTE_DIRECT;
+		return (sim_cpu_fgt(c, false) & PV_HDFGRTR_EL2_PMBIDR_EL1) ? SIM_ROUTE_EL2
+									   : SIM_ROUTE_DIRECT;
 	if (key == PV_PMBLIMITR_EL1 || key == PV_PMBPTR_EL1 || key == PV_PMBSR_EL1)
 		return !(PV_FIELD_GET(PV_MDCR_EL2_E2PB, c->mdcr) & 1u)
 			       ? SIM_ROUTE_EL2 /* E2PB 0bx0 */
@@ -247,10 +238,6 @@ enum sim_acc sim_spe_machine_read(struct sim_cpu *c, unsigned el, uint32_t key, 
 	*val = 0;
 	if (!sm)
 		return SIM_ACC_UNKNOWN;
-	if (key == PV_HDFGRTR_EL2 && c->m->cfg.fgt) {
-		*val = el >= 2 ? sm->hdfgrtr[c->idx] : 0;
-		return el >= 2 ? SIM_ACC_OK : SIM_ACC_UNDEF;
-	}
 	if (is_el1_ctx(key)) {
 		uint64_t *r;
 		enum sim_acc a = el1_ctx(c, el, key, &r);
@@ -275,12 +262,6 @@ enum sim_acc sim_spe_machine_write(struct sim_cpu *c, unsigned el, uint32_t key,
 	struct sim_spe_machine *sm = c->m->spe_machine;
 	if (!sm)
 		return SIM_ACC_UNKNOWN;
-	if (key == PV_HDFGRTR_EL2 && c->m->cfg.fgt) {
-		if (el < 2)
-			return SIM_ACC_UNDEF;
-		sm->hdfgrtr[c->idx] = val;
-		return SIM_ACC_OK;
-	}
 	if (is_el1_ctx(key)) {
 		uint64_t *r;
 		enum sim_acc a = el1_ctx(c, el, key, &r);

@@ -113,10 +113,12 @@ struct pv_trap_words {
 	/* Only with FEAT_FGT and the AMU: HAFGRTR_EL2 = (hyp & ~owned) | hafgrtr_el2. */
 	uint64_t hafgrtr_el2, hafgrtr_el2_owned;
 	/* Only with SPE: PMSCR_EL2 = (hyp & ~owned) | pmscr_el2 (no PA, no physical timestamp,
-	 * no CONTEXTIDR_EL2, no EL2 sampling while a guest runs); with FEAT_FGT too,
-	 * HDFGRTR_EL2 = (hyp & ~owned) | hdfgrtr_el2 (PMBIDR_EL1 reads trap). */
+	 * no CONTEXTIDR_EL2, no EL2 sampling while a guest runs). */
 	uint64_t pmscr_el2, pmscr_el2_owned;
+	/* Only with FEAT_FGT: HDFGRTR_EL2 = (hyp & ~owned) | hdfgrtr_el2 (with SPE, PMBIDR_EL1
+	 * reads trap), and HDFGWTR_EL2 likewise. */
 	uint64_t hdfgrtr_el2, hdfgrtr_el2_owned;
+	uint64_t hdfgwtr_el2, hdfgwtr_el2_owned;
 };
 
 #define PV_REGS_MAX 64 /* entries in the register table (trap/trap.c checks) */

@@ -465,6 +465,66 @@ static void test_routing(void **state)
 	/* EL2 registers and unknown encodings are UNDEFINED from the guest. */
 	assert_int_equal(sim_cpu_route(c, PV_MDCR_EL2, true, 1), SIM_ROUTE_UNDEF);
 	assert_int_equal(sim_cpu_route(c, PV_PMSCR_EL1, true, 1), SIM_ROUTE_UNDEF);
+	/* FEAT_FGT (Arm ARM D24.2, HDFGRTR_EL2 and HDFGWTR_EL2): with TPM clear, a register's
+	 * own bit traps its MRS (HDFGRTR) or its MSR (HDFGWTR) to EL2; PMCR_EL0 reads have no bit
+	 * (TPMCR traps them); the EL0 check comes first; a counter past HPMN traps before it
+	 * UNDEFs. Without the feature the registers do nothing. */
+	c->mdcr = 4;
+	c->hcr = 0;
+	c->pmu.userenr = 0;
+	c->hyp_hdfgrtr = c->hyp_hdfgwtr = ~UINT64_C(0);
+	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(0), true, 1), SIM_ROUTE_DIRECT);
+	m.cfg.fgt = true;
+	c->hyp_hdfgrtr = PV_HDFGRTR_EL2_PMEVCNTRn_EL0;
+	c->hyp_hdfgwtr = 0;
+	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(0), true, 1), SIM_ROUTE_EL2);
+	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(5), true, 1), SIM_ROUTE_EL2);
+	assert_int_equal(sim_cpu_route(c, PV_PMXEVCNTR_EL0, true, 1), SIM_ROUTE_EL2);
+	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(0), false, 1), SIM_ROUTE_DIRECT);
+	assert_int_equal(sim_cpu_route(c, PV_PMEVTYPER_EL0(0), true, 1), SIM_ROUTE_DIRECT);
+	assert_int_equal(sim_cpu_route(c, PV_PMCCNTR_EL0, true, 1), SIM_ROUTE_DIRECT);
+	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(0), true, 0), SIM_ROUTE_EL1);
+	c->pmu.userenr = PV_PMUSERENR_ER;
+	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(0), true, 0), SIM_ROUTE_EL2);
+	c->pmu.userenr = 0;
+	c->hyp_hdfgwtr = PV_HDFGWTR_EL2_PMCR_EL0 | PV_HDFGWTR_EL2_PMSWINC_EL0;
+	assert_int_equal(sim_cpu_route(c, PV_PMCR_EL0, false, 1), SIM_ROUTE_EL2);
+	assert_int_equal(sim_cpu_route(c, PV_PMCR_EL0, true, 1), SIM_ROUTE_DIRECT);
+	assert_int_equal(sim_cpu_route(c, PV_PMSWINC_EL0, false, 1), SIM_ROUTE_EL2);
+	/* PMCCFILTR_EL0 has PMEVTYPER31's encoding and a bit of its own. */
+	c->hyp_hdfgrtr = PV_HDFGRTR_EL2_PMCCFILTR_EL0;
+	assert_int_equal(sim_cpu_route(c, PV_PMCCFILTR_EL0, true, 1), SIM_ROUTE_EL2);
+	assert_int_equal(sim_cpu_route(c, PV_PMEVTYPER_EL0(3), true, 1), SIM_ROUTE_DIRECT);
+	c->hyp_hdfgrtr = PV_HDFGRTR_EL2_PMEVTYPERn_EL0;
+	assert_int_equal(sim_cpu_route(c, PV_PMEVTYPER_EL0(3), true, 1), SIM_ROUTE_EL2);
+	assert_int_equal(sim_cpu_route(c, PV_PMXEVTYPER_EL0, true, 1), SIM_ROUTE_EL2);
+	assert_int_equal(sim_cpu_route(c, PV_PMCCFILTR_EL0, true, 1), SIM_ROUTE_DIRECT);
+	static const struct {
+		uint32_t key;
+		uint64_t bit;
+	} one[] = {
+		{PV_PMCCNTR_EL0, PV_HDFGRTR_EL2_PMCCNTR_EL0},
+		{PV_PMCNTENSET_EL0, PV_HDFGRTR_EL2_PMCNTEN},
+		{PV_PMCNTENCLR_EL0, PV_HDFGRTR_EL2_PMCNTEN},
+		{PV_PMINTENSET_EL1, PV_HDFGRTR_EL2_PMINTEN},
+		{PV_PMINTENCLR_EL1, PV_HDFGRTR_EL2_PMINTEN},
+		{PV_PMOVSSET_EL0, PV_HDFGRTR_EL2_PMOVS},
+		{PV_PMOVSCLR_EL0, PV_HDFGRTR_EL2_PMOVS},
+		{PV_PMSELR_EL0, PV_HDFGRTR_EL2_PMSELR_EL0},
+		{PV_PMUSERENR_EL0, PV_HDFGRTR_EL2_PMUSERENR_EL0},
+		{PV_PMMIR_EL1, PV_HDFGRTR_EL2_PMMIR_EL1},
+		{PV_PMCEID0_EL0, PV_HDFGRTR_EL2_PMCEIDn_EL0},
+		{PV_PMCEID1_EL0, PV_HDFGRTR_EL2_PMCEIDn_EL0},
+	};
+	for (unsigned i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		c->hyp_hdfgrtr = one[i].bit;
+		assert_int_equal(sim_cpu_route(c, one[i].key, true, 1), SIM_ROUTE_EL2);
+		c->hyp_hdfgrtr = ~one[i].bit;
+		assert_int_equal(sim_cpu_route(c, one[i].key, true, 1), SIM_ROUTE_DIRECT);
+	}
+	c->hyp_hdfgrtr = 0;
+	c->hyp_hdfgwtr = 0;
+	m.cfg.fgt = false;
 	/* No PMU at all: every PMU encoding UNDEFINED. */
 	pc.version = PV_PMUVER_NI;
 	sim_pmu_init(&c->pmu, &pc);

@@ -296,12 +296,14 @@ $(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(LIB) $(PV_HDRS) $(wildcard tests/su
 # The simulator's pure hardware models: they call no platform function and nothing of the
 # simulated machine (the benchmarks linking them without it prove it), so a benchmark can
 # link them beside the plain-memory platform. bench_vmpam measures its accuracy figures against the MSC model,
-# bench_vspe drives the SPE unit model.
+# bench_vspe drives the SPE unit model, bench_vpmu asks the PMU model which accesses trap.
 BENCH_VMPAM_SIM := $(BUILD)/sim/msc.o $(BUILD)/sim/traffic.o
 BENCH_VSPE_SIM := $(BUILD)/sim/events.o $(BUILD)/sim/mem.o $(BUILD)/sim/spe.o $(BUILD)/sim/spe_packet.o
+BENCH_VPMU_SIM := $(BUILD)/sim/pmu.o $(BUILD)/sim/events.o
 $(BUILD)/bench/bench_vmpam: BENCH_SIM := $(BENCH_VMPAM_SIM)
 $(BUILD)/bench/bench_vspe: BENCH_SIM := $(BENCH_VSPE_SIM)
-$(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe: $(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(BENCH_VSPE_SIM) $(LIB) $(PV_HDRS) $(wildcard tests/support/*.h sim/*.h bench/*.h)
+$(BUILD)/bench/bench_vpmu: BENCH_SIM := $(BENCH_VPMU_SIM)
+$(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe $(BUILD)/bench/bench_vpmu: $(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(BENCH_VSPE_SIM) $(BENCH_VPMU_SIM) $(LIB) $(PV_HDRS) $(wildcard tests/support/*.h sim/*.h bench/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(BENCH_SIM) $(LIB) $(LDFLAGS_HOST) -lm
 

@@ -12,6 +12,10 @@
  * The mode prints "operations <n>"; the figure is (instructions(mode) - instructions(baseline))
  * / n, exactly the instructions executed inside the library per operation.
  * Method "direct": the mode prints "value <x>" itself (no valgrind needed).
+ *
+ *   vpmu.direct_mix   traps per access of the same mix for a VM with direct counter access
+ *                     on hardware with FEAT_FGT: decided by the vCPU's trap words as the Arm
+ *                     ARM routes each access (the PMU model's sim_pmu_el2_trap)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +25,7 @@
 #include "memplat.h"
 #include "bench/measured.h"
 #include "perfvisor/perfvisor.h"
+#include "sim/pmu.h"
 
 #define VM_COUNTERS 6    /* the VM's PMCR_EL0.N, all the hardware has (memplat_init) */
 #define TRAP_ROUNDS 2000 /* rounds of the access mix */
@@ -73,12 +78,15 @@ static void guest_write(struct bench_machine *m, uint32_t key, uint64_t value)
 }
 
 /* memplat_init(6), one pCPU with no host counters, a VM with PMUv3p5 and 6 counters. */
-static struct bench_machine *machine_new(void)
+static struct bench_machine *machine_new_fgt(bool fgt)
 {
 	struct bench_machine *m = calloc(1, sizeof(*m));
 	if (!m)
 		die("out of memory");
 	memplat_init(&m->hw_cpu, VM_COUNTERS);
+	if (fgt)
+		*memplat_reg(&m->hw_cpu,
+			     PV_ID_AA64MMFR0_EL1) |= PV_FIELD_PREP(PV_ID_AA64MMFR0_FGT, 1);
 	pv_pcpu_init(&m->cpu, &m->hw_cpu);
 	int err = pv_hw_probe(&m->hw, &m->cpu, 0);
 	if (err)
@@ -87,11 +95,33 @@ static struct bench_machine *machine_new(void)
 	struct pv_vm_config cfg = {.features = PV_FEAT_PMU};
 	cfg.pmu.version = PV_PMUVER_V3P5;
 	cfg.pmu.nr_counters = VM_COUNTERS;
+	cfg.pmu.direct = fgt;
 	err = pv_vm_init(&m->vm, &m->hw, &cfg);
 	if (err)
 		die(pv_strerror(err));
 	pv_vcpu_init(&m->vcpu, &m->vm, 0, &m->hw_vcpu);
 	return m;
+}
+
+static struct bench_machine *machine_new(void)
+{
+	return machine_new_fgt(false);
+}
+
+/* The mix's accesses that still trap, over all of them. */
+static int run_direct_mix(void)
+{
+	struct bench_machine *m = machine_new_fgt(true);
+	if (!m->vm.pmu.direct)
+		die("direct_mix: the VM did not get direct counter access");
+	const struct pv_trap_words *w = &m->vcpu.traps;
+	unsigned traps = 0;
+	for (unsigned i = 0; i < TRAP_MIX_LEN; i++)
+		traps += sim_pmu_el2_trap(w->mdcr_el2, w->hdfgrtr_el2, w->hdfgwtr_el2,
+					  trap_mix[i].key, trap_mix[i].is_read);
+	printf("value %.1f\n", (double)traps / TRAP_MIX_LEN);
+	free(m);
+	return 0;
 }
 
 /* The guest programs every counter and the cycle counter and starts them. */
@@ -203,6 +233,7 @@ int main(int argc, char **argv)
 		puts("vpmu.trap_mix instructions/access callgrind trap_mix");
 		puts("vpmu.switch_idle pmu-accesses/switch direct switch_idle");
 		puts("vpmu.switch_busy instructions/switch callgrind switch_busy");
+		puts("vpmu.direct_mix traps/access direct direct_mix");
 		return 0;
 	}
 	if (strcmp(mode, "trap_mix") == 0)
@@ -215,6 +246,8 @@ int main(int argc, char **argv)
 		return run_switch_busy(true);
 	if (strcmp(mode, "switch_idle") == 0)
 		return run_switch_idle();
+	if (strcmp(mode, "direct_mix") == 0)
+		return run_direct_mix();
 	fprintf(stderr, "bench_vpmu: unknown mode '%s'\n", mode);
 	return 2;
 }

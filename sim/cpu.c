@@ -29,48 +29,6 @@ static enum sim_route amu_route(struct sim_cpu *c, uint32_t key, bool is_read, u
 	return SIM_ROUTE_DIRECT;
 }
 
-/* The HDFGRTR_EL2 (read) or HDFGWTR_EL2 (write) bit that traps an access to PMU register
- * `key` (Arm ARM D24.2), or 0: PMCR_EL0 reads have none (MDCR_EL2.TPMCR traps them). */
-static uint64_t pmu_fgt_bit(uint32_t key, bool is_read)
-{
-	bool ev = PV_SYSREG_OP0(key) == 3 && PV_SYSREG_OP1(key) == 3 &&
-		  PV_SYSREG_CRN(key) == 14;
-	if ((ev && PV_SYSREG_CRM(key) < 12) || key == PV_PMXEVCNTR_EL0)
-		return PV_HDFGRTR_EL2_PMEVCNTRn_EL0; /* the same bit in HDFGWTR_EL2 */
-	if (key == PV_PMCCFILTR_EL0)
-		return PV_HDFGRTR_EL2_PMCCFILTR_EL0;
-	if (ev || key == PV_PMXEVTYPER_EL0)
-		return PV_HDFGRTR_EL2_PMEVTYPERn_EL0;
-	switch (key) {
-	case PV_PMCCNTR_EL0:
-		return PV_HDFGRTR_EL2_PMCCNTR_EL0;
-	case PV_PMCNTENSET_EL0:
-	case PV_PMCNTENCLR_EL0:
-		return PV_HDFGRTR_EL2_PMCNTEN;
-	case PV_PMINTENSET_EL1:
-	case PV_PMINTENCLR_EL1:
-		return PV_HDFGRTR_EL2_PMINTEN;
-	case PV_PMOVSSET_EL0:
-	case PV_PMOVSCLR_EL0:
-		return PV_HDFGRTR_EL2_PMOVS;
-	case PV_PMSELR_EL0:
-		return PV_HDFGRTR_EL2_PMSELR_EL0;
-	case PV_PMUSERENR_EL0:
-		return PV_HDFGRTR_EL2_PMUSERENR_EL0;
-	case PV_PMMIR_EL1:
-		return is_read ? PV_HDFGRTR_EL2_PMMIR_EL1 : 0;
-	case PV_PMCEID0_EL0:
-	case PV_PMCEID1_EL0:
-		return is_read ? PV_HDFGRTR_EL2_PMCEIDn_EL0 : 0;
-	case PV_PMSWINC_EL0:
-		return is_read ? 0 : PV_HDFGWTR_EL2_PMSWINC_EL0;
-	case PV_PMCR_EL0:
-		return is_read ? 0 : PV_HDFGWTR_EL2_PMCR_EL0;
-	default:
-		return 0;
-	}
-}
-
 enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigned el)
 {
 	if (is_id_group(key)) {
@@ -103,12 +61,9 @@ enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsi
 		if (!sim_pmu_el0_allowed(&c->pmu, key, is_read))
 			return SIM_ROUTE_EL1;
 	}
-	if ((c->mdcr & PV_MDCR_EL2_TPM) ||
-	    (key == PV_PMCR_EL0 && (c->mdcr & PV_MDCR_EL2_TPMCR)))
-		return SIM_ROUTE_EL2;
-	/* FEAT_FGT: the register's own trap (EL2 enabled, no EL3 to withhold it: SCR_EL3.FGTEn
-	 * is 1 on this machine). Counters past HPMN are still UNDEFINED at the access. */
-	if (sim_cpu_fgt(c, !is_read) & pmu_fgt_bit(key, is_read))
+	/* Counters past HPMN are still UNDEFINED at the access when nothing traps them. */
+	if (sim_pmu_el2_trap(c->mdcr, sim_cpu_fgt(c, false), sim_cpu_fgt(c, true), key,
+			     is_read))
 		return SIM_ROUTE_EL2;
 	return SIM_ROUTE_DIRECT;
 }

@@ -538,3 +538,54 @@ unsigned sim_filter_ns_els(uint64_t filter, bool el3)
 	bool NSK = el3 && (filter & PV_PMEVTYPER_NSK), NSU = el3 && (filter & PV_PMEVTYPER_NSU);
 	return (U == NSU ? 1u : 0u) | (P == NSK ? 2u : 0u);
 }
+
+/* The HDFGRTR_EL2 (read) or HDFGWTR_EL2 (write) bit that traps an access to PMU register
+ * `key` (Arm ARM D24.2), or 0: PMCR_EL0 reads have none (MDCR_EL2.TPMCR traps them). */
+static uint64_t fgt_bit(uint32_t key, bool is_read)
+{
+	bool ev = PV_SYSREG_OP0(key) == 3 && PV_SYSREG_OP1(key) == 3 &&
+		  PV_SYSREG_CRN(key) == 14;
+	if ((ev && PV_SYSREG_CRM(key) < 12) || key == PV_PMXEVCNTR_EL0)
+		return PV_HDFGRTR_EL2_PMEVCNTRn_EL0; /* the same bit in HDFGWTR_EL2 */
+	if (key == PV_PMCCFILTR_EL0)
+		return PV_HDFGRTR_EL2_PMCCFILTR_EL0;
+	if (ev || key == PV_PMXEVTYPER_EL0)
+		return PV_HDFGRTR_EL2_PMEVTYPERn_EL0;
+	switch (key) {
+	case PV_PMCCNTR_EL0:
+		return PV_HDFGRTR_EL2_PMCCNTR_EL0;
+	case PV_PMCNTENSET_EL0:
+	case PV_PMCNTENCLR_EL0:
+		return PV_HDFGRTR_EL2_PMCNTEN;
+	case PV_PMINTENSET_EL1:
+	case PV_PMINTENCLR_EL1:
+		return PV_HDFGRTR_EL2_PMINTEN;
+	case PV_PMOVSSET_EL0:
+	case PV_PMOVSCLR_EL0:
+		return PV_HDFGRTR_EL2_PMOVS;
+	case PV_PMSELR_EL0:
+		return PV_HDFGRTR_EL2_PMSELR_EL0;
+	case PV_PMUSERENR_EL0:
+		return PV_HDFGRTR_EL2_PMUSERENR_EL0;
+	case PV_PMMIR_EL1:
+		return is_read ? PV_HDFGRTR_EL2_PMMIR_EL1 : 0;
+	case PV_PMCEID0_EL0:
+	case PV_PMCEID1_EL0:
+		return is_read ? PV_HDFGRTR_EL2_PMCEIDn_EL0 : 0;
+	case PV_PMSWINC_EL0:
+		return is_read ? 0 : PV_HDFGWTR_EL2_PMSWINC_EL0;
+	case PV_PMCR_EL0:
+		return is_read ? 0 : PV_HDFGWTR_EL2_PMCR_EL0;
+	default:
+		return 0;
+	}
+}
+
+bool sim_pmu_el2_trap(uint64_t mdcr, uint64_t hdfgrtr, uint64_t hdfgwtr, uint32_t key,
+		      bool is_read)
+{
+	if ((mdcr & PV_MDCR_EL2_TPM) || (key == PV_PMCR_EL0 && (mdcr & PV_MDCR_EL2_TPMCR)))
+		return true;
+	/* FEAT_FGT: the register's own bit (EL2 enabled; no EL3 withholds it, SCR_EL3.FGTEn). */
+	return ((is_read ? hdfgrtr : hdfgwtr) & fgt_bit(key, is_read)) != 0;
+}

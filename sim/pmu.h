@@ -49,6 +49,13 @@ struct sim_pmu {
 enum sim_acc { SIM_ACC_OK, SIM_ACC_UNDEF, SIM_ACC_UNKNOWN };
 
 void sim_pmu_init(struct sim_pmu *p, const struct sim_pmu_config *cfg);
+/* Whether a guest access to PMU register `key` that passed its UNDEFINED and EL0 checks traps
+ * to EL2 (Arm ARM D24.5 accessibility): MDCR_EL2.TPM, TPMCR for PMCR_EL0, or with FEAT_FGT the
+ * register's bit in HDFGRTR_EL2 (a read) or HDFGWTR_EL2 (a write), given as in force (0
+ * without the feature). */
+bool sim_pmu_el2_trap(uint64_t mdcr, uint64_t hdfgrtr, uint64_t hdfgwtr, uint32_t key,
+		      bool is_read);
+
 /* Effective MDCR_EL2.HPMN (values above N behave as N). */
 unsigned sim_pmu_hpmn(const struct sim_pmu *p, uint64_t mdcr);
 /* CountPMUEvents(idx): counter idx (31: cycle counter) counts in this context. */

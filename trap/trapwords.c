@@ -28,6 +28,13 @@ static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 		 * means emulated. */
 		m |= PV_FIELD_PREP(PV_MDCR_EL2_HPMN, hw->hpmn) | PV_MDCR_EL2_TPM |
 		     PV_MDCR_EL2_TPMCR;
+		if (vm->pmu.direct) {
+			/* Direct counter access (fgt_words): the hardware's own partition is the
+			 * VM's N, so counters past it UNDEF and PMCR_EL0.N reads N there; PMCR
+			 * traps by TPMCR, everything else by its fine-grained bit. */
+			m &= ~(PV_MDCR_EL2_HPMN | PV_MDCR_EL2_TPM);
+			m |= PV_FIELD_PREP(PV_MDCR_EL2_HPMN, vm->pmu.nr_counters);
+		}
 		if (hw->host_counters)
 			m |= PV_MDCR_EL2_HPME; /* host counters [HPMN, N) count for the host */
 		if (hw->pmu_version >= PV_PMUVER_V3P1)
@@ -92,9 +99,38 @@ static void spe_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	w->pmscr_el2_owned = PV_PMSCR_EL2_OWNED;
 	w->pmscr_el2 = 0;
 	if (hw->fgt) {
-		w->hdfgrtr_el2_owned = PV_HDFGRTR_EL2_PMBIDR_EL1;
-		w->hdfgrtr_el2 = PV_HDFGRTR_EL2_PMBIDR_EL1;
+		w->hdfgrtr_el2_owned |= PV_HDFGRTR_EL2_PMBIDR_EL1;
+		w->hdfgrtr_el2 |= PV_HDFGRTR_EL2_PMBIDR_EL1;
 	}
+}
+
+/* FEAT_FGT and a VM with direct counter access (vpmu.md): every PMU register traps by its
+ * fine-grained bit but PMEVCNTR<n>_EL0 (and PMXEVCNTR_EL0, the same bit) and PMCCNTR_EL0,
+ * which the hardware gives the guest as they are. vpmu/ sets the PMEVCNTR bit again while a
+ * counter is a CHAIN one. */
+#define FGT_PMU_READ                                                                           \
+	(PV_HDFGRTR_EL2_PMEVCNTRn_EL0 | PV_HDFGRTR_EL2_PMEVTYPERn_EL0 |                        \
+	 PV_HDFGRTR_EL2_PMCCFILTR_EL0 | PV_HDFGRTR_EL2_PMCCNTR_EL0 | PV_HDFGRTR_EL2_PMCNTEN |  \
+	 PV_HDFGRTR_EL2_PMINTEN | PV_HDFGRTR_EL2_PMOVS | PV_HDFGRTR_EL2_PMSELR_EL0 |           \
+	 PV_HDFGRTR_EL2_PMMIR_EL1 | PV_HDFGRTR_EL2_PMUSERENR_EL0 | PV_HDFGRTR_EL2_PMCEIDn_EL0)
+#define FGT_PMU_WRITE                                                                          \
+	(PV_HDFGWTR_EL2_PMEVCNTRn_EL0 | PV_HDFGWTR_EL2_PMEVTYPERn_EL0 |                        \
+	 PV_HDFGWTR_EL2_PMCCFILTR_EL0 | PV_HDFGWTR_EL2_PMCCNTR_EL0 | PV_HDFGWTR_EL2_PMCNTEN |  \
+	 PV_HDFGWTR_EL2_PMINTEN | PV_HDFGWTR_EL2_PMOVS | PV_HDFGWTR_EL2_PMSELR_EL0 |           \
+	 PV_HDFGWTR_EL2_PMSWINC_EL0 | PV_HDFGWTR_EL2_PMCR_EL0 | PV_HDFGWTR_EL2_PMUSERENR_EL0)
+#define FGT_PMU_DIRECT (PV_HDFGRTR_EL2_PMEVCNTRn_EL0 | PV_HDFGRTR_EL2_PMCCNTR_EL0)
+_Static_assert(PV_HDFGRTR_EL2_PMEVCNTRn_EL0 == PV_HDFGWTR_EL2_PMEVCNTRn_EL0 &&
+		       PV_HDFGRTR_EL2_PMCCNTR_EL0 == PV_HDFGWTR_EL2_PMCCNTR_EL0,
+	       "the direct registers have the same bits for reads and writes");
+
+static void fgt_words(const struct pv_vm *vm, struct pv_trap_words *w)
+{
+	if (!vm->pmu.direct)
+		return;
+	w->hdfgrtr_el2_owned |= FGT_PMU_READ;
+	w->hdfgrtr_el2 |= FGT_PMU_READ & ~FGT_PMU_DIRECT;
+	w->hdfgwtr_el2_owned |= FGT_PMU_WRITE;
+	w->hdfgwtr_el2 |= FGT_PMU_WRITE & ~FGT_PMU_DIRECT;
 }
 
 void pv_trap_words_init(struct pv_vm *vm)
@@ -122,4 +158,5 @@ void pv_trap_words_init(struct pv_vm *vm)
 
 	mpam_words(vm, w);
 	spe_words(vm, w);
+	fgt_words(vm, w);
 }

@@ -93,6 +93,7 @@ static void clear_vm_pmu(struct pv_vm_pmu *p)
 	p->cycles_allowed = 0;
 	p->version = p->nr_counters = 0;
 	p->el3 = false;
+	p->direct = false;
 	p->event_mask = p->host_mask = 0;
 	p->evcntr_mask = 0;
 	p->hw_nothing = PV_PMEVTYPER_P | PV_PMEVTYPER_U;
@@ -122,6 +123,10 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	p->el3 = hw->el3;
 	p->event_mask = c->version >= PV_PMUVER_V3P1 ? 0xFFFFu : 0x3FFu;
 	p->evcntr_mask = v3p5 ? UINT64_MAX : UINT64_C(0xFFFFFFFF);
+	/* Direct access: the hardware's HPMN is set to N (so needs N >= 1 without FEAT_HPMN0,
+	 * which is not used), and a counter read gives the hardware's width. */
+	p->direct = c->direct && hw->fgt && n >= 1 &&
+		    v3p5 == (hw->pmu_version >= PV_PMUVER_V3P5);
 
 	/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0: a filter bit is implemented when the state it
 	 * filters exists on the PE (EL2 always; EL3, Secure EL2, Realm as the hardware). */
@@ -184,7 +189,9 @@ void pv_vpmu_vcpu_init(struct pv_vcpu *v)
 	s->slow = ~0u; /* inactive: every access activates first */
 	s->selr = 0;
 	s->userenr = 0;
-	s->active = false;
+	/* Direct: the guest can touch the counters before any trap says so, so its state is in
+	 * the hardware from its first load (and never another vCPU's). */
+	s->active = p->direct;
 	s->irq_level = false;
 	v->fast = (struct pv_vpmu_fast){
 		.evcntr_mask = p->evcntr_mask, .xev_el0 = 31, .xev_el1 = 31};

@@ -213,5 +213,6 @@ void pv_vpmu__chain_overflows(struct pv_vcpu *v, struct pv_pcpu *cpu, uint32_t o
 
 /* switch.c */
 void pv_vpmu__sync_inten(struct pv_vcpu *v, struct pv_pcpu *cpu);
+void pv_vpmu__chain_traps(struct pv_vcpu *v);
 
 #endif

@@ -186,6 +186,8 @@ enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsign
 	vpmu_cpu(v);
 	v->pmu.selr = (uint8_t)(val & PV_PMSELR_SEL);
 	vpmu_fast_sync(v);
+	if (v->vm->pmu.direct && v->cpu) /* the hardware's, for PMXEVCNTR_EL0 */
+		pv_plat_sysreg_write(v->cpu, PV_PMSELR_EL0, v->pmu.selr);
 	return PV_TRAP_HANDLED;
 }
 
@@ -206,6 +208,8 @@ enum pv_trap_result pv_vpmu_pmuserenr_write(struct pv_vcpu *v, unsigned idx, uns
 	vpmu_cpu(v);
 	v->pmu.userenr = (uint8_t)(val & PV_PMUSERENR_MASK);
 	vpmu_fast_sync(v);
+	if (v->vm->pmu.direct && v->cpu) /* the hardware's EL0 rule, for direct accesses */
+		pv_plat_sysreg_write(v->cpu, PV_PMUSERENR_EL0, v->pmu.userenr);
 	return PV_TRAP_HANDLED;
 }
 

@@ -47,8 +47,35 @@ static void load_hw(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	pv_plat_sysreg_write(cpu, PV_PMCCFILTR_EL0, s->hwtype[PV_PMU_CYCLE_IDX]);
 	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, s->ccntr);
 	pv_vpmu__sync_inten(v, cpu);
+	if (v->vm->pmu.direct) {
+		/* The hardware checks the guest's own EL0 rule on a direct access, and reads
+		 * PMXEVCNTR_EL0 from its own PMSELR_EL0 (both kept here, mirrored). */
+		pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, s->userenr);
+		pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, s->selr);
+		pv_vpmu__chain_traps(v);
+	}
 	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, s->pmcr);
 	pv_plat_sysreg_write(cpu, PV_PMCNTENSET_EL0, s->cnten);
+}
+
+/* Direct access (vm->pmu.direct): a CHAIN counter's reads fold first, so while there is one
+ * PMEVCNTR<n>_EL0 traps again (HDFGRTR_EL2 and HDFGWTR_EL2, the bit the trap words own);
+ * loaded, the change goes to the hardware at once, read-modify-write. */
+void pv_vpmu__chain_traps(struct pv_vcpu *v)
+{
+	const uint64_t bit = PV_HDFGRTR_EL2_PMEVCNTRn_EL0; /* the same in HDFGWTR_EL2 */
+	uint64_t want = v->pmu.chain ? bit : 0;
+	if (!v->vm->pmu.direct || (v->traps.hdfgrtr_el2 & bit) == want)
+		return;
+	v->traps.hdfgrtr_el2 = (v->traps.hdfgrtr_el2 & ~bit) | want;
+	v->traps.hdfgwtr_el2 = (v->traps.hdfgwtr_el2 & ~bit) | want;
+	struct pv_pcpu *cpu = v->cpu;
+	if (!cpu)
+		return;
+	uint64_t r = pv_plat_sysreg_read(cpu, PV_HDFGRTR_EL2);
+	uint64_t w = pv_plat_sysreg_read(cpu, PV_HDFGWTR_EL2);
+	pv_plat_sysreg_write(cpu, PV_HDFGRTR_EL2, (r & ~bit) | want);
+	pv_plat_sysreg_write(cpu, PV_HDFGWTR_EL2, (w & ~bit) | want);
 }
 
 void pv_vpmu__activate(struct pv_vcpu *v)
@@ -79,6 +106,8 @@ void pv_vpmu_put(struct pv_vcpu *v)
 	for (unsigned n = 0; n < nr; n++)
 		v->pmu.evcntr[n] = hw_evcntr_read(cpu, n);
 	v->pmu.ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
+	if (v->vm->pmu.direct) /* perfvisor's own EL0 setting for trapping VMs (pcpu_setup) */
+		pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
 	v->pmu.slow = ~0u; /* not loaded from here on */
 	vpmu_fast_clear(v);
 }

@@ -25,6 +25,7 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 	if ((v->pmu.chain & bit) != chain) {
 		v->pmu.chain ^= bit;
 		vpmu_set_slow(v);
+		pv_vpmu__chain_traps(v);
 		if (cpu)
 			pv_vpmu__sync_inten(v, cpu);
 	}

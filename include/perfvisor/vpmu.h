@@ -34,6 +34,10 @@ struct pv_pmu_config {
 	uint8_t version;     /* ID_AA64DFR0_EL1.PMUVer to expose: V3, V3P1, V3P4 or V3P5 */
 	uint8_t nr_counters; /* PMCR_EL0.N the guest sees; at most the hardware's HPMN */
 	uint8_t nr_filters;  /* 0: every event allowed */
+	/* Counter reads and writes without a trap where the hardware can keep them the VM's
+	 * own: FEAT_FGT, at least one counter, the hardware's counter width (docs/vpmu.md,
+	 * "Direct counter access"). Elsewhere, or 0, every PMU access traps. */
+	uint8_t direct;
 	struct pv_pmu_filter filters[PV_PMU_MAX_FILTERS];
 };
 
@@ -52,6 +56,7 @@ struct pv_vm_pmu {
 	uint8_t nr_counters;
 	/* Derived by vpmu/ at pv_vm_init for its own use: */
 	bool el3;                /* NSK/NSU/M are implemented (hw->el3) */
+	bool direct;             /* counters untrapped (pv_pmu_config.direct, and possible) */
 	uint32_t event_mask;     /* evtCount width: 0x3FF (PMUv3) or 0xFFFF (PMUv3p1+) */
 	uint32_t host_mask;      /* physical overflow bits of host counters [HPMN, N) */
 	uint64_t evcntr_mask;    /* guest-visible width of PMEVCNTR<n>: 32 or 64 bits */

@@ -91,6 +91,7 @@ static struct bench_machine *machine_new_fgt(bool fgt)
 	int err = pv_hw_probe(&m->hw, &m->cpu, 0);
 	if (err)
 		die(pv_strerror(err));
+	m->hw.fgt_words = fgt; /* this "host" applies every trap word */
 	pv_pcpu_setup(&m->cpu, &m->hw);
 	struct pv_vm_config cfg = {.features = PV_FEAT_PMU};
 	cfg.pmu.version = PV_PMUVER_V3P5;

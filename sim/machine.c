@@ -114,6 +114,7 @@ int sim_init(struct sim_machine *m, const struct sim_config *cfg)
 		err = pv_hw_probe(&m->hw, &m->cpu[0].pv, c->host_counters);
 	if (err)
 		return err;
+	m->hw.fgt_words = m->hw.fgt; /* sched.c applies HDFGRTR_EL2 and HDFGWTR_EL2 too */
 	for (unsigned i = 0; i < c->cpus; i++) {
 		struct sim_cpu *p = &m->cpu[i];
 		p->hyp_mdcr = p->mdcr = hyp_mdcr(m);

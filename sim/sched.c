@@ -35,6 +35,8 @@ static void hyp_words(struct sim_cpu *c)
 	c->hcr = c->hyp_hcr;
 	c->cptr = c->hyp_cptr;
 	c->hafgrtr = c->hyp_hafgrtr;
+	c->hdfgrtr = c->hyp_hdfgrtr;
+	c->hdfgwtr = c->hyp_hdfgwtr;
 	sim_mpam_machine_words(c, NULL);
 }
 
@@ -58,6 +60,8 @@ static void guest_words(struct sim_cpu *c, const struct sim_vcpu *v)
 	c->hcr = (c->hyp_hcr & ~t->hcr_el2_owned) | t->hcr_el2;
 	c->cptr = (c->hyp_cptr & ~t->cptr_el2_owned) | t->cptr_el2;
 	c->hafgrtr = (c->hyp_hafgrtr & ~t->hafgrtr_el2_owned) | t->hafgrtr_el2;
+	c->hdfgrtr = (c->hyp_hdfgrtr & ~t->hdfgrtr_el2_owned) | t->hdfgrtr_el2;
+	c->hdfgwtr = (c->hyp_hdfgwtr & ~t->hdfgwtr_el2_owned) | t->hdfgwtr_el2;
 	sim_mpam_machine_words(c, t); /* MPAM2_EL2, MPAMHCR_EL2 */
 }
 
@@ -149,7 +153,7 @@ void sim_power_cycle(struct sim_machine *m, unsigned cpu)
 	/* Power is off: nothing runs, nothing counts. EL2's own registers are lost; the
 	 * hypervisor restores its trap configuration on the way up. */
 	sim_amu_power_down(&c->amu);
-	c->hcr = c->mdcr = c->cptr = c->hafgrtr = UINT64_C(0);
+	c->hcr = c->mdcr = c->cptr = c->hafgrtr = c->hdfgrtr = c->hdfgwtr = UINT64_C(0);
 	sim_amu_power_up(&c->amu);
 	hyp_words(c);
 	if (v)

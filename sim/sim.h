@@ -99,9 +99,9 @@ struct sim_cpu {
 	uint64_t hcr, mdcr, cptr;             /* HCR_EL2, MDCR_EL2, CPTR_EL2 in force */
 	uint64_t hyp_hcr, hyp_mdcr, hyp_cptr; /* the hypervisor's own values */
 	uint64_t hafgrtr, hyp_hafgrtr;        /* HAFGRTR_EL2 (FEAT_FGT) */
-	/* HDFGRTR_EL2, HDFGWTR_EL2 (FEAT_FGT): the hypervisor's own; in force, sim_cpu_fgt(). */
-	uint64_t hyp_hdfgrtr, hyp_hdfgwtr;
-	uint64_t id[64]; /* ID group (slot = CRm * 8 + Op2) */
+	uint64_t hdfgrtr, hyp_hdfgrtr;        /* HDFGRTR_EL2 (FEAT_FGT) */
+	uint64_t hdfgwtr, hyp_hdfgwtr;        /* HDFGWTR_EL2 (FEAT_FGT) */
+	uint64_t id[64];                      /* ID group (slot = CRm * 8 + Op2) */
 	struct sim_pmu pmu;
 	struct sim_amu amu;
 	unsigned level;          /* frequency level: cfg.cpu_khz[level] */
@@ -202,18 +202,14 @@ uint64_t sim_rand(struct sim_machine *m);
  * pseudocode: UNDEFINED first, then the EL0 PMUSERENR check to EL1, then the EL2 traps). */
 enum sim_route { SIM_ROUTE_DIRECT, SIM_ROUTE_UNDEF, SIM_ROUTE_EL1, SIM_ROUTE_EL2 };
 enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigned el);
-/* HDFGRTR_EL2 (`write` false) or HDFGWTR_EL2 in force: the hypervisor's, with the running
- * vCPU's trap words applied; 0 without FEAT_FGT. Inline: cpu.c and spe_machine.c both ask. */
+/* HDFGRTR_EL2 (`write` false) or HDFGWTR_EL2 in force (the hypervisor's, with the running
+ * vCPU's trap words applied at its load, and what EL2 wrote since); 0 without FEAT_FGT.
+ * Inline: cpu.c and spe_machine.c both ask. */
 static inline uint64_t sim_cpu_fgt(const struct sim_cpu *c, bool write)
 {
 	if (!c->m->cfg.fgt)
 		return 0;
-	uint64_t hyp = write ? c->hyp_hdfgwtr : c->hyp_hdfgrtr;
-	if (!c->cur)
-		return hyp;
-	const struct pv_trap_words *t = &c->cur->pv.traps;
-	return write ? (hyp & ~t->hdfgwtr_el2_owned) | t->hdfgwtr_el2
-		     : (hyp & ~t->hdfgrtr_el2_owned) | t->hdfgrtr_el2;
+	return write ? c->hdfgwtr : c->hdfgrtr;
 }
 /* A register access executed on the pCPU from exception level `el` (Non-secure). */
 enum sim_acc sim_cpu_read(struct sim_cpu *c, unsigned el, uint32_t key, uint64_t *val);

@@ -125,7 +125,7 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	p->evcntr_mask = v3p5 ? UINT64_MAX : UINT64_C(0xFFFFFFFF);
 	/* Direct access: the hardware's HPMN is set to N (so needs N >= 1 without FEAT_HPMN0,
 	 * which is not used), and a counter read gives the hardware's width. */
-	p->direct = c->direct && hw->fgt && n >= 1 &&
+	p->direct = c->direct && hw->fgt && hw->fgt_words && n >= 1 &&
 		    v3p5 == (hw->pmu_version >= PV_PMUVER_V3P5);
 
 	/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0: a filter bit is implemented when the state it

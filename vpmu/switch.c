@@ -50,6 +50,7 @@ static void load_hw(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	if (v->vm->pmu.direct) {
 		/* The hardware checks the guest's own EL0 rule on a direct access, and reads
 		 * PMXEVCNTR_EL0 from its own PMSELR_EL0 (both kept here, mirrored). */
+		v->pmu.host_selr = (uint8_t)pv_plat_sysreg_read(cpu, PV_PMSELR_EL0);
 		pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, s->userenr);
 		pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, s->selr);
 		pv_vpmu__chain_traps(v);
@@ -106,8 +107,11 @@ void pv_vpmu_put(struct pv_vcpu *v)
 	for (unsigned n = 0; n < nr; n++)
 		v->pmu.evcntr[n] = hw_evcntr_read(cpu, n);
 	v->pmu.ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
-	if (v->vm->pmu.direct) /* perfvisor's own EL0 setting for trapping VMs (pcpu_setup) */
+	if (v->vm->pmu.direct) { /* the pCPU's own: EN for trapping VMs (pcpu_setup), the
+				    host's selection */
 		pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
+		pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, v->pmu.host_selr);
+	}
 	v->pmu.slow = ~0u; /* not loaded from here on */
 	vpmu_fast_clear(v);
 }

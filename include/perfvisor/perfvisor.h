@@ -85,7 +85,12 @@ struct pv_hw {
 	 * pCPU their MMIO is reached from. NULL: VMs get no PARTIDs of their own (MPAM hidden). */
 	struct pv_vmpam_sys *mpam_sys;
 	struct pv_pcpu *mpam_cpu;
-	bool fgt;               /* FEAT_FGT (ID_AA64MMFR0_EL1.FGT) */
+	bool fgt; /* FEAT_FGT (ID_AA64MMFR0_EL1.FGT) */
+	/* Set by the hypervisor after pv_hw_probe() when it applies the trap words'
+	 * hdfgrtr_el2/hdfgwtr_el2 at load and lets pv_plat_sysreg_* reach HDFGRTR_EL2 and
+	 * HDFGWTR_EL2: direct counter access needs it (vpmu.md), since without those traps a
+	 * guest would reach the types and enables untrapped. */
+	bool fgt_words;
 	struct pv_hw_amu amuhw; /* AMU identification, read only when amu (vamu.h) */
 	struct pv_hw_spe spehw; /* SPE identification, read only when spe (vspe.h) */
 };

@@ -102,6 +102,7 @@ struct pv_vpmu {
 	uint32_t emulated; /* counters whose event is SW_INCR or CHAIN (software) */
 	uint8_t selr;      /* PMSELR_EL0.SEL */
 	uint8_t userenr;   /* PMUSERENR_EL0 */
+	uint8_t host_selr; /* direct access: the pCPU's PMSELR_EL0 at load, given back at put */
 	bool active;       /* touched: its state is switched at load/put */
 	bool irq_level;    /* current level of the virtual PMU interrupt */
 	/* vpmu/'s own bookkeeping: */

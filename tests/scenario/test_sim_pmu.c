@@ -472,11 +472,11 @@ static void test_routing(void **state)
 	c->mdcr = 4;
 	c->hcr = 0;
 	c->pmu.userenr = 0;
-	c->hyp_hdfgrtr = c->hyp_hdfgwtr = ~UINT64_C(0);
+	c->hdfgrtr = c->hdfgwtr = ~UINT64_C(0);
 	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(0), true, 1), SIM_ROUTE_DIRECT);
 	m.cfg.fgt = true;
-	c->hyp_hdfgrtr = PV_HDFGRTR_EL2_PMEVCNTRn_EL0;
-	c->hyp_hdfgwtr = 0;
+	c->hdfgrtr = PV_HDFGRTR_EL2_PMEVCNTRn_EL0;
+	c->hdfgwtr = 0;
 	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(0), true, 1), SIM_ROUTE_EL2);
 	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(5), true, 1), SIM_ROUTE_EL2);
 	assert_int_equal(sim_cpu_route(c, PV_PMXEVCNTR_EL0, true, 1), SIM_ROUTE_EL2);
@@ -487,15 +487,15 @@ static void test_routing(void **state)
 	c->pmu.userenr = PV_PMUSERENR_ER;
 	assert_int_equal(sim_cpu_route(c, PV_PMEVCNTR_EL0(0), true, 0), SIM_ROUTE_EL2);
 	c->pmu.userenr = 0;
-	c->hyp_hdfgwtr = PV_HDFGWTR_EL2_PMCR_EL0 | PV_HDFGWTR_EL2_PMSWINC_EL0;
+	c->hdfgwtr = PV_HDFGWTR_EL2_PMCR_EL0 | PV_HDFGWTR_EL2_PMSWINC_EL0;
 	assert_int_equal(sim_cpu_route(c, PV_PMCR_EL0, false, 1), SIM_ROUTE_EL2);
 	assert_int_equal(sim_cpu_route(c, PV_PMCR_EL0, true, 1), SIM_ROUTE_DIRECT);
 	assert_int_equal(sim_cpu_route(c, PV_PMSWINC_EL0, false, 1), SIM_ROUTE_EL2);
 	/* PMCCFILTR_EL0 has PMEVTYPER31's encoding and a bit of its own. */
-	c->hyp_hdfgrtr = PV_HDFGRTR_EL2_PMCCFILTR_EL0;
+	c->hdfgrtr = PV_HDFGRTR_EL2_PMCCFILTR_EL0;
 	assert_int_equal(sim_cpu_route(c, PV_PMCCFILTR_EL0, true, 1), SIM_ROUTE_EL2);
 	assert_int_equal(sim_cpu_route(c, PV_PMEVTYPER_EL0(3), true, 1), SIM_ROUTE_DIRECT);
-	c->hyp_hdfgrtr = PV_HDFGRTR_EL2_PMEVTYPERn_EL0;
+	c->hdfgrtr = PV_HDFGRTR_EL2_PMEVTYPERn_EL0;
 	assert_int_equal(sim_cpu_route(c, PV_PMEVTYPER_EL0(3), true, 1), SIM_ROUTE_EL2);
 	assert_int_equal(sim_cpu_route(c, PV_PMXEVTYPER_EL0, true, 1), SIM_ROUTE_EL2);
 	assert_int_equal(sim_cpu_route(c, PV_PMCCFILTR_EL0, true, 1), SIM_ROUTE_DIRECT);
@@ -517,13 +517,13 @@ static void test_routing(void **state)
 		{PV_PMCEID1_EL0, PV_HDFGRTR_EL2_PMCEIDn_EL0},
 	};
 	for (unsigned i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
-		c->hyp_hdfgrtr = one[i].bit;
+		c->hdfgrtr = one[i].bit;
 		assert_int_equal(sim_cpu_route(c, one[i].key, true, 1), SIM_ROUTE_EL2);
-		c->hyp_hdfgrtr = ~one[i].bit;
+		c->hdfgrtr = ~one[i].bit;
 		assert_int_equal(sim_cpu_route(c, one[i].key, true, 1), SIM_ROUTE_DIRECT);
 	}
-	c->hyp_hdfgrtr = 0;
-	c->hyp_hdfgwtr = 0;
+	c->hdfgrtr = 0;
+	c->hdfgwtr = 0;
 	m.cfg.fgt = false;
 	/* No PMU at all: every PMU encoding UNDEFINED. */
 	pc.version = PV_PMUVER_NI;

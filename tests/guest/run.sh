@@ -163,18 +163,22 @@ linux_run() {
 	return $rc
 }
 
-# linux_overhead LOG: "stat X %, record Y %": how much longer (in instructions of every
-# level: ticks under -icount shift=0) the overhead workload took counted and sampled than bare.
+# linux_overhead LOG: "stat X %, record Y %": the hypervisor's instructions over the guest's
+# while perf stat counted and while perf record -c 10000 sampled the workload (init.c): CNTVCT
+# ticks under -icount shift=0 are instructions of every level, one a nanosecond.
 linux_overhead() {
-	bare=$(pvinit "$1" overhead-bare-ticks)
+	hz=$(pvinit "$1" overhead-cntfrq)
 	st=$(pvinit "$1" overhead-stat-ticks)
-	rec=$(pvinit "$1" overhead-record-ticks)
-	if [ -z "$bare" ] || [ -z "$st" ] || [ -z "$rec" ]; then
+	sg=$(pvinit "$1" overhead-stat-guest-instructions)
+	rt=$(pvinit "$1" overhead-record-ticks)
+	rg=$(pvinit "$1" overhead-record-guest-instructions)
+	if [ -z "$hz" ] || [ -z "$st" ] || [ -z "$sg" ] || [ -z "$rt" ] || [ -z "$rg" ]; then
 		echo "n/a"
 		return
 	fi
-	awk -v b="$bare" -v s="$st" -v r="$rec" 'BEGIN {
-		printf "stat %.2f %%, record %.2f %%", (s - b) * 100 / b, (r - b) * 100 / b }'
+	awk -v hz="$hz" -v st="$st" -v sg="$sg" -v rt="$rt" -v rg="$rg" 'BEGIN {
+		ns = 1e9 / hz
+		printf "stat %.2f %%, record %.2f %%", (st * ns - sg) * 100 / sg, (rt * ns - rg) * 100 / rg }'
 }
 
 # pvinit LOG KEY: the value init printed for KEY ("pvinit: KEY VALUE").
@@ -259,9 +263,10 @@ linux_suite() {
 	# come to is make qemu-bench's (hyp.linux_perf_*_overhead), never asserted here.
 	log=$logdir/linux.log
 	ir=$(pvinit "$log" overhead-record-interrupts)
-	[ -n "$(pvinit "$log" overhead-bare-ticks)" ] && [ -n "$(pvinit "$log" overhead-stat-ticks)" ] &&
+	[ -n "$(pvinit "$log" overhead-stat-guest-instructions)" ] &&
+		[ -n "$(pvinit "$log" overhead-record-guest-instructions)" ] &&
 		[ "$(pvinit "$log" overhead-stat-events)" = 10 ] && [ "${ir:-0}" -gt 0 ]
-	result "linux: perf stat (10 events) and perf record (4000 Hz, ${ir:-no} interrupts) windows measured: $(linux_overhead "$log")"
+	result "linux: perf stat (10 events) and perf record -c 10000 (${ir:-no} interrupts) windows measured, EL2 over guest instructions: $(linux_overhead "$log")"
 	# Beside a busy VM whose windows are 60 times longer than usual (so it is still running
 	# when Linux powers off), with 3 counters per VM and 200 us slices.
 	linux_run "$logdir/linux_busy.log" "vm2=busy counters=3 slice_us=200" "$image" "$initrd" \
@@ -589,9 +594,9 @@ bench)
 	echo "bench: hyp.switch: ${switch:-n/a} el2-instructions/switch"
 	echo "bench: hyp.switch_no_pmu: ${switch_no_pmu:-n/a} el2-instructions/switch"
 	echo "bench: hyp.idle_ms: ${idle_ms:-n/a} el2-instructions/idle-ms"
-	# A Linux guest's own perf: the workload of tests/guest/linux/init.c timed bare, under
-	# perf stat's way of counting ten events and under perf record's 4000 Hz sampling; the
-	# figure is how much longer it took, in instructions of every level.
+	# A Linux guest's own perf: EL2 instructions over the guest's while perf stat counts ten
+	# events over the workload of tests/guest/linux/init.c, and while perf record -c 10000
+	# samples it.
 	stat_ov="" rec_ov=""
 	if [ "${LINUX_GUEST:-}" != off ] && [ -f "$linuxdir/initramfs.cpio" ] &&
 		image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir" 2>"$logdir/linux-fetch.err"); then

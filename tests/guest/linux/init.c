@@ -12,11 +12,12 @@
  *             (virtual PPI 7, INTID 23) must fire about 2 * N / P times; /proc/interrupts says
  *             how often it did;
  *   overhead  (with pvinit_overhead=1 on the kernel command line, which the kernel hands to
- *             init as an environment variable) the same workload timed by CNTVCT_EL0 bare, while ten events are counted as
- *             `perf stat -e` counts them (more events than counters: the kernel multiplexes
- *             them at every tick), and while cycles are sampled at 4000 Hz as `perf record`
- *             samples by default. Under -icount shift=0 the ticks count the instructions of
- *             every level, the hypervisor's included (make qemu-bench divides).
+ *             init as an environment variable) a fixed workload timed by CNTVCT_EL0 while ten
+ *             events are counted as `perf stat -e` counts them (more events than counters:
+ *             the kernel multiplexes them), then while cycles are sampled as `perf record -c
+ *             10000` samples, with the guest's own instructions counted over each. Under
+ *             -icount shift=0 the ticks count the instructions of every level: what the guest
+ *             did not execute is the hypervisor's (make qemu-bench divides).
  *
  * Results go to the kernel log through /dev/kmsg (the console the kernel prints on), one line
  * each, "pvinit: KEY VALUE", then the VM powers itself off (reboot(2) -> PSCI SYSTEM_OFF).
@@ -47,7 +48,7 @@
 #define PERF_COUNT_HW_INSTRUCTIONS 1
 #define PERF_FLAG_DISABLED (1ul << 0)
 #define PERF_FLAG_EXCLUDE_KERNEL (1ul << 5)
-#define PERF_FLAG_FREQ (1ul << 10)
+#define PERF_FLAG_PINNED (1ul << 2)
 #define PERF_SAMPLE_IP (1ul << 0)
 #define PERF_SAMPLE_TID (1ul << 1)
 #define PERF_SAMPLE_TIME (1ul << 2)
@@ -60,7 +61,7 @@
 #define SAMPLE_ITERS 2500000ul    /* sampling window: 5,000,000 instructions ... */
 #define SAMPLE_PERIOD 50000ul     /* ... so about 100 overflow interrupts */
 #define OVERHEAD_ITERS 25000000ul /* the overhead workload: 50 M instructions */
-#define RECORD_FREQ 4000ul        /* samples a second: perf record's default */
+#define RECORD_PERIOD 10000ul     /* perf record -c 10000: a sample every 10000 cycles */
 
 /* struct perf_event_attr up to config1 (PERF_ATTR_SIZE_VER0, 64 bytes). */
 struct perf_attr {
@@ -244,25 +245,45 @@ static void enable_all(const long *fd, unsigned n, unsigned long req)
 		sys3(SYS_ioctl, fd[i], req, 0);
 }
 
-/* The overhead windows (see the top of this file): ticks of the same workload bare, counted
- * and sampled. Events counted, the kernel's too as perf stat counts a command: instructions,
- * cycles, speculated instructions, branches predicted and mispredicted, L1D accesses and
- * refills, memory accesses, L1I accesses and refills (what the CPU lacks counts 0, but is
- * scheduled all the same). */
+/* An instruction counter of the guest's own, user and kernel, as perf stat counts a command
+ * (exclude_hv = 0: the hypervisor refuses EL2 counting, so it counts EL0 and EL1 exactly);
+ * `pinned` keeps it on the hardware whatever else is multiplexed. */
+static long guest_instructions(int pinned)
+{
+	struct perf_attr a = {0};
+	a.type = PERF_TYPE_RAW;
+	a.size = sizeof(a);
+	a.config = 0x08; /* INST_RETIRED */
+	a.flags = PERF_FLAG_DISABLED | (pinned ? PERF_FLAG_PINNED : 0);
+	return sys6(SYS_perf_event_open, (long)&a, 0, -1, -1, 0, 0);
+}
+
+/* The overhead windows (see the top of this file): ticks of the same workload, and the
+ * guest's own instructions over it (the rest of the ticks' instructions are the
+ * hypervisor's), while ten events are counted as perf stat counts them (instructions,
+ * pinned, which gives the guest's count; cycles, speculated instructions, branches predicted
+ * and mispredicted, L1D accesses and refills, memory accesses, L1I accesses and refills:
+ * what the CPU lacks counts 0 but is scheduled all the same), then while cycles are sampled
+ * every 10000 as `perf record -c 10000` samples. */
 static void overhead(void)
 {
-	static const uint64_t events[] = {0x08, 0x11, 0x1B, 0x12, 0x10,
-					  0x04, 0x03, 0x13, 0x14, 0x01};
-	enum { NEV = sizeof(events) / sizeof(events[0]) };
-	report("overhead-bare-ticks", timed_spin(OVERHEAD_ITERS));
+	static const uint64_t events[] = {0x11, 0x1B, 0x12, 0x10, 0x04, 0x03, 0x13, 0x14, 0x01};
+	enum { NEV = sizeof(events) / sizeof(events[0]) + 1 };
+	long cntfrq;
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(cntfrq));
+	report("overhead-cntfrq", cntfrq);
 	long fd[NEV];
 	for (unsigned i = 0; i < NEV; i++) {
-		struct perf_attr a = {0};
-		a.type = PERF_TYPE_RAW;
-		a.size = sizeof(a);
-		a.config = events[i];
-		a.flags = PERF_FLAG_DISABLED;
-		fd[i] = sys6(SYS_perf_event_open, (long)&a, 0, -1, -1, 0, 0);
+		if (i) {
+			struct perf_attr a = {0};
+			a.type = PERF_TYPE_RAW;
+			a.size = sizeof(a);
+			a.config = events[i - 1];
+			a.flags = PERF_FLAG_DISABLED;
+			fd[i] = sys6(SYS_perf_event_open, (long)&a, 0, -1, -1, 0, 0);
+		} else {
+			fd[i] = guest_instructions(1);
+		}
 		if (fd[i] < 0) {
 			report("overhead-stat-open", fd[i]);
 			for (unsigned k = 0; k < i; k++)
@@ -273,34 +294,39 @@ static void overhead(void)
 	enable_all(fd, NEV, PERF_EVENT_IOC_ENABLE);
 	long stat = timed_spin(OVERHEAD_ITERS);
 	enable_all(fd, NEV, PERF_EVENT_IOC_DISABLE);
-	for (unsigned i = 0; i < NEV; i++)
-		sys3(SYS_close, fd[i], 0, 0);
 	report("overhead-stat-events", NEV);
 	report("overhead-stat-ticks", stat);
+	report("overhead-stat-guest-instructions", read_count(fd[0]));
+	for (unsigned i = 0; i < NEV; i++)
+		sys3(SYS_close, fd[i], 0, 0);
 
 	struct perf_attr a = {0};
 	a.type = PERF_TYPE_HARDWARE;
 	a.size = sizeof(a);
 	a.config = PERF_COUNT_HW_CPU_CYCLES;
-	a.sample_period = RECORD_FREQ; /* sample_freq, with the freq flag */
+	a.sample_period = RECORD_PERIOD;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			PERF_SAMPLE_PERIOD;
-	a.flags = PERF_FLAG_DISABLED | PERF_FLAG_FREQ;
+	a.flags = PERF_FLAG_DISABLED;
 	long before = pmu_irqs();
-	long rec = sys6(SYS_perf_event_open, (long)&a, 0, -1, -1, 0, 0);
-	if (rec < 0) {
-		report("overhead-record-open", rec);
+	long rec[2] = {sys6(SYS_perf_event_open, (long)&a, 0, -1, -1, 0, 0),
+		       guest_instructions(0)};
+	if (rec[0] < 0 || rec[1] < 0) {
+		report("overhead-record-open", rec[0] < 0 ? rec[0] : rec[1]);
 		return;
 	}
-	enable_all(&rec, 1, PERF_EVENT_IOC_ENABLE);
+	enable_all(rec, 2, PERF_EVENT_IOC_ENABLE);
 	long ticks = timed_spin(OVERHEAD_ITERS);
-	enable_all(&rec, 1, PERF_EVENT_IOC_DISABLE);
-	sys3(SYS_close, rec, 0, 0);
+	enable_all(rec, 2, PERF_EVENT_IOC_DISABLE);
 	long after = pmu_irqs();
+	report("overhead-record-period", (long)RECORD_PERIOD);
 	report("overhead-record-ticks", ticks);
+	report("overhead-record-guest-instructions", read_count(rec[1]));
 	report("overhead-record-interrupts", before < 0  ? before
 					     : after < 0 ? after
 							 : after - before);
+	sys3(SYS_close, rec[0], 0, 0);
+	sys3(SYS_close, rec[1], 0, 0);
 }
 
 static void run(void)

@@ -8,8 +8,8 @@
  * through one switch, out of line (plat_sysreg.c).
  *
  * The host gives each pCPU a struct plat_pcpu at the start of its per-CPU context (the `plat`
- * of pv_pcpu_init()), provides plat_pmu_event_irq_started() and plat_pmu_event_counter_written(), and calls plat_init() once
- * before the core runs.
+ * of pv_pcpu_init()), provides plat_pmu_event_irq_started() and
+ * plat_pmu_event_counter_written(), and calls plat_init() once before the core runs.
  *
  * Every key becomes a real MRS/MSR written with its generic S<op0>_<op1>_C<n>_C<m>_<op2>
  * name, so no assembler feature flag is needed. Registers of features the CPU lacks (SPE,

@@ -34,8 +34,9 @@ struct pv_pmu_config {
 	uint8_t version;     /* ID_AA64DFR0_EL1.PMUVer to expose: V3, V3P1, V3P4 or V3P5 */
 	uint8_t nr_counters; /* PMCR_EL0.N the guest sees; at most the hardware's HPMN */
 	uint8_t nr_filters;  /* 0: every event allowed */
-	/* Counter reads and writes without a trap where the hardware can keep them the VM's
-	 * own: FEAT_FGT, at least one counter, the hardware's counter width (docs/vpmu.md,
+	/* 1: counter reads and writes without a trap where the hardware can keep them the
+	 * VM's own: FEAT_FGT and a host that applies the fine-grained trap words
+	 * (pv_hw.fgt_words), at least one counter, the hardware's counter width (docs/vpmu.md,
 	 * "Direct counter access"). Elsewhere, or 0, every PMU access traps. */
 	uint8_t direct;
 	struct pv_pmu_filter filters[PV_PMU_MAX_FILTERS];
@@ -77,8 +78,9 @@ struct pv_vm_pmu {
  * `physical & evcntr_mask` (an event counter) or the physical PMCCNTR_EL0 to Rt (none for
  * Rt = 31), adds 1 to the vCPU's stats.traps[PV_KIND_PMU] (struct pv_vcpu's second member,
  * also at a fixed offset), and completes the MRS as for any emulated trap: ELR_EL2 + 4, with
- * SPSR_EL2.SS and BTYPE cleared. The EL and member checks are folded into the word. PMEVCNTR<31> is no
- * register (that encoding is PMCCFILTR_EL0): bit 31 is PMCCNTR_EL0's alone.
+ * SPSR_EL2.SS and BTYPE cleared. The EL and member checks are folded into the word.
+ * PMEVCNTR<31> is no register (that encoding is PMCCFILTR_EL0): bit 31 is PMCCNTR_EL0's
+ * alone.
  */
 struct pv_vpmu_fast {
 	uint32_t el0; /* bit n < 31: PMEVCNTR<n>_EL0 is plain from EL0; bit 31: PMCCNTR */

@@ -118,19 +118,17 @@ static void spe_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	 PV_HDFGWTR_EL2_PMCCFILTR_EL0 | PV_HDFGWTR_EL2_PMCCNTR_EL0 | PV_HDFGWTR_EL2_PMCNTEN |  \
 	 PV_HDFGWTR_EL2_PMINTEN | PV_HDFGWTR_EL2_PMOVS | PV_HDFGWTR_EL2_PMSELR_EL0 |           \
 	 PV_HDFGWTR_EL2_PMSWINC_EL0 | PV_HDFGWTR_EL2_PMCR_EL0 | PV_HDFGWTR_EL2_PMUSERENR_EL0)
-#define FGT_PMU_DIRECT (PV_HDFGRTR_EL2_PMEVCNTRn_EL0 | PV_HDFGRTR_EL2_PMCCNTR_EL0)
-_Static_assert(PV_HDFGRTR_EL2_PMEVCNTRn_EL0 == PV_HDFGWTR_EL2_PMEVCNTRn_EL0 &&
-		       PV_HDFGRTR_EL2_PMCCNTR_EL0 == PV_HDFGWTR_EL2_PMCCNTR_EL0,
-	       "the direct registers have the same bits for reads and writes");
+#define FGT_PMU_DIRECT_READ (PV_HDFGRTR_EL2_PMEVCNTRn_EL0 | PV_HDFGRTR_EL2_PMCCNTR_EL0)
+#define FGT_PMU_DIRECT_WRITE (PV_HDFGWTR_EL2_PMEVCNTRn_EL0 | PV_HDFGWTR_EL2_PMCCNTR_EL0)
 
 static void fgt_words(const struct pv_vm *vm, struct pv_trap_words *w)
 {
 	if (!vm->pmu.direct)
 		return;
 	w->hdfgrtr_el2_owned |= FGT_PMU_READ;
-	w->hdfgrtr_el2 |= FGT_PMU_READ & ~FGT_PMU_DIRECT;
+	w->hdfgrtr_el2 |= FGT_PMU_READ & ~FGT_PMU_DIRECT_READ;
 	w->hdfgwtr_el2_owned |= FGT_PMU_WRITE;
-	w->hdfgwtr_el2 |= FGT_PMU_WRITE & ~FGT_PMU_DIRECT;
+	w->hdfgwtr_el2 |= FGT_PMU_WRITE & ~FGT_PMU_DIRECT_WRITE;
 }
 
 void pv_trap_words_init(struct pv_vm *vm)

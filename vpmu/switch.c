@@ -64,19 +64,19 @@ static void load_hw(struct pv_vcpu *v, struct pv_pcpu *cpu)
  * loaded, the change goes to the hardware at once, read-modify-write. */
 void pv_vpmu__chain_traps(struct pv_vcpu *v)
 {
-	const uint64_t bit = PV_HDFGRTR_EL2_PMEVCNTRn_EL0; /* the same in HDFGWTR_EL2 */
-	uint64_t want = v->pmu.chain ? bit : 0;
-	if (!v->vm->pmu.direct || (v->traps.hdfgrtr_el2 & bit) == want)
+	const uint64_t rbit = PV_HDFGRTR_EL2_PMEVCNTRn_EL0, wbit = PV_HDFGWTR_EL2_PMEVCNTRn_EL0;
+	bool trap = v->pmu.chain != 0;
+	if (!v->vm->pmu.direct || ((v->traps.hdfgrtr_el2 & rbit) != 0) == trap)
 		return;
-	v->traps.hdfgrtr_el2 = (v->traps.hdfgrtr_el2 & ~bit) | want;
-	v->traps.hdfgwtr_el2 = (v->traps.hdfgwtr_el2 & ~bit) | want;
+	v->traps.hdfgrtr_el2 = (v->traps.hdfgrtr_el2 & ~rbit) | (trap ? rbit : 0);
+	v->traps.hdfgwtr_el2 = (v->traps.hdfgwtr_el2 & ~wbit) | (trap ? wbit : 0);
 	struct pv_pcpu *cpu = v->cpu;
 	if (!cpu)
 		return;
 	uint64_t r = pv_plat_sysreg_read(cpu, PV_HDFGRTR_EL2);
 	uint64_t w = pv_plat_sysreg_read(cpu, PV_HDFGWTR_EL2);
-	pv_plat_sysreg_write(cpu, PV_HDFGRTR_EL2, (r & ~bit) | want);
-	pv_plat_sysreg_write(cpu, PV_HDFGWTR_EL2, (w & ~bit) | want);
+	pv_plat_sysreg_write(cpu, PV_HDFGRTR_EL2, (r & ~rbit) | (trap ? rbit : 0));
+	pv_plat_sysreg_write(cpu, PV_HDFGWTR_EL2, (w & ~wbit) | (trap ? wbit : 0));
 }
 
 void pv_vpmu__activate(struct pv_vcpu *v)

@@ -29,20 +29,6 @@ static enum sim_route amu_route(struct sim_cpu *c, uint32_t key, bool is_read, u
 	return SIM_ROUTE_DIRECT;
 }
 
-/* The event counter a PMU access names: n of PMEVCNTR<n>/PMEVTYPER<n>_EL0, PMSELR_EL0.SEL for
- * PMXEVCNTR/PMXEVTYPER_EL0 (31 excepted: no event counter); -1 for every other register. */
-static int pmu_counter_of(const struct sim_cpu *c, uint32_t key)
-{
-	if (key == PV_PMXEVCNTR_EL0 || key == PV_PMXEVTYPER_EL0) {
-		unsigned sel = (unsigned)(c->pmu.selr & PV_PMSELR_SEL);
-		return sel == 31 ? -1 : (int)sel;
-	}
-	if (PV_SYSREG_OP0(key) == 3 && PV_SYSREG_OP1(key) == 3 && PV_SYSREG_CRN(key) == 14 &&
-	    key != PV_PMCCFILTR_EL0)
-		return (int)((PV_SYSREG_CRM(key) & 3) << 3 | PV_SYSREG_OP2(key));
-	return -1;
-}
-
 enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigned el)
 {
 	if (is_id_group(key)) {
@@ -81,7 +67,8 @@ enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsi
 	/* An event counter in [HPMN, N) from EL1 or EL0: with FEAT_FGT the access traps to EL2,
 	 * without it is UNDEFINED at the access (Arm ARM D24.5.10, PMEVCNTR<n>_EL0: n past
 	 * GetNumEventCountersAccessible()). */
-	if (c->m->cfg.fgt && pmu_counter_of(c, key) >= (int)sim_pmu_hpmn(&c->pmu, c->mdcr))
+	if (c->m->cfg.fgt &&
+	    sim_pmu_counter_of(&c->pmu, key) >= (int)sim_pmu_hpmn(&c->pmu, c->mdcr))
 		return SIM_ROUTE_EL2;
 	return SIM_ROUTE_DIRECT;
 }

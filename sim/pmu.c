@@ -37,33 +37,52 @@ enum reg_id {
 
 enum { ACC_RW, ACC_RO, ACC_WO };
 
-/* Access kind, _EL1 register (UNDEFINED at EL0), and the PMUSERENR_EL0 bits that let EL0
- * read / write it (0: always, as for reads of PMUSERENR_EL0). Arm ARM D24.5. */
+/* Fine-grained trap bits (FEAT_FGT, Arm ARM D24.2): HDFGRTR_EL2 for reads, HDFGWTR_EL2 for
+ * writes. */
+#define G_EVCNTR PV_HDFGRTR_EL2_PMEVCNTRn_EL0
+#define G_EVTYPER PV_HDFGRTR_EL2_PMEVTYPERn_EL0
+#define W_EVCNTR PV_HDFGWTR_EL2_PMEVCNTRn_EL0
+#define W_EVTYPER PV_HDFGWTR_EL2_PMEVTYPERn_EL0
+
+/* Access kind, _EL1 register (UNDEFINED at EL0), the PMUSERENR_EL0 bits that let EL0 read /
+ * write it (0: always, as for reads of PMUSERENR_EL0; Arm ARM D24.5), and the fine-grained
+ * trap bits of its reads / writes (0: none, as for PMCR_EL0 reads, which TPMCR traps). */
 static const struct {
 	uint32_t key;
 	uint8_t acc;
 	bool el1;
 	uint8_t el0_rd, el0_wr;
+	uint64_t fgt_rd, fgt_wr;
 } regs[R_NONE] = {
-	[R_PMCR] = {PV_PMCR_EL0, ACC_RW, false, EN, EN},
-	[R_CNTENSET] = {PV_PMCNTENSET_EL0, ACC_RW, false, EN, EN},
-	[R_CNTENCLR] = {PV_PMCNTENCLR_EL0, ACC_RW, false, EN, EN},
-	[R_OVSCLR] = {PV_PMOVSCLR_EL0, ACC_RW, false, EN, EN},
-	[R_SWINC] = {PV_PMSWINC_EL0, ACC_WO, false, EN, EN | SW},
-	[R_SELR] = {PV_PMSELR_EL0, ACC_RW, false, EN | ER, EN | ER},
-	[R_CEID0] = {PV_PMCEID0_EL0, ACC_RO, false, EN, EN},
-	[R_CEID1] = {PV_PMCEID1_EL0, ACC_RO, false, EN, EN},
-	[R_CCNTR] = {PV_PMCCNTR_EL0, ACC_RW, false, EN | CR, EN},
-	[R_XEVTYPER] = {PV_PMXEVTYPER_EL0, ACC_RW, false, EN, EN},
-	[R_XEVCNTR] = {PV_PMXEVCNTR_EL0, ACC_RW, false, EN | ER, EN},
-	[R_USERENR] = {PV_PMUSERENR_EL0, ACC_RW, false, 0, EN},
-	[R_INTENSET] = {PV_PMINTENSET_EL1, ACC_RW, true, 0, 0},
-	[R_INTENCLR] = {PV_PMINTENCLR_EL1, ACC_RW, true, 0, 0},
-	[R_OVSSET] = {PV_PMOVSSET_EL0, ACC_RW, false, EN, EN},
-	[R_MMIR] = {PV_PMMIR_EL1, ACC_RO, true, 0, 0},
-	[R_CCFILTR] = {PV_PMCCFILTR_EL0, ACC_RW, false, EN, EN},
-	[R_EVCNTR] = {0, ACC_RW, false, EN | ER, EN},
-	[R_EVTYPER] = {0, ACC_RW, false, EN, EN},
+	[R_PMCR] = {PV_PMCR_EL0, ACC_RW, false, EN, EN, 0, PV_HDFGWTR_EL2_PMCR_EL0},
+	[R_CNTENSET] = {PV_PMCNTENSET_EL0, ACC_RW, false, EN, EN, PV_HDFGRTR_EL2_PMCNTEN,
+			PV_HDFGWTR_EL2_PMCNTEN},
+	[R_CNTENCLR] = {PV_PMCNTENCLR_EL0, ACC_RW, false, EN, EN, PV_HDFGRTR_EL2_PMCNTEN,
+			PV_HDFGWTR_EL2_PMCNTEN},
+	[R_OVSCLR] = {PV_PMOVSCLR_EL0, ACC_RW, false, EN, EN, PV_HDFGRTR_EL2_PMOVS,
+		      PV_HDFGWTR_EL2_PMOVS},
+	[R_SWINC] = {PV_PMSWINC_EL0, ACC_WO, false, EN, EN | SW, 0, PV_HDFGWTR_EL2_PMSWINC_EL0},
+	[R_SELR] = {PV_PMSELR_EL0, ACC_RW, false, EN | ER, EN | ER, PV_HDFGRTR_EL2_PMSELR_EL0,
+		    PV_HDFGWTR_EL2_PMSELR_EL0},
+	[R_CEID0] = {PV_PMCEID0_EL0, ACC_RO, false, EN, EN, PV_HDFGRTR_EL2_PMCEIDn_EL0, 0},
+	[R_CEID1] = {PV_PMCEID1_EL0, ACC_RO, false, EN, EN, PV_HDFGRTR_EL2_PMCEIDn_EL0, 0},
+	[R_CCNTR] = {PV_PMCCNTR_EL0, ACC_RW, false, EN | CR, EN, PV_HDFGRTR_EL2_PMCCNTR_EL0,
+		     PV_HDFGWTR_EL2_PMCCNTR_EL0},
+	[R_XEVTYPER] = {PV_PMXEVTYPER_EL0, ACC_RW, false, EN, EN, G_EVTYPER, W_EVTYPER},
+	[R_XEVCNTR] = {PV_PMXEVCNTR_EL0, ACC_RW, false, EN | ER, EN, G_EVCNTR, W_EVCNTR},
+	[R_USERENR] = {PV_PMUSERENR_EL0, ACC_RW, false, 0, EN, PV_HDFGRTR_EL2_PMUSERENR_EL0,
+		       PV_HDFGWTR_EL2_PMUSERENR_EL0},
+	[R_INTENSET] = {PV_PMINTENSET_EL1, ACC_RW, true, 0, 0, PV_HDFGRTR_EL2_PMINTEN,
+			PV_HDFGWTR_EL2_PMINTEN},
+	[R_INTENCLR] = {PV_PMINTENCLR_EL1, ACC_RW, true, 0, 0, PV_HDFGRTR_EL2_PMINTEN,
+			PV_HDFGWTR_EL2_PMINTEN},
+	[R_OVSSET] = {PV_PMOVSSET_EL0, ACC_RW, false, EN, EN, PV_HDFGRTR_EL2_PMOVS,
+		      PV_HDFGWTR_EL2_PMOVS},
+	[R_MMIR] = {PV_PMMIR_EL1, ACC_RO, true, 0, 0, PV_HDFGRTR_EL2_PMMIR_EL1, 0},
+	[R_CCFILTR] = {PV_PMCCFILTR_EL0, ACC_RW, false, EN, EN, PV_HDFGRTR_EL2_PMCCFILTR_EL0,
+		       PV_HDFGWTR_EL2_PMCCFILTR_EL0},
+	[R_EVCNTR] = {0, ACC_RW, false, EN | ER, EN, G_EVCNTR, W_EVCNTR},
+	[R_EVTYPER] = {0, ACC_RW, false, EN, EN, G_EVTYPER, W_EVTYPER},
 };
 
 static enum reg_id lookup(uint32_t key, unsigned *n)
@@ -539,53 +558,26 @@ unsigned sim_filter_ns_els(uint64_t filter, bool el3)
 	return (U == NSU ? 1u : 0u) | (P == NSK ? 2u : 0u);
 }
 
-/* The HDFGRTR_EL2 (read) or HDFGWTR_EL2 (write) bit that traps an access to PMU register
- * `key` (Arm ARM D24.2), or 0: PMCR_EL0 reads have none (MDCR_EL2.TPMCR traps them). */
-static uint64_t fgt_bit(uint32_t key, bool is_read)
-{
-	bool ev = PV_SYSREG_OP0(key) == 3 && PV_SYSREG_OP1(key) == 3 &&
-		  PV_SYSREG_CRN(key) == 14;
-	if ((ev && PV_SYSREG_CRM(key) < 12) || key == PV_PMXEVCNTR_EL0)
-		return PV_HDFGRTR_EL2_PMEVCNTRn_EL0; /* the same bit in HDFGWTR_EL2 */
-	if (key == PV_PMCCFILTR_EL0)
-		return PV_HDFGRTR_EL2_PMCCFILTR_EL0;
-	if (ev || key == PV_PMXEVTYPER_EL0)
-		return PV_HDFGRTR_EL2_PMEVTYPERn_EL0;
-	switch (key) {
-	case PV_PMCCNTR_EL0:
-		return PV_HDFGRTR_EL2_PMCCNTR_EL0;
-	case PV_PMCNTENSET_EL0:
-	case PV_PMCNTENCLR_EL0:
-		return PV_HDFGRTR_EL2_PMCNTEN;
-	case PV_PMINTENSET_EL1:
-	case PV_PMINTENCLR_EL1:
-		return PV_HDFGRTR_EL2_PMINTEN;
-	case PV_PMOVSSET_EL0:
-	case PV_PMOVSCLR_EL0:
-		return PV_HDFGRTR_EL2_PMOVS;
-	case PV_PMSELR_EL0:
-		return PV_HDFGRTR_EL2_PMSELR_EL0;
-	case PV_PMUSERENR_EL0:
-		return PV_HDFGRTR_EL2_PMUSERENR_EL0;
-	case PV_PMMIR_EL1:
-		return is_read ? PV_HDFGRTR_EL2_PMMIR_EL1 : 0;
-	case PV_PMCEID0_EL0:
-	case PV_PMCEID1_EL0:
-		return is_read ? PV_HDFGRTR_EL2_PMCEIDn_EL0 : 0;
-	case PV_PMSWINC_EL0:
-		return is_read ? 0 : PV_HDFGWTR_EL2_PMSWINC_EL0;
-	case PV_PMCR_EL0:
-		return is_read ? 0 : PV_HDFGWTR_EL2_PMCR_EL0;
-	default:
-		return 0;
-	}
-}
-
 bool sim_pmu_el2_trap(uint64_t mdcr, uint64_t hdfgrtr, uint64_t hdfgwtr, uint32_t key,
 		      bool is_read)
 {
 	if ((mdcr & PV_MDCR_EL2_TPM) || (key == PV_PMCR_EL0 && (mdcr & PV_MDCR_EL2_TPMCR)))
 		return true;
 	/* FEAT_FGT: the register's own bit (EL2 enabled; no EL3 withholds it, SCR_EL3.FGTEn). */
-	return ((is_read ? hdfgrtr : hdfgwtr) & fgt_bit(key, is_read)) != 0;
+	unsigned n;
+	enum reg_id r = lookup(key, &n);
+	if (r == R_NONE)
+		return false;
+	return (is_read ? hdfgrtr & regs[r].fgt_rd : hdfgwtr & regs[r].fgt_wr) != 0;
+}
+
+int sim_pmu_counter_of(const struct sim_pmu *p, uint32_t key)
+{
+	unsigned n;
+	enum reg_id r = lookup(key, &n);
+	if (r == R_XEVCNTR || r == R_XEVTYPER) {
+		n = (unsigned)(p->selr & PV_PMSELR_SEL);
+		return n == CYC ? -1 : (int)n;
+	}
+	return r == R_EVCNTR || r == R_EVTYPER ? (int)n : -1;
 }

@@ -56,6 +56,10 @@ void sim_pmu_init(struct sim_pmu *p, const struct sim_pmu_config *cfg);
 bool sim_pmu_el2_trap(uint64_t mdcr, uint64_t hdfgrtr, uint64_t hdfgwtr, uint32_t key,
 		      bool is_read);
 
+/* The event counter a PMU access names: n of PMEVCNTR<n>/PMEVTYPER<n>_EL0, PMSELR_EL0.SEL for
+ * PMXEVCNTR/PMXEVTYPER_EL0 (31 excepted: no event counter); -1 for every other register. */
+int sim_pmu_counter_of(const struct sim_pmu *p, uint32_t key);
+
 /* Effective MDCR_EL2.HPMN (values above N behave as N). */
 unsigned sim_pmu_hpmn(const struct sim_pmu *p, uint64_t mdcr);
 /* CountPMUEvents(idx): counter idx (31: cycle counter) counts in this context. */

@@ -62,21 +62,26 @@ static void load_hw(struct pv_vcpu *v, struct pv_pcpu *cpu)
 /* Direct access (vm->pmu.direct): a CHAIN counter's reads fold first, so while there is one
  * PMEVCNTR<n>_EL0 traps again (HDFGRTR_EL2 and HDFGWTR_EL2, the bit the trap words own);
  * loaded, the change goes to the hardware at once, read-modify-write. */
+static uint64_t with_bit(uint64_t word, uint64_t bit, bool set)
+{
+	return set ? word | bit : word & ~bit;
+}
+
 void pv_vpmu__chain_traps(struct pv_vcpu *v)
 {
 	const uint64_t rbit = PV_HDFGRTR_EL2_PMEVCNTRn_EL0, wbit = PV_HDFGWTR_EL2_PMEVCNTRn_EL0;
 	bool trap = v->pmu.chain != 0;
 	if (!v->vm->pmu.direct || ((v->traps.hdfgrtr_el2 & rbit) != 0) == trap)
 		return;
-	v->traps.hdfgrtr_el2 = (v->traps.hdfgrtr_el2 & ~rbit) | (trap ? rbit : 0);
-	v->traps.hdfgwtr_el2 = (v->traps.hdfgwtr_el2 & ~wbit) | (trap ? wbit : 0);
+	v->traps.hdfgrtr_el2 = with_bit(v->traps.hdfgrtr_el2, rbit, trap);
+	v->traps.hdfgwtr_el2 = with_bit(v->traps.hdfgwtr_el2, wbit, trap);
 	struct pv_pcpu *cpu = v->cpu;
 	if (!cpu)
 		return;
-	uint64_t r = pv_plat_sysreg_read(cpu, PV_HDFGRTR_EL2);
-	uint64_t w = pv_plat_sysreg_read(cpu, PV_HDFGWTR_EL2);
-	pv_plat_sysreg_write(cpu, PV_HDFGRTR_EL2, (r & ~rbit) | (trap ? rbit : 0));
-	pv_plat_sysreg_write(cpu, PV_HDFGWTR_EL2, (w & ~wbit) | (trap ? wbit : 0));
+	pv_plat_sysreg_write(cpu, PV_HDFGRTR_EL2,
+			     with_bit(pv_plat_sysreg_read(cpu, PV_HDFGRTR_EL2), rbit, trap));
+	pv_plat_sysreg_write(cpu, PV_HDFGWTR_EL2,
+			     with_bit(pv_plat_sysreg_read(cpu, PV_HDFGWTR_EL2), wbit, trap));
 }
 
 void pv_vpmu__activate(struct pv_vcpu *v)

@@ -33,8 +33,7 @@ static struct pv_vm_config direct_vm(unsigned n)
 static bool is_counter(uint32_t key)
 {
 	return key == PV_PMCCNTR_EL0 || key == PV_PMXEVCNTR_EL0 ||
-	       (PV_SYSREG_OP0(key) == 3 && PV_SYSREG_OP1(key) == 3 &&
-		PV_SYSREG_CRN(key) == 14 && PV_SYSREG_CRM(key) < 12);
+	       ((key & PV_PMEV_FAMILY_MASK) == PV_PMEV_FAMILY_KEY && !PV_PMEV_IS_TYPER(key));
 }
 
 /* Of the program's completed register accesses: counter accesses that trapped, and other

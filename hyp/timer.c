@@ -46,7 +46,8 @@ static uint64_t ticks_to_overflow(void)
 		if (!(live & 1))
 			continue;
 		uint64_t v = pv_plat_pmevcntr_read(&hyp.pcpu, n);
-		uint64_t left = lp ? -v : (UINT64_C(1) << 32) - (uint32_t)v;
+		/* 0 is a whole 2^64 away, more than a uint64_t holds: capped below anyway. */
+		uint64_t left = lp ? (v ? -v : UINT64_MAX) : (UINT64_C(1) << 32) - (uint32_t)v;
 		if (left < soonest)
 			soonest = left;
 	}

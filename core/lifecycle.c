@@ -245,5 +245,5 @@ enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid)
 		return pv_vspe_irq(cpu) ? PV_IRQ_HANDLED : PV_IRQ_NOT_MINE;
 	if (intid != PV_INTID_PMU)
 		return PV_IRQ_NOT_MINE;
-	return pv_vpmu_irq(cpu) ? PV_IRQ_HOST_PENDING : PV_IRQ_HANDLED;
+	return pv_vpmu_irq(cpu);
 }

@@ -38,9 +38,9 @@ PV_MODULE_VERBS(vspe)
 PV_MODULE_VERBS(vmpam)
 #undef PV_MODULE_VERBS
 
-/* The interrupts the modules own: true if the PMU overflow interrupt was (also) the host's
- * (its counters above HPMN overflowed); true if the SPE interrupt was a guest's. */
-bool pv_vpmu_irq(struct pv_pcpu *cpu);
+/* The interrupts the modules own: what pv_irq() answers for the PMU overflow interrupt
+ * (never PV_IRQ_NOT_MINE); true if the SPE interrupt was a guest's. */
+enum pv_irq_result pv_vpmu_irq(struct pv_pcpu *cpu);
 bool pv_vspe_irq(struct pv_pcpu *cpu);
 
 /* The trap layer's per-VM views (trap/), derived at pv_vm_init. */

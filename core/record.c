@@ -151,6 +151,7 @@ size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v, const struct pv
 		put_char(&o, ',');
 		put_dec(&o, h->exits[k].el2_instructions);
 	}
+	pv_vpmu_sync(v); /* a passthrough vCPU's registers, read back if it is loaded */
 	const struct pv_vpmu *p = &v->pmu;
 	if (p->active) {
 		put_str(&o, " pmcr=0x");

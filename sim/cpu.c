@@ -291,6 +291,17 @@ static void take_irq(struct sim_cpu *c, uint32_t intid)
 		host_ack(c);
 	} else if (r == PV_IRQ_NOT_MINE) {
 		c->stats.irq_not_mine++;
+	} else if (r == PV_IRQ_GUEST_MAPPED) {
+		/* The host presents it mapped and leaves it active (perfvisor.h, pv_irq). */
+		struct sim_vcpu *g = c->pv.loaded ? c->pv.loaded->plat : NULL;
+		c->stats.irq_mapped++;
+		c->pmu_ppi_active = true;
+		if (g) {
+			if (!g->line[PV_INTID_PMU])
+				g->rises[PV_INTID_PMU]++;
+			g->line[PV_INTID_PMU] = true;
+			g->pmu_mapped = true;
+		}
 	}
 	sim_cpu_el2_work(c, insts - insts / 2, true);
 	c->el = saved;
@@ -298,6 +309,8 @@ static void take_irq(struct sim_cpu *c, uint32_t intid)
 
 static bool irq_level(struct sim_cpu *c, uint32_t intid)
 {
+	if (intid == PV_INTID_PMU && c->pmu_ppi_active)
+		return false; /* active: not signalled again until deactivated */
 	return intid == PV_INTID_SPE ? sim_spe_machine_irq(c) : sim_pmu_irq(&c->pmu, c->mdcr);
 }
 

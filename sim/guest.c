@@ -278,6 +278,11 @@ static bool guest_irq(struct sim_vcpu *v)
 		if (wr.outcome != SIM_OUT_OK)
 			v->irq.failed++;
 	}
+	if (v->pmu_mapped) { /* its EOI deactivates the physical interrupt too */
+		v->pmu_mapped = false;
+		v->line[PV_INTID_PMU] = false;
+		v->cpu->pmu_ppi_active = false;
+	}
 	sim_guest_check_irq(v->cpu);
 	if (v->line[PV_INTID_PMU])
 		v->irq.stuck++;

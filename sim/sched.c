@@ -48,6 +48,7 @@ static void leave(struct sim_cpu *c)
 	c->el = 2;
 	sim_cpu_el2_work(c, c->m->cfg.switch_insts / 2, false);
 	pv_vcpu_put(&v->pv);
+	c->pmu_ppi_active = false; /* a mapped PMU interrupt's active state goes with it */
 	hyp_words(c);
 	c->cur = NULL;
 }
@@ -70,6 +71,7 @@ static void enter(struct sim_cpu *c, struct sim_vcpu *v)
 {
 	guest_words(c, v);
 	pv_vcpu_load(&v->pv, &c->pv);
+	c->pmu_ppi_active = v->pmu_mapped;
 	c->cur = v;
 	c->stats.switches++;
 }

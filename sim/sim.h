@@ -83,6 +83,7 @@ struct sim_cpu_stats {
 	uint64_t irq_host;       /* ... for which pv_irq said PV_IRQ_HOST_PENDING */
 	uint64_t irq_not_mine;   /* ... for which pv_irq said PV_IRQ_NOT_MINE */
 	uint64_t irq_storms;     /* level still high after handling (the library left it) */
+	uint64_t irq_mapped;     /* ... for which pv_irq said PV_IRQ_GUEST_MAPPED */
 	uint64_t host_overflows; /* host counter overflows the host acknowledged */
 	uint64_t switches;       /* load of a different vCPU */
 	uint64_t ticks;          /* scheduler ticks */
@@ -101,7 +102,9 @@ struct sim_cpu {
 	uint64_t hafgrtr, hyp_hafgrtr;        /* HAFGRTR_EL2 (FEAT_FGT) */
 	uint64_t hdfgrtr, hyp_hdfgrtr;        /* HDFGRTR_EL2 (FEAT_FGT) */
 	uint64_t hdfgwtr, hyp_hdfgwtr;        /* HDFGWTR_EL2 (FEAT_FGT) */
-	uint64_t id[64];                      /* ID group (slot = CRm * 8 + Op2) */
+	bool pmu_ppi_active; /* the PMU PPI is active, mapped to the loaded vCPU's: not taken
+				again until that vCPU deactivates it (GICv3 ICH_LR<n>_EL2.HW) */
+	uint64_t id[64];     /* ID group (slot = CRm * 8 + Op2) */
 	struct sim_pmu pmu;
 	struct sim_amu amu;
 	unsigned level;          /* frequency level: cfg.cpu_khz[level] */
@@ -143,6 +146,7 @@ struct sim_vcpu {
 	unsigned el;
 	bool done;
 	bool line[32];      /* virtual PPI levels (pv_plat_virq_set) */
+	bool pmu_mapped;    /* line[PV_INTID_PMU] is the physical PPI, mapped (passthrough) */
 	unsigned rises[32]; /* rising edges */
 	unsigned virq_calls;
 	struct sim_irq_log irq;

@@ -28,7 +28,11 @@ static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 		 * means emulated. */
 		m |= PV_FIELD_PREP(PV_MDCR_EL2_HPMN, hw->hpmn) | PV_MDCR_EL2_TPM |
 		     PV_MDCR_EL2_TPMCR;
-		if (vm->pmu.direct) {
+		if (vm->pmu.passthrough) {
+			/* Passthrough: the guest owns every counter and nothing traps; HPMD and
+			 * HCCD below keep EL2 out of its counts (vpmu/passthrough.c). */
+			m &= ~(PV_MDCR_EL2_TPM | PV_MDCR_EL2_TPMCR);
+		} else if (vm->pmu.direct) {
 			/* Direct counter access (fgt_words): the hardware's own partition is the
 			 * VM's N, so counters past it UNDEF and PMCR_EL0.N reads N there; PMCR
 			 * traps by TPMCR, everything else by its fine-grained bit. */
@@ -123,6 +127,11 @@ static void spe_words(const struct pv_vm *vm, struct pv_trap_words *w)
 
 static void fgt_words(const struct pv_vm *vm, struct pv_trap_words *w)
 {
+	if (vm->pmu.passthrough && vm->hw->fgt) { /* nothing of the PMU traps */
+		w->hdfgrtr_el2_owned |= FGT_PMU_READ;
+		w->hdfgwtr_el2_owned |= FGT_PMU_WRITE;
+		return;
+	}
 	if (!vm->pmu.direct)
 		return;
 	w->hdfgrtr_el2_owned |= FGT_PMU_READ;

@@ -94,6 +94,7 @@ static void clear_vm_pmu(struct pv_vm_pmu *p)
 	p->version = p->nr_counters = 0;
 	p->el3 = false;
 	p->direct = false;
+	p->passthrough = false;
 	p->event_mask = p->host_mask = 0;
 	p->evcntr_mask = 0;
 	p->hw_nothing = PV_PMEVTYPER_P | PV_PMEVTYPER_U;
@@ -127,6 +128,16 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	 * which is not used), and a counter read gives the hardware's width. */
 	p->direct = c->direct && hw->fgt && hw->fgt_words && n >= 1 &&
 		    v3p5 == (hw->pmu_version >= PV_PMUVER_V3P5);
+	/* Passthrough: the hardware's PMU is the VM's as it is, so what the guest sees of it
+	 * must be what the VM was given (PMUVer, N = HPMN, every event; the hardware keeps the
+	 * host's counters [HPMN, N) out of its reach), and the hardware itself must keep EL2
+	 * out of every count whatever the guest's filters say: HPMD (PMUv3p1) for the event
+	 * counters, HCCD (PMUv3p5) for the cycle counter (MDCR_EL2, Arm ARM D24.3.17). */
+	p->passthrough = c->passthrough && hw->pmu_version >= PV_PMUVER_V3P5 &&
+			 c->version == hw->pmu_version && n == hw->hpmn && c->nr_filters == 0 &&
+			 n >= 1;
+	if (p->passthrough)
+		p->direct = false;
 
 	/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0: a filter bit is implemented when the state it
 	 * filters exists on the PE (EL2 always; EL3, Secure EL2, Realm as the hardware). */
@@ -191,7 +202,7 @@ void pv_vpmu_vcpu_init(struct pv_vcpu *v)
 	s->userenr = 0;
 	/* Direct: the guest can touch the counters before any trap says so, so its state is in
 	 * the hardware from its first load (and never another vCPU's). */
-	s->active = p->direct;
+	s->active = p->direct || p->passthrough;
 	s->irq_level = false;
 	v->fast = (struct pv_vpmu_fast){
 		.evcntr_mask = p->evcntr_mask, .xev_el0 = 31, .xev_el1 = 31};

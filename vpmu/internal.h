@@ -215,4 +215,8 @@ void pv_vpmu__chain_overflows(struct pv_vcpu *v, struct pv_pcpu *cpu, uint32_t o
 void pv_vpmu__sync_inten(struct pv_vcpu *v, struct pv_pcpu *cpu);
 void pv_vpmu__chain_traps(struct pv_vcpu *v);
 
+/* passthrough.c */
+void pv_vpmu__pt_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
+void pv_vpmu__pt_put(struct pv_vcpu *v, struct pv_pcpu *cpu);
+
 #endif

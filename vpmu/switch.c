@@ -86,6 +86,8 @@ void pv_vpmu__chain_traps(struct pv_vcpu *v)
 
 void pv_vpmu__activate(struct pv_vcpu *v)
 {
+	if (v->vm->pmu.passthrough)
+		return; /* active from the start, and its state is in hardware when loaded */
 	v->pmu.active = true;
 	vpmu_set_slow(v);
 	if (v->cpu)
@@ -95,6 +97,11 @@ void pv_vpmu__activate(struct pv_vcpu *v)
 /* A vCPU that never touched the PMU costs nothing at switch. */
 void pv_vpmu_load(struct pv_vcpu *v)
 {
+	if (v->vm->pmu.passthrough) {
+		if (v->cpu)
+			pv_vpmu__pt_load(v, v->cpu);
+		return; /* nothing traps: the fast word stays all slow */
+	}
 	if (v->pmu.active && v->cpu) {
 		load_hw(v, v->cpu);
 		vpmu_set_slow(v);
@@ -106,6 +113,10 @@ void pv_vpmu_put(struct pv_vcpu *v)
 	struct pv_pcpu *cpu = v->cpu;
 	if (!v->pmu.active || !cpu)
 		return;
+	if (v->vm->pmu.passthrough) {
+		pv_vpmu__pt_put(v, cpu);
+		return;
+	}
 	unsigned nr = v->vm->pmu.nr_counters;
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, v->vm->pmu.counter_mask);
 	pv_vpmu__fold(v, cpu);
@@ -140,15 +151,28 @@ void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 
 /* Physical PMU overflow interrupt. Guest flags are folded into the loaded vCPU; host flags
  * (counters [HPMN, N)) are left set for the host. With no active vCPU loaded, the guest
- * counters are disabled and their flags were folded at put. */
-bool pv_vpmu_irq(struct pv_pcpu *cpu)
+ * counters are disabled and their flags were folded at put. A passthrough vCPU's interrupt
+ * is its own, in its own registers: the host presents it mapped (PV_IRQ_GUEST_MAPPED), and
+ * each one it takes is a rising edge of the guest's line (none comes while one is active). */
+enum pv_irq_result pv_vpmu_irq(struct pv_pcpu *cpu)
 {
 	struct pv_vcpu *v = cpu->loaded;
-	if (v && v->pmu.active)
-		return (pv_vpmu__fold(v, cpu) & v->vm->pmu.host_mask) != 0;
-	uint64_t raw = pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0);
+	if (v && v->vm->pmu.passthrough) {
+		/* The host's counters first: the guest's level, if high, brings it back. */
+		if (v->vm->pmu.host_mask &&
+		    (pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0) & v->vm->pmu.host_mask))
+			return PV_IRQ_HOST_PENDING;
+		v->stats.pmu_irqs++;
+		return PV_IRQ_GUEST_MAPPED;
+	}
 	uint64_t host = 0;
-	if (cpu->hw)
-		host = (PV_BIT(cpu->hw->pmu_counters) - 1) & ~(PV_BIT(cpu->hw->hpmn) - 1);
-	return (raw & host) != 0;
+	if (v && v->pmu.active) {
+		host = pv_vpmu__fold(v, cpu) & v->vm->pmu.host_mask;
+	} else {
+		uint64_t raw = pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0);
+		if (cpu->hw)
+			host = raw & (PV_BIT(cpu->hw->pmu_counters) - 1) &
+			       ~(PV_BIT(cpu->hw->hpmn) - 1);
+	}
+	return host ? PV_IRQ_HOST_PENDING : PV_IRQ_HANDLED;
 }

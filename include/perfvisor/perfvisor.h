@@ -204,6 +204,8 @@ enum pv_irq_result {
 	PV_IRQ_NOT_MINE,     /* not an interrupt perfvisor handles */
 	PV_IRQ_HANDLED,      /* fully handled */
 	PV_IRQ_HOST_PENDING, /* handled for guests; host-reserved counters overflowed too */
+	PV_IRQ_GUEST_MAPPED, /* the loaded vCPU's own (passthrough): present it as its INTID,
+				mapped, and leave it active (pv_irq) */
 };
 
 /**
@@ -374,7 +376,15 @@ void pv_vcpu_put(struct pv_vcpu *v);
  * host's); PV_IRQ_HOST_PENDING for a PMU interrupt for which host counters [HPMN, N)
  * overflowed too (their PMOVSSET_EL0 bits are left for the host to clear); PV_IRQ_HANDLED
  * otherwise, a late SPE interrupt (nothing pending) included. A PMU interrupt is never
- * PV_IRQ_NOT_MINE.
+ * PV_IRQ_NOT_MINE. PV_IRQ_GUEST_MAPPED for a PMU interrupt while a passthrough vCPU is
+ * loaded (pv_pmu_config.passthrough): the overflow is the guest's own, in the guest's own
+ * registers, and nothing was changed. The host makes the vCPU's virtual INTID 23 pending,
+ * mapped to the physical one (GICv3 ICH_LR<n>_EL2.HW = 1, pINTID = 23), and does not
+ * deactivate the physical interrupt: the guest's deactivation of the virtual one does, so
+ * the next overflow needs no exit of its own. The physical interrupt is the vCPU's while
+ * it is loaded: a host that puts the vCPU with it active deactivates it, and makes it
+ * active again when it loads the vCPU with the mapped interrupt still in its list
+ * registers.
  */
 enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid);
 

@@ -39,6 +39,13 @@ struct pv_pmu_config {
 	 * (pv_hw.fgt_words), at least one counter, the hardware's counter width (docs/vpmu.md,
 	 * "Direct counter access"). Elsewhere, or 0, every PMU access traps. */
 	uint8_t direct;
+	/* 1: the VM owns the guests' part of the physical PMU ([0, HPMN) and the cycle counter)
+	 * of the pCPU it is loaded on, and no PMU access traps: that PMU is the VM's exactly (the
+	 * hardware's PMUVer, PMUv3p5 at least, for HPMD and HCCD; nr_counters = HPMN; no event
+	 * filter). The host presents the physical PMU interrupt to the VM mapped
+	 * (PV_IRQ_GUEST_MAPPED). Where it is not possible, as for 0: direct or trapping as above
+	 * (docs/vpmu.md, "Passthrough"). */
+	uint8_t passthrough;
 	struct pv_pmu_filter filters[PV_PMU_MAX_FILTERS];
 };
 
@@ -58,6 +65,7 @@ struct pv_vm_pmu {
 	/* Derived by vpmu/ at pv_vm_init for its own use: */
 	bool el3;                /* NSK/NSU/M are implemented (hw->el3) */
 	bool direct;             /* counters untrapped (pv_pmu_config.direct, and possible) */
+	bool passthrough;        /* nothing traps (pv_pmu_config.passthrough, and possible) */
 	uint32_t event_mask;     /* evtCount width: 0x3FF (PMUv3) or 0xFFFF (PMUv3p1+) */
 	uint32_t host_mask;      /* physical overflow bits of host counters [HPMN, N) */
 	uint64_t evcntr_mask;    /* guest-visible width of PMEVCNTR<n>: 32 or 64 bits */
@@ -143,5 +151,19 @@ bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);
  * any @idx but 31 at or above the VM's PMCR_EL0.N.
  */
 uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx);
+
+/**
+ * pv_vpmu_sync() - Bring struct pv_vpmu up to date for a loaded passthrough vCPU.
+ * @v: the vCPU, loaded or not.
+ *
+ * A passthrough vCPU (vm->pmu.passthrough) changes its PMU registers without a trap, so
+ * while it is loaded its struct pv_vpmu holds what it had at load. This reads them all
+ * back from the hardware, which it does not change. For any other vCPU, and one not
+ * loaded, it does nothing: struct pv_vpmu is current (counter values aside:
+ * pv_vpmu_counter()).
+ *
+ * Context: on the vCPU's pCPU while it is loaded.
+ */
+void pv_vpmu_sync(struct pv_vcpu *v);
 
 #endif

@@ -232,17 +232,17 @@ static void test_irq_fold(void **state)
 
 	/* nothing loaded: the flags of counters [HPMN, N) = [6, 8) are the host's */
 	CELL(f, PV_PMOVSSET_EL0) = 0x40;
-	assert_true(pv_vpmu_irq(&f->cpu));
+	assert_int_equal(pv_vpmu_irq(&f->cpu), PV_IRQ_HOST_PENDING);
 	CELL(f, PV_PMOVSSET_EL0) = 0x8000003Fu; /* guest partition only */
-	assert_false(pv_vpmu_irq(&f->cpu));
+	assert_int_equal(pv_vpmu_irq(&f->cpu), PV_IRQ_HANDLED);
 	CELL(f, PV_PMOVSSET_EL0) = 0;
-	assert_false(pv_vpmu_irq(&f->cpu));
+	assert_int_equal(pv_vpmu_irq(&f->cpu), PV_IRQ_HANDLED);
 
 	/* loaded but never used the PMU: only the host's flags are looked at, nothing written */
 	fx_load(f, 0);
 	CELL(f, PV_PMOVSSET_EL0) = 0x80;
 	uint64_t writes = f->mc.writes;
-	assert_true(pv_vpmu_irq(&f->cpu));
+	assert_int_equal(pv_vpmu_irq(&f->cpu), PV_IRQ_HOST_PENDING);
 	assert_int_equal(f->mc.writes, writes);
 	assert_false(v->pmu.active);
 
@@ -250,14 +250,14 @@ static void test_irq_fold(void **state)
 	wr(pv_vpmu_pmintenset_write, v, 0, 0x80000001u);
 	CELL(f, PV_PMOVSSET_EL0) = 0x80000000u;
 	CELL(f, PV_PMOVSCLR_EL0) = 0;
-	assert_false(pv_vpmu_irq(&f->cpu)); /* guest only */
+	assert_int_equal(pv_vpmu_irq(&f->cpu), PV_IRQ_HANDLED); /* guest only */
 	assert_int_equal(v->pmu.ovs, 0x80000000u);
 	assert_int_equal(CELL(f, PV_PMOVSCLR_EL0), 0x80000000u);
 	assert_true(f->mv[0].line[PV_INTID_PMU]);
 
 	CELL(f, PV_PMOVSSET_EL0) = 0x1 | 0x10 | 0x40; /* guest 0, unassigned 4, host 6 */
 	CELL(f, PV_PMOVSCLR_EL0) = 0;
-	assert_true(pv_vpmu_irq(&f->cpu));
+	assert_int_equal(pv_vpmu_irq(&f->cpu), PV_IRQ_HOST_PENDING);
 	assert_int_equal(CELL(f, PV_PMOVSCLR_EL0), 0x1);
 	assert_int_equal(v->pmu.ovs, 0x80000001u);
 	assert_int_equal(rd(pv_vpmu_pmovsset_read, v, 0), 0x80000001u);
@@ -288,7 +288,7 @@ static void test_irq_chain(void **state)
 			 0x1); /* to learn of counter 0's overflow */
 
 	CELL(f, PV_PMOVSSET_EL0) = 0x1;
-	assert_false(pv_vpmu_irq(&f->cpu));
+	assert_int_equal(pv_vpmu_irq(&f->cpu), PV_IRQ_HANDLED);
 	assert_int_equal(CELL(f, PV_PMEVCNTR_EL0(1)), 42);
 	assert_int_equal(v->pmu.ovs, 0x1);
 	assert_false(f->mv[0].line[PV_INTID_PMU]); /* the guest did not enable it */
@@ -301,7 +301,7 @@ static void test_irq_chain(void **state)
 	/* with PMCR.LP the hardware overflow is a 64-bit one: it does not chain */
 	wr(pv_vpmu_pmcr_write, v, 0, PV_PMCR_E | PV_PMCR_LP);
 	CELL(f, PV_PMOVSSET_EL0) = 0x1;
-	assert_false(pv_vpmu_irq(&f->cpu));
+	assert_int_equal(pv_vpmu_irq(&f->cpu), PV_IRQ_HANDLED);
 	assert_int_equal(CELL(f, PV_PMEVCNTR_EL0(1)), 43);
 	free(f);
 }

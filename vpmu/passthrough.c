@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Passthrough (vm->pmu.passthrough): the VM owns the whole physical PMU while it is loaded,
+ * and no PMU access traps (MDCR_EL2.TPM clear, HPMN = N: trap/trapwords.c). Its state is
+ * the hardware's while it is loaded and struct pv_vpmu's otherwise, so load writes every
+ * register the guest can change and put reads every one back, then leaves the pCPU's PMU
+ * disabled, quiet and with no overflow pending, so that nothing of it reaches the next vCPU
+ * or lifts the PMU interrupt line after it. EL2 never counts: HPMD and HCCD.
+ */
+#include "internal.h"
+
+/* PMCR_EL0 state a guest write leaves (E, D, X, DP, LC, LP, FZO); P and C are actions. */
+#define PT_PMCR_STATE                                                                          \
+	(PV_PMCR_E | PV_PMCR_D | PV_PMCR_X | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP | PV_PMCR_FZO)
+
+static void read_back(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	struct pv_vpmu *s = &v->pmu;
+	unsigned nr = v->vm->pmu.nr_counters;
+	s->pmcr = pv_plat_sysreg_read(cpu, PV_PMCR_EL0) & PT_PMCR_STATE;
+	for (unsigned n = 0; n < nr; n++) {
+		s->evcntr[n] = hw_evcntr_read(cpu, n);
+		s->evtyper[n] = s->hwtype[n] = pv_plat_sysreg_read(cpu, PV_PMEVTYPER_EL0(n));
+	}
+	s->ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
+	s->ccfiltr = s->hwtype[PV_PMU_CYCLE_IDX] = pv_plat_sysreg_read(cpu, PV_PMCCFILTR_EL0);
+	s->inten = (uint32_t)pv_plat_sysreg_read(cpu, PV_PMINTENSET_EL1);
+	s->ovs = (uint32_t)pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0);
+	s->selr = (uint8_t)(pv_plat_sysreg_read(cpu, PV_PMSELR_EL0) & 0x1F);
+	s->userenr = (uint8_t)pv_plat_sysreg_read(cpu, PV_PMUSERENR_EL0);
+	s->irq_level = (s->pmcr & PV_PMCR_E) && (s->inten & s->ovs);
+}
+
+void pv_vpmu__pt_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	const struct pv_vpmu *s = &v->pmu;
+	uint32_t all = v->vm->pmu.counter_mask;
+	unsigned nr = v->vm->pmu.nr_counters;
+	v->pmu.host_selr = (uint8_t)pv_plat_sysreg_read(cpu, PV_PMSELR_EL0);
+	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, all);
+	for (unsigned n = 0; n < nr; n++) {
+		hw_evtyper_write(cpu, n, s->hwtype[n]);
+		hw_evcntr_write(cpu, n, s->evcntr[n]);
+	}
+	pv_plat_sysreg_write(cpu, PV_PMCCFILTR_EL0, s->hwtype[PV_PMU_CYCLE_IDX]);
+	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, s->ccntr);
+	pv_plat_sysreg_write(cpu, PV_PMOVSSET_EL0, s->ovs & all);
+	pv_plat_sysreg_write(cpu, PV_PMOVSCLR_EL0, all & ~s->ovs);
+	pv_plat_sysreg_write(cpu, PV_PMINTENSET_EL1, s->inten & all);
+	pv_plat_sysreg_write(cpu, PV_PMINTENCLR_EL1, all & ~s->inten);
+	pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, s->selr);
+	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, s->userenr);
+	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, s->pmcr);
+	pv_plat_sysreg_write(cpu, PV_PMCNTENSET_EL0, s->cnten & all);
+}
+
+/* Counting stops first, so the values read are those at the moment of the put. */
+void pv_vpmu__pt_put(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	uint32_t all = v->vm->pmu.counter_mask;
+	v->pmu.cnten = (uint32_t)pv_plat_sysreg_read(cpu, PV_PMCNTENSET_EL0) & all;
+	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, all);
+	read_back(v, cpu);
+	pv_plat_sysreg_write(cpu, PV_PMINTENCLR_EL1, all);
+	pv_plat_sysreg_write(cpu, PV_PMOVSCLR_EL0, all);
+	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN); /* pcpu_setup's */
+	pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, v->pmu.host_selr);
+}
+
+void pv_vpmu_sync(struct pv_vcpu *v)
+{
+	struct pv_pcpu *cpu = v->cpu;
+	if (!v->vm->pmu.passthrough || !cpu)
+		return;
+	v->pmu.cnten = (uint32_t)pv_plat_sysreg_read(cpu, PV_PMCNTENSET_EL0) &
+		       v->vm->pmu.counter_mask;
+	read_back(v, cpu);
+}

@@ -14,7 +14,8 @@
  * overflow flag, which the library folds into the guest's PMOVS (and chains) as for any
  * hardware overflow. Only the physical counters of the loaded vCPU are touched, and only on
  * QEMU (plat_feat.qemu: MIDR_EL1.Implementer 0, "reserved for software use", as QEMU's
- * `max` CPU reports).
+ * `max` CPU reports). A passthrough vCPU's enables and types are read from the hardware,
+ * where it writes them (vpmu/passthrough.c).
  */
 #include "qemu72.h"
 
@@ -39,26 +40,37 @@ void qemu72_retire_emulated(struct pv_vcpu *v, unsigned el)
 {
 	const struct pv_vpmu *p = &v->pmu;
 	struct pv_pcpu *cpu = v->cpu;
-	if (!plat_feat.qemu || !p->active || !cpu || !(p->pmcr & PV_PMCR_E))
+	if (!plat_feat.qemu || !p->active || !cpu)
+		return;
+	bool live = v->vm->pmu.passthrough;
+	uint64_t pmcr = live ? pv_plat_sysreg_read(cpu, PV_PMCR_EL0) : p->pmcr;
+	uint32_t cnten = live ? (uint32_t)pv_plat_sysreg_read(cpu, PV_PMCNTENSET_EL0)
+			      : p->cnten;
+	if (!(pmcr & PV_PMCR_E))
 		return;
 	bool el3 = v->vm->hw->el3;
 	uint32_t ovf = 0;
 	for (unsigned n = 0; n < v->vm->pmu.nr_counters; n++) {
-		uint64_t t = p->hwtype[n];
+		if (!(cnten & (1u << n)))
+			continue;
+		uint64_t t = live ? pv_plat_sysreg_read(cpu, PV_PMEVTYPER_EL0(n))
+				  : p->hwtype[n];
 		uint64_t ev = t & PV_PMEVTYPER_EVT_V3P1;
-		if (!(p->cnten & (1u << n)) || !counts_at(t, el, el3) ||
+		if (!counts_at(t, el, el3) ||
 		    (ev != PV_EVT_INST_RETIRED && ev != PV_EVT_CPU_CYCLES))
 			continue;
 		uint64_t c = pv_plat_sysreg_read(cpu, PV_PMEVCNTR_EL0(n));
 		pv_plat_sysreg_write(cpu, PV_PMEVCNTR_EL0(n), c + 1);
-		if (wraps(c, p->pmcr & PV_PMCR_LP))
+		if (wraps(c, pmcr & PV_PMCR_LP))
 			ovf |= 1u << n;
 	}
-	if ((p->cnten & (1u << PV_PMU_CYCLE_IDX)) && !(p->pmcr & PV_PMCR_D) &&
-	    counts_at(p->hwtype[PV_PMU_CYCLE_IDX], el, el3)) {
+	uint64_t ccfiltr = live ? pv_plat_sysreg_read(cpu, PV_PMCCFILTR_EL0)
+				: p->hwtype[PV_PMU_CYCLE_IDX];
+	if ((cnten & (1u << PV_PMU_CYCLE_IDX)) && !(pmcr & PV_PMCR_D) &&
+	    counts_at(ccfiltr, el, el3)) {
 		uint64_t c = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
 		pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, c + 1);
-		if (wraps(c, p->pmcr & PV_PMCR_LC))
+		if (wraps(c, pmcr & PV_PMCR_LC))
 			ovf |= 1u << PV_PMU_CYCLE_IDX;
 	}
 	if (ovf)

@@ -123,8 +123,11 @@ static enum exit_kind mmio(struct vcpu *v, uint64_t esr)
 	if (!uart_mmio(v, ipa, wnr, size, &val)) {
 		kind = EXIT_MMIO_GIC;
 		if (!vgic_mmio(v, ipa, wnr, size, &val)) {
-			inject_abort(v, true, far, wnr);
-			return EXIT_MMIO_OTHER;
+			kind = EXIT_MMIO_SELFCOUNT;
+			if (!selfcount_mmio(v, ipa, wnr, size, &val)) {
+				inject_abort(v, true, far, wnr);
+				return EXIT_MMIO_OTHER;
+			}
 		}
 	}
 	if (!wnr && srt != 31) {

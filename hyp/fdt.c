@@ -227,6 +227,14 @@ size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 	prop_cells(w, "interrupts", uirq, 3);
 	end(w);
 
+	if (hyp.selfcount_page) {
+		begin(w, "selfcount@a000000");
+		prop_str(w, "compatible", "perfvisor,selfcount");
+		uint32_t sreg[4] = {0, (uint32_t)SELFCOUNT_IPA, 0, 0x1000};
+		prop_cells(w, "reg", sreg, 4);
+		end(w);
+	}
+
 	begin(w, "intc@8000000");
 	prop_str(w, "compatible", "arm,gic-v3");
 	prop_u32(w, "#interrupt-cells", 3);

@@ -18,6 +18,7 @@
 #define GICR_IGROUPR0 0x0080
 #define GICR_ISENABLER0 0x0100
 #define GICR_ICENABLER0 0x0180
+#define GICR_ISACTIVER0 0x0300
 #define GICR_IPRIORITYR 0x0400
 
 void gic_init(void)
@@ -50,8 +51,10 @@ void gic_init(void)
 	isb();
 	write_sysreg(S3_0_C4_C6_0, 0xFFul); /* ICC_PMR_EL1: every priority */
 	write_sysreg(S3_0_C12_C12_3, 0ul);  /* ICC_BPR1_EL1 */
-	write_sysreg(S3_0_C12_C12_4,
-		     0ul); /* ICC_CTLR_EL1: EOImode 0 (EOI drops and deactivates) */
+	/* ICC_CTLR_EL1: EOImode 0 (EOI drops the priority and deactivates), or 1 with
+	 * passthrough, whose PMU interrupt the guest deactivates (vgic.c): EOI then only drops
+	 * the priority and the others are deactivated through ICC_DIR_EL1. */
+	write_sysreg(S3_0_C12_C12_4, hyp.split_eoi ? 2ul : 0ul);
 	write_sysreg(S3_0_C12_C12_7, 1ul); /* ICC_IGRPEN1_EL1 */
 	isb();
 
@@ -78,5 +81,28 @@ uint32_t gic_ack(void)
 void gic_eoi(uint32_t intid)
 {
 	write_sysreg(S3_0_C12_C12_1, intid); /* ICC_EOIR1_EL1 */
+	if (hyp.split_eoi)
+		write_sysreg(S3_0_C12_C11_1, intid); /* ICC_DIR_EL1 */
 	isb();
+}
+
+/* Priority drop only (EOImode 1): the interrupt stays active, for its mapped virtual one
+ * to deactivate. */
+void gic_drop(uint32_t intid)
+{
+	write_sysreg(S3_0_C12_C12_1, intid); /* ICC_EOIR1_EL1 */
+	isb();
+}
+
+void gic_deactivate(uint32_t intid)
+{
+	write_sysreg(S3_0_C12_C11_1, intid); /* ICC_DIR_EL1 */
+	isb();
+}
+
+/* A PPI made active again (GICR_ISACTIVER0), as a mapped interrupt left active goes back to
+ * its vCPU: the physical one stays quiet until the guest deactivates it. */
+void gic_activate_ppi(uint32_t intid)
+{
+	mmio_write32(GICR_SGI_BASE + GICR_ISACTIVER0, 1u << intid);
 }

@@ -17,7 +17,8 @@
 /* ---- QEMU virt memory map (physical, and the same IPAs inside every VM) ------------------ */
 #define UART_BASE 0x09000000ul
 #define GICD_BASE 0x08000000ul
-#define GICR_BASE 0x080A0000ul /* RD_base of CPU 0; its SGI_base frame follows at +64 KiB */
+#define SELFCOUNT_IPA 0x0A000000ul /* the self-count page of every VM (selfcount.c) */
+#define GICR_BASE 0x080A0000ul     /* RD_base of CPU 0; its SGI_base frame follows at +64 KiB */
 #define GICR_SGI_BASE (GICR_BASE + 0x10000ul)
 #define RAM_BASE 0x40000000ul
 
@@ -118,7 +119,9 @@ struct vgic_cpu {
 	/* Virtual CPU interface state, in hardware while the vCPU is loaded. */
 	uint64_t lr[NR_LR_MAX];
 	uint64_t vmcr, ap0r0, ap1r0;
-	bool hw; /* list registers live in hardware (between restore and save) */
+	bool hw;         /* list registers live in hardware (between restore and save) */
+	bool pmu_masked; /* the physical PMU PPI is disabled for this vCPU: its mapped
+			    interrupt could not be presented (vgic.c) */
 };
 
 /* Why the hypervisor was entered, for the overhead figures. */
@@ -132,6 +135,7 @@ enum exit_kind {
 	EXIT_MMIO_UART,
 	EXIT_MMIO_GIC,
 	EXIT_MMIO_OTHER,
+	EXIT_MMIO_SELFCOUNT,
 	EXIT_WFI,
 	EXIT_IRQ_TICK,
 	EXIT_IRQ_POLL,
@@ -217,10 +221,14 @@ struct hyp {
 	struct vcpu *current;
 	uint64_t pmu_poll_ticks; /* 0: no overflow polling (see timer.c) */
 	bool poll_armed;         /* the timer is set for an overflow poll, not the slice end */
-	uint64_t cntfrq;         /* CNTFRQ_EL0: ticks a second */
-	bool switched;           /* the current exception switched vCPUs */
-	bool selfcount;          /* the host counter counts EL2 instructions */
-	unsigned host_counter;   /* its index (= HPMN) */
+	bool split_eoi;          /* ICC_CTLR_EL1.EOImode = 1: pmu_passthrough=on (gic.c) */
+	bool pt_followup; /* passthrough: an event counter's interrupt is with the guest (timer.c) */
+	uint64_t cntfrq;       /* CNTFRQ_EL0: ticks a second */
+	bool switched;         /* the current exception switched vCPUs */
+	bool selfcount;        /* the host counter counts EL2 instructions */
+	bool selfcount_direct; /* ... read as PMEVCNTR<n>: passthrough guests own PMSELR */
+	bool selfcount_page;   /* selfcount_page=on: every VM has its page (selfcount.c) */
+	unsigned host_counter; /* its index (= HPMN) */
 	unsigned nr_vms;
 	unsigned nr_lr;
 	uint64_t slice_ticks, slice_deadline;
@@ -272,6 +280,9 @@ void gic_init(void);
 uint32_t gic_ack(void);
 void gic_eoi(uint32_t intid);
 void gic_enable_ppi(uint32_t intid, bool on);
+void gic_drop(uint32_t intid);
+void gic_deactivate(uint32_t intid);
+void gic_activate_ppi(uint32_t intid);
 
 /* vgic.c */
 void vgic_init(struct vcpu *v);
@@ -279,9 +290,12 @@ void vgic_set_line(struct vcpu *v, uint32_t intid, bool level);
 void vgic_save(struct vcpu *v);
 void vgic_restore(struct vcpu *v);
 void vgic_maintenance(struct vcpu *v);
+void vgic_inject_mapped(struct vcpu *v, uint32_t intid);
+bool vgic_mapped_live(struct vcpu *v);
 bool vgic_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
 bool vgic_sgi_sysreg(struct vcpu *v, uint32_t key, uint64_t val);
-bool vgic_pending(const struct vcpu *v);
+bool vgic_pending(struct vcpu *v);
+bool vgic_mapped_pending(struct vcpu *v);
 
 /* uart.c */
 bool uart_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
@@ -300,6 +314,7 @@ bool uart_input_possible(void);
 void timer_init(uint64_t slice_ticks, uint64_t poll_ticks);
 void timer_rearm(void);
 void timer_program(void);
+void timer_passthrough_irq(void);
 bool timer_slice_over(void);
 uint64_t timer_now(void);
 void vtimer_sync(struct vcpu *v);
@@ -346,6 +361,8 @@ __attribute__((noreturn)) void machine_off(void);
 
 /* selfcount.c */
 void selfcount_init(void);
+uint64_t selfcount_passthrough_read(void);
+bool selfcount_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
 
 /* selfcount_account(): inline, at the end of this file */
 
@@ -396,7 +413,12 @@ static inline void mmio_write32(uint64_t addr, uint32_t v)
  * self-measurement it reads something else, which the report does not show. */
 static inline void selfcount_charge(struct vcpu *v, enum exit_kind kind)
 {
-	uint64_t now = read_sysreg(S3_3_C9_C13_2);
+	uint64_t now;
+	if (__builtin_expect(hyp.selfcount_direct, 0)) {
+		now = selfcount_passthrough_read();
+	} else {
+		now = read_sysreg(S3_3_C9_C13_2);
+	}
 	v->el2_instr[kind] += now - hyp.last_count;
 	hyp.last_count = now;
 }

@@ -8,7 +8,8 @@
  *   slice_us=N        scheduler slice in microseconds of virtual time (default 1000)
  *   vm<k>=NAME        name of the VM in slot k (default "vm<k>")
  *   counters=N        PMU counters each VM sees (default: all guest counters, HPMN)
- *   host_counters=N   counters kept by the hypervisor (default 1: self-measurement)
+ *   host_counters=N   counters kept by the hypervisor (default 1: self-measurement; 0 with
+ *                     pmu_passthrough=on, where QEMU 7.2 would let the guests reach them)
  *   pmu_poll_us=N     the QEMU 7.2 overflow poll's shortest wait (default 10; 0: off; timer.c)
  *   vm<k>_mem=N       MiB of RAM for the VM in slot k (default 64; a multiple of 64: the VM
  *                     then spans that many slots, which hold no other VM)
@@ -25,6 +26,10 @@
  *   fasttrap=on|off   serve the counter reads the library marks plain at the exception entry,
  *                     before the register save (vectors.S; default on), or send every trap
  *                     to C
+ *   pmu_passthrough=on|off  each VM owns the whole PMU while it runs, and no PMU access traps
+ *                     (docs/vpmu.md, "Passthrough"; default off); on implies host_counters=0
+ *   selfcount_page=on|off  a page in every VM whose register reads the EL2 instructions
+ *                     spent on it (selfcount.c; default off)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
  */
 #include "hyp.h"
@@ -45,8 +50,9 @@
 static struct {
 	uint64_t slice_us, pmu_poll_us, limit_ms, records_ms;
 	unsigned counters, host_counters;
+	bool host_counters_given;
 	unsigned focus; /* the VM slot console input goes to, or MAX_VMS: none */
-	bool fasttrap;
+	bool fasttrap, pmu_passthrough;
 	char names[MAX_VMS][24];
 	uint64_t mem_mib[MAX_VMS];
 	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
@@ -82,6 +88,15 @@ static uint64_t parse_num_len(const char *s, size_t n, size_t *used)
 	if (used)
 		*used = i;
 	return v;
+}
+
+/* KEY=on or KEY=off into *flag; anything else leaves it, with a message. */
+static void parse_on_off(const char *key, const char *val, size_t vl, bool *flag)
+{
+	if ((vl == 2 && !strncmp(val, "on", 2)) || (vl == 3 && !strncmp(val, "off", 3)))
+		*flag = vl == 2;
+	else
+		hyp_printf("hyp: %s takes on or off; it stays %s\n", key, *flag ? "on" : "off");
 }
 
 static uint64_t parse_num(const char *s, size_t n)
@@ -123,24 +138,23 @@ static void parse_bootargs(const char *a)
 				cfg.pmu_poll_us = parse_num(val, vl);
 			else if (kl == 8 && !strncmp(a, "counters", 8))
 				cfg.counters = (unsigned)parse_num(val, vl);
-			else if (kl == 13 && !strncmp(a, "host_counters", 13))
+			else if (kl == 13 && !strncmp(a, "host_counters", 13)) {
 				cfg.host_counters = (unsigned)parse_num(val, vl);
-			else if (kl == 8 && !strncmp(a, "limit_ms", 8))
+				cfg.host_counters_given = true;
+			} else if (kl == 8 && !strncmp(a, "limit_ms", 8))
 				cfg.limit_ms = parse_num(val, vl);
 			else if (kl == 10 && !strncmp(a, "records_ms", 10))
 				cfg.records_ms = parse_num(val, vl);
 			else if (kl == 5 && !strncmp(a, "focus", 5))
 				cfg.focus = (unsigned)parse_num(val, vl);
-			else if (kl == 8 && !strncmp(a, "fasttrap", 8)) {
-				if ((vl == 2 && !strncmp(val, "on", 2)) ||
-				    (vl == 3 && !strncmp(val, "off", 3)))
-					cfg.fasttrap = vl == 2;
-				else
-					hyp_printf(
-						"hyp: fasttrap takes on or off; it stays %s\n",
-						cfg.fasttrap ? "on" : "off");
-			} else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				   a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
+			else if (kl == 8 && !strncmp(a, "fasttrap", 8))
+				parse_on_off("fasttrap", val, vl, &cfg.fasttrap);
+			else if (kl == 14 && !strncmp(a, "selfcount_page", 14))
+				parse_on_off("selfcount_page", val, vl, &hyp.selfcount_page);
+			else if (kl == 15 && !strncmp(a, "pmu_passthrough", 15))
+				parse_on_off("pmu_passthrough", val, vl, &cfg.pmu_passthrough);
+			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
 				cfg.mem_mib[a[2] - '0'] = parse_num(val, vl);
 			else if (kl == 10 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
 				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_initrd", 7)) {
@@ -368,6 +382,7 @@ static void vm_create(unsigned k)
 							     : hyp.hw.pmu_version;
 	vc.pmu.nr_counters = cfg.counters && cfg.counters <= hyp.hw.hpmn ? (uint8_t)cfg.counters
 									 : hyp.hw.hpmn;
+	vc.pmu.passthrough = cfg.pmu_passthrough;
 	if (!parse_pmu_filter(vm->name, k, cfg.pmu_filter[k], &vc.pmu))
 		return;
 	int err = pv_vm_init(&vm->pv, &hyp.hw, &vc);
@@ -402,9 +417,12 @@ static void vm_create(unsigned k)
 	hyp.nr_vms++;
 	hyp_printf(
 		"hyp: vm %s: slot %u, RAM %lu MiB at PA %lx (IPA %lx), entry %lx, device tree "
-		"%lx, VMID %u, %u PMU counters\n",
+		"%lx, VMID %u, %u PMU counters%s\n",
 		vm->name, k, vm->ram_size >> 20, vm->pa_base, RAM_BASE, v->f.elr, vm->dtb_ipa,
-		k + 1, (unsigned)vm->pv.pmu.nr_counters);
+		k + 1, (unsigned)vm->pv.pmu.nr_counters,
+		vm->pv.pmu.passthrough ? ", passthrough (no PMU trap)"
+		: cfg.pmu_passthrough  ? ", trapped (passthrough is not possible: docs/vpmu.md)"
+				       : "");
 }
 
 void hyp_main(void)
@@ -412,6 +430,17 @@ void hyp_main(void)
 	mmu_init();
 	hyp_puts("hyp: perfvisor EL2 hypervisor\n");
 	parse_bootargs(fdt_bootargs((const void *)RAM_BASE));
+	if (cfg.pmu_passthrough) {
+		/* The guests own the PMU. QEMU 7.2 leaves counters past HPMN in their reach, so the
+		 * hypervisor keeps one only when told to, to measure itself (selfcount.c). */
+		if (!cfg.host_counters_given)
+			cfg.host_counters = 0;
+		else if (cfg.host_counters)
+			hyp_puts("hyp: pmu_passthrough with host_counters: under QEMU 7.2 the "
+				 "guests can reach the hypervisor's counters (for measurement "
+				 "only)\n");
+		hyp.split_eoi = true;
+	}
 	gic_init();
 
 	plat_init();

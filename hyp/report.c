@@ -16,6 +16,7 @@ static const char *const kind_names[EXIT_KINDS] = {
 	[EXIT_MMIO_UART] = "mmio-uart",
 	[EXIT_MMIO_GIC] = "mmio-gic",
 	[EXIT_MMIO_OTHER] = "mmio-abort",
+	[EXIT_MMIO_SELFCOUNT] = "mmio-selfcount",
 	[EXIT_WFI] = "wfi",
 	[EXIT_IRQ_TICK] = "irq-tick",
 	[EXIT_IRQ_POLL] = "irq-pmu-poll",

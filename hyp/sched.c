@@ -88,13 +88,21 @@ enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
 {
 	enum exit_kind kind = EXIT_IRQ_OTHER;
 	switch (intid) {
-	case PV_INTID_PMU:
+	case PV_INTID_PMU: {
 		kind = EXIT_IRQ_PMU;
-		if (pv_irq(&hyp.pcpu, intid) == PV_IRQ_HOST_PENDING)
+		enum pv_irq_result r = pv_irq(&hyp.pcpu, intid);
+		if (r == PV_IRQ_GUEST_MAPPED && v) { /* a passthrough vCPU's own (vgic.c) */
+			gic_drop(intid);
+			vgic_inject_mapped(v, intid);
+			timer_passthrough_irq();
+			break;
+		}
+		if (r == PV_IRQ_HOST_PENDING)
 			pv_plat_sysreg_write(&hyp.pcpu, PV_PMOVSCLR_EL0,
 					     1ul << hyp.host_counter);
 		gic_eoi(intid);
 		break;
+	}
 	case INTID_MAINT:
 		kind = EXIT_IRQ_MAINT;
 		if (v) {

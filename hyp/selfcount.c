@@ -10,6 +10,16 @@
  * set to the host counter once here: the guests' PMSELR is perfvisor's virtual one (every
  * PMU access traps, MDCR_EL2.TPM) and the library emulates PMXEV* without the physical
  * PMSELR, so nothing else writes it; report_all checks that it still holds.
+ *
+ * With pmu_passthrough=on the guests own PMSELR_EL0, so the counter is read by its own
+ * register instead. QEMU 7.2 does not keep counters past HPMN from EL1 (docs/qemu.md), so a
+ * passthrough guest can stop or reset this one: the hypervisor keeps none in that mode
+ * unless host_counters= asks for one, for measurement, and then enables it again at every
+ * exception and skips a count that went backwards.
+ *
+ * With selfcount_page=on a VM reads what the hypervisor has spent on it from a register page
+ * of its own (selfcount_mmio, in its device tree as "perfvisor,selfcount"), so that a guest
+ * can time its own windows exactly. Only its own figure: nothing of another VM.
  */
 #include "hyp.h"
 #include "perfvisor/platform.h"
@@ -35,4 +45,32 @@ void selfcount_init(void)
 	write_sysreg(S3_3_C9_C12_5, (uint64_t)n); /* PMSELR_EL0 */
 	isb();
 	hyp.selfcount = true;
+	hyp.selfcount_direct = hyp.split_eoi; /* pmu_passthrough=on (main.c) */
+}
+
+uint64_t selfcount_passthrough_read(void)
+{
+	unsigned n = hyp.host_counter;
+	write_sysreg(S3_3_C9_C12_1, 1ul << n); /* PMCNTENSET_EL0: a guest may have cleared it */
+	uint64_t now = pv_plat_pmevcntr_read(&hyp.pcpu, n);
+	if (now < hyp.last_count) /* reset by a guest's PMCR.P: this exception counts 0 */
+		hyp.last_count = now;
+	return now;
+}
+
+/* The self-count page, at SELFCOUNT_IPA in every VM: the 64-bit register at offset 0 reads
+ * the EL2 instructions the hypervisor has spent on this vCPU so far (the exception reading it
+ * excluded), or all ones without self-measurement. The rest of the page reads 0; writes are
+ * ignored. */
+bool selfcount_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val)
+{
+	if (!hyp.selfcount_page || ipa - SELFCOUNT_IPA >= 0x1000)
+		return false;
+	if (write)
+		return true;
+	uint64_t sum = 0;
+	for (unsigned k = 0; k < EXIT_KINDS; k++)
+		sum += v->el2_instr[k];
+	*val = ipa == SELFCOUNT_IPA && size == 8 ? (hyp.selfcount ? sum : UINT64_MAX) : 0;
+	return true;
 }

@@ -15,6 +15,13 @@
  * LR.EOI = 1, so its deactivation raises a maintenance interrupt (spec 6.3, ICH_EISR_EL2),
  * at which point a line still asserted is made pending again: level semantics, and exactly one
  * delivery per assertion.
+ *
+ * A passthrough vCPU's PMU interrupt (PV_IRQ_GUEST_MAPPED) is mapped instead: its list
+ * register has HW = 1 and the physical INTID, so the guest's deactivation deactivates the
+ * physical interrupt, which the hypervisor only acknowledged and priority-dropped, and the
+ * next overflow reaches EL2 with no maintenance interrupt between (ICH_LR<n>_EL2.HW). The
+ * physical interrupt's active state goes with the vCPU: given up at save, taken again at
+ * restore while its list register still holds it.
  */
 #include "hyp.h"
 
@@ -22,7 +29,10 @@
 #define LR_ACTIVE (1ul << 63)
 #define LR_STATE (LR_PENDING | LR_ACTIVE)
 #define LR_GROUP1 (1ul << 60)
-#define LR_EOI (1ul << 41)
+#define LR_EOI (1ul << 41) /* HW = 0 only: with HW = 1, bits [44:32] are the pINTID */
+#define LR_HW (1ul << 61)
+#define LR_PINTID_SHIFT 32
+#define LR_PINTID(lr) ((unsigned)(((lr) >> LR_PINTID_SHIFT) & 0x1FFFu))
 #define LR_PRIO_SHIFT 48
 #define PRIO_MASK 0xF8u /* 5 priority bits (ICH_VTR_EL2.PRIbits = 4) */
 
@@ -79,15 +89,21 @@ static void lr_set(struct vcpu *v, unsigned n, uint64_t val)
 #define BIT(intid) (1ul << (intid))
 #define LR_INTID(lr) ((unsigned)(0xFFFFFFFFul & (lr)))
 
-/* Pending (line or latch), enabled, and its group enabled in the virtual GICD_CTLR. */
-static uint64_t deliverable(const struct vgic_cpu *g)
+/* Enabled, and its group enabled in the virtual GICD_CTLR. */
+static uint64_t presentable(const struct vgic_cpu *g)
 {
 	uint64_t groups = 0;
 	if (g->gicd_ctlr & 2u)
 		groups |= g->group;
 	if (g->gicd_ctlr & 1u)
 		groups |= ~g->group;
-	return (g->line | g->latch) & g->enabled & groups;
+	return g->enabled & groups;
+}
+
+/* Pending (line or latch) and presentable. */
+static uint64_t deliverable(const struct vgic_cpu *g)
+{
+	return (g->line | g->latch) & presentable(g);
 }
 
 /* Bring the list registers in line with the virtual interrupt state. A latch (software
@@ -103,11 +119,16 @@ static void vgic_update(struct vcpu *v)
 		uint64_t lr = lr_get(v, n);
 		uint64_t bit = LR_INTID(lr) < VGIC_NR_IRQS ? BIT(LR_INTID(lr)) : 0;
 		if (!(lr & LR_STATE)) {
-			if (lr & LR_EOI) { /* deactivated by the guest: its latch is consumed */
+			if (!(lr & LR_HW) && (lr & LR_EOI)) { /* deactivated by the guest: its
+								latch is consumed */
 				g->latch &= ~bit;
 				lr_set(v, n, 0);
 			}
 			free_lrs |= 1u << n;
+			continue;
+		}
+		if (lr & LR_HW) { /* mapped: the physical line is its level */
+			held |= bit;
 			continue;
 		}
 		if (!(lr & LR_PENDING))
@@ -137,6 +158,63 @@ static void vgic_update(struct vcpu *v)
 			lr |= LR_GROUP1;
 		lr_set(v, n, lr);
 	}
+	/* A mapped interrupt held back (vgic_inject_mapped) is let through again once it can be
+	 * presented: the physical PPI, still pending while its overflow is, comes back. */
+	if (g->pmu_masked && hw_loaded(v) && (presentable(g) & BIT(PV_INTID_PMU)) && free_lrs) {
+		g->pmu_masked = false;
+		gic_enable_ppi(PV_INTID_PMU, true);
+	}
+}
+
+/* Present a passthrough vCPU's physical PMU interrupt, acknowledged and priority-dropped by
+ * the caller, as its own INTID, mapped. One the guest cannot take now (its INTID disabled,
+ * its group off, no list register free) is deactivated and its PPI disabled until it can
+ * (vgic_update): it is level-sensitive, so nothing is lost. */
+void vgic_inject_mapped(struct vcpu *v, uint32_t intid)
+{
+	struct vgic_cpu *g = &v->vgic;
+	if (presentable(g) & BIT(intid)) {
+		for (unsigned n = 0; n < hyp.nr_lr; n++) {
+			uint64_t lr = lr_get(v, n);
+			if (lr & LR_STATE)
+				continue;
+			if (!(lr & LR_HW) && (lr & LR_EOI))
+				g->latch &= ~(LR_INTID(lr) < VGIC_NR_IRQS ? BIT(LR_INTID(lr))
+									  : 0);
+			lr = LR_PENDING | LR_HW | ((uint64_t)intid << LR_PINTID_SHIFT) |
+			     ((uint64_t)g->prio[intid] << LR_PRIO_SHIFT) | intid;
+			if (g->group & BIT(intid))
+				lr |= LR_GROUP1;
+			lr_set(v, n, lr);
+			return;
+		}
+	}
+	gic_deactivate(intid);
+	gic_enable_ppi(intid, false);
+	g->pmu_masked = true;
+}
+
+/* Whether the vCPU's mapped interrupt is in a list register in one of `states`. */
+static bool mapped_in(struct vcpu *v, uint64_t states)
+{
+	for (unsigned n = 0; n < hyp.nr_lr; n++) {
+		uint64_t lr = lr_get(v, n);
+		if ((lr & LR_HW) && (lr & states))
+			return true;
+	}
+	return false;
+}
+
+/* Still pending or active: the guest has not deactivated it. */
+bool vgic_mapped_live(struct vcpu *v)
+{
+	return mapped_in(v, LR_STATE);
+}
+
+/* Pending: a wake-up event for WFI, as any pending interrupt. */
+bool vgic_mapped_pending(struct vcpu *v)
+{
+	return mapped_in(v, LR_PENDING);
 }
 
 void vgic_init(struct vcpu *v)
@@ -149,9 +227,9 @@ void vgic_init(struct vcpu *v)
 /* A WFI wake-up event for the vCPU (Arm ARM D1.7.2.1): an interrupt pending, enabled and
  * in an enabled group. Its priority against the priority mask is not looked at: WFI may
  * complete early, never late. */
-bool vgic_pending(const struct vcpu *v)
+bool vgic_pending(struct vcpu *v)
 {
-	return deliverable(&v->vgic) != 0;
+	return deliverable(&v->vgic) != 0 || vgic_mapped_pending(v);
 }
 
 void vgic_set_line(struct vcpu *v, uint32_t intid, bool level)
@@ -171,6 +249,12 @@ void vgic_save(struct vcpu *v)
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		g->lr[n] = lr_hw_read(n);
 		lr_hw_write(n, 0);
+		if ((g->lr[n] & LR_HW) && (g->lr[n] & LR_STATE))
+			gic_deactivate(LR_PINTID(g->lr[n])); /* the next vCPU's PMU is quiet */
+	}
+	if (g->pmu_masked) { /* retried at the next overflow it takes */
+		g->pmu_masked = false;
+		gic_enable_ppi(PV_INTID_PMU, true);
 	}
 	g->hw = false;
 	g->vmcr = read_sysreg(S3_4_C12_C11_7); /* ICH_VMCR_EL2 */
@@ -183,8 +267,11 @@ void vgic_save(struct vcpu *v)
 void vgic_restore(struct vcpu *v)
 {
 	struct vgic_cpu *g = &v->vgic;
-	for (unsigned n = 0; n < hyp.nr_lr; n++)
+	for (unsigned n = 0; n < hyp.nr_lr; n++) {
+		if ((g->lr[n] & LR_HW) && (g->lr[n] & LR_STATE))
+			gic_activate_ppi(LR_PINTID(g->lr[n]));
 		lr_hw_write(n, g->lr[n]);
+	}
 	write_sysreg(S3_4_C12_C11_7, g->vmcr);
 	write_sysreg(S3_4_C12_C8_0, g->ap0r0);
 	write_sysreg(S3_4_C12_C9_0, g->ap1r0);
@@ -234,6 +321,8 @@ static void clear_active(struct vcpu *v, uint64_t bits)
 		if ((lr & LR_ACTIVE) && LR_INTID(lr) < VGIC_NR_IRQS &&
 		    (bits & BIT(LR_INTID(lr)))) {
 			lr &= ~LR_ACTIVE;
+			if ((lr & LR_HW) && !(lr & LR_STATE))
+				gic_deactivate(LR_PINTID(lr)); /* as its deactivation would */
 			lr_set(v, n, (lr & LR_STATE) ? lr : 0);
 		}
 	}

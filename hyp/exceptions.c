@@ -213,11 +213,10 @@ struct frame *exc_lower_sync(struct frame *f)
 	return sync_slow(v, esr);
 }
 
-struct frame *exc_lower_irq(struct frame *f)
+static struct frame *lower_irq(struct vcpu *v, uint32_t intid)
 {
-	struct vcpu *v = (struct vcpu *)f, *next = v;
+	struct vcpu *next = v;
 	enum exit_kind kind;
-	uint32_t intid = gic_ack();
 	if (intid != INTID_HYPTIMER)
 		return finish(v, sched_device_irq(v, intid), next);
 	write_sysreg(S3_4_C14_C2_1, 0ul); /* CNTHP_CTL_EL2: drop the level */
@@ -237,6 +236,18 @@ struct frame *exc_lower_irq(struct frame *f)
 	if (next == v)
 		timer_rearm();
 	return finish(v, kind, next);
+}
+
+struct frame *exc_lower_irq(struct frame *f)
+{
+	return lower_irq((struct vcpu *)f, gic_ack());
+}
+
+/* The fast vector acknowledged it already (vectors.S). */
+struct frame *exc_lower_irq_acked(struct frame *f)
+{
+	struct vcpu *v = (struct vcpu *)f;
+	return lower_irq(v, v->irq_acked);
 }
 
 /* A physical SError while the guest ran: reflected as a virtual SError (HCR_EL2.VSE). */

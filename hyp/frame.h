@@ -14,12 +14,20 @@
  * pv_vpmu_fast) and second its statistics, with the PMU trap count first. */
 #define VCPU_EVCNTR_READS 272
 #define VCPU_EVCNTR_READS_XEV 280
-#define VCPU_FAST 288
+/* Then the period of its overflow polls if they are served at the entry (passthrough, 0
+ * otherwise), and the INTID the entry acknowledged when it leaves the rest to C. */
+#define VCPU_POLL_TICKS 288
+#define VCPU_IRQ_ACKED 296
+#define VCPU_FAST 304
 #define FAST_EL0 (VCPU_FAST + 0)
 #define FAST_EL1 (VCPU_FAST + 4)
 #define FAST_XEV_EL0 (VCPU_FAST + 16)
 #define FAST_XEV_EL1 (VCPU_FAST + 17)
 #define VCPU_PMU_TRAPS (VCPU_FAST + 24)
+/* struct hyp (hyp.h): the end of the current slice, which a served poll must not pass. */
+#define HYP_SLICE_DEADLINE 64
+#define INTID_HYPTIMER 26 /* CNTHP_EL2's PPI */
+
 /* Bytes of the plain check at the start of each entry of the event counter reads. */
 #define EVCNTR_READ_CHECK 4
 

@@ -35,9 +35,9 @@
 #define GUEST_ARGS_MAX 512 /* bootargs after "--": every VM's /chosen/bootargs, as they are */
 
 /* Interrupts (GIC INTIDs): PPIs of the virt board. */
-#define INTID_MAINT 25    /* GIC virtual CPU interface maintenance */
-#define INTID_HYPTIMER 26 /* CNTHP, EL2 physical timer: the scheduler tick */
-#define INTID_VTIMER 27   /* CNTV, EL1 virtual timer */
+#define INTID_MAINT 25 /* GIC virtual CPU interface maintenance */
+/* INTID_HYPTIMER (26, CNTHP, EL2 physical timer: the scheduler tick) is in frame.h. */
+#define INTID_VTIMER 27 /* CNTV, EL1 virtual timer */
 #define INTID_SPURIOUS 1023
 
 /* ---- Per-vCPU state ------------------------------------------------------------------- */
@@ -156,6 +156,8 @@ struct vcpu {
 	 * PMXEVCNTR_EL0, whose counter the fast word gives checked), and the library's vCPU,
 	 * whose fast word is first. */
 	const char *evcntr_reads, *evcntr_reads_xev;
+	uint64_t poll_ticks; /* the overflow poll's period, served by the entry (timer.c) */
+	uint32_t irq_acked;  /* what the entry acknowledged before it went to C */
 	struct pv_vcpu pv;
 	struct el1_regs el1;
 	struct dbg_regs dbg;
@@ -175,6 +177,8 @@ struct vcpu {
 };
 _Static_assert(offsetof(struct vcpu, evcntr_reads) == VCPU_EVCNTR_READS &&
 		       offsetof(struct vcpu, evcntr_reads_xev) == VCPU_EVCNTR_READS_XEV &&
+		       offsetof(struct vcpu, poll_ticks) == VCPU_POLL_TICKS &&
+		       offsetof(struct vcpu, irq_acked) == VCPU_IRQ_ACKED &&
 		       offsetof(struct vcpu, pv.fast) == VCPU_FAST,
 	       "frame.h: the fast path's offsets in struct vcpu");
 
@@ -222,13 +226,12 @@ struct hyp {
 	uint64_t pmu_poll_ticks; /* 0: no overflow polling (see timer.c) */
 	bool poll_armed;         /* the timer is set for an overflow poll, not the slice end */
 	bool split_eoi;          /* ICC_CTLR_EL1.EOImode = 1: pmu_passthrough=on (gic.c) */
-	bool pt_followup; /* passthrough: an event counter's interrupt is with the guest (timer.c) */
-	uint64_t cntfrq;       /* CNTFRQ_EL0: ticks a second */
-	bool switched;         /* the current exception switched vCPUs */
-	bool selfcount;        /* the host counter counts EL2 instructions */
-	bool selfcount_direct; /* ... read as PMEVCNTR<n>: passthrough guests own PMSELR */
-	bool selfcount_page;   /* selfcount_page=on: every VM has its page (selfcount.c) */
-	unsigned host_counter; /* its index (= HPMN) */
+	uint64_t cntfrq;         /* CNTFRQ_EL0: ticks a second */
+	bool switched;           /* the current exception switched vCPUs */
+	bool selfcount;          /* the host counter counts EL2 instructions */
+	bool selfcount_direct;   /* ... read as PMEVCNTR<n>: passthrough guests own PMSELR */
+	bool selfcount_page;     /* selfcount_page=on: every VM has its page (selfcount.c) */
+	unsigned host_counter;   /* its index (= HPMN) */
 	unsigned nr_vms;
 	unsigned nr_lr;
 	uint64_t slice_ticks, slice_deadline;
@@ -244,6 +247,8 @@ struct hyp {
 	struct vm vms[MAX_VMS];
 };
 extern struct hyp hyp;
+_Static_assert(offsetof(struct hyp, slice_deadline) == HYP_SLICE_DEADLINE,
+	       "frame.h: the fast path's offset in struct hyp");
 
 /* ---- Functions ------------------------------------------------------------------------- */
 /* print.c */
@@ -291,7 +296,6 @@ void vgic_save(struct vcpu *v);
 void vgic_restore(struct vcpu *v);
 void vgic_maintenance(struct vcpu *v);
 void vgic_inject_mapped(struct vcpu *v, uint32_t intid);
-bool vgic_mapped_live(struct vcpu *v);
 bool vgic_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
 bool vgic_sgi_sysreg(struct vcpu *v, uint32_t key, uint64_t val);
 bool vgic_pending(struct vcpu *v);
@@ -314,7 +318,6 @@ bool uart_input_possible(void);
 void timer_init(uint64_t slice_ticks, uint64_t poll_ticks);
 void timer_rearm(void);
 void timer_program(void);
-void timer_passthrough_irq(void);
 bool timer_slice_over(void);
 uint64_t timer_now(void);
 void vtimer_sync(struct vcpu *v);
@@ -344,6 +347,7 @@ void vcpu_put(struct vcpu *v);
 /* exceptions.c */
 struct frame *exc_lower_sync(struct frame *f);
 struct frame *exc_lower_irq(struct frame *f);
+struct frame *exc_lower_irq_acked(struct frame *f);
 struct frame *exc_lower_serror(struct frame *f);
 enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid);
 void exc_current(uint64_t kind, uint64_t esr, uint64_t elr, uint64_t far);

@@ -405,6 +405,9 @@ static void vm_create(unsigned k)
 	v->evcntr_reads = vm->pv.pmu.evcntr_mask == UINT64_MAX ? evcntr_reads_64
 							       : evcntr_reads_32;
 	v->evcntr_reads_xev = v->evcntr_reads + EVCNTR_READ_CHECK;
+	/* A passthrough vCPU's overflow polls have a fixed period (timer.c): the fast vectors
+	 * serve them at the entry. */
+	v->poll_ticks = vm->pv.pmu.passthrough ? hyp.pmu_poll_ticks : 0;
 	vcpu_regs_init(v);
 	v->vm = vm;
 	v->vmpidr = 0x80000000ul; /* MPIDR_EL1: RES1 bit 31, affinity 0.0.0.0 */

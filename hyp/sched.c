@@ -94,7 +94,6 @@ enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
 		if (r == PV_IRQ_GUEST_MAPPED && v) { /* a passthrough vCPU's own (vgic.c) */
 			gic_drop(intid);
 			vgic_inject_mapped(v, intid);
-			timer_passthrough_irq();
 			break;
 		}
 		if (r == PV_IRQ_HOST_PENDING)

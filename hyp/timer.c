@@ -15,16 +15,10 @@
  * event's, 2^31 away) costs no poll at all. A counter written while they run sets the poll
  * again (plat_pmu_event_counter_written). Neither exit is visible to guest counters.
  *
- * A passthrough vCPU (pmu_passthrough=on) writes its PMU without a trap, so whenever the
- * timer is set (each tick, each poll) its enables are read back from the hardware and the
- * poll is set from its counters as they are then: a counter it moved nearer its overflow is
- * seen at the next tick at the latest. The moment that matters most is its overflow
- * handler's, which rewrites the counter that overflowed after the exit that presented the
- * interrupt (and the mapped interrupt's deactivation makes no exit): once an event
- * counter's overflow has been presented, the poll comes every `pmu_poll` period until the
- * guest has deactivated it, and the deadline is then taken from what its handler wrote.
- * The cycle counter needs none of this: QEMU's timer for it is armed for the overflow
- * itself, so sampling cycles costs one exit a sample.
+ * A passthrough vCPU (pmu_passthrough=on) writes its PMU without a trap, so no deadline can
+ * be known: while it runs, the poll comes every `pmu_poll` period, whatever its counters
+ * are. Such a poll is the exit itself, which is what QEMU needs: the fast vectors serve it
+ * at the exception entry (vectors.S, vcpu.poll_ticks), in about twenty instructions.
  *
  * Guests get the physical counter (CNTHCTL_EL2.EL1PCTEN) and their own virtual timer
  * (CNTV_*_EL0, INTID 27), switched with the vCPU; the EL1 physical timer traps (EL1PCEN = 0)
@@ -67,29 +61,13 @@ static uint64_t ticks_to_overflow(void)
 	return soonest * hyp.cntfrq / 1000000000u;
 }
 
-/* A passthrough vCPU's enables, as it left them (the plat_pmu_enables it did not write). */
-static void passthrough_enables(void)
-{
-	struct plat_pmu_enables *e = &hyp.plat.pmu;
-	e->cnten = (uint32_t)read_sysreg(S3_3_C9_C12_1); /* PMCNTENSET_EL0 */
-	e->inten = (uint32_t)read_sysreg(S3_0_C9_C14_1); /* PMINTENSET_EL1 */
-	e->e = read_sysreg(S3_3_C9_C12_0) & PV_PMCR_E;   /* PMCR_EL0 */
-	e->event_irq = e->e && (e->cnten & e->inten & 0x7FFFFFFFu);
-	if (hyp.pt_followup && !vgic_mapped_live(hyp.current))
-		hyp.pt_followup = false;
-}
-
 void timer_program(void)
 {
 	uint64_t cval = hyp.slice_deadline;
 	hyp.poll_armed = false;
 	bool passthrough = hyp.current && hyp.current->vm->pv.pmu.passthrough;
-	if (passthrough && hyp.pmu_poll_ticks)
-		passthrough_enables();
-	else
-		hyp.pt_followup = false;
-	if (hyp.pmu_poll_ticks && hyp.plat.pmu.event_irq) {
-		uint64_t wait = hyp.pt_followup ? 0 : ticks_to_overflow();
+	if (hyp.pmu_poll_ticks && (passthrough || hyp.plat.pmu.event_irq)) {
+		uint64_t wait = passthrough ? 0 : ticks_to_overflow();
 		uint64_t poll = timer_now() +
 				(wait > hyp.pmu_poll_ticks ? wait : hyp.pmu_poll_ticks);
 		if (poll < cval) {
@@ -100,18 +78,6 @@ void timer_program(void)
 	write_sysreg(S3_4_C14_C2_2, cval);       /* CNTHP_CVAL_EL2 */
 	write_sysreg(S3_4_C14_C2_1, CNT_ENABLE); /* CNTHP_CTL_EL2 */
 	isb();
-}
-
-/* A passthrough vCPU's PMU interrupt was just presented to it: if an event counter's
- * overflow is among its causes, its handler will move that counter without a trap. */
-void timer_passthrough_irq(void)
-{
-	uint64_t ovs = read_sysreg(S3_3_C9_C14_3);   /* PMOVSSET_EL0 */
-	uint64_t inten = read_sysreg(S3_0_C9_C14_1); /* PMINTENSET_EL1 */
-	if (hyp.pmu_poll_ticks && (ovs & inten & 0x7FFFFFFFu)) {
-		hyp.pt_followup = true;
-		timer_program();
-	}
 }
 
 /* The PMU can now interrupt for an event counter (plat_sysreg.h, a write the vPMU or a load

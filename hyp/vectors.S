@@ -8,8 +8,9 @@
  * hypervisor bugs: they are reported and the machine is powered off.
  *
  * Two tables: hyp_vectors_fast (fasttrap=on, the default) serves the counter reads the
- * library marks plain in the vCPU's fast word before anything else is saved; hyp_vectors
- * (fasttrap=off) sends every exception to C. main.c picks one.
+ * library marks plain in the vCPU's fast word, and a passthrough vCPU's overflow polls
+ * (timer.c), before anything else is saved; hyp_vectors (fasttrap=off) sends every exception
+ * to C. main.c picks one.
  */
 #include "frame.h"
 
@@ -112,7 +113,39 @@
 	el_word_el0 FAST_EL0
 	.endm
 
-	.macro	vectors_of sync
+/* The IRQ vector of the fast table. For a vCPU whose overflow polls the entry serves
+ * (vcpu.poll_ticks, passthrough under QEMU 7.2), an EL2 timer interrupt before the end of its
+ * slice is such a poll: the exception itself was its purpose, so it sets the next one and
+ * returns (the timer's level drops with the new CVAL, then EOImode 1's two writes). Anything
+ * else goes to C, x0..x3 saved, acknowledged or not. Not self-counted, as a served read. */
+	.macro	fast_irq_entry
+	.balign	0x80
+	stp	x0, x1, [sp, #0]
+	stp	x2, x3, [sp, #16]
+	ldr	x1, [sp, #VCPU_POLL_TICKS]
+	cbz	x1, lower_irq_saved
+	mrs	x0, S3_0_C12_C12_0	/* ICC_IAR1_EL1 */
+	cmp	w0, #INTID_HYPTIMER
+	b.ne	lower_irq_acked
+	mrs	x2, cntpct_el0
+	adrp	x3, hyp
+	add	x3, x3, :lo12:hyp
+	ldr	x3, [x3, #HYP_SLICE_DEADLINE]
+	cmp	x2, x3
+	b.hs	lower_irq_acked
+	add	x2, x2, x1
+	cmp	x2, x3
+	csel	x2, x2, x3, lo
+	msr	cnthp_cval_el2, x2
+	isb
+	msr	S3_0_C12_C12_1, x0	/* ICC_EOIR1_EL1 */
+	msr	S3_0_C12_C11_1, x0	/* ICC_DIR_EL1 */
+	ldp	x0, x1, [sp, #0]
+	ldp	x2, x3, [sp, #16]
+	eret
+	.endm
+
+	.macro	vectors_of sync, irq
 	cur_entry 0	/* current EL, SP0: sync */
 	cur_entry 1	/* irq */
 	cur_entry 2	/* fiq */
@@ -122,7 +155,7 @@
 	cur_entry 6
 	cur_entry 7
 	\sync		/* lower EL, AArch64 */
-	ventry	exc_lower_irq
+	\irq
 	ventry	exc_lower_irq	/* FIQ: no group 0 sources; treated like IRQ */
 	ventry	exc_lower_serror
 	cur_entry 12		/* lower EL, AArch32: guests run AArch64 (HCR_EL2.RW = 1) */
@@ -135,16 +168,20 @@
 	ventry	exc_lower_sync
 	.endm
 
+	.macro	plain_irq_entry
+	ventry	exc_lower_irq
+	.endm
+
 	.text
 	.balign	0x800
 	.global	hyp_vectors
 hyp_vectors:
-	vectors_of plain_sync_entry
+	vectors_of plain_sync_entry, plain_irq_entry
 
 	.balign	0x800
 	.global	hyp_vectors_fast
 hyp_vectors_fast:
-	vectors_of fast_sync_entry
+	vectors_of fast_sync_entry, fast_irq_entry
 	.balign	0x80
 	.ltorg			/* the fast vector's syndromes, after the table */
 
@@ -152,6 +189,17 @@ hyp_vectors_fast:
 lower_sync_saved:
 	save_from_x4
 	bl	exc_lower_sync
+	b	guest_enter
+
+/* An IRQ that is not a served poll, x0..x3 in the frame; acknowledged (INTID in w0) or not. */
+lower_irq_acked:
+	str	w0, [sp, #VCPU_IRQ_ACKED]
+	save_from_x4
+	bl	exc_lower_irq_acked
+	b	guest_enter
+lower_irq_saved:
+	save_from_x4
+	bl	exc_lower_irq
 	b	guest_enter
 
 /*

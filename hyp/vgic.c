@@ -205,12 +205,6 @@ static bool mapped_in(struct vcpu *v, uint64_t states)
 	return false;
 }
 
-/* Still pending or active: the guest has not deactivated it. */
-bool vgic_mapped_live(struct vcpu *v)
-{
-	return mapped_in(v, LR_STATE);
-}
-
 /* Pending: a wake-up event for WFI, as any pending interrupt. */
 bool vgic_mapped_pending(struct vcpu *v)
 {

@@ -15,9 +15,13 @@
  *             init as an environment variable) a fixed workload timed by CNTVCT_EL0 while ten
  *             events are counted as `perf stat -e` counts them (more events than counters:
  *             the kernel multiplexes them), then while cycles are sampled as `perf record -c
- *             10000` samples, with the guest's own instructions counted over each. Under
- *             -icount shift=0 the ticks count the instructions of every level: what the guest
- *             did not execute is the hypervisor's (make qemu-bench divides).
+ *             10000` samples, with the guest's own instructions counted over each, and the
+ *             hypervisor's: perfvisor's hypervisor shows a VM the EL2 instructions it has
+ *             spent on it (its self-count page, hyp/selfcount.c), read through /dev/mem at
+ *             each end of a window. Under -icount shift=0 the ticks count the instructions of
+ *             every level, so the guest's are the ticks' less the hypervisor's (make
+ *             qemu-bench divides); the guest's own counter misses those its PMU driver runs
+ *             with the PMU stopped, in every overflow interrupt.
  *
  * Results go to the kernel log through /dev/kmsg (the console the kernel prints on), one line
  * each, "pvinit: KEY VALUE", then the VM powers itself off (reboot(2) -> PSCI SYSTEM_OFF).
@@ -34,6 +38,7 @@
 #define SYS_write 64
 #define SYS_exit 93
 #define SYS_nanosleep 101
+#define SYS_mmap 222
 #define SYS_reboot 142
 #define SYS_perf_event_open 241
 #define AT_FDCWD (-100)
@@ -41,6 +46,10 @@
 #define O_WRONLY 1
 #define O_RDWR 2
 #define O_NOCTTY 0400
+#define O_SYNC 04010000
+#define PROT_READ 1
+#define MAP_SHARED 1
+#define SELFCOUNT_IPA 0x0A000000ul /* the hypervisor's self-count page (hyp/selfcount.c) */
 
 #define PERF_TYPE_HARDWARE 0
 #define PERF_TYPE_RAW 4
@@ -232,11 +241,36 @@ static uint64_t cntvct(void)
 }
 
 /* The workload: n iterations of subs/b.ne, timed. */
-static long timed_spin(unsigned long n)
+/* The hypervisor's self-count register: the EL2 instructions it has spent on this VM, or
+ * all ones if it does not measure itself; NULL if the page cannot be mapped. */
+static const volatile uint64_t *selfcount;
+
+static void selfcount_map(void)
 {
+	long fd = sys3(SYS_openat, AT_FDCWD, "/dev/mem", O_RDONLY | O_SYNC);
+	if (fd < 0) {
+		report("overhead-selfcount-open", fd);
+		return;
+	}
+	long p = sys6(SYS_mmap, 0, 4096, PROT_READ, MAP_SHARED, fd, (long)SELFCOUNT_IPA);
+	sys3(SYS_close, fd, 0, 0);
+	if (p < 0 && p > -4096) {
+		report("overhead-selfcount-mmap", p);
+		return;
+	}
+	selfcount = (const volatile uint64_t *)p;
+}
+
+/* Ticks of n iterations; *el2 the hypervisor's instructions over them, or -1 if unknown. */
+static long timed_spin(unsigned long n, long *el2)
+{
+	uint64_t e0 = selfcount ? *selfcount : UINT64_MAX;
 	uint64_t t0 = cntvct();
 	__asm__ volatile("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-	return (long)(cntvct() - t0);
+	uint64_t t1 = cntvct();
+	uint64_t e1 = selfcount ? *selfcount : UINT64_MAX;
+	*el2 = e0 == UINT64_MAX || e1 == UINT64_MAX ? -1 : (long)(e1 - e0);
+	return (long)(t1 - t0);
 }
 
 static void enable_all(const long *fd, unsigned n, unsigned long req)
@@ -272,6 +306,7 @@ static void overhead(void)
 	long cntfrq;
 	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(cntfrq));
 	report("overhead-cntfrq", cntfrq);
+	selfcount_map();
 	long fd[NEV];
 	for (unsigned i = 0; i < NEV; i++) {
 		if (i) {
@@ -291,11 +326,13 @@ static void overhead(void)
 			return;
 		}
 	}
+	long el2;
 	enable_all(fd, NEV, PERF_EVENT_IOC_ENABLE);
-	long stat = timed_spin(OVERHEAD_ITERS);
+	long stat = timed_spin(OVERHEAD_ITERS, &el2);
 	enable_all(fd, NEV, PERF_EVENT_IOC_DISABLE);
 	report("overhead-stat-events", NEV);
 	report("overhead-stat-ticks", stat);
+	report("overhead-stat-el2-instructions", el2);
 	report("overhead-stat-guest-instructions", read_count(fd[0]));
 	for (unsigned i = 0; i < NEV; i++)
 		sys3(SYS_close, fd[i], 0, 0);
@@ -316,11 +353,12 @@ static void overhead(void)
 		return;
 	}
 	enable_all(rec, 2, PERF_EVENT_IOC_ENABLE);
-	long ticks = timed_spin(OVERHEAD_ITERS);
+	long ticks = timed_spin(OVERHEAD_ITERS, &el2);
 	enable_all(rec, 2, PERF_EVENT_IOC_DISABLE);
 	long after = pmu_irqs();
 	report("overhead-record-period", (long)RECORD_PERIOD);
 	report("overhead-record-ticks", ticks);
+	report("overhead-record-el2-instructions", el2);
 	report("overhead-record-guest-instructions", read_count(rec[1]));
 	report("overhead-record-interrupts", before < 0  ? before
 					     : after < 0 ? after

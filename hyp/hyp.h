@@ -158,6 +158,9 @@ struct vcpu {
 	const char *evcntr_reads, *evcntr_reads_xev;
 	uint64_t poll_ticks; /* the overflow poll's period, served by the entry (timer.c) */
 	uint32_t irq_acked;  /* what the entry acknowledged before it went to C */
+	bool passthrough;    /* its VM's PMU is passed through (vm->pv.pmu.passthrough), kept
+				here for the hot paths: its own PMSELR_EL0 (selfcount.c), its
+				mapped interrupt (vgic.c) */
 	struct pv_vcpu pv;
 	struct el1_regs el1;
 	struct dbg_regs dbg;
@@ -229,7 +232,6 @@ struct hyp {
 	uint64_t cntfrq;         /* CNTFRQ_EL0: ticks a second */
 	bool switched;           /* the current exception switched vCPUs */
 	bool selfcount;          /* the host counter counts EL2 instructions */
-	bool selfcount_direct;   /* ... read as PMEVCNTR<n>: passthrough guests own PMSELR */
 	bool selfcount_page;     /* selfcount_page=on: every VM has its page (selfcount.c) */
 	unsigned host_counter;   /* its index (= HPMN) */
 	unsigned nr_vms;
@@ -365,7 +367,6 @@ __attribute__((noreturn)) void machine_off(void);
 
 /* selfcount.c */
 void selfcount_init(void);
-uint64_t selfcount_passthrough_read(void);
 bool selfcount_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
 
 /* selfcount_account(): inline, at the end of this file */
@@ -418,10 +419,20 @@ static inline void mmio_write32(uint64_t addr, uint32_t v)
 static inline void selfcount_charge(struct vcpu *v, enum exit_kind kind)
 {
 	uint64_t now;
-	if (__builtin_expect(hyp.selfcount_direct, 0)) {
-		now = selfcount_passthrough_read();
-	} else {
+	if (__builtin_expect(v->passthrough, 0)) {
+		/* Passthrough (selfcount.c): through the guest's own PMSELR_EL0, given back, the
+		 * counter enabled again, and rebased when a guest's PMCR.P reset it (that
+		 * exception counts 0). */
+		uint64_t sel = read_sysreg(S3_3_C9_C12_5); /* PMSELR_EL0 */
+		write_sysreg(S3_3_C9_C12_5, (uint64_t)hyp.host_counter);
+		write_sysreg(S3_3_C9_C12_1, 1ul << hyp.host_counter); /* PMCNTENSET_EL0 */
+		isb();
 		now = read_sysreg(S3_3_C9_C13_2);
+		write_sysreg(S3_3_C9_C12_5, sel);
+		if (now < hyp.last_count)
+			hyp.last_count = now;
+	} else {
+		now = read_sysreg(S3_3_C9_C13_2); /* PMXEVCNTR_EL0 */
 	}
 	v->el2_instr[kind] += now - hyp.last_count;
 	hyp.last_count = now;

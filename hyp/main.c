@@ -408,6 +408,7 @@ static void vm_create(unsigned k)
 	/* A passthrough vCPU's overflow polls have a fixed period (timer.c): the fast vectors
 	 * serve them at the entry. */
 	v->poll_ticks = vm->pv.pmu.passthrough ? hyp.pmu_poll_ticks : 0;
+	v->passthrough = vm->pv.pmu.passthrough;
 	vcpu_regs_init(v);
 	v->vm = vm;
 	v->vmpidr = 0x80000000ul; /* MPIDR_EL1: RES1 bit 31, affinity 0.0.0.0 */

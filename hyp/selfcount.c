@@ -45,17 +45,6 @@ void selfcount_init(void)
 	write_sysreg(S3_3_C9_C12_5, (uint64_t)n); /* PMSELR_EL0 */
 	isb();
 	hyp.selfcount = true;
-	hyp.selfcount_direct = hyp.split_eoi; /* pmu_passthrough=on (main.c) */
-}
-
-uint64_t selfcount_passthrough_read(void)
-{
-	unsigned n = hyp.host_counter;
-	write_sysreg(S3_3_C9_C12_1, 1ul << n); /* PMCNTENSET_EL0: a guest may have cleared it */
-	uint64_t now = pv_plat_pmevcntr_read(&hyp.pcpu, n);
-	if (now < hyp.last_count) /* reset by a guest's PMCR.P: this exception counts 0 */
-		hyp.last_count = now;
-	return now;
 }
 
 /* The self-count page, at SELFCOUNT_IPA in every VM: the 64-bit register at offset 0 reads

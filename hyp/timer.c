@@ -65,9 +65,11 @@ void timer_program(void)
 {
 	uint64_t cval = hyp.slice_deadline;
 	hyp.poll_armed = false;
-	bool passthrough = hyp.current && hyp.current->vm->pv.pmu.passthrough;
-	if (hyp.pmu_poll_ticks && (passthrough || hyp.plat.pmu.event_irq)) {
-		uint64_t wait = passthrough ? 0 : ticks_to_overflow();
+	/* A passthrough vCPU polls at a fixed period (its poll_ticks, pmu_poll_ticks). */
+	const struct vcpu *cur = hyp.current;
+	bool fixed = cur && cur->poll_ticks;
+	if (hyp.pmu_poll_ticks && (fixed || hyp.plat.pmu.event_irq)) {
+		uint64_t wait = fixed ? 0 : ticks_to_overflow();
 		uint64_t poll = timer_now() +
 				(wait > hyp.pmu_poll_ticks ? wait : hyp.pmu_poll_ticks);
 		if (poll < cval) {

@@ -89,6 +89,12 @@ static void lr_set(struct vcpu *v, unsigned n, uint64_t val)
 #define BIT(intid) (1ul << (intid))
 #define LR_INTID(lr) ((unsigned)(0xFFFFFFFFul & (lr)))
 
+/* A passthrough vCPU's: it may have its PMU interrupt mapped (vgic_inject_mapped). */
+static bool has_mapped(const struct vcpu *v)
+{
+	return v->passthrough;
+}
+
 /* Enabled, and its group enabled in the virtual GICD_CTLR. */
 static uint64_t presentable(const struct vgic_cpu *g)
 {
@@ -119,8 +125,9 @@ static void vgic_update(struct vcpu *v)
 		uint64_t lr = lr_get(v, n);
 		uint64_t bit = LR_INTID(lr) < VGIC_NR_IRQS ? BIT(LR_INTID(lr)) : 0;
 		if (!(lr & LR_STATE)) {
-			if (!(lr & LR_HW) && (lr & LR_EOI)) { /* deactivated by the guest: its
-								latch is consumed */
+			/* Deactivated by the guest: its latch is consumed. (A mapped one's
+			 * pINTID, 23, leaves bit 41 clear.) */
+			if (lr & LR_EOI) {
 				g->latch &= ~bit;
 				lr_set(v, n, 0);
 			}
@@ -223,7 +230,7 @@ void vgic_init(struct vcpu *v)
  * complete early, never late. */
 bool vgic_pending(struct vcpu *v)
 {
-	return deliverable(&v->vgic) != 0 || vgic_mapped_pending(v);
+	return deliverable(&v->vgic) != 0 || (has_mapped(v) && vgic_mapped_pending(v));
 }
 
 void vgic_set_line(struct vcpu *v, uint32_t intid, bool level)
@@ -237,19 +244,36 @@ void vgic_set_line(struct vcpu *v, uint32_t intid, bool level)
 	vgic_update(v);
 }
 
+/* Its physical active state goes with the vCPU. */
+static void mapped_save(struct vcpu *v)
+{
+	struct vgic_cpu *g = &v->vgic;
+	for (unsigned n = 0; n < hyp.nr_lr; n++)
+		if ((g->lr[n] & LR_HW) && (g->lr[n] & LR_STATE))
+			gic_deactivate(LR_PINTID(g->lr[n])); /* the next vCPU's PMU is quiet */
+	if (g->pmu_masked) { /* retried at the next overflow it takes */
+		g->pmu_masked = false;
+		gic_enable_ppi(PV_INTID_PMU, true);
+	}
+}
+
+static void mapped_restore(struct vcpu *v)
+{
+	struct vgic_cpu *g = &v->vgic;
+	for (unsigned n = 0; n < hyp.nr_lr; n++)
+		if ((g->lr[n] & LR_HW) && (g->lr[n] & LR_STATE))
+			gic_activate_ppi(LR_PINTID(g->lr[n]));
+}
+
 void vgic_save(struct vcpu *v)
 {
 	struct vgic_cpu *g = &v->vgic;
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		g->lr[n] = lr_hw_read(n);
 		lr_hw_write(n, 0);
-		if ((g->lr[n] & LR_HW) && (g->lr[n] & LR_STATE))
-			gic_deactivate(LR_PINTID(g->lr[n])); /* the next vCPU's PMU is quiet */
 	}
-	if (g->pmu_masked) { /* retried at the next overflow it takes */
-		g->pmu_masked = false;
-		gic_enable_ppi(PV_INTID_PMU, true);
-	}
+	if (has_mapped(v))
+		mapped_save(v);
 	g->hw = false;
 	g->vmcr = read_sysreg(S3_4_C12_C11_7); /* ICH_VMCR_EL2 */
 	g->ap0r0 = read_sysreg(S3_4_C12_C8_0); /* ICH_AP0R0_EL2 */
@@ -261,11 +285,10 @@ void vgic_save(struct vcpu *v)
 void vgic_restore(struct vcpu *v)
 {
 	struct vgic_cpu *g = &v->vgic;
-	for (unsigned n = 0; n < hyp.nr_lr; n++) {
-		if ((g->lr[n] & LR_HW) && (g->lr[n] & LR_STATE))
-			gic_activate_ppi(LR_PINTID(g->lr[n]));
+	if (has_mapped(v))
+		mapped_restore(v);
+	for (unsigned n = 0; n < hyp.nr_lr; n++)
 		lr_hw_write(n, g->lr[n]);
-	}
 	write_sysreg(S3_4_C12_C11_7, g->vmcr);
 	write_sysreg(S3_4_C12_C8_0, g->ap0r0);
 	write_sysreg(S3_4_C12_C9_0, g->ap1r0);

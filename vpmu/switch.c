@@ -97,12 +97,11 @@ void pv_vpmu__activate(struct pv_vcpu *v)
 /* A vCPU that never touched the PMU costs nothing at switch. */
 void pv_vpmu_load(struct pv_vcpu *v)
 {
-	if (v->vm->pmu.passthrough) {
-		if (v->cpu)
-			pv_vpmu__pt_load(v, v->cpu);
-		return; /* nothing traps: the fast word stays all slow */
-	}
 	if (v->pmu.active && v->cpu) {
+		if (v->vm->pmu.passthrough) { /* active from the start */
+			pv_vpmu__pt_load(v, v->cpu);
+			return; /* nothing traps: the fast word stays all slow */
+		}
 		load_hw(v, v->cpu);
 		vpmu_set_slow(v);
 	}

@@ -252,6 +252,82 @@ static void test_random(void **state)
 	}
 }
 
+static uint64_t hw(struct sim_machine *m, uint32_t key)
+{
+	uint64_t v = 0;
+	assert_int_equal(sim_cpu_read(&m->cpu[0], 2, key, &v), SIM_ACC_OK);
+	return v;
+}
+
+static void hw_set(struct sim_machine *m, uint32_t key, uint64_t v)
+{
+	assert_int_equal(sim_cpu_write(&m->cpu[0], 2, key, v), SIM_ACC_OK);
+}
+
+/* Load, put and pv_vpmu_sync() by hand: what the guest left in the hardware is what
+ * perfvisor reads back (sync, put), what put leaves is the pCPU's quiet state, and the next
+ * load gives the guest all of it again. */
+static void test_load_put_sync(void **state)
+{
+	(void)state;
+	struct sim_machine *m = machine(2);
+	assert_non_null(m);
+	struct sim_prog p;
+	sim_prog_init(&p);
+	struct pv_vm_config cfg = passthrough_vm();
+	assert_true(scen_vm_vcpu(m, &cfg, 0, &p) >= 0);
+	struct pv_vcpu *v = &m->vcpu[0].pv;
+	uint64_t host_selr = 7;
+	hw_set(m, PV_PMSELR_EL0, host_selr);
+	pv_vcpu_load(v, &m->cpu[0].pv);
+	/* The guest's own writes, with no trap. */
+	const uint64_t type = PV_EVT_CPU_CYCLES | PV_PMEVTYPER_P | PV_PMEVTYPER_NSH;
+	hw_set(m, PV_PMEVTYPER_EL0(1), type);
+	hw_set(m, PV_PMEVCNTR_EL0(1), 0x123456789ull);
+	hw_set(m, PV_PMCCNTR_EL0, 0xABCDull);
+	hw_set(m, PV_PMCCFILTR_EL0, PV_PMEVTYPER_U);
+	hw_set(m, PV_PMINTENSET_EL1, 0x2u);
+	hw_set(m, PV_PMOVSSET_EL0, 0x80000002u);
+	hw_set(m, PV_PMSELR_EL0, 3);
+	hw_set(m, PV_PMUSERENR_EL0, PV_PMUSERENR_ER | PV_PMUSERENR_EN);
+	hw_set(m, PV_PMCNTENSET_EL0, 0x80000002u);
+	hw_set(m, PV_PMCR_EL0, PV_PMCR_LC | PV_PMCR_LP); /* E off: nothing moves */
+	pv_vpmu_sync(v);
+	assert_int_equal(v->pmu.evtyper[1], type);
+	assert_int_equal(v->pmu.evcntr[1], 0x123456789ull);
+	assert_int_equal(v->pmu.ccntr, 0xABCD);
+	assert_int_equal(v->pmu.cnten, 0x80000002u);
+	assert_int_equal(v->pmu.inten, 0x2u);
+	assert_int_equal(v->pmu.ovs, 0x80000002u);
+	assert_int_equal(v->pmu.selr, 3);
+	assert_true(v->pmu.pmcr & PV_PMCR_LP);
+	assert_false(v->pmu.irq_level); /* PMCR.E clear */
+	assert_int_equal(pv_vpmu_counter(v, 1), 0x123456789ull);
+	pv_vcpu_put(v);
+	uint32_t mine = ((1u << HPMN) - 1) | 1u << 31;
+	assert_int_equal(hw(m, PV_PMCNTENSET_EL0) & mine, 0);
+	assert_int_equal(hw(m, PV_PMINTENSET_EL1) & mine, 0);
+	assert_int_equal(hw(m, PV_PMOVSSET_EL0) & mine, 0);
+	assert_int_equal(hw(m, PV_PMUSERENR_EL0), PV_PMUSERENR_EN);
+	assert_int_equal(hw(m, PV_PMSELR_EL0), host_selr);
+	assert_int_equal(v->pmu.evcntr[1], 0x123456789ull);
+	hw_set(m, PV_PMEVCNTR_EL0(1), 0); /* another vCPU's, meanwhile */
+	pv_vcpu_load(v, &m->cpu[0].pv);
+	assert_int_equal(hw(m, PV_PMEVCNTR_EL0(1)), 0x123456789ull);
+	assert_int_equal(hw(m, PV_PMEVTYPER_EL0(1)), type);
+	assert_int_equal(hw(m, PV_PMCCNTR_EL0), 0xABCD);
+	assert_int_equal(hw(m, PV_PMCCFILTR_EL0), PV_PMEVTYPER_U);
+	assert_int_equal(hw(m, PV_PMCNTENSET_EL0) & mine, 0x80000002u);
+	assert_int_equal(hw(m, PV_PMINTENSET_EL1) & mine, 0x2u);
+	assert_int_equal(hw(m, PV_PMOVSSET_EL0) & mine, 0x80000002u);
+	assert_int_equal(hw(m, PV_PMSELR_EL0), 3);
+	assert_int_equal(hw(m, PV_PMUSERENR_EL0), PV_PMUSERENR_ER | PV_PMUSERENR_EN);
+	assert_true(hw(m, PV_PMCR_EL0) & PV_PMCR_LP);
+	pv_vcpu_put(v);
+	sim_prog_free(&p);
+	scen_free(m);
+}
+
 /* Where passthrough cannot keep the VM's PMU exact, the VM traps as before. */
 static void test_not_possible(void **state)
 {
@@ -300,7 +376,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counting),        cmocka_unit_test(test_trap_words),
 		cmocka_unit_test(test_overflow_mapped), cmocka_unit_test(test_mixed),
-		cmocka_unit_test(test_random),          cmocka_unit_test(test_not_possible),
+		cmocka_unit_test(test_random),          cmocka_unit_test(test_load_put_sync),
+		cmocka_unit_test(test_not_possible),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

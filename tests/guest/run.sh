@@ -613,7 +613,8 @@ bench)
 	echo "bench: hyp.idle_ms: ${idle_ms:-n/a} el2-instructions/idle-ms"
 	# A Linux guest's own perf: EL2 instructions (the self-count) over the guest's while perf
 	# stat counts ten events over the workload of tests/guest/linux/init.c, and while perf
-	# record -c 10000 samples it; every PMU access trapped, then the PMU passed through.
+	# record -c 10000 samples it; with the PMU passed through, the way to run a guest's perf
+	# (docs/vpmu.md, "Passthrough"), then with every PMU access trapped (_trapped).
 	stat_ov="" rec_ov="" pt_stat_ov="" pt_rec_ov=""
 	if [ "${LINUX_GUEST:-}" != off ] && [ -f "$linuxdir/initramfs.cpio" ] &&
 		image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir" 2>"$logdir/linux-fetch.err"); then
@@ -627,10 +628,10 @@ bench)
 		set -- $(linux_overhead "$log")
 		[ "$1" = stat ] && pt_stat_ov=$2 pt_rec_ov=$5
 	fi
-	echo "bench: hyp.linux_perf_stat_overhead: ${stat_ov:-n/a} %"
-	echo "bench: hyp.linux_perf_record_overhead: ${rec_ov:-n/a} %"
-	echo "bench: hyp.linux_perf_stat_overhead_passthrough: ${pt_stat_ov:-n/a} %"
-	echo "bench: hyp.linux_perf_record_overhead_passthrough: ${pt_rec_ov:-n/a} %"
+	echo "bench: hyp.linux_perf_stat_overhead: ${pt_stat_ov:-n/a} %"
+	echo "bench: hyp.linux_perf_record_overhead: ${pt_rec_ov:-n/a} %"
+	echo "bench: hyp.linux_perf_stat_overhead_trapped: ${stat_ov:-n/a} %"
+	echo "bench: hyp.linux_perf_record_overhead_trapped: ${rec_ov:-n/a} %"
 	;;
 *)
 	echo "usage: run.sh check|demo|bench HYP_ELF GUEST_DIR" >&2

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * QEMU 7.2's deviation every EL2 host of perfvisor works around, in one place (the other,
- * the overflow poll, is a timer of each host: hyp/timer.c).
+ * QEMU 7.2's deviations every EL2 host of perfvisor works around, in one place (the
+ * overflow poll is a timer of each host: hyp/timer.c).
  *
  * Emulated MMIO: instructions the host completes by emulation must count as executed by the
  * guest (Arm ARM D14.3.1: INST_RETIRED counts architecturally executed instructions). QEMU 7.2
@@ -34,6 +34,17 @@ static bool counts_at(uint64_t t, unsigned el, bool el3)
 static bool wraps(uint64_t old, bool wide)
 {
 	return wide ? old == ~0ul : (uint32_t)old == 0xFFFFFFFFu;
+}
+
+/* QEMU 7.2 drives the PMU interrupt line to PMCR_EL0.E && (PMINTEN & PMOVS) when PMINTEN or
+ * PMOVS is written, but not when PMCR_EL0 is: a guest that clears E with an overflow
+ * pending leaves the line high, and with the PMU passed through nothing else writes them,
+ * so the hypervisor would take it again and again. Setting no PMOVS bit (a write of 0 to
+ * PMOVSSET_EL0 changes nothing) makes QEMU compute the line again. */
+void qemu72_pmu_line_resync(struct pv_pcpu *cpu)
+{
+	if (plat_feat.qemu)
+		pv_plat_sysreg_write(cpu, PV_PMOVSSET_EL0, 0);
 }
 
 void qemu72_retire_emulated(struct pv_vcpu *v, unsigned el)

@@ -13,4 +13,8 @@
  * exception level `el` (0 or 1) and skipped it: count it as the guest's. */
 void qemu72_retire_emulated(struct pv_vcpu *v, unsigned el);
 
+/* The PMU interrupt was taken with no overflow raised (pv_irq: PV_IRQ_HANDLED, a
+ * passthrough vCPU loaded): bring QEMU's interrupt line back to the PMU's level. */
+void qemu72_pmu_line_resync(struct pv_pcpu *cpu);
+
 #endif

@@ -12,6 +12,8 @@
 #define GICD_CTLR_ENGRP0 (1u << 0)
 #define GICD_CTLR_ENGRP1 (1u << 1)
 #define GICD_CTLR_ARE (1u << 4)
+#define GICR_CTLR 0x0000
+#define GICR_CTLR_RWP (1u << 3)
 #define GICR_WAKER 0x0014
 #define GICR_WAKER_PSLEEP (1u << 1)
 #define GICR_WAKER_CASLEEP (1u << 2)
@@ -71,6 +73,15 @@ void gic_enable_ppi(uint32_t intid, bool on)
 	mmio_write32(GICR_SGI_BASE + (on ? GICR_ISENABLER0 : GICR_ICENABLER0), 1u << intid);
 }
 
+/* Disabled, and the disable complete (GICR_CTLR.RWP clear): nothing of the interrupt is
+ * signalled after it returns. */
+void gic_disable_ppi_sync(uint32_t intid)
+{
+	mmio_write32(GICR_SGI_BASE + GICR_ICENABLER0, 1u << intid);
+	while (mmio_read32(GICR_BASE + GICR_CTLR) & GICR_CTLR_RWP)
+		;
+}
+
 uint32_t gic_ack(void)
 {
 	uint32_t intid = (uint32_t)read_sysreg(S3_0_C12_C12_0) & 0xFFFFFF; /* ICC_IAR1_EL1 */
@@ -105,4 +116,5 @@ void gic_deactivate(uint32_t intid)
 void gic_activate_ppi(uint32_t intid)
 {
 	mmio_write32(GICR_SGI_BASE + GICR_ISACTIVER0, 1u << intid);
+	dsb(sy); /* done before the guest can deactivate it through its list register */
 }

@@ -287,6 +287,7 @@ void gic_init(void);
 uint32_t gic_ack(void);
 void gic_eoi(uint32_t intid);
 void gic_enable_ppi(uint32_t intid, bool on);
+void gic_disable_ppi_sync(uint32_t intid);
 void gic_drop(uint32_t intid);
 void gic_deactivate(uint32_t intid);
 void gic_activate_ppi(uint32_t intid);
@@ -422,7 +423,10 @@ static inline void selfcount_charge(struct vcpu *v, enum exit_kind kind)
 	if (__builtin_expect(v->passthrough, 0)) {
 		/* Passthrough (selfcount.c): through the guest's own PMSELR_EL0, given back, the
 		 * counter enabled again, and rebased when a guest's PMCR.P reset it (that
-		 * exception counts 0). */
+		 * exception counts 0). Without a host counter nothing is read: PMXEVCNTR_EL0 with
+		 * the guest's SEL (31, or past N) is CONSTRAINED UNPREDICTABLE, UNDEF included. */
+		if (!hyp.selfcount)
+			return;
 		uint64_t sel = read_sysreg(S3_3_C9_C12_5); /* PMSELR_EL0 */
 		write_sysreg(S3_3_C9_C12_5, (uint64_t)hyp.host_counter);
 		write_sysreg(S3_3_C9_C12_1, 1ul << hyp.host_counter); /* PMCNTENSET_EL0 */

@@ -407,7 +407,7 @@ static void vm_create(unsigned k)
 	v->evcntr_reads_xev = v->evcntr_reads + EVCNTR_READ_CHECK;
 	/* A passthrough vCPU's overflow polls have a fixed period (timer.c): the fast vectors
 	 * serve them at the entry. */
-	v->poll_ticks = vm->pv.pmu.passthrough ? hyp.pmu_poll_ticks : 0;
+	v->poll_ticks = vm->pv.pmu.passthrough && plat_feat.qemu ? hyp.pmu_poll_ticks : 0;
 	v->passthrough = vm->pv.pmu.passthrough;
 	vcpu_regs_init(v);
 	v->vm = vm;

@@ -99,6 +99,8 @@ enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
 		if (r == PV_IRQ_HOST_PENDING)
 			pv_plat_sysreg_write(&hyp.pcpu, PV_PMOVSCLR_EL0,
 					     1ul << hyp.host_counter);
+		else if (r == PV_IRQ_HANDLED && v && v->passthrough)
+			qemu72_pmu_line_resync(&hyp.pcpu); /* none of its own was raised */
 		gic_eoi(intid);
 		break;
 	}

@@ -19,7 +19,8 @@
  *
  * With selfcount_page=on a VM reads what the hypervisor has spent on it from a register page
  * of its own (selfcount_mmio, in its device tree as "perfvisor,selfcount"), so that a guest
- * can time its own windows exactly. Only its own figure: nothing of another VM.
+ * can time its own windows exactly. Only what was charged to it: its own exceptions, the
+ * switches away from it among them (which load whatever runs next).
  */
 #include "hyp.h"
 #include "perfvisor/platform.h"

@@ -112,13 +112,22 @@ static uint64_t deliverable(const struct vgic_cpu *g)
 	return (g->line | g->latch) & presentable(g);
 }
 
+/* Hold a mapped interrupt back: its PPI disabled, the disable complete, then deactivated,
+ * so that its level, still high, does not make it pending again at once. */
+static void mapped_hold(struct vgic_cpu *g, uint32_t intid)
+{
+	gic_disable_ppi_sync(intid);
+	gic_deactivate(intid);
+	g->pmu_masked = true;
+}
+
 /* Bring the list registers in line with the virtual interrupt state. A latch (software
  * pending state) stays set while its interrupt is pending in a list register and is consumed
  * when the guest acknowledges it (the LR is seen active) or deactivates it (maintenance). */
 static void vgic_update(struct vcpu *v)
 {
 	struct vgic_cpu *g = &v->vgic;
-	uint64_t want = deliverable(g);
+	uint64_t want = deliverable(g), can = presentable(g);
 	uint64_t held = 0;
 	uint32_t free_lrs = 0;
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
@@ -134,7 +143,16 @@ static void vgic_update(struct vcpu *v)
 			free_lrs |= 1u << n;
 			continue;
 		}
-		if (lr & LR_HW) { /* mapped: the physical line is its level */
+		if (lr & LR_HW) {
+			/* Mapped: the physical line is its level. One the guest can no longer
+			 * take (disabled, its group off) and has not acknowledged is withdrawn,
+			 * and held back until it can. */
+			if ((lr & LR_STATE) == LR_PENDING && !(can & bit) && hw_loaded(v)) {
+				lr_set(v, n, 0);
+				mapped_hold(g, LR_PINTID(lr));
+				free_lrs |= 1u << n;
+				continue;
+			}
 			held |= bit;
 			continue;
 		}
@@ -167,7 +185,8 @@ static void vgic_update(struct vcpu *v)
 	}
 	/* A mapped interrupt held back (vgic_inject_mapped) is let through again once it can be
 	 * presented: the physical PPI, still pending while its overflow is, comes back. */
-	if (g->pmu_masked && hw_loaded(v) && (presentable(g) & BIT(PV_INTID_PMU)) && free_lrs) {
+	if (g->pmu_masked && hw_loaded(v) && (can & BIT(PV_INTID_PMU)) && free_lrs &&
+	    !(held & BIT(PV_INTID_PMU))) {
 		g->pmu_masked = false;
 		gic_enable_ppi(PV_INTID_PMU, true);
 	}
@@ -175,30 +194,38 @@ static void vgic_update(struct vcpu *v)
 
 /* Present a passthrough vCPU's physical PMU interrupt, acknowledged and priority-dropped by
  * the caller, as its own INTID, mapped. One the guest cannot take now (its INTID disabled,
- * its group off, no list register free) is deactivated and its PPI disabled until it can
- * (vgic_update): it is level-sensitive, so nothing is lost. */
+ * its group off, no list register free, or its INTID already in one, as a software pending
+ * state it latched: no two list registers may hold one vINTID, ICH_LR<n>_EL2) is held back
+ * until it can (vgic_update): it is level-sensitive, so nothing is lost. */
 void vgic_inject_mapped(struct vcpu *v, uint32_t intid)
 {
 	struct vgic_cpu *g = &v->vgic;
+	int slot = -1;
 	if (presentable(g) & BIT(intid)) {
 		for (unsigned n = 0; n < hyp.nr_lr; n++) {
 			uint64_t lr = lr_get(v, n);
-			if (lr & LR_STATE)
-				continue;
-			if (!(lr & LR_HW) && (lr & LR_EOI))
-				g->latch &= ~(LR_INTID(lr) < VGIC_NR_IRQS ? BIT(LR_INTID(lr))
-									  : 0);
-			lr = LR_PENDING | LR_HW | ((uint64_t)intid << LR_PINTID_SHIFT) |
-			     ((uint64_t)g->prio[intid] << LR_PRIO_SHIFT) | intid;
-			if (g->group & BIT(intid))
-				lr |= LR_GROUP1;
-			lr_set(v, n, lr);
-			return;
+			if (lr & LR_STATE) {
+				if (LR_INTID(lr) == intid) {
+					slot = -1;
+					break;
+				}
+			} else if (slot < 0) {
+				slot = (int)n;
+			}
 		}
 	}
-	gic_deactivate(intid);
-	gic_enable_ppi(intid, false);
-	g->pmu_masked = true;
+	if (slot < 0) {
+		mapped_hold(g, intid);
+		return;
+	}
+	uint64_t old = lr_get(v, (unsigned)slot);
+	if (old & LR_EOI) /* a deactivated one not yet seen: its latch is consumed */
+		g->latch &= ~(LR_INTID(old) < VGIC_NR_IRQS ? BIT(LR_INTID(old)) : 0);
+	uint64_t lr = LR_PENDING | LR_HW | ((uint64_t)intid << LR_PINTID_SHIFT) |
+		      ((uint64_t)g->prio[intid] << LR_PRIO_SHIFT) | intid;
+	if (g->group & BIT(intid))
+		lr |= LR_GROUP1;
+	lr_set(v, (unsigned)slot, lr);
 }
 
 /* Whether the vCPU's mapped interrupt is in a list register in one of `states`. */
@@ -248,6 +275,7 @@ void vgic_set_line(struct vcpu *v, uint32_t intid, bool level)
 static void mapped_save(struct vcpu *v)
 {
 	struct vgic_cpu *g = &v->vgic;
+	isb(); /* its PMU's level dropped at put (vpmu/passthrough.c) before it is deactivated */
 	for (unsigned n = 0; n < hyp.nr_lr; n++)
 		if ((g->lr[n] & LR_HW) && (g->lr[n] & LR_STATE))
 			gic_deactivate(LR_PINTID(g->lr[n])); /* the next vCPU's PMU is quiet */
@@ -305,7 +333,9 @@ static void vgic_latch(struct vcpu *v, uint64_t bits)
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		uint64_t lr = lr_get(v, n);
 		uint64_t bit = LR_INTID(lr) < VGIC_NR_IRQS ? BIT(LR_INTID(lr)) : 0;
-		if ((bits & bit) && (lr & LR_STATE) == LR_ACTIVE)
+		/* Never on a mapped one: its pending state is the physical interrupt's, and the
+		 * latch waits for its list register to be free. */
+		if ((bits & bit) && (lr & LR_STATE) == LR_ACTIVE && !(lr & LR_HW))
 			lr_set(v, n, lr | LR_PENDING);
 	}
 	v->vgic.latch |= bits; /* consumed when that pending state is acknowledged */

@@ -132,7 +132,10 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	 * must be what the VM was given (PMUVer, N = HPMN, every event; the hardware keeps the
 	 * host's counters [HPMN, N) out of its reach), and the hardware itself must keep EL2
 	 * out of every count whatever the guest's filters say: HPMD (PMUv3p1) for the event
-	 * counters, HCCD (PMUv3p5) for the cycle counter (MDCR_EL2, Arm ARM D24.3.17). */
+	 * counters, HCCD (PMUv3p5) for the cycle counter (MDCR_EL2, Arm ARM D24.3.17). Since
+	 * the VM's version is one offered (at most PMUv3p5), the hardware's is exactly
+	 * PMUv3p5: none of the later PMU registers (PMICNTR, PMZR, the snapshots, PMUACR)
+	 * exists, which the ID view would hide and a switch would not carry. */
 	p->passthrough = c->passthrough && hw->pmu_version >= PV_PMUVER_V3P5 &&
 			 c->version == hw->pmu_version && n == hw->hpmn && c->nr_filters == 0 &&
 			 n >= 1;

@@ -218,5 +218,6 @@ void pv_vpmu__chain_traps(struct pv_vcpu *v);
 /* passthrough.c */
 void pv_vpmu__pt_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
 void pv_vpmu__pt_put(struct pv_vcpu *v, struct pv_pcpu *cpu);
+bool pv_vpmu__pt_level(struct pv_vcpu *v, struct pv_pcpu *cpu);
 
 #endif

@@ -9,14 +9,18 @@
  */
 #include "internal.h"
 
-/* PMCR_EL0 state a guest write leaves (E, D, X, DP, LC, LP, FZO); P and C are actions. */
+/* PMCR_EL0 state a guest write leaves (E, D, X, DP, LC, LP, FZO, and FZS, bit 32, with
+ * FEAT_SPEv1p2; RES0 where their features are missing); P and C are actions. */
+#define PT_PMCR_FZS PV_BIT(32)
 #define PT_PMCR_STATE                                                                          \
-	(PV_PMCR_E | PV_PMCR_D | PV_PMCR_X | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP | PV_PMCR_FZO)
+	(PV_PMCR_E | PV_PMCR_D | PV_PMCR_X | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP |            \
+	 PV_PMCR_FZO | PT_PMCR_FZS)
 
 static void read_back(struct pv_vcpu *v, struct pv_pcpu *cpu)
 {
 	struct pv_vpmu *s = &v->pmu;
 	unsigned nr = v->vm->pmu.nr_counters;
+	uint32_t all = v->vm->pmu.counter_mask; /* EL2 sees the host's bits too */
 	s->pmcr = pv_plat_sysreg_read(cpu, PV_PMCR_EL0) & PT_PMCR_STATE;
 	for (unsigned n = 0; n < nr; n++) {
 		s->evcntr[n] = hw_evcntr_read(cpu, n);
@@ -24,8 +28,8 @@ static void read_back(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	}
 	s->ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
 	s->ccfiltr = s->hwtype[PV_PMU_CYCLE_IDX] = pv_plat_sysreg_read(cpu, PV_PMCCFILTR_EL0);
-	s->inten = (uint32_t)pv_plat_sysreg_read(cpu, PV_PMINTENSET_EL1);
-	s->ovs = (uint32_t)pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0);
+	s->inten = (uint32_t)pv_plat_sysreg_read(cpu, PV_PMINTENSET_EL1) & all;
+	s->ovs = (uint32_t)pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0) & all;
 	s->selr = (uint8_t)(pv_plat_sysreg_read(cpu, PV_PMSELR_EL0) & 0x1F);
 	s->userenr = (uint8_t)pv_plat_sysreg_read(cpu, PV_PMUSERENR_EL0);
 	s->irq_level = (s->pmcr & PV_PMCR_E) && (s->inten & s->ovs);
@@ -37,6 +41,8 @@ void pv_vpmu__pt_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	uint32_t all = v->vm->pmu.counter_mask;
 	unsigned nr = v->vm->pmu.nr_counters;
 	v->pmu.host_selr = (uint8_t)pv_plat_sysreg_read(cpu, PV_PMSELR_EL0);
+	/* Nothing counts or interrupts while the rest goes in (PMCR.E as another VM left it). */
+	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, v->vm->pmu.pmcr_res1);
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, all);
 	for (unsigned n = 0; n < nr; n++) {
 		hw_evtyper_write(cpu, n, s->hwtype[n]);
@@ -65,6 +71,18 @@ void pv_vpmu__pt_put(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	pv_plat_sysreg_write(cpu, PV_PMOVSCLR_EL0, all);
 	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN); /* pcpu_setup's */
 	pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, v->pmu.host_selr);
+	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, v->vm->pmu.pmcr_res1); /* pcpu_setup's too */
+}
+
+/* The guest's own overflow interrupt level, as the hardware has it (Arm ARM D24.5.8, the
+ * interrupt request: PMCR_EL0.E and an overflow whose interrupt is enabled). */
+bool pv_vpmu__pt_level(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	uint32_t all = v->vm->pmu.counter_mask;
+	if (!(pv_plat_sysreg_read(cpu, PV_PMCR_EL0) & PV_PMCR_E))
+		return false;
+	return (pv_plat_sysreg_read(cpu, PV_PMINTENSET_EL1) &
+		pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0) & all) != 0;
 }
 
 void pv_vpmu_sync(struct pv_vcpu *v)

@@ -161,6 +161,8 @@ enum pv_irq_result pv_vpmu_irq(struct pv_pcpu *cpu)
 		if (v->vm->pmu.host_mask &&
 		    (pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0) & v->vm->pmu.host_mask))
 			return PV_IRQ_HOST_PENDING;
+		if (!pv_vpmu__pt_level(v, cpu))
+			return PV_IRQ_HANDLED; /* none of its own: a late one, another's */
 		v->stats.pmu_irqs++;
 		return PV_IRQ_GUEST_MAPPED;
 	}

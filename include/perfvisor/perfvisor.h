@@ -377,8 +377,9 @@ void pv_vcpu_put(struct pv_vcpu *v);
  * overflowed too (their PMOVSSET_EL0 bits are left for the host to clear); PV_IRQ_HANDLED
  * otherwise, a late SPE interrupt (nothing pending) included. A PMU interrupt is never
  * PV_IRQ_NOT_MINE. PV_IRQ_GUEST_MAPPED for a PMU interrupt while a passthrough vCPU is
- * loaded (pv_pmu_config.passthrough): the overflow is the guest's own, in the guest's own
- * registers, and nothing was changed. The host makes the vCPU's virtual INTID 23 pending,
+ * loaded (pv_pmu_config.passthrough) and its own level is high (PMCR_EL0.E, and an overflow
+ * whose interrupt it enabled): the overflow is the guest's own, in the guest's own
+ * registers, and nothing was changed; with its level low, PV_IRQ_HANDLED (a late one). The host makes the vCPU's virtual INTID 23 pending,
  * mapped to the physical one (GICv3 ICH_LR<n>_EL2.HW = 1, pINTID = 23), and does not
  * deactivate the physical interrupt: the guest's deactivation of the virtual one does, so
  * the next overflow needs no exit of its own. The physical interrupt is the vCPU's while

@@ -41,7 +41,7 @@ struct pv_pmu_config {
 	uint8_t direct;
 	/* 1: the VM owns the guests' part of the physical PMU ([0, HPMN) and the cycle counter)
 	 * of the pCPU it is loaded on, and no PMU access traps: that PMU is the VM's exactly (the
-	 * hardware's PMUVer, PMUv3p5 at least, for HPMD and HCCD; nr_counters = HPMN; no event
+	 * hardware's PMUVer, which must be PMUv3p5, for HPMD and HCCD; nr_counters = HPMN; no event
 	 * filter). The host presents the physical PMU interrupt to the VM mapped
 	 * (PV_IRQ_GUEST_MAPPED). Where it is not possible, as for 0: direct or trapping as above
 	 * (docs/vpmu.md, "Passthrough"). */

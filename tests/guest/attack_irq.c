@@ -44,7 +44,10 @@ static void attack_swinc_flood(void)
 		wr(pmswinc_el0, ~0ul);
 	wr(pmcr_el0, 0);
 	uint64_t c0 = pmevcntr_read(0) & 0xFFFFFFFFul, c1 = pmevcntr_read(1);
-	attempt(c0 == 10000 && c1 == 1 && (rd(pmovsset_el0) & 1),
+	/* A PMU without CHAIN (PMCEID0_EL0 bit 0x1E clear: a passed-through QEMU 7.2 one)
+	 * counts nothing on counter 1. */
+	uint64_t chained = (rd(pmceid0_el0) >> EV_CHAIN) & 1;
+	attempt(c0 == 10000 && c1 == chained && (rd(pmovsset_el0) & 1),
 		"flood: 20000 PMSWINC counted exactly, one overflow chained",
 		"counter0 %lx chain %lx", c0, c1);
 	tried += 20000 - 1;

@@ -416,6 +416,18 @@ check)
 	scenario boot "vm0=boot -- boot.argc=3 alpha beta" boot
 	scenario isolate "vm0=isoA vm1=isoB slice_us=50" isolate isolate
 	scenario isolate_read "vm0=isoA vm1=isoR slice_us=50" isolate isolate
+	# The PMU passed through (docs/vpmu.md, "Passthrough"): two VMs that own it in turn keep
+	# their registers (isolate), and two adversaries by volume (a PMSWINC flood, an
+	# interrupt storm, overflows left pending under masked interrupts, WFI and power-off with
+	# one pending) share the pCPU with their interrupts presented mapped, with no escape.
+	scenario isolate_passthrough "pmu_passthrough=on vm0=isoA vm1=isoB slice_us=50" \
+		isolate isolate
+	scenario attack_passthrough "pmu_passthrough=on vm0=irqA vm1=irqB slice_us=50" \
+		attack_irq attack_irq
+	for vm in irqA irqB; do
+		grep -q "^\[$vm\] attacks: [0-9]*, escapes: 0\$" "$logdir/attack_passthrough.log"
+		result "attack_passthrough: $vm: no escape"
+	done
 	# The isolation checks mean something only if the VMs took turns between a write and
 	# its read-back: four rounds, each spanning several slices.
 	turns=$(report_field "$logdir/isolate.log" isoA "scheduled in")

@@ -292,6 +292,9 @@ static void test_load_put_sync(void **state)
 	hw_set(m, PV_PMUSERENR_EL0, PV_PMUSERENR_ER | PV_PMUSERENR_EN);
 	hw_set(m, PV_PMCNTENSET_EL0, 0x80000002u);
 	hw_set(m, PV_PMCR_EL0, PV_PMCR_LC | PV_PMCR_LP); /* E off: nothing moves */
+	/* Its overflow pending with its interrupt enabled, but PMCR.E clear: no level, so a
+	 * physical interrupt now is a late one, not the guest's. */
+	assert_int_equal(pv_irq(&m->cpu[0].pv, PV_INTID_PMU), PV_IRQ_HANDLED);
 	pv_vpmu_sync(v);
 	assert_int_equal(v->pmu.evtyper[1], type);
 	assert_int_equal(v->pmu.evcntr[1], 0x123456789ull);
@@ -323,7 +326,20 @@ static void test_load_put_sync(void **state)
 	assert_int_equal(hw(m, PV_PMSELR_EL0), 3);
 	assert_int_equal(hw(m, PV_PMUSERENR_EL0), PV_PMUSERENR_ER | PV_PMUSERENR_EN);
 	assert_true(hw(m, PV_PMCR_EL0) & PV_PMCR_LP);
+	/* With PMCR.E its level is high: its own, presented mapped, counted; the host's
+	 * counter overflowing as well is reported first. */
+	hw_set(m, PV_PMCR_EL0, PV_PMCR_LC | PV_PMCR_LP | PV_PMCR_E);
+	assert_int_equal(pv_irq(&m->cpu[0].pv, PV_INTID_PMU), PV_IRQ_GUEST_MAPPED);
+	assert_int_equal(v->stats.pmu_irqs, 1);
+	hw_set(m, PV_PMOVSSET_EL0, 1u << HPMN);
+	assert_int_equal(pv_irq(&m->cpu[0].pv, PV_INTID_PMU), PV_IRQ_HOST_PENDING);
+	hw_set(m, PV_PMOVSCLR_EL0, 1u << HPMN);
 	pv_vcpu_put(v);
+	/* Put leaves the partition disabled (PMCR.E too), and no bit of the host's counter in
+	 * what it saved. */
+	assert_int_equal(hw(m, PV_PMCR_EL0) & PV_PMCR_E, 0);
+	assert_int_equal(v->pmu.ovs & ~mine, 0);
+	assert_true(v->pmu.pmcr & PV_PMCR_E);
 	sim_prog_free(&p);
 	scen_free(m);
 }

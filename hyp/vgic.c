@@ -114,11 +114,30 @@ static uint64_t deliverable(const struct vgic_cpu *g)
 
 /* Hold a mapped interrupt back: its PPI disabled, the disable complete, then deactivated,
  * so that its level, still high, does not make it pending again at once. */
-static void mapped_hold(struct vgic_cpu *g, uint32_t intid)
+static __attribute__((noinline, cold)) void mapped_hold(struct vgic_cpu *g, uint32_t intid)
 {
 	gic_disable_ppi_sync(intid);
 	gic_deactivate(intid);
 	g->pmu_masked = true;
+}
+
+/* Mapped interrupts pending in the list registers `lrs` that the guest can no longer take:
+ * out of them, and held back. Returns the list registers freed. Out of line, after the
+ * loop: vgic_update's loop stays as lean as without mappings. */
+static __attribute__((noinline, cold)) uint32_t mapped_withdraw(struct vcpu *v, uint32_t lrs)
+{
+	struct vgic_cpu *g = &v->vgic;
+	uint32_t freed = 0;
+	for (; lrs && hw_loaded(v); lrs &= lrs - 1) {
+		unsigned n = (unsigned)__builtin_ctz(lrs);
+		uint64_t lr = lr_hw_read(n);
+		if (presentable(g) & BIT(LR_INTID(lr)))
+			continue;
+		lr_hw_write(n, 0);
+		mapped_hold(g, LR_PINTID(lr));
+		freed |= 1u << n;
+	}
+	return freed;
 }
 
 /* Bring the list registers in line with the virtual interrupt state. A latch (software
@@ -127,9 +146,9 @@ static void mapped_hold(struct vgic_cpu *g, uint32_t intid)
 static void vgic_update(struct vcpu *v)
 {
 	struct vgic_cpu *g = &v->vgic;
-	uint64_t want = deliverable(g), can = presentable(g);
+	uint64_t want = deliverable(g);
 	uint64_t held = 0;
-	uint32_t free_lrs = 0;
+	uint32_t free_lrs = 0, mapped_pending = 0;
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		uint64_t lr = lr_get(v, n);
 		uint64_t bit = LR_INTID(lr) < VGIC_NR_IRQS ? BIT(LR_INTID(lr)) : 0;
@@ -147,12 +166,8 @@ static void vgic_update(struct vcpu *v)
 			/* Mapped: the physical line is its level. One the guest can no longer
 			 * take (disabled, its group off) and has not acknowledged is withdrawn,
 			 * and held back until it can. */
-			if ((lr & LR_STATE) == LR_PENDING && !(can & bit) && hw_loaded(v)) {
-				lr_set(v, n, 0);
-				mapped_hold(g, LR_PINTID(lr));
-				free_lrs |= 1u << n;
-				continue;
-			}
+			if ((lr & LR_STATE) == LR_PENDING)
+				mapped_pending |= 1u << n;
 			held |= bit;
 			continue;
 		}
@@ -168,6 +183,12 @@ static void vgic_update(struct vcpu *v)
 			}
 		}
 		held |= bit;
+	}
+	if (__builtin_expect(mapped_pending != 0, 0)) {
+		uint32_t freed = mapped_withdraw(v, mapped_pending);
+		free_lrs |= freed;
+		if (freed)
+			held &= ~BIT(PV_INTID_PMU);
 	}
 	/* What is deliverable now: the loop may have consumed latches it found acknowledged or
 	 * deactivated, which must not be injected again. */
@@ -185,7 +206,7 @@ static void vgic_update(struct vcpu *v)
 	}
 	/* A mapped interrupt held back (vgic_inject_mapped) is let through again once it can be
 	 * presented: the physical PPI, still pending while its overflow is, comes back. */
-	if (g->pmu_masked && hw_loaded(v) && (can & BIT(PV_INTID_PMU)) && free_lrs &&
+	if (g->pmu_masked && hw_loaded(v) && (presentable(g) & BIT(PV_INTID_PMU)) && free_lrs &&
 	    !(held & BIT(PV_INTID_PMU))) {
 		g->pmu_masked = false;
 		gic_enable_ppi(PV_INTID_PMU, true);
@@ -200,32 +221,23 @@ static void vgic_update(struct vcpu *v)
 void vgic_inject_mapped(struct vcpu *v, uint32_t intid)
 {
 	struct vgic_cpu *g = &v->vgic;
-	int slot = -1;
-	if (presentable(g) & BIT(intid)) {
-		for (unsigned n = 0; n < hyp.nr_lr; n++) {
-			uint64_t lr = lr_get(v, n);
-			if (lr & LR_STATE) {
-				if (LR_INTID(lr) == intid) {
-					slot = -1;
-					break;
-				}
-			} else if (slot < 0) {
-				slot = (int)n;
-			}
-		}
-	}
-	if (slot < 0) {
+	/* ICH_ELRSR_EL2: the empty list registers (state 0, and HW = 1 or no EOI pending). Of
+	 * the others, none may hold its INTID: only a software pending state the guest latched
+	 * can be there (its physical interrupt is not active, so no mapped one is). */
+	uint32_t all = (1u << hyp.nr_lr) - 1;
+	uint32_t empty = (uint32_t)read_sysreg(S3_4_C12_C11_5) & all;
+	bool taken = false;
+	for (uint32_t live = all & ~empty; live && !taken; live &= live - 1)
+		taken = LR_INTID(lr_hw_read((unsigned)__builtin_ctz(live))) == intid;
+	if (!(presentable(g) & BIT(intid)) || !empty || taken) {
 		mapped_hold(g, intid);
 		return;
 	}
-	uint64_t old = lr_get(v, (unsigned)slot);
-	if (old & LR_EOI) /* a deactivated one not yet seen: its latch is consumed */
-		g->latch &= ~(LR_INTID(old) < VGIC_NR_IRQS ? BIT(LR_INTID(old)) : 0);
 	uint64_t lr = LR_PENDING | LR_HW | ((uint64_t)intid << LR_PINTID_SHIFT) |
 		      ((uint64_t)g->prio[intid] << LR_PRIO_SHIFT) | intid;
 	if (g->group & BIT(intid))
 		lr |= LR_GROUP1;
-	lr_set(v, (unsigned)slot, lr);
+	lr_hw_write((unsigned)__builtin_ctz(empty), lr);
 }
 
 /* Whether the vCPU's mapped interrupt is in a list register in one of `states`. */

@@ -159,8 +159,7 @@ struct vcpu {
 	uint64_t poll_ticks; /* the overflow poll's period, served by the entry (timer.c) */
 	uint32_t irq_acked;  /* what the entry acknowledged before it went to C */
 	bool passthrough;    /* its VM's PMU is passed through (vm->pv.pmu.passthrough), kept
-				here for the hot paths: its own PMSELR_EL0 (selfcount.c), its
-				mapped interrupt (vgic.c) */
+				here for the hot paths: its mapped interrupt (vgic.c) */
 	struct pv_vcpu pv;
 	struct el1_regs el1;
 	struct dbg_regs dbg;
@@ -233,7 +232,8 @@ struct hyp {
 	bool switched;           /* the current exception switched vCPUs */
 	bool selfcount;          /* the host counter counts EL2 instructions */
 	bool selfcount_page;     /* selfcount_page=on: every VM has its page (selfcount.c) */
-	unsigned host_counter;   /* its index (= HPMN) */
+	bool guest_selr;       /* the loaded vCPU's PMU is passed through: PMSELR_EL0 is its */
+	unsigned host_counter; /* its index (= HPMN) */
 	unsigned nr_vms;
 	unsigned nr_lr;
 	uint64_t slice_ticks, slice_deadline;
@@ -420,7 +420,8 @@ static inline void mmio_write32(uint64_t addr, uint32_t v)
 static inline void selfcount_charge(struct vcpu *v, enum exit_kind kind)
 {
 	uint64_t now;
-	if (__builtin_expect(v->passthrough, 0)) {
+	/* The PMU loaded now decides, not v's: after a switch v is the vCPU put. */
+	if (__builtin_expect(hyp.guest_selr, 0)) {
 		/* Passthrough (selfcount.c): through the guest's own PMSELR_EL0, given back, the
 		 * counter enabled again, and rebased when a guest's PMCR.P reset it (that
 		 * exception counts 0). Without a host counter nothing is read: PMXEVCNTR_EL0 with

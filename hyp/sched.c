@@ -16,6 +16,7 @@ void vcpu_load(struct vcpu *v)
 {
 	const struct pv_trap_words *t = &v->pv.traps;
 	hyp.current = v;
+	hyp.guest_selr = v->passthrough; /* before the PMU load writes its PMSELR_EL0 */
 	write_sysreg(vttbr_el2, v->vm->vttbr);
 	write_sysreg(S3_4_C0_C0_5, v->vmpidr); /* VMPIDR_EL2 */
 	write_sysreg(hcr_el2, (hyp.hcr_hyp & ~t->hcr_el2_owned) | t->hcr_el2);
@@ -35,6 +36,7 @@ void vcpu_load(struct vcpu *v)
 void vcpu_put(struct vcpu *v)
 {
 	pv_vcpu_put(&v->pv);
+	hyp.guest_selr = false; /* the put gave the pCPU's PMSELR_EL0 back */
 	vgic_save(v);
 	EL1_REGS(EL1_SAVE)
 	vcpu_regs_save(v);
@@ -221,6 +223,10 @@ struct vcpu *sched_next(struct vcpu *cur)
 struct vcpu *sched_wfi(struct vcpu *cur)
 {
 	cur->waiting = true;
+	/* A software pending state of its mapped INTID waits for that list register, whose
+	 * deactivation raises no maintenance interrupt: look now (vgic.c, vgic_latch). */
+	if (cur->passthrough)
+		vgic_maintenance(cur);
 	if (ready(cur))
 		return cur;
 	uart_waits(cur->vm); /* what it wrote of a line shows while it waits: a prompt */
@@ -280,8 +286,9 @@ void sched_start(void)
 	struct vcpu *first = pick(NULL);
 	if (!first)
 		hyp_panic("no VM to run");
+	/* Read before the load: a passthrough vCPU's PMSELR_EL0 is its own (selfcount.c). */
+	hyp.last_count = read_sysreg(S3_3_C9_C13_2); /* PMXEVCNTR_EL0: selfcount.c */
 	vcpu_load(first);
 	timer_rearm();
-	hyp.last_count = read_sysreg(S3_3_C9_C13_2); /* PMXEVCNTR_EL0: selfcount.c */
 	guest_enter(&first->f);
 }

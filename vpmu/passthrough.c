@@ -41,9 +41,11 @@ void pv_vpmu__pt_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	uint32_t all = v->vm->pmu.counter_mask;
 	unsigned nr = v->vm->pmu.nr_counters;
 	v->pmu.host_selr = (uint8_t)pv_plat_sysreg_read(cpu, PV_PMSELR_EL0);
-	/* Nothing counts or interrupts while the rest goes in (PMCR.E as another VM left it). */
-	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, v->vm->pmu.pmcr_res1);
+	/* Its own PMCR first, with every counter still disabled: nothing counts while the rest
+	 * goes in, and the interrupt's level is its own from the PMOVS and PMINTEN writes on
+	 * (QEMU 7.2 computes the line on those, not on a PMCR write). */
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, all);
+	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, s->pmcr);
 	for (unsigned n = 0; n < nr; n++) {
 		hw_evtyper_write(cpu, n, s->hwtype[n]);
 		hw_evcntr_write(cpu, n, s->evcntr[n]);
@@ -56,7 +58,6 @@ void pv_vpmu__pt_load(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	pv_plat_sysreg_write(cpu, PV_PMINTENCLR_EL1, all & ~s->inten);
 	pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, s->selr);
 	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, s->userenr);
-	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, s->pmcr);
 	pv_plat_sysreg_write(cpu, PV_PMCNTENSET_EL0, s->cnten & all);
 }
 

@@ -424,9 +424,17 @@ check)
 		isolate isolate
 	scenario attack_passthrough "pmu_passthrough=on vm0=irqA vm1=irqB slice_us=50" \
 		attack_irq attack_irq
-	for vm in irqA irqB; do
-		grep -q "^\[$vm\] attacks: [0-9]*, escapes: 0\$" "$logdir/attack_passthrough.log"
-		result "attack_passthrough: $vm: no escape"
+	# The same beside a VM that traps (its event filter rules passthrough out): the two modes
+	# take turns on the PMU, the PMU interrupt and PMSELR_EL0.
+	scenario attack_mixed "pmu_passthrough=on vm0=irqT vm1=irqP vm0_pmu_filter=deny:0x24:1 slice_us=50" \
+		attack_irq attack_irq
+	grep -q '^hyp: vm irqT: .*, trapped (passthrough is not possible' "$logdir/attack_mixed.log" &&
+		grep -q '^hyp: vm irqP: .*, passthrough (no PMU trap)$' "$logdir/attack_mixed.log"
+	result "attack_mixed: one VM trapped, one passed through"
+	for run in attack_passthrough:irqA attack_passthrough:irqB attack_mixed:irqT attack_mixed:irqP; do
+		vm=${run#*:}
+		grep -q "^\[$vm\] attacks: [0-9]*, escapes: 0\$" "$logdir/${run%%:*}.log"
+		result "${run%%:*}: $vm: no escape"
 	done
 	# The isolation checks mean something only if the VMs took turns between a write and
 	# its read-back: four rounds, each spanning several slices.

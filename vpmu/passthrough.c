@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Passthrough (vm->pmu.passthrough): the VM owns the whole physical PMU while it is loaded,
- * and no PMU access traps (MDCR_EL2.TPM clear, HPMN = N: trap/trapwords.c). Its state is
+ * Passthrough (vm->pmu.passthrough): the VM owns the guests' part of the physical PMU,
+ * counters [0, HPMN) and the cycle counter, while it is loaded, and no PMU access traps
+ * (MDCR_EL2.TPM clear, HPMN = its N: trap/trapwords.c). Its state is
  * the hardware's while it is loaded and struct pv_vpmu's otherwise, so load writes every
  * register the guest can change and put reads every one back, then leaves the pCPU's PMU
  * disabled, quiet and with no overflow pending, so that nothing of it reaches the next vCPU

@@ -379,8 +379,9 @@ void pv_vcpu_put(struct pv_vcpu *v);
  * PV_IRQ_NOT_MINE. PV_IRQ_GUEST_MAPPED for a PMU interrupt while a passthrough vCPU is
  * loaded (pv_pmu_config.passthrough) and its own level is high (PMCR_EL0.E, and an overflow
  * whose interrupt it enabled): the overflow is the guest's own, in the guest's own
- * registers, and nothing was changed; with its level low, PV_IRQ_HANDLED (a late one). The host makes the vCPU's virtual INTID 23 pending,
- * mapped to the physical one (GICv3 ICH_LR<n>_EL2.HW = 1, pINTID = 23), and does not
+ * registers, and nothing was changed; with its level low, PV_IRQ_HANDLED (a late one).
+ * The host makes the vCPU's virtual INTID 23 pending, mapped to the physical one (GICv3
+ * ICH_LR<n>_EL2.HW = 1, pINTID = 23), and does not
  * deactivate the physical interrupt: the guest's deactivation of the virtual one does, so
  * the next overflow needs no exit of its own. The physical interrupt is the vCPU's while
  * it is loaded: a host that puts the vCPU with it active deactivates it, and makes it

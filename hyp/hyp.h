@@ -302,7 +302,6 @@ void vgic_inject_mapped(struct vcpu *v, uint32_t intid);
 bool vgic_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
 bool vgic_sgi_sysreg(struct vcpu *v, uint32_t key, uint64_t val);
 bool vgic_pending(struct vcpu *v);
-bool vgic_mapped_pending(struct vcpu *v);
 
 /* uart.c */
 bool uart_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);

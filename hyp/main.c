@@ -26,8 +26,9 @@
  *   fasttrap=on|off   serve the counter reads the library marks plain at the exception entry,
  *                     before the register save (vectors.S; default on), or send every trap
  *                     to C
- *   pmu_passthrough=on|off  each VM owns the whole PMU while it runs, and no PMU access traps
- *                     (docs/vpmu.md, "Passthrough"; default off); on implies host_counters=0
+ *   pmu_passthrough=on|off  each VM owns the guests' part of the PMU while it runs, and no
+ *                     PMU access traps (docs/vpmu.md, "Passthrough"; default off); on makes
+ *                     host_counters default to 0
  *   selfcount_page=on|off  a page in every VM whose register reads the EL2 instructions
  *                     spent on it (selfcount.c; default off)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word

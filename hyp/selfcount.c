@@ -11,8 +11,8 @@
  * PMU access traps, MDCR_EL2.TPM) and the library emulates PMXEV* without the physical
  * PMSELR, so nothing else writes it; report_all checks that it still holds.
  *
- * With pmu_passthrough=on the guests own PMSELR_EL0, so the counter is read by its own
- * register instead. QEMU 7.2 does not keep counters past HPMN from EL1 (docs/qemu.md), so a
+ * With a passthrough vCPU loaded the guest owns PMSELR_EL0, so the read selects the host
+ * counter and gives the guest's selection back (selfcount_charge, hyp.h). QEMU 7.2 does not keep counters past HPMN from EL1 (docs/qemu.md), so a
  * passthrough guest can stop or reset this one: the hypervisor keeps none in that mode
  * unless host_counters= asks for one, for measurement, and then enables it again at every
  * exception and skips a count that went backwards.

@@ -121,6 +121,14 @@ static __attribute__((noinline, cold)) void mapped_hold(struct vgic_cpu *g, uint
 	g->pmu_masked = true;
 }
 
+/* Let a held-back mapped interrupt through again: its PPI, still pending while its level is
+ * high, comes back. */
+static void mapped_release(struct vgic_cpu *g)
+{
+	g->pmu_masked = false;
+	gic_enable_ppi(PV_INTID_PMU, true);
+}
+
 /* Mapped interrupts pending in the list registers `lrs` that the guest can no longer take:
  * out of them, and held back. Returns the list registers freed. Out of line, after the
  * loop: vgic_update's loop stays as lean as without mappings. */
@@ -207,10 +215,8 @@ static void vgic_update(struct vcpu *v)
 	/* A mapped interrupt held back (vgic_inject_mapped) is let through again once it can be
 	 * presented: the physical PPI, still pending while its overflow is, comes back. */
 	if (g->pmu_masked && hw_loaded(v) && (presentable(g) & BIT(PV_INTID_PMU)) && free_lrs &&
-	    !(held & BIT(PV_INTID_PMU))) {
-		g->pmu_masked = false;
-		gic_enable_ppi(PV_INTID_PMU, true);
-	}
+	    !(held & BIT(PV_INTID_PMU)))
+		mapped_release(g);
 }
 
 /* Present a passthrough vCPU's physical PMU interrupt, acknowledged and priority-dropped by
@@ -240,21 +246,16 @@ void vgic_inject_mapped(struct vcpu *v, uint32_t intid)
 	lr_hw_write((unsigned)__builtin_ctz(empty), lr);
 }
 
-/* Whether the vCPU's mapped interrupt is in a list register in one of `states`. */
-static bool mapped_in(struct vcpu *v, uint64_t states)
+/* Its mapped interrupt pending in a list register: a wake-up event for WFI, as any pending
+ * interrupt. */
+static bool mapped_pending(struct vcpu *v)
 {
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		uint64_t lr = lr_get(v, n);
-		if ((lr & LR_HW) && (lr & states))
+		if ((lr & LR_HW) && (lr & LR_PENDING))
 			return true;
 	}
 	return false;
-}
-
-/* Pending: a wake-up event for WFI, as any pending interrupt. */
-bool vgic_mapped_pending(struct vcpu *v)
-{
-	return mapped_in(v, LR_PENDING);
 }
 
 void vgic_init(struct vcpu *v)
@@ -269,7 +270,7 @@ void vgic_init(struct vcpu *v)
  * complete early, never late. */
 bool vgic_pending(struct vcpu *v)
 {
-	return deliverable(&v->vgic) != 0 || (has_mapped(v) && vgic_mapped_pending(v));
+	return deliverable(&v->vgic) != 0 || (has_mapped(v) && mapped_pending(v));
 }
 
 void vgic_set_line(struct vcpu *v, uint32_t intid, bool level)
@@ -291,10 +292,8 @@ static void mapped_save(struct vcpu *v)
 	for (unsigned n = 0; n < hyp.nr_lr; n++)
 		if ((g->lr[n] & LR_HW) && (g->lr[n] & LR_STATE))
 			gic_deactivate(LR_PINTID(g->lr[n])); /* the next vCPU's PMU is quiet */
-	if (g->pmu_masked) { /* retried at the next overflow it takes */
-		g->pmu_masked = false;
-		gic_enable_ppi(PV_INTID_PMU, true);
-	}
+	if (g->pmu_masked) /* retried at the next overflow it takes */
+		mapped_release(g);
 }
 
 static void mapped_restore(struct vcpu *v)

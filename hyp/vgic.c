@@ -248,7 +248,7 @@ void vgic_inject_mapped(struct vcpu *v, uint32_t intid)
 
 /* Its mapped interrupt pending in a list register: a wake-up event for WFI, as any pending
  * interrupt. */
-static bool mapped_pending(struct vcpu *v)
+static bool mapped_lr_pending(struct vcpu *v)
 {
 	for (unsigned n = 0; n < hyp.nr_lr; n++) {
 		uint64_t lr = lr_get(v, n);
@@ -270,7 +270,7 @@ void vgic_init(struct vcpu *v)
  * complete early, never late. */
 bool vgic_pending(struct vcpu *v)
 {
-	return deliverable(&v->vgic) != 0 || (has_mapped(v) && mapped_pending(v));
+	return deliverable(&v->vgic) != 0 || (has_mapped(v) && mapped_lr_pending(v));
 }
 
 void vgic_set_line(struct vcpu *v, uint32_t intid, bool level)

@@ -78,13 +78,15 @@ suite() {
 		grep -q ': skipped: ' "$log" ||
 			echo "skipped: $title: $s test(s), without a reason (log: $log)" >>"$reasons"
 	fi
+	# A suite that tests a fetched source says which version on a "tested: " line.
+	tested=$(sed -n 's/^tested: /; /p' "$log" | head -n1)
 	if [ "$f" -ne 0 ]; then
-		echo "FAIL $title ($p passed, $f failed)"
+		echo "FAIL $title ($p passed, $f failed$tested)"
 		sed 's/^/    /' "$log"
 	elif [ "$s" -ne 0 ]; then
-		echo "ok   $title ($p passed, $s skipped)"
+		echo "ok   $title ($p passed, $s skipped$tested)"
 	else
-		echo "ok   $title ($p passed)"
+		echo "ok   $title ($p passed$tested)"
 	fi
 }
 [ -z "${QEMU_SUITE:-}" ] || suite "qemu guest suite" qemu-check "$QEMU_SUITE"

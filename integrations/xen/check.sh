@@ -4,8 +4,10 @@
 #   check.sh check LIB GUEST_DIR   the scenarios below
 #   check.sh bench LIB GUEST_DIR   "bench: xen.*" lines (make bench)
 #     0. apply.sh's own test (test-apply.sh);
-#     1. the pinned Xen source (fetch.sh: once, into build/xen/src; no network: the suite is
-#        skipped, with the reason);
+#     1. the pinned Xen source, or bookworm's current one once the pin has left the archive
+#        (fetch.sh: once, into build/xen/src; a "tested:" line says which; no network: the
+#        suite is skipped, with the reason), then the fallback itself on the real archive
+#        (a pin that is not there);
 #     2. the integration applied to a copy of it (apply.sh) and Xen built for arm64 with the
 #        bridge archive LIB linked in;
 #     3. each scenario: a device tree made from QEMU's own with dom0less domains under /chosen
@@ -42,8 +44,22 @@ if ! src=$(sh integrations/xen/fetch.sh "$dir" 2>"$logdir/fetch.err"); then
 	skipped=1
 	finish
 fi
+# The fallback on the real archive, which the pin will leave one day: a version of a small
+# source package that never existed gives the suite's current one, said in its note.
+[ "$mode" = bench ] || {
+	rm -rf "$dir/fallback"
+	sh scripts/fetch-source.sh "$dir/fallback" hello bookworm 0~never-1 src/hello.c \
+		>"$logdir/fallback.out" 2>&1 &&
+		grep -q "^[0-9][^,]*, bookworm's current version: the pin 0~never-1 is not in the archive\$" \
+			"$dir/fallback/src/.perfvisor-note"
+	result "fetch_fallback: a pin bookworm does not have gives its current version, said"
+	rm -rf "$dir/fallback"
+}
+# Which Xen this run tests: the pin, or the suite's current one once the pin has left the
+# archive (fetch-source.sh); tests/run.sh puts this line beside the suite's result.
+echo "tested: Xen $(cat "$src/.perfvisor-note")"
 work=$(sh integrations/xen/apply.sh "$src" "$dir/work") || {
-	fail "the integration does not apply to Xen $(cat "$src/.perfvisor-version")"
+	fail "the integration does not apply to Xen $(cat "$src/.perfvisor-note")"
 	finish
 }
 # Xen's own build, with the bridge archive in its link (xen/Makefile: PERFVISOR_LIB).

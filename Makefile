@@ -5,6 +5,8 @@
 #   make check      every test this machine can run; ends with "N passed, M failed"
 #   make demo       a vPMU scenario on the simulated machine
 #   make bench      benchmark figures, one "bench: <name>: <value> <unit>" per line
+#   make bench-check  those figures against bench/baseline/ (the gate); make bench-baseline
+#                   writes the last make bench's figures there
 #   make aarch64    the core, freestanding, for aarch64
 #   make docs       regenerate docs/registers.md from the register database
 #   make xen-check  perfvisor as the vPMU of Xen on Arm, booted dom0less under QEMU (docs/xen.md)
@@ -120,7 +122,7 @@ AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
 .PHONY: all check demo bench aarch64 aarch64-cc docs docs-check format format-check clean deps tests check-host \
 	install uninstall shlib \
-	check-sanitize memcheck lint fuzz fuzz-build fresh-check
+	check-sanitize memcheck lint fuzz fuzz-build fresh-check bench-check bench-baseline
 # Objects that only pattern rules build are intermediate to make; kept, not deleted. (Not a
 # bare .SECONDARY: that makes every target intermediate, and an object of a new source file
 # is then never built into an archive that already exists.)
@@ -434,10 +436,26 @@ fuzz: fuzz-build
 
 # The hypervisor's own figures (EL2 instructions per trap and per switch, under QEMU with
 # -icount shift=0) join when QEMU and the cross compiler are here.
+# What it prints is kept in $(BENCH_FIGURES) for the gate; it fails when a part failed.
+BENCH_FIGURES := $(BUILD)/bench-figures.txt
 bench: $(BENCH_BINS) $(if $(QEMU_CHECK_AVAILABLE),hyp)
-	@sh bench/run.sh $(BENCH_BINS)
-	@$(if $(QEMU_CHECK_AVAILABLE),QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD),echo "bench: hyp.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)")
-	@$(if $(QEMU_CHECK_AVAILABLE),$(MAKE) --no-print-directory xen-bench | grep '^bench: ',echo "bench: xen.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)")
+	@rm -f $(BENCH_FIGURES).failed; \
+	{ sh bench/run.sh $(BENCH_BINS) || : >$(BENCH_FIGURES).failed; \
+	  $(if $(QEMU_CHECK_AVAILABLE),QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD) || : >$(BENCH_FIGURES).failed,echo "bench: hyp.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)"); \
+	  $(if $(QEMU_CHECK_AVAILABLE),$(MAKE) --no-print-directory xen-bench | grep '^bench: ',echo "bench: xen.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)"); \
+	} | tee $(BENCH_FIGURES).tmp; mv $(BENCH_FIGURES).tmp $(BENCH_FIGURES); \
+	[ ! -e $(BENCH_FIGURES).failed ]
+
+# The benchmark gate (docs/benchmarks.md, "The gate"): every figure make bench prints against
+# bench/baseline/, exact where the figure is deterministic; "N passed, M failed" (a figure
+# that could not be measured fails it, by name). make bench-baseline writes the last make
+# bench's figures into the baselines, for a change that improves one (then make docs).
+bench-check:
+	-@$(MAKE) --no-print-directory bench
+	@sh bench/gate.sh check $(BENCH_FIGURES) bench/baseline
+
+bench-baseline:
+	@sh bench/gate.sh update $(BENCH_FIGURES) bench/baseline
 
 $(BUILD)/aarch64/%.o: %.c $(PV_HDRS) | aarch64-cc
 	@mkdir -p $(dir $@)
@@ -473,12 +491,18 @@ $(BUILD)/docs/registers.md: $(TOOL)
 	  $(TOOL) regs --format markdown; } > $@.tmp
 	@mv $@.tmp $@
 
+# The figures the docs quote (<!--bench:NAME-->VALUE) and docs/benchmarks.md's table of
+# them come from bench/baseline/ (bench/gate.sh).
+DOCS_WITH_FIGURES := README.md $(wildcard docs/*.md)
 docs: $(BUILD)/docs/registers.md
 	@cp $< docs/registers.md
 	@echo "docs: docs/registers.md regenerated"
+	@sh bench/gate.sh docs-update bench/baseline $(DOCS_WITH_FIGURES)
 
 docs-check: $(BUILD)/docs/registers.md
 	@sh tests/citations.sh && echo "docs-check: every Arm ARM citation is in docs/README.md's table"
+	@sh bench/gate.sh docs-check bench/baseline $(DOCS_WITH_FIGURES) && \
+		echo "docs-check: every figure the docs quote is its baseline's (bench/baseline/)"
 	@if cmp -s $< docs/registers.md; then \
 		echo "docs-check: docs/registers.md matches the register database"; \
 	else \

@@ -7,7 +7,7 @@
  *                                      function). Plain-memory platform: every MSC access is one
  *                                      memory access; 32 monitors with 63-bit counters per node,
  *                                      so the monitors rotate.
- *   vmpam.tick_4096vm mmio/vm          MSC register accesses of that tick, per VM (direct)
+ *   vmpam.tick_4096vm_mmio mmio/vm     MSC register accesses of that tick, per VM (direct)
  *   vmpam.rotation_error %             mean absolute error against the ground truth of the
  *                                      bytes per VM per node over 1-second intervals, 256 VMs
  *                                      on 16 monitors per node, 4 nodes, 10 modelled seconds of
@@ -299,7 +299,7 @@ int main(int argc, char **argv)
 	const char *mode = argv[1];
 	if (strcmp(mode, "--list") == 0) {
 		puts("vmpam.tick_4096vm instructions/vm callgrind tick_4096vm");
-		puts("vmpam.tick_4096vm mmio/vm direct tick_4096vm_mmio");
+		puts("vmpam.tick_4096vm_mmio mmio/vm direct tick_4096vm_mmio");
 		puts("vmpam.rotation_error % direct rotation_error");
 		puts("vmpam.rotation_coverage % direct rotation_coverage");
 		return 0;

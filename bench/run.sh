@@ -51,6 +51,8 @@ callgrind_run() {
 	echo "$instructions $ops $platform"
 }
 
+# The library's figures are held by the baseline "host" (bench/gate.sh).
+echo "bench: baseline host"
 for bin in "$@"; do
 	list=$("$bin" --list </dev/null) || { fail "$bin --list failed"; continue; }
 	while read -r name unit method mode; do
@@ -103,6 +105,6 @@ EOF
 done
 
 if [ "$valgrind_skipped" = yes ]; then
-	echo "bench: skipped (valgrind not installed: apt-get install valgrind)"
+	echo "bench: host: skipped (valgrind not installed: apt-get install valgrind)"
 fi
 exit "$status"

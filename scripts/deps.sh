@@ -47,7 +47,8 @@ packages() {
 	xen-check | xen-bench) echo "$xen" ;;
 	check-host | check-sanitize) echo "$build $parsers $installtest" ;;
 	memcheck) echo "$build $parsers $installtest valgrind" ;;
-	bench) echo "$build valgrind $xen" ;;
+	bench | bench-check) echo "$build valgrind $xen" ;;
+	bench-baseline) echo "make" ;;
 	lint) echo "$build cppcheck clang-tidy clang-format" ;;
 	format | format-check) echo "make clang-format" ;;
 	fuzz | fuzz-build) echo "$build clang libclang-rt-dev" ;;

@@ -41,6 +41,7 @@ finish() {
 }
 if ! src=$(sh integrations/xen/fetch.sh "$dir" 2>"$logdir/fetch.err"); then
 	echo "xen-check: skipped: $(cat "$logdir/fetch.err")"
+	[ "$mode" != bench ] || echo "bench: xen.*: skipped ($(cat "$logdir/fetch.err"))"
 	skipped=1
 	finish
 fi
@@ -209,6 +210,8 @@ if [ "$mode" = bench ]; then
 	# EL2 instructions per exit, from the guest's clock: CNTVCT_EL0 under -icount shift=0
 	# counts every level's instructions (1 per ns), the guest's counter 2 its own
 	# (tests/guest/bench.c, bench.clock=1).
+	# The figures of the QEMU they come from (bench/gate.sh).
+	echo "bench: baseline $(sh bench/gate.sh key "${QEMU:-qemu-system-aarch64}")"
 	scenario bench bench:bench:0:bench.rounds=2000\ bench.clock=1
 	line=$(grep '^(XEN) DOM1: bench: clock ' "$logdir/bench.log")
 	echo "$line" | awk '{

@@ -561,6 +561,8 @@ shell)
 		-append "vm0=linux vm0_mem=$LINUX_MEM vm0_initrd=$LINUX_INITRD_OFF,$(wc -c <"$initrd" | tr -d ' ') focus=0 -- $LINUX_ARGS"
 	;;
 bench)
+	# The figures of the QEMU they come from (bench/gate.sh).
+	echo "bench: baseline $(sh bench/gate.sh key "${QEMU:-qemu-system-aarch64}")"
 	log=$logdir/bench.log
 	qemu_run "$log" "vm0=bench vm1=busy slice_us=20" bench busy
 	if ! grep -q '^hyp: all VMs ended' "$log"; then

@@ -120,11 +120,35 @@ static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint6
 	return true;
 }
 
+/* The earliest time an open gap of `a` can make its estimate, bytes + vmpam_bytes(rate,
+ * t - at), pass 2^64 - 1: rate * (t - at) >= (2^64 - bytes) << RATE_SHIFT. Rounded down to
+ * whole 2^RATE_SHIFT ns, so never late; UINT64_MAX if not within 64-bit time. */
+static uint64_t overflow_time(const struct pv_vmpam_acct *a)
+{
+	if (!a->bytes || !a->rate)
+		return UINT64_MAX;
+	uint64_t periods = (0 - a->bytes) / a->rate;
+	if (periods > (UINT64_MAX - a->at) >> RATE_SHIFT)
+		return UINT64_MAX;
+	return a->at + (periods << RATE_SHIFT);
+}
+
+/* Keeps the node's seal_at at or before the overflow time of every open gap that is not
+ * overflowed already: called wherever a gap opens or its bytes, rate or start change. A VM
+ * joining, leaving or moving only resets, clears or copies accounts: no gap comes earlier. */
+static void note_gap(struct pv_vmpam_node *n, const struct pv_vmpam_acct *a)
+{
+	if ((a->flags & (ACCT_GAP | ACCT_SAMPLED | ACCT_OVERFLOW)) != (ACCT_GAP | ACCT_SAMPLED))
+		return;
+	uint64_t t = overflow_time(a);
+	if (t < n->seal_at)
+		n->seal_at = t;
+}
+
 /* Folds one read of a VM's slots into its account; false if the bytes were not taken. An
  * account that overflowed takes them and drops them: no figure can hold them any more. */
-static bool account(struct pv_vmpam_sys *sys, const struct pv_vmpam_node *n,
-		    struct pv_vmpam_acct *a, bool ok, uint64_t bytes, uint32_t gran,
-		    uint64_t now)
+static bool account(struct pv_vmpam_sys *sys, struct pv_vmpam_node *n, struct pv_vmpam_acct *a,
+		    bool ok, uint64_t bytes, uint32_t gran, uint64_t now)
 {
 	if (a->flags & ACCT_OVERFLOW) {
 		a->status = PV_VMPAM_OVERFLOW;
@@ -148,6 +172,8 @@ static bool account(struct pv_vmpam_sys *sys, const struct pv_vmpam_node *n,
 		    : ok                       ? PV_VMPAM_MEASURED
 					       : PV_VMPAM_NOT_READY;
 	a->nrdy = ok ? 0 : (uint16_t)(a->nrdy + (a->nrdy != UINT16_MAX));
+	if (ok)
+		note_gap(n, a);
 	return ok;
 }
 
@@ -259,8 +285,10 @@ static void fill_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i
 		assign(sys, cpu, i, s, idx);
 		s += vm->nr_partids;
 		if (dedicated) {
-			fold_pending(vmpam_acct(sys, idx, i));
-			vmpam_acct(sys, idx, i)->flags |= ACCT_FRESH;
+			struct pv_vmpam_acct *a = vmpam_acct(sys, idx, i);
+			fold_pending(a);
+			note_gap(n, a);
+			a->flags |= ACCT_FRESH;
 		} else {
 			n->cursor = idx + 1;
 		}
@@ -281,6 +309,7 @@ static void to_rotation(struct pv_vmpam_sys *sys, unsigned i)
 			a->gap_dev = a->dev;
 		}
 		a->flags &= (uint8_t)~ACCT_FRESH;
+		note_gap(n, a);
 	}
 	n->rotating = true;
 	n->repack = false;
@@ -288,10 +317,14 @@ static void to_rotation(struct pv_vmpam_sys *sys, unsigned i)
 
 /* The figure of an account in a gap is its bytes plus the held rate over the gap so far. Once
  * that passes 2^64 - 1 the account is marked overflowed here, at the tick, so that OVERFLOW
- * stays for good rather than turning back into a figure if a window later closes the gap at a
- * lower rate. */
-static void seal_open_estimates(struct pv_vmpam_sys *sys, unsigned i, uint64_t now)
+ * stays for good rather than turning back into a figure (or NOT_READY) if a window later
+ * closes the gap at a lower rate. The estimate only grows while the gap is open, so no
+ * account can pass before the node's seal_at: the tick calls this only from then on, and it
+ * sets seal_at again from the gaps still open and not overflowed. */
+static VMPAM_COLD void seal_open_estimates(struct pv_vmpam_sys *sys, unsigned i, uint64_t now)
 {
+	struct pv_vmpam_node *n = &sys->node[i];
+	n->seal_at = UINT64_MAX;
 	for (uint32_t v = 0; v < sys->nvms << sys->acct_shift; v++) {
 		struct pv_vmpam_acct *a = vmpam_acct(sys, v, i);
 		uint64_t sum;
@@ -299,6 +332,7 @@ static void seal_open_estimates(struct pv_vmpam_sys *sys, unsigned i, uint64_t n
 		    now > a->at &&
 		    __builtin_add_overflow(a->bytes, vmpam_bytes(a->rate, now - a->at), &sum))
 			a->flags |= ACCT_OVERFLOW;
+		note_gap(n, a);
 	}
 }
 
@@ -310,7 +344,8 @@ void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now)
 		struct pv_vmpam_node *n = &sys->node[i];
 		if (!n->nmons)
 			continue;
-		seal_open_estimates(sys, i, now);
+		if (now >= n->seal_at)
+			seal_open_estimates(sys, i, now);
 		/* A rotation window shorter than the not-ready time cannot be read (every
 		 * monitor still reads NRDY): it stays open until a later tick. */
 		if (n->rotating && now - n->t_prog < n->nrdy_ns)

@@ -150,6 +150,7 @@ struct pv_vmpam_node {
 	uint32_t used;    /* slots its VMs need (one per PARTID) */
 	uint32_t cursor;  /* rotation: next VM (table index) to measure */
 	uint64_t t_prog;  /* when the current rotation window began */
+	uint64_t seal_at; /* no open gap's estimate can pass 2^64 - 1 before it (ns) */
 	/* Per monitor: account (internal.h) << 5 | vPARTID, or SLOT_FREE. */
 	uint32_t slot[PV_VMPAM_MAX_MONS];
 	bool match_pmg[PV_VMPAM_MAX_MONS]; /* the slot's CTL has MATCH_PMG (a local account) */

@@ -55,7 +55,11 @@ endif
 # The register database (arch/sysregs.txt) and what is generated from it: the register keys
 # (a public header) and the tables the core and the hypervisor expand (docs/registers.md).
 GEN      := $(BUILD)/gen
-GEN_HDRS := $(GEN)/perfvisor/sysreg_defs.h $(GEN)/regdb.h $(GEN)/regdb_el2.h
+GEN_REG_HDRS := $(GEN)/perfvisor/sysreg_defs.h $(GEN)/regdb.h $(GEN)/regdb_el2.h
+# The event database (arch/events.txt): the event constants (a public header), the name
+# table, the machine model's events and libvirt's mapping.
+GEN_EVT_HDRS := $(GEN)/perfvisor/event_defs.h $(GEN)/eventdb.h
+GEN_HDRS := $(GEN_REG_HDRS) $(GEN_EVT_HDRS)
 PV_HDRS  := $(wildcard include/perfvisor/*.h) $(GEN_HDRS)
 # Flags. The user's CFLAGS, CPPFLAGS and LDFLAGS (a packager's `dpkg-buildflags`, say) reach
 # every host compile and link; CFLAGS is the optimisation and debug part, and comes after the
@@ -132,11 +136,17 @@ all: $(LIB) $(SHLIB) $(SIMLIB) $(TOOL) tests
 tests: $(TEST_BINS)
 
 # Written to temporary files and moved, so an interrupted run leaves no half table.
-$(GEN_HDRS) &: arch/sysregs.txt arch/gen-sysregs.awk
+$(GEN_REG_HDRS) &: arch/sysregs.txt arch/gen-sysregs.awk
 	@mkdir -p $(GEN)/perfvisor
 	$(AWK) -v keys=$(GEN)/perfvisor/sysreg_defs.h.tmp -v db=$(GEN)/regdb.h.tmp \
 		-v el2h=$(GEN)/regdb_el2.h.tmp -f arch/gen-sysregs.awk arch/sysregs.txt
-	@for f in $(GEN_HDRS); do mv $$f.tmp $$f; done
+	@for f in $(GEN_REG_HDRS); do mv $$f.tmp $$f; done
+
+$(GEN_EVT_HDRS) &: arch/events.txt arch/gen-events.awk
+	@mkdir -p $(GEN)/perfvisor
+	$(AWK) -v defs=$(GEN)/perfvisor/event_defs.h.tmp -v db=$(GEN)/eventdb.h.tmp \
+		-f arch/gen-events.awk arch/events.txt
+	@for f in $(GEN_EVT_HDRS); do mv $$f.tmp $$f; done
 
 $(BUILD)/%.o: %.c $(PV_HDRS)
 	@mkdir -p $(dir $@)
@@ -190,7 +200,7 @@ INSTALL      ?= install
 # sysreg.h includes. Not spe_packet.h: the record codec it declares is host code of sim/, not
 # in the library.
 INSTALL_HDRS := $(filter-out include/perfvisor/spe_packet.h,$(wildcard include/perfvisor/*.h)) \
-	$(GEN)/perfvisor/sysreg_defs.h
+	$(GEN)/perfvisor/sysreg_defs.h $(GEN)/perfvisor/event_defs.h
 
 # The shared library: the core again, position-independent, in a directory of its own (the
 # static archive and the freestanding builds keep their objects as they are). Its SONAME

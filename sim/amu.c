@@ -99,9 +99,9 @@ bool sim_amu_enabled(const struct sim_amu *a, unsigned k)
 
 static uint64_t event_count(uint32_t event, const struct sim_work *w, uint64_t ticks)
 {
-	if (event == PV_AMU_EVT_CNT_CYCLES)
+	if (event == PV_EVT_CNT_CYCLES)
 		return ticks;
-	if (event == PV_AMU_EVT_STALL_BACKEND_MEM)
+	if (event == PV_EVT_STALL_BACKEND_MEM)
 		return w->ev
 			[SIM_EV_STALL_BACKEND]; /* the model's backend stalls are all memory */
 	int s = sim_ev_slot(event);
@@ -111,9 +111,7 @@ static uint64_t event_count(uint32_t event, const struct sim_work *w, uint64_t t
 uint64_t sim_amu_event(const struct sim_amu *a, unsigned k, const struct sim_work *w,
 		       uint64_t ticks)
 {
-	static const uint32_t group0[4] = {PV_AMU_EVT_CPU_CYCLES, PV_AMU_EVT_CNT_CYCLES,
-					   PV_AMU_EVT_INST_RETIRED,
-					   PV_AMU_EVT_STALL_BACKEND_MEM};
+	static const uint32_t group0[4] = PV_AMU_GROUP0_EVENTS;
 	uint32_t event = k < 4 ? group0[k] : a->cfg.aux_events[k - 4];
 	return event_count(event, w, ticks);
 }
@@ -266,9 +264,7 @@ enum sim_acc sim_amu_read(struct sim_amu *a, const struct sim_amu_ctx *c, uint32
 		break;
 	}
 	case R_EVTYPER0: {
-		static const uint16_t ev[4] = {PV_AMU_EVT_CPU_CYCLES, PV_AMU_EVT_CNT_CYCLES,
-					       PV_AMU_EVT_INST_RETIRED,
-					       PV_AMU_EVT_STALL_BACKEND_MEM};
+		static const uint16_t ev[4] = PV_AMU_GROUP0_EVENTS;
 		*val = ev[n];
 		break;
 	}

@@ -8,9 +8,8 @@
 
 static const struct {
 	uint16_t number;
-	const char *name;
 } ev_table[SIM_EV_COUNT] = {
-#define SIM_EV_ROW(name, num) [SIM_EV_##name] = {num, #name},
+#define SIM_EV_ROW(name, num) [SIM_EV_##name] = {num},
 	SIM_EVENTS(SIM_EV_ROW)
 #undef SIM_EV_ROW
 };
@@ -26,16 +25,6 @@ int sim_ev_slot(uint32_t number)
 uint32_t sim_ev_number(enum sim_ev slot)
 {
 	return ev_table[slot].number;
-}
-
-const char *sim_ev_name(uint32_t number)
-{
-	if (number == PV_EVT_SW_INCR)
-		return "SW_INCR";
-	if (number == PV_EVT_CHAIN)
-		return "CHAIN";
-	int s = sim_ev_slot(number);
-	return s < 0 ? NULL : ev_table[s].name;
 }
 
 uint64_t sim_ev_common_mask(void)

@@ -8,39 +8,18 @@
 
 #include <stdint.h>
 
-/* X(name, number): every event a work chunk can carry. SW_INCR and CHAIN are not here: the
- * PMU makes them (PMSWINC writes, even-counter overflow). */
-#define SIM_EVENTS(X)                                                                          \
-	X(L1I_CACHE_REFILL, 0x01)                                                              \
-	X(L1D_CACHE_REFILL, 0x03)                                                              \
-	X(L1D_CACHE, 0x04)                                                                     \
-	X(INST_RETIRED, 0x08)                                                                  \
-	X(EXC_TAKEN, 0x09)                                                                     \
-	X(EXC_RETURN, 0x0A)                                                                    \
-	X(BR_MIS_PRED, 0x10)                                                                   \
-	X(CPU_CYCLES, 0x11)                                                                    \
-	X(BR_PRED, 0x12)                                                                       \
-	X(MEM_ACCESS, 0x13)                                                                    \
-	X(L1I_CACHE, 0x14)                                                                     \
-	X(L2D_CACHE, 0x16)                                                                     \
-	X(L2D_CACHE_REFILL, 0x17)                                                              \
-	X(INST_SPEC, 0x1B)                                                                     \
-	X(BR_RETIRED, 0x21)                                                                    \
-	X(STALL_FRONTEND, 0x23)                                                                \
-	X(STALL_BACKEND, 0x24)
+#include "eventdb.h"
+
+/* X(name, number): every event a work chunk can carry: the event database's rows marked sim
+ * (arch/events.txt). SW_INCR and CHAIN are not among them: the PMU makes them (PMSWINC
+ * writes, even-counter overflow). */
+#define SIM_EVENTS(X) PV_EVENT_SIM_ROWS(X)
 
 enum sim_ev {
 #define SIM_EV_ENUM(name, num) SIM_EV_##name,
 	SIM_EVENTS(SIM_EV_ENUM)
 #undef SIM_EV_ENUM
 		SIM_EV_COUNT
-};
-
-/* Event numbers by name: SIM_EVT_INST_RETIRED == 0x08. */
-enum sim_evt_number {
-#define SIM_EVT_ENUM(name, num) SIM_EVT_##name = (num),
-	SIM_EVENTS(SIM_EVT_ENUM)
-#undef SIM_EVT_ENUM
 };
 
 /* Work executed in one go at one exception level: ev[SIM_EV_INST_RETIRED] instructions,
@@ -62,8 +41,6 @@ enum sim_profile {
 /* Slot of an event number, -1 if the model never generates it. */
 int sim_ev_slot(uint32_t number);
 uint32_t sim_ev_number(enum sim_ev slot);
-/* Name of an event number (also SW_INCR and CHAIN), NULL if unknown. */
-const char *sim_ev_name(uint32_t number);
 /* Bitmap of the modelled events among 0x00..0x3F, plus SW_INCR and CHAIN. */
 uint64_t sim_ev_common_mask(void);
 

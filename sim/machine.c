@@ -17,7 +17,7 @@ void sim_config_default(struct sim_config *c)
 			.idcode = 1,
 			.slots = 4,
 			.events = sim_ev_common_mask()},
-		.host_events = {PV_EVT_INST_RETIRED, PV_EVT_CPU_CYCLES, SIM_EVT_EXC_RETURN,
+		.host_events = {PV_EVT_INST_RETIRED, PV_EVT_CPU_CYCLES, PV_EVT_EXC_RETURN,
 				PV_EVT_MEM_ACCESS},
 		.seed = 1,
 		.slice_min = 2000,

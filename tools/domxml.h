@@ -30,6 +30,7 @@
 #include <libxml/tree.h>
 
 #include "perfvisor/perfvisor.h"
+#include "eventdb.h"
 #include "xmlutil.h"
 
 /* Our namespace inside <metadata>: stable, and clearly not a real host (RFC 2606). */
@@ -44,30 +45,9 @@
 #define DOM_MAX_MONITORS 8                     /* <monitor> per memorytune / cachetune */
 #define DOM_MAX_WARN 24
 
-/* The perf events libvirt knows (its virPerfEvent order) and their Arm PMUv3 common events. */
-#define DOM_PERF_EVENTS(X)                                                                     \
-	X(cmt, -1, "an Intel RDT cache-occupancy event; on Arm, use <cachetune> monitors")     \
-	X(mbmt, -1, "an Intel RDT bandwidth event; on Arm, use <memorytune> monitors")         \
-	X(mbml, -1, "an Intel RDT bandwidth event; on Arm, use <memorytune> monitors")         \
-	X(cpu_cycles, 0x11, "CPU_CYCLES")                                                      \
-	X(instructions, 0x08, "INST_RETIRED")                                                  \
-	X(cache_references, 0x04, "L1D_CACHE")                                                 \
-	X(cache_misses, 0x03, "L1D_CACHE_REFILL")                                              \
-	X(branch_instructions, 0x21, "BR_RETIRED")                                             \
-	X(branch_misses, 0x10, "BR_MIS_PRED")                                                  \
-	X(bus_cycles, 0x1D, "BUS_CYCLES")                                                      \
-	X(stalled_cycles_frontend, 0x23, "STALL_FRONTEND")                                     \
-	X(stalled_cycles_backend, 0x24, "STALL_BACKEND")                                       \
-	X(ref_cpu_cycles, -1, "no Arm PMUv3 common event counts reference cycles")             \
-	X(cpu_clock, -1, "a Linux software event, not a PMU event")                            \
-	X(task_clock, -1, "a Linux software event, not a PMU event")                           \
-	X(page_faults, -1, "a Linux software event, not a PMU event")                          \
-	X(context_switches, -1, "a Linux software event, not a PMU event")                     \
-	X(cpu_migrations, -1, "a Linux software event, not a PMU event")                       \
-	X(page_faults_min, -1, "a Linux software event, not a PMU event")                      \
-	X(page_faults_maj, -1, "a Linux software event, not a PMU event")                      \
-	X(alignment_faults, -1, "a Linux software event, not a PMU event")                     \
-	X(emulation_faults, -1, "a Linux software event, not a PMU event")
+/* The perf events libvirt knows (its virPerfEvent order) and the Arm event that counts each,
+ * or why none does: the event database's (arch/events.txt). */
+#define DOM_PERF_EVENTS(X) PV_LIBVIRT_PERF_ROWS(X)
 
 enum dom_perf_event {
 #define DOM_PERF_ENUM(name, arm, text) DOM_PERF_##name,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The records' figures as metric families, with the labels libvirt-exporter users know:
- * `domain` (the VM's name) and `vcpu`; `counter` and `event` for PMU counters, `group` for
+ * `domain` (the VM's name) and `vcpu`; `counter`, `event` (its number) and `name` (as perf
+ * spells it, the event database's) for PMU counters, `group` for
  * trap groups, `kind` for exit kinds. A family is written only when some vCPU has a sample.
  */
 #include "records_expo.h"
@@ -10,11 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report.h"
+
 static const char *const states[] = {"running", "waiting", "ended", "stopped"};
 
 struct vlabels {
 	char vcpu[12];
-	const char *l[9];
+	const char *l[11];
 };
 
 /* domain, vcpu, then up to two more label pairs. */
@@ -64,20 +67,25 @@ static void counters(struct expo *e, const struct rec_store *s)
 	expo_family(
 		e, "perfvisor_vcpu_pmu_events", EXPO_GAUGE, NULL,
 		"Value of a virtual PMU counter as the guest reads it (it may write or reset "
-		"it: a gauge); counter is the index (cycle: PMCCNTR_EL0), event the event "
-		"programmed in it.");
+		"it: a gauge); counter is the index (cycle: PMCCNTR_EL0), event the number of "
+		"the event programmed in it, name that event as perf spells it.");
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct rec_vcpu *v = &s->vcpu[i];
 		for (unsigned c = 0; c < v->ncounters; c++) {
-			char idx[8], ev[8];
+			char idx[8], ev[8], name[16];
 			struct vlabels b = {0};
 			const struct rec_counter *k = &v->counter[c];
 			if (k->index == PV_PMU_CYCLE_IDX)
 				snprintf(idx, sizeof(idx), "cycle");
 			else
 				snprintf(idx, sizeof(idx), "%u", k->index);
-			snprintf(ev, sizeof(ev), "0x%x", k->event);
-			expo_sample(e, vl(&b, v, "counter", idx, "event", ev), k->value);
+			snprintf(ev, sizeof(ev), "0x%04X", k->event);
+			rep_event_name(k->event, name, sizeof(name));
+			const char *const *l = vl(&b, v, "counter", idx, "event", ev);
+			b.l[8] = "name";
+			b.l[9] = name;
+			b.l[10] = NULL;
+			expo_sample(e, l, k->value);
 		}
 	}
 }

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../sim/events.h"
+#include "perfvisor/events.h"
 
 const char *const rep_amu_names[REP_AMU_COUNT] = {
 #define REP_AMU_NAME(n, t) #n,
@@ -61,14 +61,11 @@ void rep_counter_name(const struct rep_counter *c, char *buf, size_t len)
 
 void rep_event_name(uint32_t event, char *buf, size_t len)
 {
-	const char *n = sim_ev_name(event);
-	for (int e = 0; !n && e < DOM_PERF_COUNT; e++)
-		if (dom_perf_events[e].arm == (int)event)
-			n = dom_perf_events[e].text;
+	const char *n = pv_event_perf_name(event);
 	if (n)
 		snprintf(buf, len, "%s", n);
 	else
-		snprintf(buf, len, "0x%04X", event);
+		snprintf(buf, len, "r%x", event);
 }
 
 const char *const rep_bw_status_names[5] = {"measured", "estimated", "not ready", "no data",

@@ -268,7 +268,8 @@ void report_print(const struct report *r, enum report_format f, FILE *out);
 const char *rep_state_name(enum rep_state s); /* "not requested", "not offered", "measured" */
 /* "PMEVCNTR3" / "PMCCNTR" */
 void rep_counter_name(const struct rep_counter *c, char *buf, size_t len);
-/* Arm event name ("INST_RETIRED"), or "0x00NN" when the model does not name it. */
+/* An event's name as perf spells it ("inst_retired", the event database's), or perf's raw
+ * form ("r1c") for an event the database does not know. */
 void rep_event_name(uint32_t event, char *buf, size_t len);
 /* "2.56 GB/s" */
 void rep_rate_text(double bytes_per_s, char *buf, size_t len);

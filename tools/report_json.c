@@ -58,9 +58,11 @@ static void perf(FILE *out, const struct rep_domain *d)
 		key(out, info->name);
 		fputs("{", out);
 		if (info->arm >= 0) {
-			fprintf(out, "\"arm_event\": \"0x%02X\", ", info->arm);
+			char name[32];
+			rep_event_name((uint32_t)info->arm, name, sizeof(name));
+			fprintf(out, "\"arm_event\": \"0x%04X\", ", info->arm);
 			key(out, "arm_event_name");
-			str(out, info->text);
+			str(out, name);
 			fputs(", ", out);
 		}
 		if (p->state == REP_MEASURED) {

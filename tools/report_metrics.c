@@ -37,7 +37,7 @@ static void perf(const struct report *r, struct expo *e)
 				continue;
 			const struct dom_perf_info *info = &dom_perf_events[p->event];
 			char arm[16];
-			snprintf(arm, sizeof(arm), "0x%02X", info->arm);
+			snprintf(arm, sizeof(arm), "0x%04X", info->arm);
 			const char *l[] = {"domain",    d->name, "event", info->name,
 					   "arm_event", arm,     NULL};
 			expo_sample(e, l, p->value);
@@ -55,18 +55,21 @@ static void counters(const struct report *r, struct expo *e)
 		return;
 	expo_family(e, "perfvisor_vcpu_pmu_events", EXPO_GAUGE, NULL,
 		    "Value of a virtual PMU counter of a vCPU, with the event the guest "
-		    "programmed (the guest may write or reset it: a gauge).");
+		    "programmed: its number, and its name as perf spells it (the guest may "
+		    "write or reset it: a gauge).");
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
 		for (unsigned c = 0; c < d->nvcpus; c++) {
 			const struct rep_vcpu *v = &d->vcpu[c];
 			for (unsigned k = 0; k < v->ncounters; k++) {
-				char id[16], reg[16], ev[32];
+				char id[16], reg[16], num[16], ev[32];
 				snprintf(id, sizeof(id), "%u", v->id);
 				rep_counter_name(&v->counter[k], reg, sizeof(reg));
+				snprintf(num, sizeof(num), "0x%04X", v->counter[k].event);
 				rep_event_name(v->counter[k].event, ev, sizeof(ev));
-				const char *l[] = {"domain", d->name, "vcpu", id,  "counter",
-						   reg,      "event", ev,     NULL};
+				const char *l[] = {"domain",  d->name, "vcpu",  id,
+						   "counter", reg,     "event", num,
+						   "name",    ev,      NULL};
 				expo_sample(e, l, v->counter[k].value);
 			}
 		}

@@ -120,11 +120,12 @@ static void perf(const struct report *r, FILE *out)
 		for (unsigned k = 0; k < d->nperf; k++) {
 			const struct rep_perf *p = &d->perf[k];
 			const struct dom_perf_info *info = &dom_perf_events[p->event];
-			char arm[48], v[32];
-			if (info->arm >= 0)
-				snprintf(arm, sizeof(arm), "%s 0x%02X", info->text, info->arm);
-			else
-				snprintf(arm, sizeof(arm), "-");
+			char arm[48] = "-", v[32];
+			if (info->arm >= 0) {
+				char name[32];
+				rep_event_name((uint32_t)info->arm, name, sizeof(name));
+				snprintf(arm, sizeof(arm), "%s 0x%04X", name, info->arm);
+			}
 			tbl_row(&t, d->name, info->name, arm,
 				p->state == REP_MEASURED ? u64(v, sizeof(v), p->value)
 							 : "not offered");
@@ -138,19 +139,20 @@ static void perf(const struct report *r, FILE *out)
 static void counters(const struct report *r, FILE *out)
 {
 	struct tbl t;
-	tbl_init(&t, 1u << 1 | 1u << 2 | 1u << 5, 6, "DOMAIN", "VCPU", "PCPU", "COUNTER",
-		 "EVENT", "VALUE");
+	tbl_init(&t, 1u << 1 | 1u << 2 | 1u << 6, 7, "DOMAIN", "VCPU", "PCPU", "COUNTER",
+		 "EVENT", "NAME", "VALUE");
 	for (unsigned i = 0; i < r->ndomains; i++) {
 		const struct rep_domain *d = &r->domain[i];
 		for (unsigned c = 0; c < d->nvcpus; c++) {
 			const struct rep_vcpu *v = &d->vcpu[c];
 			for (unsigned k = 0; k < v->ncounters; k++) {
-				char id[16], pcpu[16], reg[16], ev[32], val[32];
+				char id[16], pcpu[16], reg[16], num[16], ev[32], val[32];
 				snprintf(id, sizeof(id), "%u", v->id);
 				snprintf(pcpu, sizeof(pcpu), "%u", v->pcpu);
 				rep_counter_name(&v->counter[k], reg, sizeof(reg));
+				snprintf(num, sizeof(num), "0x%04X", v->counter[k].event);
 				rep_event_name(v->counter[k].event, ev, sizeof(ev));
-				tbl_row(&t, d->name, id, pcpu, reg, ev,
+				tbl_row(&t, d->name, id, pcpu, reg, num, ev,
 					u64(val, sizeof(val), v->counter[k].value));
 			}
 		}

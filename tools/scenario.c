@@ -392,7 +392,8 @@ static int parse_schedule(const struct xsrc *s, const xmlNode *n, struct scenari
 	return 0;
 }
 
-/* An Arm event by name ("INST_RETIRED", also "BUS_CYCLES") or number ("0x08"). */
+/* An Arm event by number ("0x08") or by name, either spelling ("INST_RETIRED", "inst_retired"):
+ * the event database's (pv_event_number). */
 static bool event_lookup(const char *name, uint16_t *out)
 {
 	uint64_t x;
@@ -400,18 +401,11 @@ static bool event_lookup(const char *name, uint16_t *out)
 		*out = (uint16_t)x;
 		return true;
 	}
-	for (uint32_t e = 0; e < 0x40; e++) {
-		const char *n = sim_ev_name(e);
-		if (n && !strcmp(n, name)) {
-			*out = (uint16_t)e;
-			return true;
-		}
+	int32_t e = pv_event_number(name);
+	if (e >= 0) {
+		*out = (uint16_t)e;
+		return true;
 	}
-	for (int e = 0; e < DOM_PERF_COUNT; e++)
-		if (dom_perf_events[e].arm >= 0 && !strcmp(dom_perf_events[e].text, name)) {
-			*out = (uint16_t)dom_perf_events[e].arm;
-			return true;
-		}
 	return false;
 }
 

@@ -35,12 +35,7 @@ GATED_READ(amevcntr0, vamu_count(v, idx))
 GATED_READ(amevcntr1, v->vm->amu.cg1rz ? 0 : vamu_count(v, PV_AMU_GROUP0 + idx))
 
 /* AMEVTYPER0<n>_EL0: the architected events, n < 4. */
-static const uint16_t group0_events[PV_AMU_GROUP0] = {
-	PV_AMU_EVT_CPU_CYCLES,
-	PV_AMU_EVT_CNT_CYCLES,
-	PV_AMU_EVT_INST_RETIRED,
-	PV_AMU_EVT_STALL_BACKEND_MEM,
-};
+static const uint16_t group0_events[PV_AMU_GROUP0] = PV_AMU_GROUP0_EVENTS;
 GATED_READ(amevtyper0, group0_events[idx & 3])
 
 /* AMEVTYPER1<n>_EL0: the hardware's event; a guest cannot change it (writes UNDEF). */

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "perfvisor/events.h"
 #include "perfvisor/sysreg.h"
 #include "perfvisor/vamu.h"
 #include "perfvisor/vspe.h"

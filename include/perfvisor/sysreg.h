@@ -78,21 +78,9 @@
 #define PV_PMUSERENR_MASK                                                                      \
 	(PV_PMUSERENR_EN | PV_PMUSERENR_SW | PV_PMUSERENR_CR | PV_PMUSERENR_ER)
 
-/* Common architectural events (Arm ARM D14.3.1). */
-#define PV_EVT_SW_INCR 0x0000
-#define PV_EVT_L1D_CACHE_REFILL 0x0003
-#define PV_EVT_L1D_CACHE 0x0004
-#define PV_EVT_INST_RETIRED 0x0008
-#define PV_EVT_EXC_TAKEN 0x0009
-#define PV_EVT_BR_MIS_PRED 0x0010
-#define PV_EVT_CPU_CYCLES 0x0011
-#define PV_EVT_BR_PRED 0x0012
-#define PV_EVT_MEM_ACCESS 0x0013
-#define PV_EVT_CHAIN 0x001E
-#define PV_EVT_BR_RETIRED 0x0021
-#define PV_EVT_STALL_FRONTEND 0x0023
-#define PV_EVT_STALL_BACKEND 0x0024
-#define PV_EVT_STALL_SLOT 0x003F
+/* Common event numbers (PV_EVT_INST_RETIRED, ...) are the event database's
+ * (arch/events.txt; event_defs.h). */
+#include "perfvisor/event_defs.h"
 
 /* ID_AA64DFR0_EL1.PMUVer values */
 #define PV_PMUVER_NI 0x0

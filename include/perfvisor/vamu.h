@@ -33,10 +33,7 @@ struct pv_hw;
 							     AMEVCNTR1<k - 4> */
 #define PV_AMU_CNT_CYCLES 1u             /* the group 0 counter with no AMEVCNTVOFF0<n>_EL2 */
 
-#define PV_AMU_EVT_CPU_CYCLES 0x0011u
-#define PV_AMU_EVT_CNT_CYCLES 0x4004u
-#define PV_AMU_EVT_INST_RETIRED 0x0008u
-#define PV_AMU_EVT_STALL_BACKEND_MEM 0x4005u
+/* The group 0 counters' events are the event database's: PV_AMU_GROUP0_EVENTS. */
 
 /* ID_AA64PFR0_EL1.AMU values */
 #define PV_AMU_V1 1u

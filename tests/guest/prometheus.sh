@@ -108,7 +108,7 @@ q() { $py tests/guest/promq.py query "$prom" "$1" 2>>"$dir/queries.err"; }
 sel='domain="steady",vcpu="0"'
 # While the guest counts: the rate of its instruction counter, through PromQL.
 counting() {
-	v=$(q "rate(perfvisor_vcpu_pmu_events{$sel,counter=\"0\",event=\"0x8\"}[5s])" | awk '{ print $2 }')
+	v=$(q "rate(perfvisor_vcpu_pmu_events{$sel,counter=\"0\",event=\"0x0008\",name=\"inst_retired\"}[5s])" | awk '{ print $2 }')
 	[ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 0) }'
 }
 wait_for 60 counting

@@ -389,8 +389,8 @@ void scen_random_prog(struct sim_prog *p, uint64_t *rng, const struct pv_vm_conf
 /* ---- AMU --------------------------------------------------------------------------------- */
 
 static const uint16_t amu_aux_events[] = {
-	SIM_EVT_L1D_CACHE, SIM_EVT_MEM_ACCESS, SIM_EVT_BR_MIS_PRED,    SIM_EVT_L2D_CACHE_REFILL,
-	SIM_EVT_INST_SPEC, SIM_EVT_BR_RETIRED, SIM_EVT_STALL_FRONTEND, SIM_EVT_L1I_CACHE,
+	PV_EVT_L1D_CACHE, PV_EVT_MEM_ACCESS, PV_EVT_BR_MIS_PRED,    PV_EVT_L2D_CACHE_REFILL,
+	PV_EVT_INST_SPEC, PV_EVT_BR_RETIRED, PV_EVT_STALL_FRONTEND, PV_EVT_L1I_CACHE,
 };
 
 struct sim_config scen_amu_config(uint64_t seed, unsigned version, unsigned aux,

@@ -7,7 +7,7 @@ normalized form, one per line, for the tool tests to compare with the ground tru
 
 KEY uses libvirt's domstats names where libvirt has one (perf.<event>,
 memory.bandwidth.monitor.<N>.node.<M>.bytes.total / .bytes.local / .id, ...name, ...vcpus),
-and vcpu.<id>.<REGISTER>.<EVENT> for a guest PMU counter, vcpu.<id>.amu.<counter> for an
+and vcpu.<id>.<REGISTER>.<EVENT> for a guest PMU counter (EVENT as perf spells it), vcpu.<id>.amu.<counter> for an
 AMU counter (vcpu.<id>.amu.mhz: the frequency, rounded to MHz), feature.<spe|amu|mpam> for a
 feature's state, perfvisor.spe.<figure> (our own domstats keys) for an SPE figure; a bandwidth
 node also has ...node.<M>.bytes_per_second, .bound (the error bound of bytes.total),
@@ -128,7 +128,8 @@ def parse_metrics(families):
             if s.name == "perfvisor_domain_perf_events_total":
                 out(lb["domain"], f"perf.{lb['event']}", val)
             elif s.name == "perfvisor_vcpu_pmu_events":
-                out(lb["domain"], f"vcpu.{lb['vcpu']}.{lb['counter']}.{lb['event']}", val)
+                assert re.fullmatch(r"0x[0-9A-F]{4}", lb["event"]), lb["event"]
+                out(lb["domain"], f"vcpu.{lb['vcpu']}.{lb['counter']}.{lb['name']}", val)
             elif s.name == "perfvisor_vcpu_amu_events_total":
                 out(lb["domain"], f"vcpu.{lb['vcpu']}.amu.{lb['counter']}", val)
             elif s.name == "perfvisor_vcpu_amu_frequency_hertz":
@@ -211,7 +212,8 @@ def parse_table(text):
             if title == "PERF EVENTS" and row["VALUE"].isdigit():
                 out(row["DOMAIN"], f"perf.{row['EVENT']}", int(row["VALUE"]))
             elif title == "GUEST PMU COUNTERS":
-                out(row["DOMAIN"], f"vcpu.{row['VCPU']}.{row['COUNTER']}.{row['EVENT']}",
+                assert re.fullmatch(r"0x[0-9A-F]{4}", row["EVENT"]), row["EVENT"]
+                out(row["DOMAIN"], f"vcpu.{row['VCPU']}.{row['COUNTER']}.{row['NAME']}",
                     int(row["VALUE"]))
             elif title == "AMU":
                 for k in ("CPU_CYCLES", "CNT_CYCLES", "INST_RETIRED", "STALL_BACKEND_MEM"):

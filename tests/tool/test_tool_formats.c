@@ -92,10 +92,10 @@ static void expect_counters(const struct run_vm *v)
 				val &= UINT64_C(0xFFFFFFFF);
 			char key[96];
 			if (cyc)
-				snprintf(key, sizeof(key), "vcpu.%u.PMCCNTR.CPU_CYCLES", c);
+				snprintf(key, sizeof(key), "vcpu.%u.PMCCNTR.cpu_cycles", c);
 			else
 				snprintf(key, sizeof(key), "vcpu.%u.PMEVCNTR%u.%s", c, i,
-					 sim_ev_name(ev));
+					 pv_event_perf_name(ev));
 			tt_figs_add_u64(&truth, d->name, key, val);
 		}
 	}

@@ -104,7 +104,8 @@ static void test_equal_and_within_tolerance_pass(void **state)
 	assert_non_null(strstr(r.out, "ok   host/lib.mix: 45.4 instructions/access\n"));
 	assert_non_null(strstr(r.out, "ok   host/lib.noisy: 91 records/s (baseline 100, "
 				      "tolerance 10%)\n"));
-	assert_non_null(strstr(r.out, "ok   host/lib.abs: 2.90 % (baseline 2.40, tolerance 0.5)\n"));
+	assert_non_null(
+		strstr(r.out, "ok   host/lib.abs: 2.90 % (baseline 2.40, tolerance 0.5)\n"));
 	assert_non_null(strstr(r.out, "\n4 passed, 0 failed\n"));
 	tt_free(&r);
 }
@@ -127,8 +128,9 @@ static void test_exact_figures_fail_either_way(void **state)
 	figures("45.3", "98.80", "100", "2.40");
 	r = gate("check @/figs @/base");
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.out, "FAIL host/lib.mix: improved: 45.3 instructions/access, the "
-				      "baseline 45.4: update the baseline in this commit"));
+	assert_non_null(strstr(r.out,
+			       "FAIL host/lib.mix: improved: 45.3 instructions/access, the "
+			       "baseline 45.4: update the baseline in this commit"));
 	assert_non_null(strstr(r.out, "FAIL host/lib.cover: improved: 98.80 %"));
 	tt_free(&r);
 }
@@ -140,8 +142,9 @@ static void test_tolerance_bounds_the_worse_side_only(void **state)
 	figures("45.4", "98.75", "89", "2.91");
 	struct cmd_result r = gate("check @/figs @/base");
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.out, "FAIL host/lib.noisy: regressed: 89 records/s, the baseline "
-				      "100 (tolerance 10%)\n"));
+	assert_non_null(strstr(r.out,
+			       "FAIL host/lib.noisy: regressed: 89 records/s, the baseline "
+			       "100 (tolerance 10%)\n"));
 	assert_non_null(strstr(r.out, "FAIL host/lib.abs: regressed: 2.91 %, the baseline 2.40 "
 				      "(tolerance 0.5)\n"));
 	tt_free(&r);
@@ -168,11 +171,13 @@ static void test_missing_new_and_broken_figures(void **state)
 	struct cmd_result r = gate("check @/figs @/base");
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.out, "FAIL host/lib.mix: printed \"n/a\", not a number\n"));
-	assert_non_null(strstr(r.out, "FAIL host/lib.cover: unit mmio/vm, the baseline says %\n"));
+	assert_non_null(
+		strstr(r.out, "FAIL host/lib.cover: unit mmio/vm, the baseline says %\n"));
 	assert_non_null(strstr(r.out, "FAIL host/lib.new: 3 things is not in the baseline"));
 	assert_non_null(strstr(r.out, "FAIL host/lib.abs: printed twice\n"));
 	assert_non_null(strstr(r.out, "FAIL host/lib.noisy: in the baseline, not printed\n"));
-	assert_non_null(strstr(r.out, "skipped: baseline qemu-7.2: needs qemu-system-aarch64\n"));
+	assert_non_null(
+		strstr(r.out, "skipped: baseline qemu-7.2: needs qemu-system-aarch64\n"));
 	assert_non_null(strstr(r.out, "\n1 passed, 5 failed, 1 skipped\n"));
 	tt_free(&r);
 
@@ -212,12 +217,13 @@ static void test_update_keeps_tolerances_and_comments(void **state)
 	assert_int_equal(r.status, 0);
 	tt_free(&r);
 	r = get("base/host.txt");
-	assert_string_equal(r.out, "# SPDX-License-Identifier: MIT\n"
-				   "# a comment line\n"
-				   "lib.mix 44.0 instructions/access\n"
-				   "lib.cover 99.00 % better=higher\n"
-				   "lib.noisy 120 records/s tolerance=10% better=higher  # host speed\n"
-				   "lib.new 7 things\n");
+	assert_string_equal(
+		r.out, "# SPDX-License-Identifier: MIT\n"
+		       "# a comment line\n"
+		       "lib.mix 44.0 instructions/access\n"
+		       "lib.cover 99.00 % better=higher\n"
+		       "lib.noisy 120 records/s tolerance=10% better=higher  # host speed\n"
+		       "lib.new 7 things\n");
 	tt_free(&r);
 	r = gate("check @/figs @/base");
 	assert_int_equal(r.status, 0);
@@ -227,15 +233,17 @@ static void test_update_keeps_tolerances_and_comments(void **state)
 static void test_docs_figures_held_to_the_baselines(void **state)
 {
 	(void)state;
-	put("base/host.txt", "lib.mix 45.4 instructions/access\nlib.big 21552.0 instructions\n");
+	put("base/host.txt",
+	    "lib.mix 45.4 instructions/access\nlib.big 21552.0 instructions\n");
 	put("base/qemu-7.2.txt", "hyp.trap 82.0 x\nlib.mix 50.0 instructions/access\n");
-	const char doc[] = "# Doc\n"
-			   "mix <!--bench:host/lib.mix-->45.4 and <!--bench:qemu-7.2/lib.mix-->50.0,\n"
-			   "big <!--bench:lib.big-->21,552 and trap <!--bench:hyp.trap-->82.0.\n"
-			   "<!-- bench-table: generated from bench/baseline/ by make docs; do not "
-			   "edit -->\n"
-			   "stale\n"
-			   "<!-- bench-table: end -->\n";
+	const char doc[] =
+		"# Doc\n"
+		"mix <!--bench:host/lib.mix-->45.4 and <!--bench:qemu-7.2/lib.mix-->50.0,\n"
+		"big <!--bench:lib.big-->21,552 and trap <!--bench:hyp.trap-->82.0.\n"
+		"<!-- bench-table: generated from bench/baseline/ by make docs; do not "
+		"edit -->\n"
+		"stale\n"
+		"<!-- bench-table: end -->\n";
 	put("doc.md", doc);
 	struct cmd_result r = gate("docs-check @/base @/doc.md");
 	assert_int_equal(r.status, 1); /* the table is stale */
@@ -245,10 +253,12 @@ static void test_docs_figures_held_to_the_baselines(void **state)
 	assert_int_equal(r.status, 0);
 	tt_free(&r);
 	r = get("doc.md");
-	assert_non_null(strstr(r.out, "big <!--bench:lib.big-->21,552 and")); /* its format kept */
-	assert_non_null(strstr(r.out, "| host | `lib.mix` | 45.4 | instructions/access | exactly |\n"
-				      "| host | `lib.big` | 21552.0 | instructions | exactly |\n"
-				      "| qemu-7.2 | `hyp.trap` | 82.0 | x | exactly |\n"));
+	assert_non_null(
+		strstr(r.out, "big <!--bench:lib.big-->21,552 and")); /* its format kept */
+	assert_non_null(strstr(r.out,
+			       "| host | `lib.mix` | 45.4 | instructions/access | exactly |\n"
+			       "| host | `lib.big` | 21552.0 | instructions | exactly |\n"
+			       "| qemu-7.2 | `hyp.trap` | 82.0 | x | exactly |\n"));
 	assert_null(strstr(r.out, "stale"));
 	tt_free(&r);
 	r = gate("docs-check @/base @/doc.md");
@@ -256,11 +266,14 @@ static void test_docs_figures_held_to_the_baselines(void **state)
 	tt_free(&r);
 
 	/* A quoted figure that moved, one in two baselines named alone, one in none. */
-	put("doc.md", "a <!--bench:hyp.trap-->81.0 b <!--bench:lib.mix-->45.4 c <!--bench:no.such-->1\n");
+	put("doc.md",
+	    "a <!--bench:hyp.trap-->81.0 b <!--bench:lib.mix-->45.4 c <!--bench:no.such-->1\n");
 	r = gate("docs-check @/base @/doc.md");
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.err, "doc.md:1: hyp.trap says 81.0, its baseline 82.0 (make docs)"));
-	assert_non_null(strstr(r.err, "doc.md:1: lib.mix is in several baselines: name it KEY/NAME"));
+	assert_non_null(
+		strstr(r.err, "doc.md:1: hyp.trap says 81.0, its baseline 82.0 (make docs)"));
+	assert_non_null(
+		strstr(r.err, "doc.md:1: lib.mix is in several baselines: name it KEY/NAME"));
 	assert_non_null(strstr(r.err, "doc.md:1: no.such is in no baseline"));
 	tt_free(&r);
 	r = gate("docs-update @/base @/doc.md");
@@ -278,7 +291,8 @@ static void test_key_names_the_qemu(void **state)
 	snprintf(cmd, sizeof(cmd), "chmod +x %s/qemu", dir);
 	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd),
-		 "QEMU_VERSION_LINE='QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18)' "
+		 "QEMU_VERSION_LINE='QEMU emulator version 7.2.22 (Debian "
+		 "1:7.2+dfsg-7+deb12u18)' "
 		 "sh bench/gate.sh key %s/qemu",
 		 dir);
 	struct cmd_result r = tt_run(cmd, NULL);

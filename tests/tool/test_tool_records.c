@@ -265,9 +265,12 @@ static void test_exposition_formats(void **state)
 				   "vcpu=\"1\"} 2.5\n"));
 	size_t oml = strlen(om);
 	assert_string_equal(om + oml - 6, "# EOF\n");
+	/* An event by its number and, beside it, its name as perf spells it. */
 	assert_non_null(strstr(prom, "perfvisor_vcpu_pmu_events{domain=\"a\\\"b\",vcpu=\"1\","
-				     "counter=\"1\",event=\"0x8\"} 123456\n"));
-	assert_non_null(strstr(prom, "counter=\"cycle\",event=\"0x11\"} 999\n"));
+				     "counter=\"1\",event=\"0x0008\",name=\"inst_retired\"} "
+				     "123456\n"));
+	assert_non_null(strstr(prom, "counter=\"cycle\",event=\"0x0011\",name=\"cpu_cycles\"} "
+				     "999\n"));
 	assert_non_null(strstr(prom, "perfvisor_vcpu_state{domain=\"a\\\"b\",vcpu=\"1\","
 				     "state=\"waiting\"} 1\n"));
 	assert_non_null(strstr(prom, "perfvisor_records_read_total{status=\"ok\"} 1\n"));

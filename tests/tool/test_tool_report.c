@@ -254,7 +254,7 @@ static void test_json(void **state)
 	tt_figs_parse(&got, r.out);
 	want(&w, "json");
 	const char *a = "tenant \"a\"";
-	tt_figs_add(&w, a, "vcpu.1.PMCCNTR.CPU_CYCLES", "501");
+	tt_figs_add(&w, a, "vcpu.1.PMCCNTR.cpu_cycles", "501");
 	tt_figs_add(&w, a, "vcpu.0.amu.cpu_cycles", "10");
 	tt_figs_add(&w, a, "vcpu.1.amu.stall_backend_mem", "41");
 	tt_figs_add(&w, a, "vcpu.1.amu.mhz", "1001");

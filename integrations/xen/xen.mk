@@ -29,7 +29,7 @@ $(XEN_LIB): $(XEN_OBJS)
 	$(HYP_CROSS)ar rcs $@ $(XEN_OBJS)
 
 # A change to the hooks makes the hooked tree anew (apply.sh copies it once otherwise).
-$(XEN_BUILD)/work/.perfvisor-hooked: integrations/xen/hooks.txt integrations/xen/apply.sh
+$(XEN_BUILD)/work/.perfvisor-hooked: integrations/xen/hooks.txt integrations/xen/apply.sh scripts/apply-hooks.sh
 	rm -rf $(XEN_BUILD)/work
 
 .PHONY: xen-check

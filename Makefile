@@ -10,6 +10,8 @@
 #   make aarch64    the core, freestanding, for aarch64
 #   make docs       regenerate docs/registers.md from the register database
 #   make xen-check  perfvisor as the vPMU of Xen on Arm, booted dom0less under QEMU (docs/xen.md)
+#   make hw-qemu    the QEMU of our own, with perfvisor's hardware models (docs/qemu.md);
+#                   make hw-qemu-diff: what it changes in QEMU, as a diff
 #   make docs-check fail if docs/registers.md is not what the database generates, or if
 #                   an Arm ARM citation is not in the pinned revision's table (docs/README.md)
 #   make deps       install the Debian packages of every goal (as root)
@@ -322,6 +324,7 @@ $(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe $(BUILD)/bench/bench_vpmu: 
 # The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
 include hyp/hyp.mk
 include integrations/xen/xen.mk
+include integrations/qemu/qemu.mk
 
 # The guest suite under QEMU (twice: the reference hypervisor's fast trap path on, then off),
 # a guest's live figures in a real Prometheus, and perfvisor in Xen (make xen-check: skipped,

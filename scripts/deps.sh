@@ -35,6 +35,10 @@ guests="make gcc-aarch64-linux-gnu qemu-system-arm"
 # Xen on Arm with perfvisor (make xen-check): its source unpacked (dpkg-source), its kconfig
 # (flex, bison), the device trees of its domains (dtc).
 xen="$guests dpkg-dev xz-utils flex bison device-tree-compiler"
+# The QEMU of our own (make hw-qemu, integrations/qemu/): Debian's source unpacked, configured
+# by meson (bookworm-backports' meson, unpacked under build/, needs Python's venv) and built by
+# ninja against glib, libfdt and zlib, through ccache.
+hwqemu="make gcc libc6-dev pkg-config dpkg-dev xz-utils python3 python3-venv ninja-build ccache libglib2.0-dev libfdt-dev zlib1g-dev"
 
 # packages GOAL: the packages one make goal needs. A goal not named here (a file under build/,
 # `all`, `tests`) is built with the host compiler and cmocka.
@@ -45,6 +49,8 @@ packages() {
 	uninstall) echo "make" ;;
 	check) echo "$build $parsers $installtest $xen $prometheus" ;;
 	xen-check | xen-bench) echo "$xen" ;;
+	hw-qemu | hw-qemu-diff | build/hw-qemu/*) echo "$hwqemu" ;;
+	hw-qemu-test-apply) echo "make" ;;
 	check-host | check-sanitize) echo "$build $parsers $installtest" ;;
 	memcheck) echo "$build $parsers $installtest valgrind" ;;
 	bench | bench-check) echo "$build valgrind $xen" ;;
@@ -59,7 +65,7 @@ packages() {
 	fresh-check) echo "make debootstrap" ;;
 	deps) packages all-goals ;;
 	all-goals)
-		for g in check memcheck bench lint fuzz fresh-check; do
+		for g in check memcheck bench lint fuzz fresh-check hw-qemu; do
 			packages "$g"
 		done
 		;;

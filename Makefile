@@ -537,4 +537,8 @@ clean:
 	rm -rf $(BUILD)
 
 # Header dependencies recorded by -MMD (not in make fresh-check's root file system).
--include $(shell find $(BUILD) -path $(BUILD)/fresh -prune -o -name '*.d' -type f -print 2>/dev/null)
+# Only this build's own: not the trees other builds keep under it (a new root file system,
+# the sanitizer build, another project's source and build, the mutation gate's copy).
+-include $(shell find $(BUILD) \( -path $(BUILD)/fresh -o -path $(BUILD)/sanitize -o -path '$(BUILD)/hw-*' \
+	-o -path $(BUILD)/mutants -o -path '$(BUILD)/h-*' -o -path $(BUILD)/xen/src -o -path $(BUILD)/xen/work \
+	-o -path $(BUILD)/linux \) -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -128,7 +128,7 @@ AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
 .PHONY: all check demo bench aarch64 aarch64-cc docs docs-check format format-check clean deps tests check-host \
 	install uninstall shlib \
-	check-sanitize memcheck lint fuzz fuzz-build fresh-check bench-check bench-baseline
+	check-sanitize memcheck lint fuzz fuzz-build fresh-check bench-check bench-baseline mutants
 # Objects that only pattern rules build are intermediate to make; kept, not deleted. (Not a
 # bare .SECONDARY: that makes every target intermediate, and an object of a new source file
 # is then never built into an archive that already exists.)
@@ -442,6 +442,14 @@ $(FUZZ_BUILD)/fuzz_domxml: tests/fuzz/fuzz_domxml.c tests/fuzz/fuzz.h $(FUZZ_DOM
 		$(FUZZ_DOMXML) $(FUZZ_CORE) $(FUZZ_MEMPLAT) $(TOOL_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
+
+# The mutation gate (docs/security.md, "Mutations"): every mutation of tests/mutants/*.txt,
+# an edit of one security-relevant line, made in a copy of the tree (build/mutants/tree) and
+# killed by the tests it names; "N passed, M failed" (a survivor fails it, and so does a
+# mutation that no longer applies). MUTANTS_ONLY="NAME..." runs those alone.
+MUTANT_LISTS ?= $(sort $(wildcard tests/mutants/*.txt))
+mutants:
+	@sh tests/mutants/run.sh $(MUTANT_LISTS)
 
 # Ends with "N passed, M failed": one test per target, failed by a crash or a broken invariant.
 fuzz: fuzz-build

@@ -38,6 +38,15 @@ failed=0
 
 [ $# -gt 0 ] || { echo "usage: run.sh LIST..." >&2; exit 2; }
 
+# One run at a time in a tree: another would mutate the files under this one's tests.
+mkdir -p "$(dirname "$tree")" || exit 1
+if ! mkdir "$tree.lock" 2>/dev/null; then
+	echo "mutants: another run uses $tree (remove $tree.lock if none does)" >&2
+	exit 2
+fi
+trap 'rm -rf "$tree.lock"' EXIT
+trap 'exit 130' INT TERM HUP
+
 # The tree: the repository's files (tracked, and new ones not ignored; or, with
 # MUTANTS_FROM=REV, the commit REV's), a file copied only where its contents differ from the
 # copy's, so that make there rebuilds only what changed since the last run.

@@ -175,12 +175,40 @@ static void test_mpam_needs_msc_management(void **state)
 	rig_free(r);
 }
 
+/* MPAM hardware whose MSCs no one manages (no pv_hw.mpam_sys): a VM not given MPAM still
+ * cannot label its traffic. Its trap words send every EL1 access to MPAM1_EL1 and MPAM0_EL1
+ * to EL2 (MPAM2_EL2.TRAPMPAM1EL1, TRAPMPAM0EL1), as the CPU model's routing decides, where
+ * the register UNDEFs. */
+static void test_unmanaged_mpam_traps(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	r->hw.mpam_sys = NULL;
+	struct pv_vm_config cfg = {.features = 0};
+	assert_int_equal(pv_vm_init(&r->vm[0], &r->hw, &cfg), PV_OK);
+	pv_vcpu_init(&r->v[0], &r->vm[0], 0, NULL);
+	const struct pv_trap_words *w = &r->v[0].traps;
+	struct sim_mpam_cpu c;
+	sim_mpam_cpu_init(&c, r->hw.mpamidr);
+	c.mpam2 = w->mpam2_el2;
+	if (r->hw.mpamidr & PV_MPAMIDR_HAS_HCR)
+		c.mpamhcr = w->mpamhcr_el2;
+	assert_true(sim_mpam_cpu_traps(&c, PV_MPAM1_EL1));
+	assert_true(sim_mpam_cpu_traps(&c, PV_MPAM0_EL1));
+	assert_true(w->mpam2_el2_owned & PV_MPAM2_EL2_TRAPMPAM1EL1);
+	uint64_t x[31] = {0};
+	assert_int_equal(pv_trap(&r->v[0], esr(PV_MPAM1_EL1, 0, false), 1, x), PV_TRAP_UNDEF);
+	pv_vcpu_release(&r->v[0]);
+	rig_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_given_mpam),
 		cmocka_unit_test(test_not_given_mpam),
 		cmocka_unit_test(test_mpam_needs_msc_management),
+		cmocka_unit_test(test_unmanaged_mpam_traps),
 	};
 	return cmocka_run_group_tests_name("scen_mpam_trap", tests, NULL, NULL);
 }

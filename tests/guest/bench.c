@@ -16,7 +16,8 @@
  * INST_RETIRED at EL1 and EL0 only (exact there), the guest's own; the difference is the
  * host's. It prints "bench: clock ..." with the raw figures; the runner divides. A third
  * loop there reads counters only (PMCCNTR_EL0, PMEVCNTR<n>_EL0, PMXEVCNTR_EL0): what a
- * host's fast path serves (hyp.trap_fast).
+ * host's fast path serves (hyp.trap_fast); a fourth writes PMSELR_EL0 and a fifth reads
+ * PMCR_EL0, what it leaves to the slow path (hyp.trap_write_slow, hyp.trap_pmcr_read).
  */
 #include "pmu.h"
 
@@ -44,6 +45,44 @@ static uint64_t mix(unsigned rounds, uint64_t pmcr)
 		wr(pmevcntr4_el0, i);
 		wr(pmcr_el0, pmcr);
 		sum += rd(pmccntr_el0);
+	}
+	return sum;
+}
+
+/* Writes to PMSELR_EL0, MIX per round, a different counter each time: what the library
+ * serves in C whatever the fast path (each rewrites the fast word's PMXEVCNTR_EL0 entry).
+ * PMSELR_EL0 is 2 again at the end. */
+static void selects(unsigned rounds)
+{
+	for (unsigned i = 0; i < rounds; i++) {
+		wr(pmselr_el0, 0);
+		wr(pmselr_el0, 1);
+		wr(pmselr_el0, 3);
+		wr(pmselr_el0, 4);
+		wr(pmselr_el0, 31);
+		wr(pmselr_el0, 0);
+		wr(pmselr_el0, 4);
+		wr(pmselr_el0, 1);
+		wr(pmselr_el0, 3);
+		wr(pmselr_el0, 2);
+	}
+}
+
+/* PMCR_EL0 reads, MIX per round: a read the fast path leaves to C. */
+static uint64_t pmcr_reads(unsigned rounds)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < rounds; i++) {
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
+		sum += rd(pmcr_el0);
 	}
 	return sum;
 }
@@ -83,11 +122,18 @@ static void clock_phase(unsigned rounds, uint64_t pmcr)
 	uint64_t t2 = now(), g2 = rd(pmevcntr2_el0);
 	sum += reads(rounds);
 	uint64_t t3 = now(), g3 = rd(pmevcntr2_el0);
+	selects(rounds);
+	uint64_t t4 = now(), g4 = rd(pmevcntr2_el0);
+	sum += pmcr_reads(rounds);
+	uint64_t t5 = now(), g5 = rd(pmevcntr2_el0);
 	gprintf("bench: clock %lu Hz: hvc-null %u calls %lu ticks %lu guest-instructions; "
 		"pmu-mix %u accesses %lu ticks %lu guest-instructions; "
-		"pmu-reads %u accesses %lu ticks %lu guest-instructions (sum %lx)\n",
+		"pmu-reads %u accesses %lu ticks %lu guest-instructions; "
+		"pmselr-writes %u accesses %lu ticks %lu guest-instructions; "
+		"pmcr-reads %u accesses %lu ticks %lu guest-instructions (sum %lx)\n",
 		rd(cntfrq_el0), rounds * MIX, t1 - t0, g1 - g0, rounds * MIX, t2 - t1, g2 - g1,
-		rounds * MIX, t3 - t2, g3 - g2, sum);
+		rounds * MIX, t3 - t2, g3 - g2, rounds * MIX, t4 - t3, g4 - g3, rounds * MIX,
+		t5 - t4, g5 - g4, sum);
 }
 
 void test_main(void)

@@ -614,22 +614,35 @@ bench)
 	idle_ms=$(report_of "$log" idle |
 		awk '$2 == "exits" && ($3 == "wfi" || $3 ~ /^irq-/) && $5 == "el2-instructions" {
 			t += $6 } END { if (t) printf "%.0f", t / 100 }')
-	# Counter reads alone, from the guest's clock (tests/guest/bench.c, bench.clock=1): with
-	# the fast path (fasttrap=on, the default) and without it. Alone, so that no other VM's
-	# slices are in the clock.
-	clock() {
-		log=$logdir/bench_clock_$1.log
-		qemu_run "$log" "fasttrap=$1 vm0=bench -- bench.rounds=2000 bench.clock=1" bench
-		grep '^\[bench\] bench: clock ' "$log" | awk '{
-			hz = $4; ns = 1e9 / hz
-			printf "%.1f", ($23 * ns - $25) / $21 }'
+	# From the guest's clock (tests/guest/bench.c, bench.clock=1), alone, so that no other
+	# VM's slices are in the clock: counter reads with the fast path (fasttrap=on, the
+	# default) and without it; with it, what it leaves to C: PMSELR_EL0 writes and PMCR_EL0
+	# reads. clock_of PHASE: EL2 instructions per access of that phase of the clock line
+	# ("PHASE N accesses TICKS ticks GUEST guest-instructions").
+	clock_of() {
+		grep '^\[bench\] bench: clock ' "$log" | awk -v phase="$1" '{
+			ns = 1e9 / $4
+			for (i = 5; i + 5 <= NF; i++)
+				if ($i == phase) {
+					printf "%.1f", ($(i + 3) * ns - $(i + 5)) / $(i + 1)
+					exit
+				}
+		}'
 	}
-	fast=$(clock on)
-	slow_read=$(clock off)
+	log=$logdir/bench_clock_on.log
+	qemu_run "$log" "fasttrap=on vm0=bench -- bench.rounds=2000 bench.clock=1" bench
+	fast=$(clock_of pmu-reads)
+	write_slow=$(clock_of pmselr-writes)
+	pmcr_read=$(clock_of pmcr-reads)
+	log=$logdir/bench_clock_off.log
+	qemu_run "$log" "fasttrap=off vm0=bench -- bench.rounds=2000 bench.clock=1" bench
+	slow_read=$(clock_of pmu-reads)
 	echo "bench: hyp.trap_floor: ${floor:-n/a} el2-instructions/trap"
 	echo "bench: hyp.trap_pmu: ${pmu:-n/a} el2-instructions/trap"
 	echo "bench: hyp.trap_fast: ${fast:-n/a} el2-instructions/trap"
 	echo "bench: hyp.trap_read_slow: ${slow_read:-n/a} el2-instructions/trap"
+	echo "bench: hyp.trap_write_slow: ${write_slow:-n/a} el2-instructions/trap"
+	echo "bench: hyp.trap_pmcr_read: ${pmcr_read:-n/a} el2-instructions/trap"
 	echo "bench: hyp.switch: ${switch:-n/a} el2-instructions/switch"
 	echo "bench: hyp.switch_no_pmu: ${switch_no_pmu:-n/a} el2-instructions/switch"
 	echo "bench: hyp.idle_ms: ${idle_ms:-n/a} el2-instructions/idle-ms"

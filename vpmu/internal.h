@@ -73,6 +73,9 @@ static inline void vpmu_evcntr_set(struct pv_vcpu *v, struct pv_pcpu *cpu, unsig
 
 /* First access of any kind: mark the vCPU active and, if loaded, put its state in hardware. */
 void pv_vpmu__activate(struct pv_vcpu *v);
+/* The same, answering PV_TRAP_HANDLED: a handler's first access tail-calls it, so that its
+ * hot path makes no call and needs no stack frame. */
+enum pv_trap_result pv_vpmu__activate_handled(struct pv_vcpu *v);
 
 /* The EL0 rules of the registers (their PMUSERENR_EL0 bits), from the register database. */
 #define VPMU_EL0_READ_RULE(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind,        \
@@ -99,6 +102,16 @@ static inline void vpmu_fast_sync(struct pv_vcpu *v)
 	v->fast.xev_el0 = (uint8_t)(sel < 31 && ((plain & el0) >> sel & 1) ? sel : 31);
 }
 
+/* A PMSELR_EL0 write changes only what PMXEVCNTR_EL0 reads: its entries follow from the
+ * masks, which vpmu_fast_sync keeps current wherever they change (a put clears both). SEL =
+ * 31 gives 31 whatever bit 31 (the cycle counter) says. */
+static inline void vpmu_fast_sel(struct pv_vcpu *v)
+{
+	unsigned sel = v->pmu.selr; /* 0..31 */
+	v->fast.xev_el1 = (uint8_t)((v->fast.el1 >> sel) & 1 ? sel : 31);
+	v->fast.xev_el0 = (uint8_t)((v->fast.el0 >> sel) & 1 ? sel : 31);
+}
+
 /* Nothing plain: the vCPU leaves its pCPU (a put costs three stores, not a recomputation). */
 static inline void vpmu_fast_clear(struct pv_vcpu *v)
 {
@@ -122,13 +135,14 @@ static inline struct pv_pcpu *vpmu_cpu(struct pv_vcpu *v)
 	return v->cpu;
 }
 
-/* A read of state perfvisor keeps (no hardware access); the first access activates the
- * vCPU. */
+/* A read of state perfvisor keeps (no hardware access, nothing activation changes); the
+ * first access activates the vCPU. */
 static inline enum pv_trap_result vpmu_read_kept(struct pv_vcpu *v, uint64_t kept,
 						 uint64_t *val)
 {
-	vpmu_cpu(v);
 	*val = kept;
+	if (!v->pmu.active)
+		return pv_vpmu__activate_handled(v);
 	return PV_TRAP_HANDLED;
 }
 

@@ -179,15 +179,18 @@ enum pv_trap_result pv_vpmu_pmselr_read(struct pv_vcpu *v, unsigned idx, unsigne
 	return vpmu_read_kept(v, v->pmu.selr, val);
 }
 
+/* The first write activates after the new SEL is in place: the activation's fast word and
+ * (direct access) the hardware's PMSELR_EL0 then take it from there. */
 enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t val)
 {
 	(void)idx, (void)el;
-	vpmu_cpu(v);
 	v->pmu.selr = (uint8_t)(val & PV_PMSELR_SEL);
-	vpmu_fast_sync(v);
+	vpmu_fast_sel(v);
 	if (v->vm->pmu.direct && v->cpu) /* the hardware's, for PMXEVCNTR_EL0 */
 		pv_plat_sysreg_write(v->cpu, PV_PMSELR_EL0, v->pmu.selr);
+	if (!v->pmu.active)
+		return pv_vpmu__activate_handled(v);
 	return PV_TRAP_HANDLED;
 }
 

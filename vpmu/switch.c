@@ -94,6 +94,12 @@ void pv_vpmu__activate(struct pv_vcpu *v)
 		load_hw(v, v->cpu);
 }
 
+VPMU_COLD enum pv_trap_result pv_vpmu__activate_handled(struct pv_vcpu *v)
+{
+	pv_vpmu__activate(v);
+	return PV_TRAP_HANDLED;
+}
+
 /* A vCPU that never touched the PMU costs nothing at switch. */
 void pv_vpmu_load(struct pv_vcpu *v)
 {

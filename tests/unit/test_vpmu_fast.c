@@ -39,6 +39,18 @@ static bool host_serves(struct fx *f, const struct pv_vpmu_fast *w, unsigned r, 
 	return true;
 }
 
+/* PMXEVCNTR_EL0 is plain exactly where PMEVCNTR<SEL>_EL0 is (both take one EL0 rule): the
+ * word's two entries for it agree with its masks, whatever changed last. */
+static void check_xev(const struct pv_vcpu *v)
+{
+	unsigned sel = v->pmu.selr;
+	for (unsigned el = 0; el < 2; el++) {
+		uint32_t mask = el ? v->fast.el1 : v->fast.el0;
+		unsigned xev = el ? v->fast.xev_el1 : v->fast.xev_el0;
+		assert_int_equal(xev, sel < 31 && ((mask >> sel) & 1) ? sel : 31);
+	}
+}
+
 /* For every read and both ELs the fast word marks plain: the trap path gives the same value,
  * handled, writes nothing and changes no state. Returns how many were plain. */
 static unsigned check_plain_reads(struct fx *f, struct pv_vcpu *v)
@@ -215,6 +227,7 @@ static void test_random_sequences(void **state)
 			}
 			for (unsigned i = 0; i < 2; i++) {
 				struct pv_vcpu *w = &f->v[i];
+				check_xev(w);
 				if (loaded != (int)i) { /* another vCPU's counters are there */
 					uint64_t val;
 					for (unsigned k = 0; k < NREADS; k++)

@@ -91,7 +91,7 @@ static inline void sysreg(struct vcpu *v, uint64_t esr, enum exit_kind kind)
 		return;
 	}
 	skip_instr(v);
-	selfcount_charge(v, kind);
+	selfcount_charge_own(v, kind);
 }
 
 /* The ID group is read at boot, the PMU all the time: the ID group's accesses are told
@@ -165,9 +165,11 @@ static struct vcpu *fetch_abort(struct vcpu *v)
 	return v;
 }
 
-/* The synchronous exceptions off the hot paths; any of these may switch vCPUs. */
-static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v, uint64_t esr)
+/* The synchronous exceptions off the hot paths; any of these may switch vCPUs. ESR_EL2 is
+ * read again here, so that the hot paths need not keep it. */
+static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v)
 {
+	uint64_t esr = read_sysreg(esr_el2);
 	struct vcpu *next = v;
 	enum exit_kind kind;
 	switch (PV_ESR_EC(esr)) {
@@ -202,11 +204,11 @@ static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v, uint64_
 }
 
 /* The hot paths, trapped system registers and the null hypercall, never switch vCPUs: they
- * are accounted directly, and the rest goes to sync_slow. */
-struct frame *exc_lower_sync(struct frame *f)
+ * are accounted directly, and the rest goes to sync_slow. The vector gives ESR_EL2 (the fast
+ * one has read it already). */
+struct frame *exc_lower_sync(struct frame *f, uint64_t esr)
 {
 	struct vcpu *v = (struct vcpu *)f;
-	uint64_t esr = read_sysreg(esr_el2);
 	unsigned ec = PV_ESR_EC(esr);
 	if (ec == PV_EC_SYS64) {
 		if (PV_SYSREG_CRN(PV_ESR_ISS(esr)) == 0)
@@ -217,10 +219,11 @@ struct frame *exc_lower_sync(struct frame *f)
 	}
 	if (ec == PV_EC_HVC64 && f->x[0] == HYP_CALL_NULL) {
 		f->x[0] = 0;
-		selfcount_account(v, EXIT_HVC_NULL);
+		v->exits[EXIT_HVC_NULL]++;
+		selfcount_charge_own(v, EXIT_HVC_NULL);
 		return f;
 	}
-	return sync_slow(v, esr);
+	return sync_slow(v);
 }
 
 static inline __attribute__((always_inline)) struct frame *lower_irq(struct vcpu *v,

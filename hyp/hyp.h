@@ -190,8 +190,12 @@ _Static_assert(offsetof(struct vcpu, evcntr_reads) == VCPU_EVCNTR_READS &&
  * D2), as the hardware would have done had the instruction not trapped. */
 static inline void skip_instr(struct vcpu *v)
 {
+	uint64_t spsr = v->f.spsr & ~SPSR_SS;
+	/* Two AND immediates: the compiler would fold both masks into one, which no logical
+	 * immediate encodes (a constant built in two more instructions). */
+	__asm__("" : "+r"(spsr));
 	v->f.elr += 4;
-	v->f.spsr &= ~(SPSR_SS | SPSR_BTYPE);
+	v->f.spsr = spsr & ~SPSR_BTYPE;
 }
 
 enum vm_state { VM_EMPTY, VM_RUNNABLE, VM_ENDED };
@@ -347,7 +351,7 @@ void vcpu_load(struct vcpu *v);
 void vcpu_put(struct vcpu *v);
 
 /* exceptions.c */
-struct frame *exc_lower_sync(struct frame *f);
+struct frame *exc_lower_sync(struct frame *f, uint64_t esr);
 struct frame *exc_lower_irq(struct frame *f);
 struct frame *exc_lower_irq_acked(struct frame *f);
 struct frame *exc_lower_serror(struct frame *f);
@@ -415,12 +419,14 @@ static inline void mmio_write32(uint64_t addr, uint32_t v)
 
 /* End of an exception: charge the EL2 instructions since the previous one to v's `kind`.
  * PMXEVCNTR_EL0 is the host counter (PMSELR_EL0 = its index, selfcount.c); without
- * self-measurement it reads something else, which the report does not show. */
-static inline void selfcount_charge(struct vcpu *v, enum exit_kind kind)
+ * self-measurement it reads something else, which the report does not show. `guest_selr`:
+ * the PMU loaded now is passed through. */
+static inline __attribute__((always_inline)) void selfcount_charge_as(struct vcpu *v,
+								      enum exit_kind kind,
+								      bool guest_selr)
 {
 	uint64_t now;
-	/* The PMU loaded now decides, not v's: after a switch v is the vCPU put. */
-	if (__builtin_expect(hyp.guest_selr, 0)) {
+	if (__builtin_expect(guest_selr, 0)) {
 		/* Passthrough (selfcount.c): through the guest's own PMSELR_EL0, given back, the
 		 * counter enabled again, and rebased when a guest's PMCR.P reset it (that
 		 * exception counts 0). Without a host counter nothing is read: PMXEVCNTR_EL0 with
@@ -440,6 +446,20 @@ static inline void selfcount_charge(struct vcpu *v, enum exit_kind kind)
 	}
 	v->el2_instr[kind] += now - hyp.last_count;
 	hyp.last_count = now;
+}
+
+/* The PMU loaded now decides, not v's: after a switch v is the vCPU put. */
+static inline void selfcount_charge(struct vcpu *v, enum exit_kind kind)
+{
+	selfcount_charge_as(v, kind, hyp.guest_selr);
+}
+
+/* An exception that has not switched vCPUs (the hot paths): v's PMU is the one loaded, so
+ * v's own flag says what hyp.guest_selr does, and is one load from v's address, with no
+ * address of hyp to form for it. */
+static inline void selfcount_charge_own(struct vcpu *v, enum exit_kind kind)
+{
+	selfcount_charge_as(v, kind, v->passthrough);
 }
 
 /* ... and count the exception. Not for the traps the library counts (report.c, exits_of). */

@@ -14,6 +14,8 @@
  */
 #include "frame.h"
 
+/* x4..x30, ELR_EL2 and SPSR_EL2 into the frame (x0..x3 are there already), x0 := the frame,
+ * and onto the hypervisor's stack; x1 survives (lower_sync_saved's ESR_EL2). */
 	.macro	save_from_x4
 	stp	x4, x5, [sp, #32]
 	stp	x6, x7, [sp, #48]
@@ -28,23 +30,35 @@
 	stp	x24, x25, [sp, #192]
 	stp	x26, x27, [sp, #208]
 	stp	x28, x29, [sp, #224]
-	mrs	x0, elr_el2
-	mrs	x1, spsr_el2
-	stp	x30, x0, [sp, #FRAME_X30]
-	str	x1, [sp, #FRAME_SPSR]
+	mrs	x2, elr_el2
+	mrs	x3, spsr_el2
+	stp	x30, x2, [sp, #FRAME_X30]
+	str	x3, [sp, #FRAME_SPSR]
 	mov	x0, sp
-	adrp	x1, hyp_stack_top
-	add	x1, x1, :lo12:hyp_stack_top
-	mov	sp, x1
+	adrp	x2, hyp_stack_top
+	add	x2, x2, :lo12:hyp_stack_top
+	mov	sp, x2
 	.endm
 
-/* A lower-EL vector: the whole entry fits its 0x80 bytes (25 instructions of 32). */
+/* A lower-EL vector: the whole entry fits its 0x80 bytes (25 instructions of 32, the
+ * synchronous one 26). */
 	.macro	ventry handler
 	.balign	0x80
 	stp	x0, x1, [sp, #0]
 	stp	x2, x3, [sp, #16]
 	save_from_x4
 	bl	\handler
+	b	guest_enter
+	.endm
+
+/* The synchronous one: exc_lower_sync(frame, ESR_EL2), as lower_sync_saved calls it. */
+	.macro	ventry_sync
+	.balign	0x80
+	stp	x0, x1, [sp, #0]
+	stp	x2, x3, [sp, #16]
+	save_from_x4
+	mrs	x1, esr_el2
+	bl	exc_lower_sync
 	b	guest_enter
 	.endm
 
@@ -73,44 +87,53 @@
 	b	2b
 	.endm
 
-/* x3 to the guest's Rt (ESR_EL2.ISS[9:5], in x0), by its entry of rt_writes. */
+/* x3 to the guest's Rt (ESR_EL2.ISS[9:5], in x1), by its entry of rt_writes. */
 	.macro	to_rt
-	ubfx	w0, w0, #5, #5
-	adr	x1, rt_writes
-	add	x1, x1, x0, lsl #6
-	br	x1
+	ubfx	w1, w1, #5, #5
+	adr	x0, rt_writes
+	add	x0, x0, x1, lsl #6
+	br	x0
+	.endm
+
+/* PMEVCNTR<n>_EL0, in the vector: n to the entry of the vCPU's table, which checks it. */
+	.macro	fast_pmevcntr
+	ubfx	w2, w1, #17, #3		/* n[2:0] */
+	ubfx	w3, w1, #1, #2		/* n[4:3] */
+	orr	w2, w2, w3, lsl #3
+	el_word	FAST_EL1		/* w3: the plain mask, checked by entry n */
+	ldr	x0, [sp, #VCPU_EVCNTR_READS]
+	add	x0, x0, x2, lsl #5
+	br	x0
+	el_word_el0 FAST_EL0
 	.endm
 
 /* The synchronous lower-EL vector of the fast table: x0..x3 go to the frame (they are the
  * fast path's scratch registers) and the syndrome is matched against the three reads;
  * anything else continues as the plain entry does (lower_sync_saved). ESR_EL2 bit 29 is
  * EC[3], 0 for HVC, SMC, WFx and the aborts: those leave after two instructions; with EC
- * 0x18, ISS bit 0 is the direction, 0 for a write (MSR): those leave after three. A
- * PMCCNTR_EL0 read is served here, in the vector itself. */
+ * 0x18, ISS bit 0 is the direction, 0 for a write (MSR): those leave after three. Then ISS
+ * bit 3, CRm[2], parts the reads: 0 for PMEVCNTR<n>_EL0 (CRm 0b10xx), matched here; 1 for
+ * PMCCNTR_EL0 and PMXEVCNTR_EL0 (CRm 0b1101), matched in fast_crm_odd, where the PMU's other
+ * registers (PMCR_EL0, PMOVS*, PMCNTEN*, PMSELR_EL0, PMEVTYPER<n>_EL0 ...: CRm 0b11xx) leave
+ * after one compare. */
 	.macro	fast_sync_entry
 	.balign	0x80
-	stp	x0, x1, [sp, #0]
+9:	stp	x0, x1, [sp, #0]
 	stp	x2, x3, [sp, #16]
-	mrs	x0, esr_el2
-	tbz	w0, #29, lower_sync_saved
-	tbz	w0, #0, lower_sync_saved
-	and	w1, w0, #0xFFFFFC1F	/* Rt out; ISS2 (ESR_EL2[63:32]) out with the W form */
-	and	w2, w1, #0xFFF1FFFF	/* PMEVCNTR<n>: n[2:0] (Op2) out */
+	mrs	x1, esr_el2
+	tbz	w1, #29, lower_sync_saved
+	tbz	w1, #0, lower_sync_saved
+	tbnz	w1, #3, fast_crm_odd
+	and	w2, w1, #0xFFFFFC1F	/* Rt out; ISS2 (ESR_EL2[63:32]) out with the W form */
+	and	w2, w2, #0xFFF1FFFF	/* PMEVCNTR<n>: n[2:0] (Op2) out */
 	and	w2, w2, #0xFFFFFFF9	/* and n[4:3] (CRm[1:0]) */
 	ldr	w3, =FAST_KEY_PMEVCNTR
 	cmp	w2, w3
-	b.eq	fast_pmevcntr
-	ldr	w3, =FAST_KEY_PMXEVCNTR
-	cmp	w1, w3
-	b.eq	fast_pmxevcntr
-	ldr	w3, =FAST_KEY_PMCCNTR
-	cmp	w1, w3
 	b.ne	lower_sync_saved
-	el_word	FAST_EL1
-	tbz	w3, #31, lower_sync_saved
-	mrs	x3, pmccntr_el0
-	to_rt
-	el_word_el0 FAST_EL0
+	fast_pmevcntr
+	.if	. - 9b > 0x80
+	.error	"the fast synchronous vector is over its 0x80 bytes"
+	.endif
 	.endm
 
 /* The IRQ vector of the fast table. For a vCPU whose overflow polls the entry serves
@@ -165,7 +188,7 @@
 	.endm
 
 	.macro	plain_sync_entry
-	ventry	exc_lower_sync
+	ventry_sync
 	.endm
 
 	.macro	plain_irq_entry
@@ -185,7 +208,8 @@ hyp_vectors_fast:
 	.balign	0x80
 	.ltorg			/* the fast vector's syndromes, after the table */
 
-/* A synchronous exception that is not a plain read, x0..x3 already in the frame. */
+/* A synchronous exception that is not a plain read, x0..x3 already in the frame and x1
+ * ESR_EL2, which the fast vector read: C takes it from there. */
 lower_sync_saved:
 	save_from_x4
 	bl	exc_lower_sync
@@ -204,27 +228,38 @@ lower_irq_saved:
 
 /*
  * The fast path (the contract is struct pv_vpmu_fast, include/perfvisor/vpmu.h). On entry
- * x0 is ESR_EL2; x0..x3 are free (saved in the frame). A read the fast word does not mark
- * plain for the guest's EL (SPSR_EL2.M[3:2]: 0b01 EL1, 0b00 EL0) goes to C unchanged. The
- * instructions of a served read are not self-counted (selfcount.c): they fall to the next
- * exception the hypervisor accounts.
+ * x1 is ESR_EL2, kept there for C until the read is served; x0, x2 and x3 are free (all four
+ * are saved in the frame). A read the fast word does not mark plain for the guest's EL
+ * (SPSR_EL2.M[3:2]: 0b01 EL1, 0b00 EL0) goes to C unchanged. The instructions of a served
+ * read are not self-counted (selfcount.c): they fall to the next exception the hypervisor
+ * accounts.
  */
-fast_pmevcntr:
-	ubfx	w2, w0, #17, #3		/* n[2:0] */
-	ubfx	w3, w0, #1, #2		/* n[4:3] */
-	orr	w2, w2, w3, lsl #3
-	el_word	FAST_EL1		/* w3: the plain mask, checked by entry n */
-	ldr	x1, [sp, #VCPU_EVCNTR_READS]
-	add	x1, x1, x2, lsl #5
-	br	x1
+
+/* CRm[2] set: PMCCNTR_EL0 (Op2 0) or PMXEVCNTR_EL0 (Op2 0b010), told apart by ISS bit 18,
+ * Op2[1]; any other register leaves after its one compare. */
+fast_crm_odd:
+	tbnz	w1, #18, fast_pmxevcntr
+	and	w0, w1, #0xFFFFFC1F	/* Rt out */
+	ldr	w3, =FAST_KEY_PMCCNTR
+	cmp	w0, w3
+	b.ne	lower_sync_saved
+	el_word	FAST_EL1
+	tbz	w3, #31, lower_sync_saved
+	mrs	x3, pmccntr_el0
+	to_rt
 	el_word_el0 FAST_EL0
 
 fast_pmxevcntr:
+	and	w0, w1, #0xFFFFFC1F	/* Rt out */
+	ldr	w3, =FAST_KEY_PMXEVCNTR
+	cmp	w0, w3
+	b.ne	lower_sync_saved
 	el_word	FAST_XEV_EL1, ldrb, w2	/* the counter, checked, or 31 */
-	ldr	x1, [sp, #VCPU_EVCNTR_READS_XEV]
-	add	x1, x1, x2, lsl #5
-	br	x1
+	ldr	x0, [sp, #VCPU_EVCNTR_READS_XEV]
+	add	x0, x0, x2, lsl #5
+	br	x0
 	el_word_el0 FAST_XEV_EL0, ldrb, w2
+	.ltorg
 
 /* PMEVCNTR<n>_EL0 by n, one 32-byte entry each: the plain check (skipped for PMXEVCNTR_EL0),
  * the read at the guest's width, on to Rt. Entry 31 is no event counter: PMCCFILTR_EL0 has

@@ -164,7 +164,7 @@ static void test_direct_put_gives_back_pcpu_state(void **state)
 }
 
 /* With direct access every PMU register of the VM traps to EL2 (by MDCR_EL2.TPMCR or its
- * fine-grained bit, D24.2.67 and D24.2.69) in each direction it has, but the counters
+ * fine-grained bit in HDFGRTR_EL2 or HDFGWTR_EL2, D24.2) in each direction it has, but the counters
  * (PMEVCNTR<n>_EL0, PMXEVCNTR_EL0, PMCCNTR_EL0), which the hardware serves, as long as no
  * counter is a CHAIN one. The routing is the machine model's reading of the Arm ARM. */
 static void test_direct_routing(void **state)

@@ -519,11 +519,14 @@ docs: $(BUILD)/docs/registers.md
 	@cp $< docs/registers.md
 	@echo "docs: docs/registers.md regenerated"
 	@sh bench/gate.sh docs-update bench/baseline $(DOCS_WITH_FIGURES)
+	@sh tests/mutants/run.sh --table $(MUTANT_LISTS) | sh scripts/doc-block.sh update docs/security.md mutations
 
 docs-check: $(BUILD)/docs/registers.md
 	@sh tests/citations.sh && echo "docs-check: every Arm ARM citation is in docs/README.md's table"
 	@sh bench/gate.sh docs-check bench/baseline $(DOCS_WITH_FIGURES) && \
 		echo "docs-check: every figure the docs quote is its baseline's (bench/baseline/)"
+	@sh tests/mutants/run.sh --table $(MUTANT_LISTS) | sh scripts/doc-block.sh check docs/security.md mutations && \
+		echo "docs-check: docs/security.md lists the mutations of tests/mutants/"
 	@if cmp -s $< docs/registers.md; then \
 		echo "docs-check: docs/registers.md matches the register database"; \
 	else \

@@ -4,6 +4,7 @@
 # given, each an edit of one security-relevant line found by identifiers, must be killed by
 # the tests it names.
 #   run.sh LIST...
+#   run.sh --table LIST...   the lists as a markdown table (docs/security.md's), nothing run
 # LIST: tests/mutants/*.txt, blocks of
 #   mutant NAME             a name of its own
 #   why TEXT                the promise the line keeps (for the report)
@@ -36,7 +37,28 @@ log=$tree.log
 passed=0
 failed=0
 
-[ $# -gt 0 ] || { echo "usage: run.sh LIST..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: run.sh [--table] LIST..." >&2; exit 2; }
+
+# --table: the lists as the markdown table docs/security.md carries (make docs writes it there,
+# make docs-check holds it), with no mutation run.
+if [ "$1" = --table ]; then
+	shift
+	echo "| mutation | file | the line keeps | killed by |"
+	echo "| --- | --- | --- | --- |"
+	awk '
+		function flush() {
+			if (name != "") printf "| `%s` | `%s` | %s | %s |\n", name, file, why, kill
+			name = file = why = kill = ""
+		}
+		{ rest = $0; sub(/^[a-z]+[ \t]*/, "", rest) }
+		$1 == "mutant" { flush(); name = $2 }
+		$1 == "why" { why = rest }
+		$1 == "file" { file = rest }
+		$1 == "kill" { kill = rest; gsub(/[^ ]+/, "`&`", kill); gsub(/ /, ", ", kill) }
+		$1 == "end" { flush() }
+		END { flush() }' "$@"
+	exit 0
+fi
 
 # One run at a time in a tree: another would mutate the files under this one's tests.
 mkdir -p "$(dirname "$tree")" || exit 1

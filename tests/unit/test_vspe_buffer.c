@@ -5,7 +5,9 @@
  * and 64 KiB granules, blocks, TTBR0 and TTBR1, TBI, MMU off, APTable, AF, dirty state) and
  * exactly what it pins (every buffer page up to a stage-1 fault, every table it reads), the
  * reuse of pins while a pointer moves within one buffer, their release on disable, on a buffer
- * change and on pv_vspe_release, discard mode, and an enable made while not loaded.
+ * change and on pv_vspe_release, discard mode, and an enable made while not loaded; whatever
+ * the guest moves (a pointer back below its pins, a limit raised), every page the profiler may
+ * write is pinned, and no more than max_buffer of them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,15 +29,13 @@ struct mm {
 	unsigned g, bits;
 };
 
-/* A rig with a VM (SPEv1p2, `max` bytes), vCPU 0 loaded on pCPU 0 with its stage-1 tables. */
-/* A VM whose buffers are pinned whole (a chunk as large as max_buffer): test_chunks below
- * takes them chunk by chunk. */
-static struct spe_rig *setup(uint64_t max, unsigned g, bool tbi, struct mm *mm)
+/* A rig with a VM (SPEv1p2, `max` bytes, pinned `chunk` bytes at a time), vCPU 0 loaded on
+ * pCPU 0 with its stage-1 tables. */
+static struct spe_rig *setup_chunked(uint64_t max, uint64_t chunk, unsigned g, bool tbi,
+				     struct mm *mm)
 {
 	struct spe_rig *r = spe_rig_new(&HW);
-	r->pin_chunk = PV_VSPE_PIN_CHUNK_MIN;
-	while (r->pin_chunk < max)
-		r->pin_chunk <<= 1;
+	r->pin_chunk = chunk;
 	assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, max), PV_OK);
 	*mm = (struct mm){.g = g, .bits = 48};
 	mm->root[0] = rig_new_table(r, g);
@@ -43,6 +43,16 @@ static struct spe_rig *setup(uint64_t max, unsigned g, bool tbi, struct mm *mm)
 	rig_regime(r, 0, mm->root[0], mm->root[1], g, 48, tbi);
 	pv_vcpu_load(&r->v[0], &r->cpu[0]);
 	return r;
+}
+
+/* A VM whose buffers are pinned whole (a chunk as large as max_buffer): test_chunks below
+ * takes them chunk by chunk. */
+static struct spe_rig *setup(uint64_t max, unsigned g, bool tbi, struct mm *mm)
+{
+	uint64_t chunk = PV_VSPE_PIN_CHUNK_MIN;
+	while (chunk < max)
+		chunk <<= 1;
+	return setup_chunked(max, chunk, g, tbi, mm);
 }
 
 static void map(struct spe_rig *r, const struct mm *mm, uint64_t va, uint64_t ipa,
@@ -344,8 +354,6 @@ static void test_pins_reused_and_replaced(void **state)
 	spe_rig_free(r);
 }
 
-/* Discard mode (SPEv1p2, FM = 0b10): nothing is written, nothing to check or pin; the hardware
- * gets E and FM. Below SPEv1p2 FM = 0b10 is reserved and behaves as fill mode. */
 /* The hardware meets the end of what is pinned: the buffer-full event it raises there. */
 static void hw_fills_to(struct spe_rig *r, uint64_t limit)
 {
@@ -446,6 +454,165 @@ static void test_chunks(void **state)
 	spe_rig_free(r);
 }
 
+/* ---- what the profiler may write is pinned, within the bounds the design sets ------------- */
+
+/* Buffer pages scattered in IPA space (no two runs merge, so every page is a store entry):
+ * page p of the buffer at KVA is at scattered(p). */
+static uint64_t scattered(uint64_t p)
+{
+	return RIG_RAM + ((p * 37) % 128) * 8192 + 4096;
+}
+
+static void map_scattered(struct spe_rig *r, const struct mm *mm, uint64_t pages)
+{
+	for (uint64_t p = 0; p < pages; p++)
+		map(r, mm, KVA + p * 4096, scattered(p), 4096, 0);
+}
+
+/* Every page from `va`'s page up to `end`, and each table a 4 KiB-granule walk to it reads
+ * (the hardware's walks read them too), is pinned in stage 2. */
+static void assert_pinned(struct spe_rig *r, const struct mm *mm, uint64_t va, uint64_t end)
+{
+	for (va &= ~(uint64_t)4095; va < end; va += 4096) {
+		uint64_t table = mm->root[va >> 55 & 1];
+		for (unsigned l = 0; l < 4; l++) {
+			if (!rig_pin_count(r, table))
+				fail_msg("level %u table of %#llx not pinned", l,
+					 (unsigned long long)va);
+			table = *rig_ipa(r, table + (va >> (39 - 9 * l) & 511) * 8) &
+				PV_GENMASK(47, 12);
+		}
+		if (!rig_pin_count(r, table))
+			fail_msg("buffer page %#llx not pinned", (unsigned long long)va);
+	}
+}
+
+/* What the hardware may write now: from its PMBPTR_EL1 up to the PMBLIMITR_EL1 perfvisor gave
+ * it (it stops, buffer full, once a record of the largest size would not fit below LIMIT:
+ * SPEBufferIsFull(), J1.1.1), every page and table pinned. */
+static void assert_hw_window_pinned(struct spe_rig *r, const struct mm *mm)
+{
+	uint64_t limitr = hw(r, PV_PMBLIMITR_EL1);
+	if (limitr & PV_PMBLIMITR_E)
+		assert_pinned(r, mm, hw(r, PV_PMBPTR_EL1), limitr & PV_PMBLIMITR_LIMIT);
+}
+
+/* The hardware runs to the limit it was given: the buffer-full event there, perfvisor's (the
+ * next chunk) or the guest's. True when it was the guest's. */
+static bool hw_fills(struct spe_rig *r)
+{
+	hw_fills_to(r, hw(r, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_LIMIT);
+	return guest_mrs_ok(&r->v[0], PV_PMBSR_EL1) & S;
+}
+
+/* The guest moves PMBPTR_EL1 back below what is pinned, within the same buffer: by a write
+ * while the buffer runs, or after its buffer-full event (its driver going back to the start
+ * of its ring). The pins of the higher part cannot serve: the profiler writes from the new
+ * pointer up, so every page from there to the hardware's limit must be pinned, whether the
+ * buffer is pinned whole or a chunk at a time. */
+static void test_pointer_moved_below_pins(void **state)
+{
+	(void)state;
+	static const uint64_t chunks[] = {UINT64_C(1) << 20, PV_VSPE_PIN_CHUNK_MIN};
+	for (unsigned c = 0; c < 2; c++) {
+		struct mm mm;
+		struct spe_rig *r = setup_chunked(UINT64_C(1) << 20, chunks[c], 12, true, &mm);
+		struct pv_vcpu *v = &r->v[0];
+		map_scattered(r, &mm, 64);
+		enable(r, KVA + 32 * 4096, KVA + 64 * 4096);
+		assert_hw_window_pinned(r, &mm);
+		/* A write of PMBPTR_EL1 while the buffer runs: a restart there. */
+		guest_msr_ok(v, PV_PMBPTR_EL1, KVA + 8 * 4096);
+		assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
+		assert_int_equal(hw(r, PV_PMBPTR_EL1), KVA + 8 * 4096);
+		assert_true(hw(r, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_E);
+		assert_hw_window_pinned(r, &mm);
+		while (!hw_fills(r))
+			assert_hw_window_pinned(r, &mm);
+		/* After the guest's buffer-full event: pointer back to the start, S cleared. */
+		guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
+		guest_msr_ok(v, PV_PMBSR_EL1, 0);
+		enable(r, KVA + 32 * 4096, KVA + 64 * 4096);
+		while (!hw_fills(r))
+			assert_hw_window_pinned(r, &mm);
+		guest_msr_ok(v, PV_PMBPTR_EL1, KVA);
+		guest_msr_ok(v, PV_PMBSR_EL1, 0);
+		assert_int_equal(hw(r, PV_PMBPTR_EL1), KVA);
+		assert_true(hw(r, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_E);
+		assert_hw_window_pinned(r, &mm);
+		while (!hw_fills(r))
+			assert_hw_window_pinned(r, &mm);
+		guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
+		assert_int_equal(rig_pinned(r), 0);
+		assert_int_equal(r->mem.bad_unpins, 0);
+		spe_rig_free(r);
+	}
+}
+
+/* Buffer pages pinned: everything pinned but the rig's table pages. */
+static uint64_t pinned_buffer_pages(struct spe_rig *r)
+{
+	return rig_pinned(r) - pinned_tables(r);
+}
+
+/* No more than max_buffer of buffer pages pinned, and what the hardware may write pinned. */
+static void check_bound(struct spe_rig *r, const struct mm *mm, uint64_t max)
+{
+	assert_true(pinned_buffer_pages(r) <= max / 4096);
+	assert_hw_window_pinned(r, mm);
+}
+
+/* max_buffer bounds what a vCPU has pinned (docs/spe.md, "Limits": up to max_buffer plus its
+ * tables; the pin store is sized for it), not only each buffer the guest gives: a guest that
+ * raises LIMIT as it goes (a ring whose consumer frees space) keeps every buffer within
+ * max_buffer, yet pins kept from below its pointer and the chunks pinned above it would
+ * together span more. At every step, while the profiler fills to each limit it is given,
+ * the bound holds. */
+static void test_reuse_bounded_by_max_buffer(void **state)
+{
+	(void)state;
+	const uint64_t max = PV_VSPE_PIN_CHUNK_MIN, step = max / 2;
+	/* LIMIT raised after each of the guest's buffer-full events, the pointer on from where
+	 * the hardware stopped (0); raised while the buffer runs, a write of PMBLIMITR_EL1 being
+	 * a restart where the hardware's pointer is (1). */
+	for (unsigned running = 0; running < 2; running++) {
+		struct mm mm;
+		struct spe_rig *r = setup_chunked(max, max, 12, true, &mm);
+		struct pv_vcpu *v = &r->v[0];
+		map_scattered(r, &mm, 4 * max / 4096);
+		enable(r, KVA, KVA + max);
+		check_bound(r, &mm, max);
+		for (uint64_t limit = KVA + max; limit + step <= KVA + 4 * max;) {
+			if (running) {
+				/* The profiler has written most of it, no event. */
+				*memplat_reg(&r->mc[0], PV_PMBPTR_EL1) = limit - step / 2;
+				limit += step;
+				guest_msr_ok(v, PV_PMBLIMITR_EL1, limit | PV_PMBLIMITR_E);
+			} else {
+				while (!hw_fills(r))
+					check_bound(r, &mm, max);
+				guest_msr_ok(v, PV_PMBPTR_EL1, limit - 64);
+				limit += step;
+				guest_msr_ok(v, PV_PMBLIMITR_EL1, limit | PV_PMBLIMITR_E);
+				guest_msr_ok(v, PV_PMBSR_EL1, 0);
+			}
+			assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
+			check_bound(r, &mm, max);
+			/* The profiler goes on through every limit of perfvisor's. */
+			while ((hw(r, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_LIMIT) < limit) {
+				assert_false(hw_fills(r));
+				check_bound(r, &mm, max);
+			}
+		}
+		guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
+		assert_int_equal(rig_pinned(r), 0);
+		assert_int_equal(r->mem.bad_unpins, 0);
+		spe_rig_free(r);
+	}
+}
+
+/* Discard mode (SPEv1p2, FM = 0b10): nothing is written, nothing to check or pin; the hardware
+ * gets E and FM. Below SPEv1p2 FM = 0b10 is reserved and behaves as fill mode. */
 static void test_discard_mode(void **state)
 {
 	(void)state;
@@ -503,6 +670,8 @@ int main(void)
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_pins_reused_and_replaced),
 		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_pointer_moved_below_pins),
+		cmocka_unit_test(test_reuse_bounded_by_max_buffer),
 		cmocka_unit_test(test_discard_mode),
 		cmocka_unit_test(test_enable_while_not_loaded),
 	};

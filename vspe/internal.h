@@ -83,7 +83,7 @@ struct vspe_pinner {
 				 and unpinned), not stored twice */
 	uint64_t (*tables)[4]; /* pv_vspe.tables: skip and record the tables pinned; NULL:
 				  pin every table the walk reads */
-	uint64_t fail_va;      /* first VA page left unpinned by a failed leaf run */
+	uint64_t fail_va;      /* first VA page left unpinned, or without its tables */
 };
 
 /* A walk over consecutive pages, remembering the table of each level (a page only reads what

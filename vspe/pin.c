@@ -43,6 +43,20 @@ static void refresh(struct vspe_pinner *p, struct vspe_run *run)
 	run->size = 0;
 }
 
+/* After a failed run: the first page left unpinned, or pinned without a table its walk
+ * reads (which the hardware's walk would fault on): where the failed leaf run stopped, the
+ * leaves still pending, or the page whose walk read the first table not stored. */
+static uint64_t first_unpinned(const struct vspe_pinner *p, const struct vspe_run *run,
+			       uint64_t off)
+{
+	uint64_t va = ~UINT64_C(0);
+	if (p->leaf.size)
+		va = p->leaf.va + (run == &p->leaf ? off : 0);
+	if (p->table.size && p->table.va < va)
+		va = p->table.va;
+	return va;
+}
+
 static void flush(struct vspe_pinner *p, struct vspe_run *run)
 {
 	if (!run->size || p->failed)
@@ -58,7 +72,7 @@ static void flush(struct vspe_pinner *p, struct vspe_run *run)
 			while (off < run->size && store(p->v, run->ipa + off, PV_SPE_PAGE))
 				off += PV_SPE_PAGE;
 		p->failed = true;
-		p->fail_va = run->va + off;
+		p->fail_va = first_unpinned(p, run, off);
 	}
 	run->size = 0;
 }
@@ -76,8 +90,6 @@ void pv_vspe__pinner_add(struct vspe_pinner *p, struct vspe_run *run, uint64_t i
 		return;
 	}
 	flush(p, run);
-	if (run == &p->table && p->failed)
-		p->fail_va = p->leaf.va + p->leaf.size;
 	run->ipa = ipa;
 	run->size = size;
 	run->va = va;

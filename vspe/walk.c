@@ -160,7 +160,7 @@ void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x
 				       ~(uint64_t)(PV_SPE_PAGE - 1);
 			uint64_t *last = w->pin->tables ? &w->pin->tables[hi][level] : NULL;
 			if (!last || *last != lo) /* the previous chunk's walk pinned it */
-				pv_vspe__pinner_add(w->pin, &w->pin->table, lo, end - lo, 0);
+				pv_vspe__pinner_add(w->pin, &w->pin->table, lo, end - lo, va);
 			if (last)
 				*last = lo;
 		}

@@ -7,7 +7,8 @@
  * reuse of pins while a pointer moves within one buffer, their release on disable, on a buffer
  * change and on pv_vspe_release, discard mode, and an enable made while not loaded; whatever
  * the guest moves (a pointer back below its pins, a limit raised), every page the profiler may
- * write is pinned, and no more than max_buffer of them.
+ * write is pinned, and no more than max_buffer of them; a pin store too small, never written
+ * past.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -611,6 +612,67 @@ static void test_reuse_bounded_by_max_buffer(void **state)
 	}
 }
 
+/* A pin store too small for a buffer's chunk (the caller gave fewer entries than
+ * PV_VSPE_PIN_SLOTS(max_buffer)): nothing is written past its end, what was pinned holds
+ * every page up to where pinning stopped with the tables its walk reads, and the hardware
+ * gets the guest's LIMIT to meet the page that could not be pinned, as docs/spe.md says of
+ * a page that cannot be pinned. If stage 2 faults there, the memory cannot be mapped: the
+ * guest gets EC 0x1F, MSS 0x0002 (D24.7.5: an IMPLEMENTATION DEFINED buffer management
+ * event), never EC 0x25. Whole-buffer pinning with stores of 0 to 5 entries, and chunks
+ * with a store that runs out in the second chunk. */
+#define CANARY 64
+static void test_small_pin_store(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t chunk;
+		uint32_t n;
+	} t[] = {
+		{UINT64_C(1) << 20, 0},      {UINT64_C(1) << 20, 1},
+		{UINT64_C(1) << 20, 2},      {UINT64_C(1) << 20, 5},
+		{PV_VSPE_PIN_CHUNK_MIN, 18}, {PV_VSPE_PIN_CHUNK_MIN, 17},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct mm mm;
+		struct spe_rig *r = setup_chunked(UINT64_C(1) << 20, t[i].chunk, 12, true, &mm);
+		struct pv_vcpu *v = &r->v[0];
+		const uint64_t limit = KVA + 2 * PV_VSPE_PIN_CHUNK_MIN;
+		map_scattered(r, &mm, 32);
+		struct pv_vspe_pin store[5 + 18 + CANARY];
+		memset(store, 0xA5, sizeof(store));
+		unsigned char canary[CANARY * sizeof(struct pv_vspe_pin)];
+		memset(canary, 0xA5, sizeof(canary));
+		pv_vspe_vcpu_pins(v, store, t[i].n);
+		enable(r, KVA, limit);
+		while (!v->spe.pin_stop && !hw_fills(r))
+			; /* chunk after chunk, until the store runs out */
+		assert_memory_equal(&store[t[i].n], canary, sizeof(canary));
+		assert_int_equal(v->spe.npins, t[i].n);
+		/* Nothing the guest sees yet; the hardware runs to the guest's limit. */
+		assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), 0);
+		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), limit | PV_PMBLIMITR_E);
+		uint64_t stop = v->spe.pin_hi;
+		assert_true(stop < limit);
+		assert_pinned(r, &mm, hw(r, PV_PMBPTR_EL1), stop);
+		/* It meets the page that is not pinned, and stage 2 faults there. */
+		*memplat_reg(&r->mc[0], PV_PMBPTR_EL1) = stop;
+		*memplat_reg(&r->mc[0], PV_PMBSR_EL1) = S |
+							(uint64_t)PV_PMBSR_EC_FAULT_S2 << 26 |
+							PV_FSC_TRANSLATION(3);
+		assert_int_equal(pv_irq(&r->cpu[0], PV_INTID_SPE), PV_IRQ_HANDLED);
+		assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1),
+				 S | (uint64_t)PV_PMBSR_EC_IMPDEF << 26 |
+					 PV_PMBSR_IMPDEF_NO_MEMORY);
+		assert_true(r->mv[0].line[PV_INTID_SPE]);
+		assert_int_equal(hw(r, PV_PMBLIMITR_EL1), 0);
+		assert_memory_equal(&store[t[i].n], canary, sizeof(canary));
+		guest_msr(v, PV_PMBLIMITR_EL1, 1, 0);
+		assert_int_equal(rig_pinned(r), 0);
+		assert_int_equal(r->mem.bad_unpins, 0);
+		spe_rig_free(r);
+	}
+}
+
 /* Discard mode (SPEv1p2, FM = 0b10): nothing is written, nothing to check or pin; the hardware
  * gets E and FM. Below SPEv1p2 FM = 0b10 is reserved and behaves as fill mode. */
 static void test_discard_mode(void **state)
@@ -672,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_pointer_moved_below_pins),
 		cmocka_unit_test(test_reuse_bounded_by_max_buffer),
+		cmocka_unit_test(test_small_pin_store),
 		cmocka_unit_test(test_discard_mode),
 		cmocka_unit_test(test_enable_while_not_loaded),
 	};

@@ -177,7 +177,7 @@ static void test_vtimer(void)
 {
 	reset_log();
 	gic_ppi_enable(27, 0x80, true);
-	wr(cntv_tval_el0, 500); /* 8 us at 62.5 MHz */
+	wr(cntv_tval_el0, rd(cntfrq_el0) * 8 / 1000000); /* 8 us */
 	wr(cntv_ctl_el0, 1);
 	isb();
 	spin(20000);
@@ -187,7 +187,7 @@ static void test_vtimer(void)
 
 	/* Expiring while the VM waits in WFI (other VMs run): delivered when it runs again. */
 	reset_log();
-	wr(cntv_tval_el0, 3000);
+	wr(cntv_tval_el0, rd(cntfrq_el0) * 48 / 1000000); /* 48 us */
 	wr(cntv_ctl_el0, 1);
 	isb();
 	for (unsigned i = 0; i < 100000 && !got; i++)

@@ -135,8 +135,8 @@ static void test_misc(void)
 	 * returns then, not before (a spurious early return is allowed once: WFI is a hint). */
 	gic_setup(NULL);
 	gic_ppi_enable(27, 0x80, true);
-	uint64_t t0 = rd(cntvct_el0);
-	wr(cntv_cval_el0, t0 + 62500); /* 1 ms */
+	uint64_t t0 = rd(cntvct_el0), ms = rd(cntfrq_el0) / 1000;
+	wr(cntv_cval_el0, t0 + ms);
 	wr(cntv_ctl_el0, 1);
 	isb();
 	unsigned wfis = 0;
@@ -144,7 +144,7 @@ static void test_misc(void)
 		__asm__ volatile("wfi");
 		wfis++;
 	}
-	check(wfis <= 2 && rd(cntvct_el0) >= t0 + 62500, "wfi: waits for its virtual timer",
+	check(wfis <= 2 && rd(cntvct_el0) >= t0 + ms, "wfi: waits for its virtual timer",
 	      "%u WFIs, %lu ticks", wfis, rd(cntvct_el0) - t0);
 	wr(cntv_ctl_el0, 0);
 	isb();

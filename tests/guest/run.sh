@@ -492,9 +492,9 @@ check)
 	# until a time limit).
 	scenario idle "vm0=idle vm1=exact -- idle.waits=20" idle pmu_exact
 	# Two VMs waiting at once: the pCPU idles with the EL2 timer set for the one not loaded,
-	# and each wake comes within half a slice of its timer (idle.prompt=31250 ticks, 0.5 ms:
-	# a wake missed by the idle wait would come a slice late).
-	scenario idle_two "vm0=idle vm1=idle2 -- idle.waits=20 idle.prompt=31250" idle idle
+	# and each wake comes within half a slice of its timer (idle.prompt_us=500: a wake missed by
+	# the idle wait would come a slice late).
+	scenario idle_two "vm0=idle vm1=idle2 -- idle.waits=20 idle.prompt_us=500" idle idle
 	scenario waitforever "vm0=exact vm1=stuck" pmu_exact waitforever
 	# The console both ways, with input typed at the terminal once the guest waits for it:
 	# the stuck VM in slot 1 has the focus first (so neither VM is ended as waiting for

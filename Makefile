@@ -218,11 +218,11 @@ $(PIC_OBJS): $(BUILD)/pic/%.o: %.c $(PV_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -fPIC -c $< -o $@
 
-# It exports the API alone: each pv_ symbol the core defines that an installed header names.
-# The rest (the register handlers, pv_<module>__ functions between modules) are pv_ as well,
-# but internal, and hidden.
+# It exports the API alone: each function an installed header declares with PV_API (api.h),
+# never a name a comment mentions. The rest (the register handlers, pv_<module>__ functions
+# between modules) are pv_ as well, but internal, and hidden.
 $(SHLIB_MAP): $(PIC_OBJS) $(INSTALL_HDRS)
-	@grep -ohE '\bpv_[a-z0-9_]+' $(INSTALL_HDRS) | sort -u >$@.names
+	@sed -n 's/^PV_API [^(]*[^a-z0-9_]\(pv_[a-z0-9_]*\)(.*/\1/p' $(INSTALL_HDRS) | sort -u >$@.names
 	@{ printf '{\n\tglobal:\n'; \
 	   $(NM) -g --defined-only $(PIC_OBJS) | awk 'NF == 3 { print $$3 }' | sort -u | \
 		grep -Fx -f $@.names | sed 's/.*/\t\t&;/'; \
@@ -320,6 +320,10 @@ $(BUILD)/bench/bench_vpmu: BENCH_SIM := $(BENCH_VPMU_SIM)
 $(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe $(BUILD)/bench/bench_vpmu: $(BUILD)/bench/%: bench/%.c $(MEMPLAT_OBJ) $(BENCH_VMPAM_SIM) $(BENCH_VSPE_SIM) $(BENCH_VPMU_SIM) $(LIB) $(PV_HDRS) $(wildcard tests/support/*.h sim/*.h bench/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -Itests/support -I. -o $@ $< $(MEMPLAT_OBJ) $(BENCH_SIM) $(LIB) $(LDFLAGS_HOST) -lm
+
+# bench_serve runs the tool of its own build (perfvisor serve) and feeds it the library's records.
+$(BUILD)/bench/bench_serve: CFLAGS_HOST += -DTOOL_BIN='"$(TOOL)"'
+$(BUILD)/bench/bench_serve: $(TOOL)
 
 # The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
 include hyp/hyp.mk

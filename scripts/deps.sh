@@ -28,8 +28,9 @@ build="$demo libcmocka-dev"
 parsers="python3 python3-prometheus-client jq"
 prometheus="prometheus prometheus-node-exporter"
 # The install test (test_tool_install) reads the shared library's SONAME and symbols
-# (binutils) and renders the man page (groff); pkg-config is the demo's already.
-installtest="binutils groff-base"
+# (binutils), renders the man page (groff) and builds its consumer as C++ too (g++);
+# pkg-config is the demo's already.
+installtest="binutils groff-base g++"
 # The reference hypervisor, its guests and QEMU (the guest suite, make run, the hyp.* figures).
 guests="make gcc-aarch64-linux-gnu qemu-system-arm"
 # Xen on Arm with perfvisor (make xen-check): its source unpacked (dpkg-source), its kconfig

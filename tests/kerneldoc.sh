@@ -88,7 +88,7 @@ check() { # check HEADER...
 		n = split(r, t, /[ \t]+/)
 		out = ""
 		for (k = 1; k <= n; k++) {
-			if (t[k] == "" || t[k] ~ /^(static|inline|__inline|__inline__|extern|_Noreturn)$/)
+			if (t[k] == "" || t[k] ~ /^(static|inline|__inline|__inline__|extern|_Noreturn|PV_API|PV_PLATFORM)$/)
 				continue
 			out = out (out == "" ? "" : " ") t[k]
 		}
@@ -235,6 +235,9 @@ check() { # check HEADER...
 			com[++ncom] = line
 		else if (!indir && line ~ /^[ \t]*#/)
 			indir = 1
+		# The C++ linkage brackets of api.h are not code: a line alone, like a directive.
+		if (!incom && line ~ /^[ \t]*PV_(BEGIN|END)_DECLS[ \t]*$/)
+			next
 		for (i = 1; i <= n; i++) {
 			c = substr(line, i, 1)
 			if (incom) {

@@ -9,7 +9,10 @@
 
 #include <stdint.h>
 
+#include "perfvisor/api.h"
 #include "perfvisor/event_defs.h"
+
+PV_BEGIN_DECLS
 
 /**
  * pv_event_name() - The Arm ARM's name of an event.
@@ -18,7 +21,7 @@
  * Return: the name as the Arm ARM writes it ("INST_RETIRED"), or NULL for an event the
  * database does not know (an IMPLEMENTATION DEFINED one, say).
  */
-const char *pv_event_name(uint32_t number);
+PV_API const char *pv_event_name(uint32_t number);
 
 /**
  * pv_event_perf_name() - An event's name as Linux `perf list` spells it.
@@ -27,7 +30,7 @@ const char *pv_event_name(uint32_t number);
  * Return: the lower-case name ("inst_retired"), which `perf stat -e` takes, or NULL for an
  * event the database does not know.
  */
-const char *pv_event_perf_name(uint32_t number);
+PV_API const char *pv_event_perf_name(uint32_t number);
 
 /**
  * pv_event_number() - An event's number, from either of its names.
@@ -35,6 +38,8 @@ const char *pv_event_perf_name(uint32_t number);
  *
  * Return: the event number, or -1 when no event of the database has that name.
  */
-int32_t pv_event_number(const char *name);
+PV_API int32_t pv_event_number(const char *name);
+
+PV_END_DECLS
 
 #endif

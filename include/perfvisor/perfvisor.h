@@ -23,12 +23,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "perfvisor/api.h"
 #include "perfvisor/events.h"
 #include "perfvisor/sysreg.h"
 #include "perfvisor/vamu.h"
 #include "perfvisor/vspe.h"
 #include "perfvisor/vmpam.h"
 #include "perfvisor/vpmu.h"
+
+PV_BEGIN_DECLS
 
 /* Features a VM can be given. A feature a VM does not have is hidden in its ID registers and
  * its registers UNDEF. */
@@ -67,7 +70,7 @@ enum pv_err {
  * Return: a constant string, never NULL: "success" for PV_OK, "unknown error" for a code
  * that is none of these.
  */
-const char *pv_strerror(int err);
+PV_API const char *pv_strerror(int err);
 
 /* The physical machine, read once through the platform (pv_hw_probe). Homogeneous pCPUs. */
 struct pv_hw {
@@ -218,7 +221,7 @@ enum pv_irq_result {
  * Call it once per pCPU, before any other call takes @cpu. It leaves cpu->index 0: a
  * hypervisor that numbers its pCPUs (for vmpam's cpu_node) sets it afterwards.
  */
-void pv_pcpu_init(struct pv_pcpu *cpu, void *plat);
+PV_API void pv_pcpu_init(struct pv_pcpu *cpu, void *plat);
 
 /**
  * pv_hw_probe() - Read the machine, and reserve the host's PMU counters.
@@ -241,7 +244,7 @@ void pv_pcpu_init(struct pv_pcpu *cpu, void *plat);
  * not 0 without a PMUv3; PV_ERR_HPMN0 if it is every counter and FEAT_HPMN0 is missing. On
  * error @hw is partly filled and must not be used.
  */
-int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters);
+PV_API int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters);
 
 /**
  * pv_pcpu_setup() - Put the pCPU's guest partition of the PMU in a known, quiet state.
@@ -256,7 +259,7 @@ int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters);
  *
  * Context: on @cpu itself, after pv_hw_probe(), before a vCPU is loaded there.
  */
-void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
+PV_API void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
 
 /**
  * pv_vm_init() - Set up a VM: check its configuration against the machine, compute its views.
@@ -280,7 +283,7 @@ void pv_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw);
  * On error the VM holds nothing beyond its own memory (no PARTID, no monitor), and @vm is
  * not a VM: pass it neither to pv_vcpu_init() nor to pv_vm_release().
  */
-int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg);
+PV_API int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg);
 
 /**
  * pv_vcpu_init() - Set up a vCPU of a VM, in its reset state.
@@ -297,7 +300,7 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
  * Context: the vCPUs of a VM are created and released one at a time (the VM's count of them
  * is not atomic).
  */
-void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat);
+PV_API void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat);
 
 /**
  * pv_trap() - Handle a trapped MRS or MSR of the guest (EC 0x18).
@@ -318,7 +321,7 @@ void pv_vcpu_init(struct pv_vcpu *v, struct pv_vm *vm, uint32_t id, void *plat);
  * FEAT_IDST: inject @esr into guest EL1, as the hardware would have); PV_TRAP_UNKNOWN (not
  * EC 0x18, or not a register perfvisor owns: the hypervisor's to handle).
  */
-enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x);
+PV_API enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x);
 
 /**
  * pv_trap_sys64() - pv_trap() for a hypervisor that has already read EC = 0x18.
@@ -330,7 +333,8 @@ enum pv_trap_result pv_trap(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64
  * Context: as for pv_trap().
  * Return: as pv_trap(); PV_TRAP_UNKNOWN only for a register perfvisor does not own.
  */
-enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint64_t esr, unsigned el, uint64_t *x);
+PV_API enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint64_t esr, unsigned el,
+					 uint64_t *x);
 
 /**
  * pv_vcpu_load() - Make a vCPU the one running on a pCPU, its state in the pCPU's registers.
@@ -346,7 +350,7 @@ enum pv_trap_result pv_trap_sys64(struct pv_vcpu *v, uint64_t esr, unsigned el, 
  *
  * Context: on @cpu, before entering the vCPU; write v->traps into the EL2 controls then.
  */
-void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
+PV_API void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
 
 /**
  * pv_vcpu_put() - Take a vCPU's state out of the pCPU it is loaded on.
@@ -358,7 +362,7 @@ void pv_vcpu_load(struct pv_vcpu *v, struct pv_pcpu *cpu);
  *
  * Context: on the pCPU the vCPU is loaded on, after it stopped running there.
  */
-void pv_vcpu_put(struct pv_vcpu *v);
+PV_API void pv_vcpu_put(struct pv_vcpu *v);
 
 /**
  * pv_irq() - Handle a physical PPI taken at EL2 that may be perfvisor's.
@@ -389,7 +393,7 @@ void pv_vcpu_put(struct pv_vcpu *v);
  * active again when it loads the vCPU with the mapped interrupt still in its list
  * registers.
  */
-enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid);
+PV_API enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid);
 
 /**
  * pv_pcpu_suspend() - Prepare a pCPU for a power-down.
@@ -403,7 +407,7 @@ enum pv_irq_result pv_irq(struct pv_pcpu *cpu, uint32_t intid);
  *
  * Context: on @cpu, before the power-down, with the pCPU's own registers still alive.
  */
-void pv_pcpu_suspend(struct pv_pcpu *cpu);
+PV_API void pv_pcpu_suspend(struct pv_pcpu *cpu);
 
 /**
  * pv_pcpu_resume() - Set a pCPU up again after a power-down, and load its vCPU again.
@@ -414,7 +418,7 @@ void pv_pcpu_suspend(struct pv_pcpu *cpu);
  *
  * Context: on @cpu, after the power-down, before the vCPU that was loaded runs again.
  */
-void pv_pcpu_resume(struct pv_pcpu *cpu);
+PV_API void pv_pcpu_resume(struct pv_pcpu *cpu);
 
 /**
  * pv_vcpu_release() - End a vCPU.
@@ -427,7 +431,7 @@ void pv_pcpu_resume(struct pv_pcpu *cpu);
  * Context: on the pCPU it is loaded on, if it is; the vCPUs of a VM are created and
  * released one at a time (pv_vcpu_init() counts them in the VM).
  */
-void pv_vcpu_release(struct pv_vcpu *v);
+PV_API void pv_vcpu_release(struct pv_vcpu *v);
 
 /**
  * pv_vm_release() - End a VM, once all its vCPUs were released.
@@ -440,6 +444,8 @@ void pv_vcpu_release(struct pv_vcpu *v);
  * Return: PV_OK; PV_ERR_VCPUS_LIVE, with nothing released, while a vCPU of the VM is not
  * released (one may still be loaded).
  */
-int pv_vm_release(struct pv_vm *vm);
+PV_API int pv_vm_release(struct pv_vm *vm);
+
+PV_END_DECLS
 
 #endif

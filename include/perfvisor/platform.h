@@ -14,6 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perfvisor/api.h"
+
+PV_BEGIN_DECLS
+
 struct pv_pcpu;
 struct pv_vcpu;
 
@@ -48,7 +52,7 @@ struct pv_vcpu;
  *
  * Return: the register's value.
  */
-uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg);
+PV_PLATFORM uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg);
 
 /**
  * pv_plat_sysreg_write() - Write a physical system register of the pCPU the call is made on.
@@ -59,7 +63,7 @@ uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg);
  * el2/ and sim/ ignore a write to a key they do not know, or to a register that reads 0 for
  * want of its feature (as for pv_plat_sysreg_read()).
  */
-void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val);
+PV_PLATFORM void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val);
 #endif
 
 /**
@@ -71,7 +75,7 @@ void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val);
  * Called only on a change of level. The platform keeps the line state and presents it
  * whenever the vCPU runs (for example through ICH_LR<n>_EL2).
  */
-void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level);
+PV_PLATFORM void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level);
 
 /**
  * pv_plat_mmio_read32() - Read 32 bits of device memory: an MPAM MSC register.
@@ -83,7 +87,7 @@ void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level);
  *
  * Return: the value read.
  */
-uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa);
+PV_PLATFORM uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa);
 
 /**
  * pv_plat_mmio_write32() - Write 32 bits of device memory: an MPAM MSC register.
@@ -93,7 +97,7 @@ uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa);
  *
  * Device memory: the platform performs exactly one access of 32 bits, in program order.
  */
-void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val);
+PV_PLATFORM void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val);
 
 /**
  * pv_plat_guest_read64() - Read 8 aligned bytes of a VM's memory (a stage-1 descriptor).
@@ -107,7 +111,7 @@ void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val);
  *
  * Return: true, with *val read; false if the IPA is not the VM's memory.
  */
-bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val);
+PV_PLATFORM bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val);
 
 /**
  * pv_plat_s2_pin() - Keep pages of a VM resident and mapped writable at stage 2.
@@ -123,7 +127,7 @@ bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val);
  * Return: true if every page is pinned; all or nothing: false, with nothing pinned, if any
  * page is not the VM's RAM.
  */
-bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
+PV_PLATFORM bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
 
 /**
  * pv_plat_s2_unpin() - Undo one pv_plat_s2_pin() of the same range.
@@ -131,7 +135,7 @@ bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
  * @ipa: the first page, as pinned.
  * @size: bytes, as pinned.
  */
-void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
+PV_PLATFORM void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
 
 /**
  * pv_plat_s2_translate() - The PA stage 2 maps a VM's page to, writable, right now.
@@ -144,7 +148,7 @@ void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size);
  *
  * Return: true, with *pa set; false if stage 2 does not map @ipa writable.
  */
-bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa);
+PV_PLATFORM bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa);
 
 /**
  * pv_plat_psb_csync() - PSB CSYNC; DSB NSH on a pCPU.
@@ -154,6 +158,8 @@ bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa);
  * PMBPTR_EL1/PMBSR_EL1 are up to date (Arm ARM D17.9, synchronization). PSB CSYNC is in the
  * hint space: el2/ executes it whatever the CPU, a NOP without SPE.
  */
-void pv_plat_psb_csync(struct pv_pcpu *cpu);
+PV_PLATFORM void pv_plat_psb_csync(struct pv_pcpu *cpu);
+
+PV_END_DECLS
 
 #endif

@@ -20,7 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "perfvisor/api.h"
 #include "perfvisor/perfvisor.h"
+
+PV_BEGIN_DECLS
 
 /* What a record may hold: the host's words and the VM's name are refused beyond these. With
  * them the longest record (31 counters, 32 exit kinds, every name byte escaped, every number
@@ -66,8 +69,8 @@ struct pv_record_host {
  * Return: the record's length in bytes (without the NUL); 0, with @buf holding an empty
  * string, if it does not fit in @size or @host is not as the struct says.
  */
-size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v,
-		      const struct pv_record_host *host);
+PV_API size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v,
+			     const struct pv_record_host *host);
 
 /**
  * pv_record_crc32() - The CRC-32 of a record's bytes, as its crc= field holds it.
@@ -77,6 +80,8 @@ size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v,
  * Return: the IEEE 802.3 CRC-32 (reflected polynomial 0xEDB88320, initial value and final
  * XOR all ones), the value zlib's crc32(0, data, len) gives.
  */
-uint32_t pv_record_crc32(const void *data, size_t len);
+PV_API uint32_t pv_record_crc32(const void *data, size_t len);
+
+PV_END_DECLS
 
 #endif

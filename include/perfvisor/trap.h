@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "perfvisor/api.h"
 #include "perfvisor/perfvisor.h"
+
+PV_BEGIN_DECLS
 
 /* A decoded EC 0x18 syndrome. The direction comes from the raw ISS (bit 0), never from the
  * masked key. */
@@ -112,7 +115,7 @@ static inline unsigned pv_reg_member(const struct pv_reg_desc *d, uint32_t key)
  *
  * Return: the first entry of the table, which is constant and static.
  */
-const struct pv_reg_desc *pv_reg_table(size_t *count);
+PV_API const struct pv_reg_desc *pv_reg_table(size_t *count);
 
 /**
  * pv_reg_lookup() - The descriptor a key dispatches to.
@@ -125,6 +128,8 @@ const struct pv_reg_desc *pv_reg_table(size_t *count);
  *
  * Return: the entry, or NULL if perfvisor does not own the register.
  */
-const struct pv_reg_desc *pv_reg_lookup(uint32_t key);
+PV_API const struct pv_reg_desc *pv_reg_lookup(uint32_t key);
+
+PV_END_DECLS
 
 #endif

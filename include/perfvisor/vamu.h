@@ -16,7 +16,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perfvisor/api.h"
 #include "perfvisor/sysreg.h"
+
+PV_BEGIN_DECLS
 
 struct pv_vm;
 struct pv_vcpu;
@@ -113,6 +116,8 @@ struct pv_vamu {
  * the VM has no AMU, @k is past its counters (4 + nr_aux), or group 1 reads as zero
  * (AMCR_EL0.CG1RZ).
  */
-uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k);
+PV_API uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k);
+
+PV_END_DECLS
 
 #endif

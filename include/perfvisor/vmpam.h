@@ -37,6 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "perfvisor/api.h"
+
+PV_BEGIN_DECLS
+
 struct pv_pcpu;
 struct pv_vcpu;
 
@@ -73,7 +77,7 @@ enum pv_vmpam_err {
  * Return: a constant string, never NULL: "success" for 0, "unknown MPAM error" for a code
  * that is not a PV_VMPAM_ERR_*.
  */
-const char *pv_vmpam_strerror(int err);
+PV_API const char *pv_vmpam_strerror(int err);
 
 /* ---- the machine ------------------------------------------------------------------------ */
 
@@ -114,7 +118,7 @@ struct pv_vmpam_setup {
  * a memory MSC), twice that when it gives cpu_node (an account of total and one of local
  * bytes), whether or not the PMG range turns out to allow local bytes.
  */
-size_t pv_vmpam_acct_entries(const struct pv_vmpam_setup *s);
+PV_API size_t pv_vmpam_acct_entries(const struct pv_vmpam_setup *s);
 
 /* Discovered resource instance. */
 struct pv_vmpam_ris {
@@ -218,8 +222,8 @@ struct pv_vmpam_sys {
  * PV_VMPAM_ERR_MSC_NRW or PV_VMPAM_ERR_MSC_RIS for an MSC it cannot drive. On error @sys must
  * not be used.
  */
-int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
-		  const struct pv_vmpam_setup *s);
+PV_API int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+			 const struct pv_vmpam_setup *s);
 
 /* ---- a VM --------------------------------------------------------------------------------- */
 
@@ -280,9 +284,9 @@ struct pv_vm_mpam {
  * limits: the defaults are put back). On error @vm is cleared: it holds no PARTID, is not in
  * the table, and releasing it does nothing.
  */
-int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
-			    struct pv_vm_mpam *vm, const struct pv_vmpam_config *cfg,
-			    bool visible);
+PV_API int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+				   struct pv_vm_mpam *vm, const struct pv_vmpam_config *cfg,
+				   bool visible);
 
 /**
  * pv_vmpam_vm_set_limits() - Change a VM's bandwidth caps and cache portions.
@@ -296,8 +300,8 @@ int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
  * programmed; PV_VMPAM_ERR_MSC_ERROR, the previous limits programmed again. On error nothing
  * is changed.
  */
-int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct pv_vm_mpam *vm,
-			   const struct pv_vmpam_config *cfg);
+PV_API int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+				  struct pv_vm_mpam *vm, const struct pv_vmpam_config *cfg);
 
 /**
  * pv_vmpam_partition_release() - Give back a VM's PARTIDs and monitors.
@@ -312,8 +316,8 @@ int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct
  * Context: no vCPU of the VM may be loaded; serialised with every other call that takes
  * @sys.
  */
-void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
-				struct pv_vm_mpam *vm);
+PV_API void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
+				       struct pv_vm_mpam *vm);
 
 /**
  * pv_vmpam_el2() - The EL2 controls of a VM's vCPUs.
@@ -324,7 +328,7 @@ void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
  *
  * Return: &vm->el2, valid as long as @vm is.
  */
-const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vm_mpam *vm);
+PV_API const struct pv_vmpam_el2 *pv_vmpam_el2(const struct pv_vm_mpam *vm);
 
 /* ---- a vCPU ------------------------------------------------------------------------------ */
 
@@ -347,7 +351,7 @@ struct pv_vmpam {
  * hardware as the VM's first physical PARTID. pv_vcpu_init() calls it when the VM has a
  * partition.
  */
-void pv_vmpam_vcpu_attach(struct pv_vmpam *s, const struct pv_vm_mpam *vm);
+PV_API void pv_vmpam_vcpu_attach(struct pv_vmpam *s, const struct pv_vm_mpam *vm);
 /* pv_vcpu_load writes the vCPU's MPAM1_EL1, MPAM0_EL1 and, with VPM, MPAMVPM<n>_EL2 /
  * MPAMVPMV_EL2; the hypervisor writes MPAM2_EL2 and MPAMHCR_EL2 from pv_vmpam_el2(). When
  * local bytes are counted, both registers' PMG_I and PMG_D hold the memory node local to the
@@ -384,7 +388,7 @@ struct pv_vmpam_acct {
  *
  * Context: serialised with every other call that takes @sys.
  */
-void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now);
+PV_API void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now);
 
 enum pv_vmpam_status {
 	PV_VMPAM_MEASURED, /* counted by monitors all along: bound is the counter granularity */
@@ -418,8 +422,8 @@ struct pv_vmpam_reading {
  * PV_VMPAM_ESTIMATED with a figure; PV_VMPAM_NOT_READY; PV_VMPAM_NO_DATA when @vm is not a
  * partition of @sys, @node does not exist or has no monitors, or nothing was measured yet.
  */
-int pv_vmpam_read(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm, unsigned node,
-		  struct pv_vmpam_reading *out);
+PV_API int pv_vmpam_read(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm,
+			 unsigned node, struct pv_vmpam_reading *out);
 
 /**
  * pv_vmpam_read_local() - The part of a VM's bytes through a node sent from pCPUs local to it.
@@ -435,8 +439,8 @@ int pv_vmpam_read(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm, u
  * Return: the status, as for pv_vmpam_read(); PV_VMPAM_NO_DATA unless sys->local is
  * PV_VMPAM_LOCAL_COUNTED.
  */
-int pv_vmpam_read_local(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm,
-			unsigned node, struct pv_vmpam_reading *out);
+PV_API int pv_vmpam_read_local(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm,
+			       unsigned node, struct pv_vmpam_reading *out);
 
 struct pv_vmpam_rate {
 	uint64_t ns; /* length of the interval */
@@ -458,7 +462,9 @@ struct pv_vmpam_rate {
  * earlier than @from every figure is 0 too, but the status is still the worse of the two,
  * PV_VMPAM_MEASURED possibly.
  */
-int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_reading *to,
-		  struct pv_vmpam_rate *out);
+PV_API int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_reading *to,
+			 struct pv_vmpam_rate *out);
+
+PV_END_DECLS
 
 #endif

@@ -13,6 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perfvisor/api.h"
+
+PV_BEGIN_DECLS
+
 struct pv_vm;
 struct pv_vcpu;
 struct pv_pcpu;
@@ -135,7 +139,7 @@ struct pv_vpmu {
  * for any other event, true if it is within the VM's event space (10 bits before PMUv3p1,
  * 16 from it) and its filter allows it, so false in a VM without a PMU.
  */
-bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);
+PV_API bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);
 
 /**
  * pv_vpmu_counter() - Operator view: the guest-visible value of a PMU counter.
@@ -150,7 +154,7 @@ bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);
  * Return: the value the guest would read (event counters 32 bits wide before PMUv3p5); 0 for
  * any @idx but 31 at or above the VM's PMCR_EL0.N.
  */
-uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx);
+PV_API uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx);
 
 /**
  * pv_vpmu_sync() - Bring struct pv_vpmu up to date for a loaded passthrough vCPU.
@@ -164,6 +168,8 @@ uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx);
  *
  * Context: on the vCPU's pCPU while it is loaded.
  */
-void pv_vpmu_sync(struct pv_vcpu *v);
+PV_API void pv_vpmu_sync(struct pv_vcpu *v);
+
+PV_END_DECLS
 
 #endif

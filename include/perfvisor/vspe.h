@@ -20,7 +20,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perfvisor/api.h"
 #include "perfvisor/sysreg.h"
+
+PV_BEGIN_DECLS
 
 struct pv_vm;
 struct pv_vcpu;
@@ -156,7 +159,7 @@ struct pv_vspe {
  * vCPU holds when its store is replaced are unpinned first, without the buffer being
  * disabled: give the store before the guest enables its buffer.
  */
-void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n);
+PV_API void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n);
 
 /**
  * pv_vspe_release() - Unpin everything a vCPU holds.
@@ -168,7 +171,7 @@ void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n)
  *
  * Context: on the vCPU's pCPU while it is loaded.
  */
-void pv_vspe_release(struct pv_vcpu *v);
+PV_API void pv_vspe_release(struct pv_vcpu *v);
 
 /**
  * pv_vspe_status() - Operator view: the guest's PMBSR_EL1.
@@ -181,7 +184,7 @@ void pv_vspe_release(struct pv_vcpu *v);
  *
  * Return: the guest's PMBSR_EL1.
  */
-uint64_t pv_vspe_status(const struct pv_vcpu *v);
+PV_API uint64_t pv_vspe_status(const struct pv_vcpu *v);
 
 /**
  * pv_vspe_pointer() - Operator view: the guest's PMBPTR_EL1.
@@ -194,6 +197,8 @@ uint64_t pv_vspe_status(const struct pv_vcpu *v);
  * Context: on the vCPU's pCPU while it is loaded.
  * Return: the guest's PMBPTR_EL1.
  */
-uint64_t pv_vspe_pointer(struct pv_vcpu *v);
+PV_API uint64_t pv_vspe_pointer(struct pv_vcpu *v);
+
+PV_END_DECLS
 
 #endif

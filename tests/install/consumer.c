@@ -2,8 +2,10 @@
 /*
  * A program of the library's user, built by tests/tool/test_tool_install.c against an
  * installed perfvisor alone (pkg-config's flags, the installed headers and library), once
- * statically and once against the shared library. It includes every installed header, so
- * that each compiles on its own terms, and prints what the test compares:
+ * statically and once against the shared library, and as C++ (the headers give their
+ * declarations C linkage) with hidden visibility by default (the platform functions keep
+ * theirs: platform.h's PV_PLATFORM). It includes every installed header, so that each
+ * compiles on its own terms, and prints what the test compares:
  *
  *   perfvisor <PV_VERSION_STRING of the installed header>
  *   pv_hw_probe: <code> <pv_strerror(code)>
@@ -16,9 +18,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <perfvisor/api.h>
+#include <perfvisor/events.h>
 #include <perfvisor/mpam_regs.h>
 #include <perfvisor/perfvisor.h>
 #include <perfvisor/platform.h>
+#include <perfvisor/record.h>
 #include <perfvisor/sysreg.h>
 #include <perfvisor/trap.h>
 #include <perfvisor/vamu.h>
@@ -110,10 +115,12 @@ int main(void)
 	pv_pcpu_init(&cpu, NULL);
 	int probe = pv_hw_probe(&hw, &cpu, 0);
 	printf("pv_hw_probe: %d %s\n", probe, pv_strerror(probe));
-	const struct pv_vm_config cfg = {
-		.features = PV_FEAT_PMU,
-		.pmu = {.version = PV_PMUVER_V3, .nr_counters = 1},
-	};
+	/* A configuration starts all zero (static, in C and C++ alike): every field not set
+	 * below means "not wanted". */
+	static struct pv_vm_config cfg;
+	cfg.features = PV_FEAT_PMU;
+	cfg.pmu.version = PV_PMUVER_V3;
+	cfg.pmu.nr_counters = 1;
 	int init = pv_vm_init(&vm, &hw, &cfg);
 	printf("pv_vm_init: %d %s\n", init, pv_strerror(init));
 	return probe == PV_OK && init == PV_ERR_NO_PMU ? 0 : 1;

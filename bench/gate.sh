@@ -202,7 +202,7 @@ docs() {
 		part == 3 && intable { got = got $0 "\n"; next }
 		part == 3 {
 			line = $0; out = ""
-			while (match(line, /<!--bench:[A-Za-z0-9._\/-]+-->[0-9][0-9,]*(\.[0-9]+)?/)) {
+			while (match(line, /<!--bench:[A-Za-z0-9._\/-]+-->[0-9]+(,[0-9][0-9][0-9])*(\.[0-9]+)?/)) {
 				m = substr(line, RSTART, RLENGTH)
 				ref = m; sub(/^<!--bench:/, "", ref); sub(/-->.*/, "", ref)
 				shown = m; sub(/^.*-->/, "", shown)

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A passed-through PMU's overflow interrupt, presented mapped (docs/vpmu.md, "Passthrough":
+ * ICH_LR<n>_EL2.HW = 1, pINTID 23), as the GIC architecture (IHI 0069) says a level-sensitive
+ * INTID 23 behaves, whatever list register, physical active state or PPI enable the
+ * hypervisor uses for it, and across switches. Run as two VMs with the PMU passed through
+ * (tests/guest/run.sh, scenario mapped_irq):
+ *
+ * - the owner (any name but "neighbour") raises its overflow with PMOVSSET_EL0 (the level is
+ *   PMCR_EL0.E && PMINTEN && PMOVS: Arm ARM D13.3.1) and runs with EOImode 1, so that its
+ *   EOI only drops the priority and INTID 23 stays active until its ICC_DIR_EL1 write. It
+ *   checks: an active INTID 23 is not taken again before it is deactivated, through several
+ *   slices; deactivated with its level still high, it is pending again and taken at once,
+ *   also after slices spent active (the physical interrupt's active state went with the
+ *   vCPU); a software pending state (GICR_ISPENDR0) and the overflow are one INTID, taken
+ *   one at a time, never twice at once; a pending INTID 23 the guest disables (its enable, or
+ *   its group) is not taken, and comes once it is enabled again; GICR_ICACTIVER0 deactivates
+ *   it; WFI with PSTATE.I masked wakes for it (Arm ARM D1.7.2.1). Then it powers off with
+ *   INTID 23 active and its overflow still raised.
+ * - the neighbour raises its own overflow over and over, in every slice it gets while the
+ *   owner holds INTID 23 active, held back or latched, and after the owner has ended: each
+ *   must be taken at once. Whatever one VM leaves in the physical GIC (INTID 23 active, its
+ *   PPI disabled) would hold the next VM's interrupt back. It runs for `mapped.ms` ms of
+ *   virtual time (default 8), longer than the owner: the runner checks the owner ended first.
+ *   Then, alone, it waits in WFI for an overflow with the pCPU idle: the interrupt wakes it.
+ */
+#include "pmu.h"
+
+#define ICC_DIR_EL1 S3_0_C12_C11_1
+#define ICC_CTLR_EL1 S3_0_C12_C12_4
+#define CTLR_EOIMODE (1ul << 1)
+#define GICR_CTLR_RWP (1u << 3)
+#define GICD_CTLR_RWP (1u << 31)
+#define GICD_CTLR_ARE (1u << 4)
+#define GICD_CTLR_GRP1 (1u << 1)
+#define SGI (g_gicr_base + 0x10000ul)
+#define ISENABLER0 0x100
+#define ICENABLER0 0x180
+#define ISPENDR0 0x200
+#define ISACTIVER0 0x300
+#define ICACTIVER0 0x380
+#define BIT23 (1u << INTID_PMU)
+#define INTID_VTIMER 27
+
+/* "At once": the guest instructions (two a round) an interrupt raised or made pending again
+ * may take to arrive. It arrives at the next instruction boundary; a switch in between only
+ * delays it by the other VM's slice, which the guest's own instructions do not count. */
+#define SOON 100
+/* Several slices of the guest's own: 400,000 instructions, 8 slices of 50 us. */
+#define SLICES 200000
+
+static volatile unsigned irqs, others;
+
+static uint32_t rd32(uint64_t a)
+{
+	return *(volatile uint32_t *)a;
+}
+
+static void wr32(uint64_t a, uint32_t v)
+{
+	*(volatile uint32_t *)a = v;
+}
+
+/* The owner's: counts, and leaves the level and the active state to the tests. The
+ * library's EOI follows (with EOImode 1, a priority drop only). */
+static void owner_irq(uint32_t intid)
+{
+	if (intid == INTID_PMU)
+		irqs++;
+	else
+		others++;
+}
+
+static void level(bool high)
+{
+	if (high)
+		wr(pmovsset_el0, 1);
+	else
+		wr(pmovsclr_el0, 1);
+	isb();
+}
+
+static void deactivate(void)
+{
+	wr(ICC_DIR_EL1, INTID_PMU);
+	isb();
+}
+
+static uint32_t active(void)
+{
+	return rd32(SGI + ISACTIVER0) & BIT23;
+}
+
+static uint32_t pending(void)
+{
+	return rd32(SGI + ISPENDR0) & BIT23;
+}
+
+/* A write to the redistributor's enables has taken effect once GICR_CTLR.RWP reads 0. */
+static void enable(bool on)
+{
+	wr32(SGI + (on ? ISENABLER0 : ICENABLER0), BIT23);
+	while (rd32(g_gicr_base) & GICR_CTLR_RWP)
+		;
+}
+
+static void group1(bool on)
+{
+	wr32(g_gicd_base, GICD_CTLR_ARE | (on ? GICD_CTLR_GRP1 : 0));
+	while (rd32(g_gicd_base) & GICD_CTLR_RWP)
+		;
+}
+
+/* Spins SLICES rounds; whether another VM ran meanwhile: the virtual counter (CNTVOFF_EL2
+ * is 0, so all of the machine's time) moved 40 us past the guest's own instructions (one a
+ * nanosecond under -icount shift=0): more than the hypervisor's own exits take over them,
+ * less than the other VM's slice of 50 us. */
+static bool across_slices(void)
+{
+	uint64_t t0 = rd(cntvct_el0);
+	spin(SLICES);
+	uint64_t ns = (rd(cntvct_el0) - t0) * 1000000000ul / rd(cntfrq_el0);
+	return ns > 2 * SLICES + 40000;
+}
+
+/* The owner's overflow, taken: INTID 23 active, its level still high. */
+static bool take(const char *name)
+{
+	unsigned before = irqs;
+	level(true);
+	spin(SOON);
+	return check(irqs == before + 1 && active(), name, "%u interrupts, active %u",
+		     irqs - before, active());
+}
+
+/* Ends one test: the level low, INTID 23 deactivated, nothing more taken. */
+static void settle(void)
+{
+	level(false);
+	deactivate();
+	spin(SOON);
+}
+
+static void active_across_slices(void)
+{
+	take("active: the raised overflow is taken at once, INTID 23 active after its EOI");
+	unsigned n = irqs;
+	bool away = across_slices();
+	check(away && irqs == n && active(),
+	      "active: not taken again before its deactivation, through slices of the other VM",
+	      "other VM ran %d, %u more interrupts, active %u", away, irqs - n, active());
+	deactivate();
+	spin(SOON);
+	check(irqs == n + 1 && active(),
+	      "active: deactivated after slices away with its level high: pending again, taken "
+	      "at once",
+	      "%u more interrupts, active %u", irqs - n, active());
+	n = irqs;
+	settle();
+	CHECK_EQ(irqs - n, 0, "active: its level low, deactivated: not taken again");
+}
+
+/* A software pending state in a list register first, then the overflow: one INTID, so the
+ * second waits for the first's deactivation (no two list registers hold one vINTID). */
+static void latch_then_overflow(void)
+{
+	unsigned n = irqs;
+	irq_mask();
+	wr32(SGI + ISPENDR0, BIT23);
+	level(true);
+	irq_unmask();
+	spin(SOON);
+	bool away = across_slices();
+	check(away && irqs == n + 1 && active(),
+	      "latched, then raised: taken once, not again while active, through slices",
+	      "other VM ran %d, %u interrupts, active %u", away, irqs - n, active());
+	deactivate();
+	spin(SOON);
+	check(irqs == n + 2 && active(),
+	      "latched, then raised: once the latched one is deactivated, the raised level is "
+	      "taken at once",
+	      "%u interrupts, active %u", irqs - n, active());
+	n = irqs;
+	settle();
+	CHECK_EQ(irqs - n, 0, "latched, then raised: nothing more once both are done");
+}
+
+/* Pending, not yet taken (PSTATE.I masked), then disabled: a disabled interrupt is not
+ * signalled; enabled again, with its level still high, it is. `by_group`: GICD_CTLR's
+ * EnableGrp1 instead of its own enable. */
+static void disabled_while_pending(bool by_group)
+{
+	static const char *const names[2][2] = {
+		{"disabled: INTID 23 disabled while pending: not taken, through slices",
+		 "disabled: INTID 23 enabled again, the level high: taken at once"},
+		{"disabled: group 1 off with INTID 23 pending: not taken, through slices",
+		 "disabled: group 1 on again, the level high: taken at once"},
+	};
+	const char *off = names[by_group][0], *on = names[by_group][1];
+	unsigned n = irqs;
+	irq_mask();
+	level(true);
+	spin(SOON);
+	uint32_t was_pending = pending();
+	if (by_group)
+		group1(false);
+	else
+		enable(false);
+	irq_unmask();
+	spin(SOON);
+	bool away = across_slices();
+	check(was_pending && away && irqs == n, off,
+	      "pending before %u, other VM ran %d, %u interrupts taken while disabled",
+	      was_pending, away, irqs - n);
+	if (by_group)
+		group1(true);
+	else
+		enable(true);
+	spin(SOON);
+	check(irqs == n + 1 && active(), on, "%u interrupts, active %u", irqs - n, active());
+	settle();
+}
+
+/* Taken and active; the overflow cleared; made pending by software (GICR_ISPENDR0): active
+ * and pending, taken once, after its deactivation (the hypervisor looks at the pending
+ * state at the WFI that waits for it). */
+static void latch_while_active(void)
+{
+	take("latched while active: the raised overflow is taken");
+	unsigned n = irqs;
+	level(false);
+	wr32(SGI + ISPENDR0, BIT23);
+	spin(SOON);
+	check(irqs == n && pending() && active(),
+	      "latched while active: active and pending, not taken before its deactivation",
+	      "%u more interrupts, pending %u, active %u", irqs - n, pending(), active());
+	deactivate();
+	for (unsigned i = 0; i < 10 && irqs == n; i++)
+		__asm__ volatile("wfi" ::: "memory");
+	check(irqs == n + 1 && active(), "latched while active: taken once it is deactivated",
+	      "%u more interrupts, active %u", irqs - n, active());
+	deactivate();
+	spin(SOON);
+	bool away = across_slices();
+	check(away && irqs == n + 1 && !pending() && !active(),
+	      "latched while active: one software pending state, one interrupt",
+	      "other VM ran %d, %u more interrupts, pending %u, active %u", away, irqs - n,
+	      pending(), active());
+}
+
+/* GICR_ICACTIVER0 deactivates it as ICC_DIR_EL1 does: the next overflow comes. */
+static void icactiver(void)
+{
+	take("icactiver: the raised overflow is taken");
+	level(false);
+	wr32(SGI + ICACTIVER0, BIT23);
+	CHECK_EQ(active(), 0, "icactiver: GICR_ICACTIVER0 deactivates INTID 23");
+	take("icactiver: the next overflow is taken at once");
+	settle();
+}
+
+/* A WFI wakes for a pending INTID 23 with PSTATE.I masked (Arm ARM D1.7.2.1). */
+static void wfi_masked(void)
+{
+	unsigned n = irqs;
+	irq_mask();
+	level(true);
+	unsigned woke = 0;
+	for (unsigned i = 0; i < 20; i++) {
+		__asm__ volatile("wfi" ::: "memory");
+		woke++;
+	}
+	check(woke == 20 && pending() && irqs == n,
+	      "wfi: returns with INTID 23 pending, masked", "%u WFIs returned, pending %u",
+	      woke, pending());
+	irq_unmask();
+	spin(SOON);
+	CHECK_EQ(irqs - n, 1, "wfi: unmasked, taken");
+	settle();
+}
+
+static void owner(void)
+{
+	gic_setup(owner_irq);
+	gic_ppi_enable(INTID_PMU, 0x80, true);
+	wr(ICC_CTLR_EL1, rd(ICC_CTLR_EL1) | CTLR_EOIMODE);
+	isb();
+	pmu_reset();
+	wr(pmintenset_el1, 1);
+	wr(pmcr_el0, PMCR_E);
+	irq_unmask();
+	active_across_slices();
+	latch_then_overflow();
+	disabled_while_pending(false);
+	disabled_while_pending(true);
+	latch_while_active();
+	icactiver();
+	wfi_masked();
+	CHECK_EQ(others, 0, "no other interrupt taken");
+	/* It ends with INTID 23 active and its level high: the neighbour's, next, must come. */
+	take("end: powers off with INTID 23 active, its overflow raised");
+	done();
+}
+
+static volatile unsigned nb_irqs, nb_bogus, nb_timer;
+
+/* The neighbour's: its own overflow, cleared, and deactivated by the EOI (EOImode 0); its
+ * virtual timer, turned off. */
+static void neighbour_irq(uint32_t intid)
+{
+	if (intid == INTID_VTIMER) {
+		wr(cntv_ctl_el0, 0);
+		isb();
+		nb_timer++;
+		return;
+	}
+	if (intid != INTID_PMU || !(rd(pmovsset_el0) & 1)) {
+		nb_bogus++;
+		return;
+	}
+	wr(pmovsclr_el0, 1);
+	isb();
+	nb_irqs++;
+}
+
+/* Alone now, the owner ended: a counter that overflows just before a WFI. The interrupt is
+ * a wake-up event for the WFI (Arm ARM D1.7.2.1), whether it reached the CPU before the WFI
+ * or after the WFI trapped and the pCPU went to wait at EL2 with this vCPU loaded; its
+ * virtual timer, 1 ms ahead, is the backstop. */
+static void neighbour_wfi(void)
+{
+	uint64_t t0 = rd(cntvct_el0), backstop = t0 + rd(cntfrq_el0) / 1000;
+	gic_ppi_enable(INTID_VTIMER, 0x80, true);
+	wr(cntv_cval_el0, backstop);
+	wr(cntv_ctl_el0, 1);
+	unsigned n = nb_irqs;
+	pmevtyper_write(0, EV_INST_RETIRED);
+	pmevcntr_write(0, 0xFFFFFFFFul - 20);
+	wr(pmcntenset_el0, 1);
+	isb();
+	spin(SOON);
+	for (unsigned i = 0; i < 10 && nb_irqs == n; i++)
+		__asm__ volatile("wfi" ::: "memory");
+	uint64_t woke = rd(cntvct_el0);
+	wr(pmcntenclr_el0, 1);
+	wr(cntv_ctl_el0, 0);
+	isb();
+	check(nb_irqs == n + 1 && !nb_timer && woke < backstop,
+	      "neighbour: a WFI wakes for its overflow, before its timer",
+	      "%u overflow interrupts, timer fired %u, woke %ld ticks after the backstop",
+	      nb_irqs - n, nb_timer, (long)(woke - backstop));
+}
+
+static void neighbour(void)
+{
+	gic_setup(neighbour_irq);
+	gic_ppi_enable(INTID_PMU, 0x80, true);
+	pmu_reset();
+	wr(pmintenset_el1, 1);
+	wr(pmcr_el0, PMCR_E);
+	irq_unmask();
+	uint64_t end = rd(cntvct_el0) + arg_num("mapped.ms", 8) * (rd(cntfrq_el0) / 1000);
+	unsigned trials = 0, late = 0;
+	while (rd(cntvct_el0) < end) {
+		unsigned n = nb_irqs;
+		level(true);
+		spin(SOON);
+		if (nb_irqs != n + 1) {
+			late++;
+			level(false); /* it may come later, and is then counted as bogus */
+		}
+		trials++;
+		spin(SOON);
+	}
+	gprintf("neighbour: %u overflows raised, %u late\n", trials, late);
+	check(trials > 1000 && late == 0 && nb_bogus == 0,
+	      "neighbour: every overflow taken at once, while the owner held INTID 23 and "
+	      "after "
+	      "it ended",
+	      "%u of %u late, %u taken without an overflow", late, trials, nb_bogus);
+	neighbour_wfi();
+	done();
+}
+
+void test_main(void)
+{
+	const char *name = dt_vm_name();
+	if (name && !strncmp(name, "neighbour", 9))
+		neighbour();
+	owner();
+}

@@ -3,26 +3,31 @@
  * A passed-through PMU's overflow interrupt, presented mapped (docs/vpmu.md, "Passthrough":
  * ICH_LR<n>_EL2.HW = 1, pINTID 23), as the GIC architecture (IHI 0069) says a level-sensitive
  * INTID 23 behaves, whatever list register, physical active state or PPI enable the
- * hypervisor uses for it, and across switches. Run as two VMs with the PMU passed through
- * (tests/guest/run.sh, scenario mapped_irq):
+ * hypervisor uses for it, and across switches; and that nothing of it reaches the next VM.
+ * Run as three VMs (tests/guest/run.sh, scenario mapped_irq), in this order on the pCPU:
  *
- * - the owner (any name but "neighbour") raises its overflow with PMOVSSET_EL0 (the level is
- *   PMCR_EL0.E && PMINTEN && PMOVS: Arm ARM D13.3.1) and runs with EOImode 1, so that its
- *   EOI only drops the priority and INTID 23 stays active until its ICC_DIR_EL1 write. It
- *   checks: an active INTID 23 is not taken again before it is deactivated, through several
- *   slices; deactivated with its level still high, it is pending again and taken at once,
- *   also after slices spent active (the physical interrupt's active state went with the
- *   vCPU); a software pending state (GICR_ISPENDR0) and the overflow are one INTID, taken
- *   one at a time, never twice at once; a pending INTID 23 the guest disables (its enable, or
- *   its group) is not taken, and comes once it is enabled again; GICR_ICACTIVER0 deactivates
- *   it; WFI with PSTATE.I masked wakes for it (Arm ARM D1.7.2.1). Then it powers off with
- *   INTID 23 active and its overflow still raised.
- * - the neighbour raises its own overflow over and over, in every slice it gets while the
- *   owner holds INTID 23 active, held back or latched, and after the owner has ended: each
- *   must be taken at once. Whatever one VM leaves in the physical GIC (INTID 23 active, its
- *   PPI disabled) would hold the next VM's interrupt back. It runs for `mapped.ms` ms of
- *   virtual time (default 8), longer than the owner: the runner checks the owner ended first.
- *   Then, alone, it waits in WFI for an overflow with the pCPU idle: the interrupt wakes it.
+ * - the owner (any name but those below), its PMU passed through, raises its overflow with
+ *   PMOVSSET_EL0 (the level is PMCR_EL0.E && PMINTEN && PMOVS: Arm ARM D13.3.1) and runs
+ *   with EOImode 1, so that its EOI only drops the priority and INTID 23 stays active until
+ *   its ICC_DIR_EL1 write. It checks: an active INTID 23 is not taken again before it is
+ *   deactivated, through several slices; deactivated with its level still high, it is
+ *   pending again and taken at once, also after slices spent active (the physical
+ *   interrupt's active state went with the vCPU); a software pending state (GICR_ISPENDR0)
+ *   and the overflow are one INTID, taken one at a time, never twice at once; a pending
+ *   INTID 23 the guest disables (its enable, or its group) is not taken, and comes once it
+ *   is enabled again; GICR_ICACTIVER0 deactivates it; WFI with PSTATE.I masked wakes for it
+ *   (Arm ARM D1.7.2.1). Then it powers off with INTID 23 active and its overflow raised.
+ * - "trapped", whose PMU traps, runs right after the owner at every switch: its cycle
+ *   counter overflows over and over, and each overflow must be taken at once, while the
+ *   owner holds INTID 23 active, held back or latched, and after the owner has ended.
+ *   Whatever a VM leaves in the physical GIC (INTID 23 active, its PPI disabled) would hold
+ *   its interrupt back, and it has no way to undo that itself.
+ * - "neighbour", its PMU passed through too, does the same with PMOVSSET_EL0 (its own
+ *   deactivations may undo what the owner left, so it is the trapped VM that must notice);
+ *   then, alone, it waits in WFI for an overflow with the pCPU idle: the interrupt wakes it.
+ *
+ * The other two run for `mapped.ms` ms of virtual time (default 12; the neighbour 2 more),
+ * longer than the owner: the runner checks the order in which they end.
  */
 #include "pmu.h"
 
@@ -44,10 +49,10 @@
 
 /* "At once": the guest instructions (two a round) an interrupt raised or made pending again
  * may take to arrive. It arrives at the next instruction boundary; a switch in between only
- * delays it by the other VM's slice, which the guest's own instructions do not count. */
+ * delays it by the other VMs' slices, which the guest's own instructions do not count. */
 #define SOON 100
-/* Several slices of the guest's own: 400,000 instructions, 8 slices of 50 us. */
-#define SLICES 200000
+/* Several slices of the guest's own: 200,000 instructions, 4 slices of 50 us. */
+#define SLICES 100000
 
 static volatile unsigned irqs, others;
 
@@ -114,7 +119,7 @@ static void group1(bool on)
 /* Spins SLICES rounds; whether another VM ran meanwhile: the virtual counter (CNTVOFF_EL2
  * is 0, so all of the machine's time) moved 40 us past the guest's own instructions (one a
  * nanosecond under -icount shift=0): more than the hypervisor's own exits take over them,
- * less than the other VM's slice of 50 us. */
+ * less than another VM's slice of 50 us. */
 static bool across_slices(void)
 {
 	uint64_t t0 = rd(cntvct_el0);
@@ -302,10 +307,13 @@ static void owner(void)
 	done();
 }
 
-static volatile unsigned nb_irqs, nb_bogus, nb_timer;
+/* ---- The trapped VM and the neighbour: their interrupts come, whatever the owner left ---- */
 
-/* The neighbour's: its own overflow, cleared, and deactivated by the EOI (EOImode 0); its
- * virtual timer, turned off. */
+static volatile unsigned nb_irqs, nb_bogus, nb_timer;
+static uint32_t nb_bit; /* the counter whose overflow it raises: 0, or the cycle counter */
+
+/* Its own overflow, cleared, and deactivated by the EOI (EOImode 0); its virtual timer,
+ * turned off. */
 static void neighbour_irq(uint32_t intid)
 {
 	if (intid == INTID_VTIMER) {
@@ -314,78 +322,101 @@ static void neighbour_irq(uint32_t intid)
 		nb_timer++;
 		return;
 	}
-	if (intid != INTID_PMU || !(rd(pmovsset_el0) & 1)) {
+	if (intid != INTID_PMU || !(rd(pmovsset_el0) & nb_bit)) {
 		nb_bogus++;
 		return;
 	}
-	wr(pmovsclr_el0, 1);
+	wr(pmovsclr_el0, nb_bit);
 	isb();
 	nb_irqs++;
 }
 
-/* Alone now, the owner ended: a counter that overflows just before a WFI. The interrupt is
- * a wake-up event for the WFI (Arm ARM D1.7.2.1), whether it reached the CPU before the WFI
- * or after the WFI trapped and the pCPU went to wait at EL2 with this vCPU loaded; its
- * virtual timer, 1 ms ahead, is the backstop. */
-static void neighbour_wfi(void)
+/* Raises an overflow, over and over for `mapped.ms` ms of virtual time: each must be taken
+ * at once. The neighbour's PMU is passed through: it writes PMOVSSET_EL0, and its interrupt
+ * is mapped too. The trapped VM's PMU traps (its event filter rules passthrough out), so
+ * PMOVSSET_EL0 would be perfvisor's alone: its cycle counter overflows in the hardware, 100
+ * cycles after it is set, and the physical interrupt reaches it through EL2 as a line. */
+static void raise_overflows(const char *who, bool trapped, uint64_t ms)
 {
-	uint64_t t0 = rd(cntvct_el0), backstop = t0 + rd(cntfrq_el0) / 1000;
-	gic_ppi_enable(INTID_VTIMER, 0x80, true);
-	wr(cntv_cval_el0, backstop);
-	wr(cntv_ctl_el0, 1);
-	unsigned n = nb_irqs;
-	pmevtyper_write(0, EV_INST_RETIRED);
-	pmevcntr_write(0, 0xFFFFFFFFul - 20);
-	wr(pmcntenset_el0, 1);
-	isb();
-	spin(SOON);
-	for (unsigned i = 0; i < 10 && nb_irqs == n; i++)
-		__asm__ volatile("wfi" ::: "memory");
-	uint64_t woke = rd(cntvct_el0);
-	wr(pmcntenclr_el0, 1);
-	wr(cntv_ctl_el0, 0);
-	isb();
-	check(nb_irqs == n + 1 && !nb_timer && woke < backstop,
-	      "neighbour: a WFI wakes for its overflow, before its timer",
-	      "%u overflow interrupts, timer fired %u, woke %ld ticks after the backstop",
-	      nb_irqs - n, nb_timer, (long)(woke - backstop));
-}
-
-static void neighbour(void)
-{
+	nb_bit = trapped ? (uint32_t)CYCLE_BIT : 1u;
 	gic_setup(neighbour_irq);
 	gic_ppi_enable(INTID_PMU, 0x80, true);
 	pmu_reset();
-	wr(pmintenset_el1, 1);
-	wr(pmcr_el0, PMCR_E);
+	wr(pmccfiltr_el0, 0);
+	wr(pmintenset_el1, nb_bit);
+	wr(pmcntenset_el0, nb_bit);
+	wr(pmcr_el0, PMCR_E | PMCR_LC);
 	irq_unmask();
-	uint64_t end = rd(cntvct_el0) + arg_num("mapped.ms", 8) * (rd(cntfrq_el0) / 1000);
+	uint64_t end = rd(cntvct_el0) + ms * (rd(cntfrq_el0) / 1000);
 	unsigned trials = 0, late = 0;
 	while (rd(cntvct_el0) < end) {
 		unsigned n = nb_irqs;
-		level(true);
+		if (trapped)
+			wr(pmccntr_el0, ~0ul - 100);
+		else
+			wr(pmovsset_el0, nb_bit);
+		isb();
 		spin(SOON);
 		if (nb_irqs != n + 1) {
 			late++;
-			level(false); /* it may come later, and is then counted as bogus */
+			/* it may come later, and is then counted as taken without an overflow */
+			wr(pmovsclr_el0, nb_bit);
+			isb();
 		}
 		trials++;
 		spin(SOON);
 	}
-	gprintf("neighbour: %u overflows raised, %u late\n", trials, late);
-	check(trials > 1000 && late == 0 && nb_bogus == 0,
-	      "neighbour: every overflow taken at once, while the owner held INTID 23 and "
-	      "after "
-	      "it ended",
+	wr(pmcntenclr_el0, nb_bit);
+	isb();
+	gprintf("%s: %u overflows raised, %u late\n", who, trials, late);
+	check(trials > 500 && late == 0 && nb_bogus == 0,
+	      "every overflow taken at once, while the owner held INTID 23 and after it ended",
 	      "%u of %u late, %u taken without an overflow", late, trials, nb_bogus);
-	neighbour_wfi();
-	done();
+}
+
+/* Alone now, the others ended: a counter that overflows just before a WFI, 16 times. The
+ * interrupt is a wake-up event for the WFI (Arm ARM D1.7.2.1), whether it reached the CPU
+ * before the WFI or after the WFI trapped and the pCPU went to wait at EL2 with this vCPU
+ * loaded; its virtual timer, 1 ms ahead, is the backstop. */
+static void neighbour_wfi(void)
+{
+	gic_ppi_enable(INTID_VTIMER, 0x80, true);
+	pmevtyper_write(0, EV_INST_RETIRED);
+	unsigned late = 0;
+	for (unsigned round = 0; round < 16; round++) {
+		uint64_t backstop = rd(cntvct_el0) + rd(cntfrq_el0) / 1000;
+		wr(cntv_cval_el0, backstop);
+		wr(cntv_ctl_el0, 1);
+		unsigned n = nb_irqs;
+		pmevcntr_write(0, 0xFFFFFFFFul - 20);
+		wr(pmcntenset_el0, 1);
+		isb();
+		spin(SOON + 7 * round);
+		for (unsigned i = 0; i < 10 && nb_irqs == n; i++)
+			__asm__ volatile("wfi" ::: "memory");
+		if (nb_irqs != n + 1 || nb_timer || rd(cntvct_el0) >= backstop)
+			late++;
+		wr(pmcntenclr_el0, 1);
+		wr(cntv_ctl_el0, 0);
+		isb();
+	}
+	check(late == 0 && !nb_timer,
+	      "neighbour: a WFI wakes for its overflow, before its timer",
+	      "%u of 16 woke late, the timer fired %u times", late, nb_timer);
 }
 
 void test_main(void)
 {
 	const char *name = dt_vm_name();
-	if (name && !strncmp(name, "neighbour", 9))
-		neighbour();
+	uint64_t ms = arg_num("mapped.ms", 12);
+	if (name && !strncmp(name, "trapped", 7)) {
+		raise_overflows("trapped", true, ms);
+		done();
+	}
+	if (name && !strncmp(name, "neighbour", 9)) {
+		raise_overflows("neighbour", false, ms + 2);
+		neighbour_wfi();
+		done();
+	}
 	owner();
 }

@@ -496,12 +496,16 @@ check | one)
 	done
 	# The mapped PMU interrupt (tests/guest/mapped_irq.c): INTID 23 as the GIC architecture
 	# says, whatever the list registers, the physical active state and the PPI enable hold;
-	# the neighbour's interrupts at once while the owner holds its own, and after it ends.
-	scenario mapped_irq "pmu_passthrough=on vm0=owner vm1=neighbour slice_us=50" \
-		mapped_irq mapped_irq
-	selected mapped_irq &&
-		finished_first "mapped_irq: the neighbour ran through all of the owner's tests and its end" \
-			mapped_irq owner neighbour
+	# a trapped VM's and a passthrough one's interrupts at once while the owner holds its
+	# own, and after it ends.
+	scenario mapped_irq "pmu_passthrough=on vm0=owner vm1=trapped vm2=neighbour vm1_pmu_filter=deny:0x24:1 slice_us=50" \
+		mapped_irq mapped_irq mapped_irq
+	if selected mapped_irq; then
+		finished_first "mapped_irq: the others ran through all of the owner's tests and its end" \
+			mapped_irq owner trapped neighbour
+		finished_first "mapped_irq: the neighbour waited alone at its end" mapped_irq trapped \
+			neighbour
+	fi
 	# The isolation checks mean something only if the VMs took turns between a write and
 	# its read-back: four rounds, each spanning several slices.
 	if selected isolate; then

@@ -2,66 +2,55 @@
 /*
  * perfvisor's hardware models for QEMU's Arm CPUs (pv-hw.h: where QEMU calls them).
  *
- * `-cpu max` gets one property per model group, each on by default, so that the same binary
- * also behaves as stock QEMU:
+ * `-cpu max` gets one property, on by default, so that the same binary also behaves as stock
+ * QEMU:
  *   pv-pmu-fixes=on|off   the PMU as the Arm ARM says (off: QEMU's own PMU)
- * Read back after the CPU is realized (QMP qom-get), a property says what is in force: the
+ * One switch for every PMU fix rather than one each: the two machines worth having are the
+ * one the Arm ARM describes and stock QEMU, which perfvisor must also run on; a mix of the two
+ * is neither, and each would need tests of its own. The fixes are pv-pmu.c's (overflow,
+ * interrupt line, MDCR_EL2.HPMN partition, per-CPU instructions) and pv-events.c's (the
+ * common events QEMU lacks).
+ * Read back after the CPU is realized (QMP qom-get), the property says what is in force: the
  * models are TCG only, and a CPU without a PMU (pmu=off) has no PMU to fix.
  *
  * A CPU's model state hangs off its property (the property's opaque pointer), so QEMU's own
- * structures stay as they are. The models act on the CPU's registered system registers:
- * after register_cp_regs_for_features(), cpu->cp_regs holds the CPU's own heap copy of each
- * ARMCPRegInfo, whose functions a model may swap for its own, and where it adds registers.
+ * structures stay as they are; a table by cpu_index finds it from the hot paths. The models
+ * act on the CPU's registered system registers: after register_cp_regs_for_features(),
+ * cpu->cp_regs holds the CPU's own heap copy of each ARMCPRegInfo, whose functions a model
+ * may swap for its own.
+ *
+ * Their state is not migrated: a CPU with the fixes on blocks migration and savevm rather
+ * than lose it.
  */
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "qom/object.h"
 #include "hw/qdev-core.h"
+#include "migration/blocker.h"
+#include "system/cpu-timers.h"
 #include "system/tcg.h"
 #include "cpu.h"
-#include "cpregs.h"
 #include "pv-hw.h"
-
-/*
- * A system register's encoding in MRS/MSR (op0, op1, CRn, CRm, op2), from the Arm ARM's
- * register descriptions: D24.5.8 PMCR_EL0, D24.3.17 MDCR_EL2.
- */
-typedef struct PvHwSysreg {
-    const char *name;
-    uint8_t op0, op1, crn, crm, op2;
-} PvHwSysreg;
-
-static const PvHwSysreg PV_PMCR_EL0 = { "PMCR_EL0", 3, 3, 9, 12, 0 };
-static const PvHwSysreg PV_MDCR_EL2 = { "MDCR_EL2", 3, 4, 1, 1, 1 };
+#include "pv-internal.h"
 
 #define PV_PMU_FIXES "pv-pmu-fixes"
 
-typedef struct PvHwCPU {
-    bool pmu_fixes; /* asked for (the property); after realize: in force */
-    bool realized;
-    /* The registered copies the PMU fixes act on (NULL: the CPU has none). */
-    ARMCPRegInfo *pmcr;
-    ARMCPRegInfo *mdcr_el2;
-} PvHwCPU;
+static PvHwCPU *pv_hw_cpus[PV_HW_MAX_CPUS];
+
+PvHwCPU *pv_hw_cpu(CPUState *cs)
+{
+    if (cs->cpu_index < 0 || cs->cpu_index >= PV_HW_MAX_CPUS) {
+        return NULL;
+    }
+    return pv_hw_cpus[cs->cpu_index];
+}
 
 static PvHwCPU *pv_hw_state(ARMCPU *cpu)
 {
     ObjectProperty *p = object_property_find(OBJECT(cpu), PV_PMU_FIXES);
 
     return p ? p->opaque : NULL;
-}
-
-/*
- * The CPU's own copy of an AArch64 system register QEMU registered, or NULL. The copy is the
- * CPU's (allocated by add_cpreg_to_hashtable()), so it may be changed in place.
- */
-static ARMCPRegInfo *pv_hw_registered(ARMCPU *cpu, const PvHwSysreg *r)
-{
-    uint32_t key = ENCODE_AA64_CP_REG(CP_REG_ARM64_SYSREG_CP, r->crn, r->crm, r->op0, r->op1,
-                                      r->op2);
-
-    return (ARMCPRegInfo *)get_arm_cp_reginfo(cpu->cp_regs, key);
 }
 
 static void pv_hw_get_bool(Object *obj, Visitor *v, const char *name, void *opaque,
@@ -91,7 +80,14 @@ static void pv_hw_set_bool(Object *obj, Visitor *v, const char *name, void *opaq
 
 static void pv_hw_release(Object *obj, const char *name, void *opaque)
 {
-    g_free(opaque);
+    PvHwCPU *s = opaque;
+    CPUState *cs = CPU(obj);
+
+    if (pv_hw_cpu(cs) == s) {
+        pv_hw_cpus[cs->cpu_index] = NULL;
+    }
+    migrate_del_blocker(&s->migration_blocker);
+    g_free(s);
 }
 
 void pv_hw_cpu_post_init(Object *obj)
@@ -110,9 +106,22 @@ void pv_hw_cpu_post_init(Object *obj)
                                     "emulates it (TCG only; default on)");
 }
 
+/*
+ * Whether the common events are supported on this CPU: asked by pmu_init(), before realize
+ * ends, for PMCEID0/1 and QEMU's table of supported events. They are counted exactly only
+ * under icount, where an overflow can be timed (as INST_RETIRED).
+ */
+bool pv_hw_event_supported(CPUARMState *env)
+{
+    PvHwCPU *s = pv_hw_state(env_archcpu(env));
+
+    return s && s->pmu_fixes && tcg_enabled() && icount_enabled() == ICOUNT_PRECISE;
+}
+
 bool pv_hw_cpu_realize(ARMCPU *cpu, Error **errp)
 {
     PvHwCPU *s = pv_hw_state(cpu);
+    CPUState *cs = CPU(cpu);
 
     if (!s) {
         return true; /* not -cpu max: nothing of perfvisor's */
@@ -121,20 +130,73 @@ bool pv_hw_cpu_realize(ARMCPU *cpu, Error **errp)
     if (!tcg_enabled() || !arm_feature(&cpu->env, ARM_FEATURE_PMU)) {
         s->pmu_fixes = false;
     }
-    if (s->pmu_fixes) {
-        /*
-         * The registers the fixes act on must be there: a QEMU that no longer registers
-         * them has drifted from the one the models were written for.
-         */
-        s->pmcr = pv_hw_registered(cpu, &PV_PMCR_EL0);
-        if (arm_feature(&cpu->env, ARM_FEATURE_EL2)) {
-            s->mdcr_el2 = pv_hw_registered(cpu, &PV_MDCR_EL2);
-        }
-        if (!s->pmcr || (arm_feature(&cpu->env, ARM_FEATURE_EL2) && !s->mdcr_el2)) {
-            error_setg(errp, "perfvisor: QEMU registered no %s on this CPU, so %s cannot apply",
-                       s->pmcr ? PV_MDCR_EL2.name : PV_PMCR_EL0.name, PV_PMU_FIXES);
-            return false;
-        }
+    if (!s->pmu_fixes) {
+        return true;
     }
+    if (cs->cpu_index < 0 || cs->cpu_index >= PV_HW_MAX_CPUS) {
+        error_setg(errp, "perfvisor: %s supports CPU indexes below %d, not %d", PV_PMU_FIXES,
+                   PV_HW_MAX_CPUS, cs->cpu_index);
+        return false;
+    }
+    s->count_insns = icount_enabled() == ICOUNT_PRECISE;
+    s->insns = 0;
+    s->in_run = false;
+    memset(&pv_hw_counts[cs->cpu_index], 0, sizeof(pv_hw_counts[0]));
+    if (!pv_pmu_realize(cpu, s, errp)) {
+        return false;
+    }
+    error_setg(&s->migration_blocker,
+               "perfvisor: %s keeps per-CPU PMU state that is not migrated "
+               "(-cpu max,%s=off to migrate)", PV_PMU_FIXES, PV_PMU_FIXES);
+    if (migrate_add_blocker(&s->migration_blocker, errp) < 0) {
+        return false;
+    }
+    pv_hw_cpus[cs->cpu_index] = s;
     return true;
+}
+
+/*
+ * A CPU's own instructions under icount. QEMU gives a vCPU a budget of instructions for each
+ * run (cpu->icount_budget, set before cpu_exec()) and counts down what is left of it
+ * (icount_decr.u16.low + icount_extra); what a run executed is its budget less what is left,
+ * as QEMU adds it to the one global count. Summed per CPU here.
+ */
+void pv_hw_cpu_exec_enter(CPUState *cs)
+{
+    PvHwCPU *s = pv_hw_cpu(cs);
+
+    if (s && s->count_insns) {
+        s->run_budget = cs->icount_budget;
+        s->in_run = true;
+    }
+}
+
+static int64_t pv_hw_run_executed(CPUState *cs, PvHwCPU *s)
+{
+    return s->run_budget - (cs->neg.icount_decr.u16.low + cs->icount_extra);
+}
+
+void pv_hw_cpu_exec_exit(CPUState *cs)
+{
+    PvHwCPU *s = pv_hw_cpu(cs);
+
+    if (s && s->in_run) {
+        s->insns += pv_hw_run_executed(cs, s);
+        s->in_run = false;
+    }
+}
+
+/*
+ * The CPU's instructions so far. Read in its own run (an MRS, an exception entry) it includes
+ * what the current translation block has executed, as icount_get_raw() would.
+ */
+uint64_t pv_hw_instructions(CPUARMState *env)
+{
+    CPUState *cs = env_cpu(env);
+    PvHwCPU *s = pv_hw_cpu(cs);
+
+    if (!s || !s->count_insns) {
+        return (uint64_t)icount_get_raw(); /* stock: the sum over every CPU */
+    }
+    return s->insns + (s->in_run ? pv_hw_run_executed(cs, s) : 0);
 }

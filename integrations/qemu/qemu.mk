@@ -20,3 +20,44 @@ hw-qemu-diff:
 
 hw-qemu-test-apply:
 	@sh integrations/qemu/test-apply.sh $(BUILD)/hw-qemu-test-apply
+
+# ---- The models' tests (tests/hw/): bare-metal programs at EL2 on this QEMU, no perfvisor ----
+#   make hw-check            builds what it needs (hw-qemu), runs the insertion script's test and
+#                            the model tests, each with the fixes on and off; last line
+#                            "N passed, M failed" (", 1 skipped" where QEMU's source cannot be
+#                            fetched at all: the line before says why)
+HW_TESTS_BUILD := $(BUILD)/hw-tests
+HW_TEST_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib -fno-builtin \
+                  -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pie \
+                  -mgeneral-regs-only -mstrict-align -march=armv8.8-a -Itests/hw/lib -MMD -MP
+HW_TEST_LIB   := $(HW_TESTS_BUILD)/lib/start.o $(HW_TESTS_BUILD)/lib/hw.o
+HW_TEST_PROGS := $(patsubst tests/hw/%.c,%,$(sort $(wildcard tests/hw/*.c)))
+HW_TEST_ELFS  := $(HW_TEST_PROGS:%=$(HW_TESTS_BUILD)/%.elf)
+
+$(HW_TESTS_BUILD)/lib/%.o: tests/hw/lib/%.c integrations/qemu/qemu.mk
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(HW_TEST_CFLAGS) -c $< -o $@
+
+$(HW_TESTS_BUILD)/%.o: tests/hw/%.S integrations/qemu/qemu.mk
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(HW_TEST_CFLAGS) -c $< -o $@
+
+$(HW_TESTS_BUILD)/lib/%.o: tests/hw/lib/%.S integrations/qemu/qemu.mk
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(HW_TEST_CFLAGS) -c $< -o $@
+
+# A program is tests/hw/NAME.c, with tests/hw/NAME_seq.S when there is one.
+$(foreach p,$(HW_TEST_PROGS),$(if $(wildcard tests/hw/$(p)_seq.S),\
+	$(eval $(HW_TESTS_BUILD)/$(p).elf: $(HW_TESTS_BUILD)/$(p)_seq.o)))
+$(HW_TEST_ELFS): $(HW_TESTS_BUILD)/%.elf: tests/hw/%.c $(HW_TEST_LIB) tests/hw/lib/hw.ld
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(HW_TEST_CFLAGS) $(HYP_LDFLAGS) -T tests/hw/lib/hw.ld -o $@ $< \
+		$(filter %.o,$^) -lgcc
+
+-include $(wildcard $(HW_TESTS_BUILD)/*.d $(HW_TESTS_BUILD)/lib/*.d)
+
+.PHONY: hw-tests hw-check
+hw-tests: $(HW_TEST_ELFS)
+
+hw-check: hw-tests
+	@sh tests/hw/check.sh $(HW_QEMU_BUILD) $(HW_TESTS_BUILD)

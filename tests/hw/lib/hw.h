@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model tests' library: bare-metal programs at EL2 on QEMU virt (virtualization=on,
+ * GICv3), with no perfvisor and no firmware. Each program's main() prints one line per check,
+ * "ok NAME" or "not ok NAME: why", then hw_done() prints "done: N passed, M failed" and powers
+ * the machine off (PSCI SYSTEM_OFF). The checks say what the Arm ARM says; tests/hw/run.sh
+ * knows which of them stock QEMU fails.
+ */
+#ifndef HW_H
+#define HW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HW_STR(x) #x
+#define HW_XSTR(x) HW_STR(x)
+#define READ_SYSREG(r)                                                                         \
+	({                                                                                     \
+		uint64_t v_;                                                                   \
+		__asm__ volatile("mrs %0, " HW_XSTR(r) : "=r"(v_));                            \
+		v_;                                                                            \
+	})
+#define WRITE_SYSREG(r, v)                                                                     \
+	do {                                                                                   \
+		uint64_t w_ = (v);                                                             \
+		__asm__ volatile("msr " HW_XSTR(r) ", %0" : : "r"(w_) : "memory");             \
+	} while (0)
+#define ISB() __asm__ volatile("isb" : : : "memory")
+
+/* An exception's frame: x0..x30, ELR, SPSR of the EL it was taken to. */
+struct hw_frame {
+	uint64_t x[31];
+	uint64_t elr;
+	uint64_t spsr;
+	uint64_t pad;
+};
+
+/* main() of each test program, on CPU 0 at EL2. */
+int main(void);
+
+/* The console (PL011). */
+void hw_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One check: "ok NAME", or "not ok NAME: " and the reason. */
+bool hw_check(bool ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define HW_CHECK_EQ(name, got, want)                                                           \
+	hw_check((uint64_t)(got) == (uint64_t)(want), (name), "%s is %llu (%#llx), not %llu",  \
+		 #got, (unsigned long long)(got), (unsigned long long)(got),                   \
+		 (unsigned long long)(want))
+_Noreturn void hw_done(void);
+
+/* The CPU this runs on (MPIDR_EL1.Aff0). */
+unsigned hw_cpu(void);
+/* PSCI CPU_ON: CPU (Aff0) starts at EL2 in fn, on its own stack. 0, or PSCI's error. */
+int64_t hw_cpu_on(unsigned cpu, void (*fn)(void));
+
+/*
+ * The GICv3 (distributor, this CPU's redistributor and CPU interface), physical interrupts
+ * taken at EL2 (HCR_EL2.IMO). hw_irq_handler() names what is called for each interrupt
+ * (after the acknowledge, before the end of interrupt); hw_irq_pending() is the interrupt the
+ * CPU interface would signal next (ICC_HPPIR1_EL1: 1023 for none), masked or not.
+ */
+typedef void hw_irq_fn(unsigned intid, struct hw_frame *frame);
+void hw_gic_init(void);
+void hw_irq_enable(unsigned intid);
+void hw_irq_handler(hw_irq_fn *fn);
+unsigned hw_irq_pending(void);
+#define HW_INTID_PMU 23  /* PPI 7, virt's PMU interrupt */
+#define HW_INTID_CNTP 30 /* PPI 14, the EL1 physical timer */
+#define HW_INTID_NONE 1023
+
+/*
+ * fn(arg) at EL1 (el = 1) or EL0 (el = 0) and back at EL2, interrupts masked. An exception
+ * taken to EL1 meanwhile (an UNDEFINED instruction, an abort from EL0) is counted in
+ * hw_lower_faults, its ESR_EL1 kept in hw_lower_esr, and the instruction skipped.
+ */
+uint64_t hw_run_lower(uint64_t (*fn)(uint64_t), uint64_t arg, unsigned el);
+extern volatile unsigned hw_lower_faults;
+extern volatile uint64_t hw_lower_esr;
+
+/*
+ * EL2's own synchronous exceptions: with hw_el2_skip_faults set, each is counted in
+ * hw_el2_faults (its ESR_EL2 in hw_el2_esr) and the instruction skipped; otherwise it ends the
+ * test as a failure.
+ */
+extern volatile bool hw_el2_skip_faults;
+extern volatile unsigned hw_el2_faults;
+extern volatile uint64_t hw_el2_esr;
+
+/* 16 KiB of Normal memory for loads and stores, 4 KiB aligned. */
+extern uint8_t hw_buffer[];
+
+#endif

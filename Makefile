@@ -332,13 +332,15 @@ include integrations/qemu/qemu.mk
 
 # The guest suite under QEMU (twice: the reference hypervisor's fast trap path on, then off),
 # a guest's live figures in a real Prometheus, and perfvisor in Xen (make xen-check: skipped,
-# with the reason, when Xen's source cannot be fetched) join `make check` when QEMU and the
-# cross compiler are here.
-check: tests $(TOOL) $(if $(QEMU_CHECK_AVAILABLE),hyp $(XEN_LIB))
+# with the reason, when Xen's source cannot be fetched), and the QEMU of our own with its model
+# tests (make hw-check: skipped, with the reason, when QEMU's source cannot be fetched) join
+# `make check` when QEMU and the cross compiler are here.
+check: tests $(TOOL) $(if $(QEMU_CHECK_AVAILABLE),hyp $(XEN_LIB) hw-tests)
 	@QEMU_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
 	 QEMU_SUITE_NOFAST="$(if $(QEMU_CHECK_AVAILABLE),env HYP_ARGS=fasttrap=off GUEST_LOGDIR=$(BUILD)/guest-logs-nofast sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
 	 PROM_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/prometheus.sh $(HYP_ELF) $(GUEST_BUILD) $(TOOL))" \
 	 XEN_SUITE="$(if $(QEMU_CHECK_AVAILABLE),env HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh check $(XEN_LIB) $(GUEST_BUILD))" \
+	 HW_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/hw/check.sh $(HW_QEMU_BUILD) $(HW_TESTS_BUILD))" \
 	 SKIP_REASONS="$(if $(QEMU_CHECK_AVAILABLE),,guest suite under QEMU: needs qemu-system-aarch64 and aarch64-linux-gnu-gcc (apt-get install qemu-system-arm gcc-aarch64-linux-gnu))" \
 	 sh tests/run.sh $(TEST_BINS)
 
@@ -377,7 +379,7 @@ memcheck: tests $(TOOL)
 # Every C source and header as .clang-format says (make format rewrites them in place).
 FORMAT_DIRS := core trap vpmu vspe vamu vmpam include/perfvisor hyp el2 sim tools bench \
 	tests/fuzz tests/guest tests/guest/lib tests/guest/linux tests/scenario tests/support \
-	tests/tool tests/unit tests/install
+	tests/tool tests/unit tests/install tests/hw tests/hw/lib
 FORMAT_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(FORMAT_DIRS)) $(addsuffix /*.h,$(FORMAT_DIRS))))
 CLANG_FORMAT ?= clang-format
 format:

@@ -48,10 +48,13 @@ packages() {
 	clean) ;;
 	demo | docs | docs-check | install | shlib) echo "$demo" ;;
 	uninstall) echo "make" ;;
-	check) echo "$build $parsers $installtest $xen $prometheus" ;;
+	check) echo "$build $parsers $installtest $xen $prometheus $hwqemu" ;;
 	xen-check | xen-bench) echo "$xen" ;;
 	hw-qemu | hw-qemu-diff | build/hw-qemu/*) echo "$hwqemu" ;;
 	hw-qemu-test-apply) echo "make" ;;
+	# The models' tests: the QEMU, and the cross compiler for the programs.
+	hw-check) echo "$hwqemu gcc-aarch64-linux-gnu" ;;
+	hw-tests | build/hw-tests/*) echo "make gcc-aarch64-linux-gnu" ;;
 	check-host | check-sanitize) echo "$build $parsers $installtest" ;;
 	memcheck) echo "$build $parsers $installtest valgrind" ;;
 	bench | bench-check) echo "$build valgrind $xen" ;;

@@ -52,7 +52,8 @@ for bin in "$@"; do
 	fi
 done
 # A suite run by its own command (the guest suite under QEMU, QEMU_SUITE; a guest's live
-# figures in Prometheus, PROM_SUITE; perfvisor in Xen, XEN_SUITE) ends with its own
+# figures in Prometheus, PROM_SUITE; perfvisor in Xen, XEN_SUITE; the QEMU of our own and its
+# model tests, HW_SUITE) ends with its own
 # "N passed, M failed[, K skipped]"; a skip is explained by a "...: skipped: why" line.
 #   suite TITLE LOGNAME COMMAND
 suite() {
@@ -94,6 +95,7 @@ suite() {
 	suite "qemu guest suite, fasttrap=off" qemu-check-nofast "$QEMU_SUITE_NOFAST"
 [ -z "${PROM_SUITE:-}" ] || suite "prometheus suite" prometheus "$PROM_SUITE"
 [ -z "${XEN_SUITE:-}" ] || suite "xen suite" xen-check "$XEN_SUITE"
+[ -z "${HW_SUITE:-}" ] || suite "hw suite" hw-check "$HW_SUITE"
 # Suites that are skipped as a whole say why through SKIP_REASONS (one reason per line).
 if [ -n "${SKIP_REASONS:-}" ]; then
 	printf '%s\n' "$SKIP_REASONS" | grep . | sed 's/^/skipped: /' >>"$reasons"

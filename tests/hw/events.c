@@ -39,9 +39,9 @@ struct seq {
 		}                                                                              \
 	}
 static const struct seq seqs[] = {
-	SEQ(ldst, 12, 8, 0, 0, 21), SEQ(prefetch, 0, 0, 0, 0, 6),   SEQ(pairs, 4, 3, 0, 0, 8),
+	SEQ(ldst, 13, 8, 0, 0, 22), SEQ(prefetch, 0, 0, 0, 0, 6),   SEQ(pairs, 4, 3, 0, 0, 8),
 	SEQ(acqrel, 4, 3, 0, 0, 8), SEQ(excl, 2, 2, 0, 0, 8),       SEQ(atomics, 7, 7, 0, 0, 9),
-	SEQ(dczva, 0, 3, 0, 0, 4),  SEQ(simd, 6, 2, 0, 0, 9),       SEQ(sve, 6, 4, 0, 0, 13),
+	SEQ(dczva, 0, 3, 0, 0, 4),  SEQ(simd, 6, 2, 0, 0, 9),       SEQ(sve, 9, 4, 0, 0, 16),
 	SEQ(mops, 3, 6, 0, 0, 7),   SEQ(branches, 0, 0, 7, 11, 15),
 };
 

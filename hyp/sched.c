@@ -162,12 +162,19 @@ static void idle(void)
 		if (t < deadline)
 			deadline = t;
 	}
-	hyp.idle_waits++;
 	/* Nothing can end the wait: no timer, no time limit, and no VM that input typed at the
-	 * terminal could reach. */
-	if (deadline == UINT64_MAX && !loaded_timer && !uart_input_possible())
+	 * terminal could reach. Unless the loaded vCPU's timer fired since ready() looked, which
+	 * the loop above takes for one that raises nothing more: its line, set now, wakes it. */
+	if (deadline == UINT64_MAX && !loaded_timer && !uart_input_possible()) {
+		if (hyp.current) {
+			vtimer_sync(hyp.current);
+			if (vgic_pending(hyp.current))
+				return;
+		}
 		sched_end_all(
 			"ended: waits in WFI with no timer armed: no interrupt can wake it");
+	}
+	hyp.idle_waits++;
 	/* The live figures records come on time while the pCPU waits, too (records.c). */
 	if (hyp.records_ticks && hyp.records_deadline < deadline)
 		deadline = hyp.records_deadline;

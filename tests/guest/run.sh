@@ -575,6 +575,10 @@ check | one)
 	# and each wake comes within half a slice of its timer (idle.prompt_us=500: a wake missed by
 	# the idle wait would come a slice late).
 	scenario idle_two "vm0=idle vm1=idle2 -- idle.waits=20 idle.prompt_us=500" idle idle
+	# Alone, timers armed 0 to 2 us ahead, every tick: each fires at some point of the WFI's
+	# trap and of the pCPU's wait at EL2, and must wake the VM, not end it as waiting for
+	# nothing.
+	scenario idle_near "vm0=idle -- idle.waits=0 idle.near_ns=2000" idle
 	scenario waitforever "vm0=exact vm1=stuck" pmu_exact waitforever
 	# The console both ways, with input typed at the terminal once the guest waits for it:
 	# the stuck VM in slot 1 has the focus first (so neither VM is ended as waiting for

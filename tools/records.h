@@ -55,11 +55,15 @@ extern const char *const rec_trap_groups[PV_KIND_COUNT];
 
 /* A name for each status ("ok", "not-record", "version", "crc", "malformed"). */
 const char *rec_status_name(enum rec_status s);
+/* pv_record_crc32(), computed faster. */
+uint32_t rec_crc32(const void *data, size_t len);
 /* Parses one line (without or with its "\n", "\r\n"); *out is set only on REC_OK. */
 enum rec_status rec_parse(const char *line, size_t len, struct rec_vcpu *out);
 
-/* The last record of each vCPU (the last read wins), and counts of what was read. */
-#define REC_STORE_MAX 64
+/* The last record of each vCPU (the last read wins), and counts of what was read. Found by
+ * (VM, vCPU) through a hash table: a host of 1024 vCPUs costs no more per record than one. */
+#define REC_STORE_MAX 4096
+#define REC_STORE_BUCKETS 8192 /* a power of two */
 struct rec_store {
 	unsigned n;
 	struct rec_vcpu vcpu[REC_STORE_MAX];
@@ -67,6 +71,9 @@ struct rec_store {
 	uint64_t reads;                    /* records stored */
 	uint64_t lines[REC_STATUS_COUNT];  /* lines read, by status */
 	uint64_t evicted; /* vCPUs forgotten to make room: the one heard from longest ago */
+	/* The hash chains: entry + 1 of each bucket's first and of each entry's next, 0 ends. */
+	uint16_t bucket[REC_STORE_BUCKETS];
+	uint16_t next[REC_STORE_MAX];
 };
 /* Reads one line into the store; returns its status. */
 enum rec_status rec_store_line(struct rec_store *s, const char *line, size_t len);

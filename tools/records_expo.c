@@ -185,7 +185,7 @@ void records_expo(struct expo *e, const struct rec_store *s)
 	}
 	expo_family(
 		e, "perfvisor_records_evicted_total", EXPO_COUNTER, NULL,
-		"vCPUs forgotten to make room for a new one (perfvisor serve keeps 64): the "
+		"vCPUs forgotten to make room for a new one (perfvisor serve keeps 4096): the "
 		"one heard from longest ago each time.");
 	expo_sample(e, NULL, s->evicted);
 }

@@ -84,6 +84,12 @@ static void test_round_trip(void **state)
 	assert_int_equal(r.counter[1].value, 123456);
 	assert_int_equal(r.counter[2].index, PV_PMU_CYCLE_IDX);
 	assert_int_equal(r.counter[2].value, 999);
+	/* The reader's CRC is the library's, for every length and byte. */
+	unsigned char bytes[300];
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 131 + 7);
+	for (size_t len = 0; len <= sizeof(bytes); len++)
+		assert_int_equal(rec_crc32(bytes, len), pv_record_crc32(bytes, len));
 	/* Without its newline, and with CR LF, the same. */
 	assert_int_equal(rec_parse(line, n - 1, &r), REC_OK);
 	char crlf[PV_RECORD_MAX + 1];
@@ -179,7 +185,8 @@ static void test_overlong_refused(void **state)
 	assert_int_equal(rec_parse(line, len, &r), REC_MALFORMED);
 }
 
-/* Full (64 vCPUs), the store forgets the vCPU heard from longest ago, and counts it. */
+/* Full (REC_STORE_MAX vCPUs), the store forgets the vCPU heard from longest ago, and counts
+ * it; the one it forgot is no longer found, the others still are. */
 static void test_store_evicts_the_oldest(void **state)
 {
 	(void)state;
@@ -204,6 +211,22 @@ static void test_store_evicts_the_oldest(void **state)
 		vm64 |= !strcmp(s->vcpu[i].vm, "vm64");
 	}
 	assert_true(vm0 && !vm1 && vm64);
+	/* vm1 again takes the place of the oldest now (vm2); vm0 is updated where it is. */
+	size_t n = library_record(line, sizeof(line), "vm1", 200);
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	n = library_record(line, sizeof(line), "vm0", 201);
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	assert_int_equal(s->n, REC_STORE_MAX);
+	assert_int_equal(s->evicted, 2);
+	unsigned vm0s = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		assert_string_not_equal(s->vcpu[i].vm, "vm2");
+		if (!strcmp(s->vcpu[i].vm, "vm0")) {
+			vm0s++;
+			assert_int_equal(s->vcpu[i].seq, 201);
+		}
+	}
+	assert_int_equal(vm0s, 1);
 	free(s);
 }
 

@@ -12,6 +12,10 @@
  * keeps serving the last figures until SIGINT or SIGTERM. With --scenario it runs a scenario
  * on the simulated machine again and again instead (a new seed each run, a run every period)
  * and serves the last run's figures, as `stats --format openmetrics|prometheus` prints them.
+ *
+ * What a guest or a client can make it hold is bounded (docs/operator.md, "The limits"): a
+ * console line is held up to REC_LINE_MAX bytes, a longer one only counted and echoed; at most
+ * SERVE_CONNECTIONS connections are kept, each with SERVE_DEADLINE_S for a whole request.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,11 +23,14 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -33,12 +40,40 @@
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 
+/* Connections kept open: a scraper needs one, a few people with curl a few more. A new one
+ * past this closes the one whose request began longest ago, so that slow clients, however
+ * many and from however many addresses, cannot keep a scraper out: it is the newest. */
+#define SERVE_CONNECTIONS 64
+/* Seconds a connection has for a whole request, from its opening (or from the end of its
+ * last answer, kept alive) to the end of the answer: Prometheus' own default scrape timeout.
+ * Not an idle timeout: bytes trickled in do not extend it. */
+#define SERVE_DEADLINE_S 10
+/* libmicrohttpd's own limit, above ours by the connections being closed: it accepts at most
+ * 10 a turn, and closes those cut at the next, so it never reaches this and stops accepting. */
+#define SERVE_MHD_CONNECTIONS (SERVE_CONNECTIONS + 32)
+
+/* A connection, from libmicrohttpd's start notification to its close notification. */
+struct conn {
+	struct conn *prev, *next; /* in the open list, the oldest request first */
+	int fd;
+	uint64_t start_ms; /* when its current request began */
+	bool listed;       /* in the list: not cut */
+};
+
+/* The connections, touched only by the HTTP thread (libmicrohttpd's callbacks run there). */
+struct conns {
+	struct conn *head, *tail;
+	unsigned n; /* listed */
+	uint64_t cut_deadline, cut_limit;
+};
+
 struct serve {
 	pthread_mutex_t lock; /* guards store and report */
 	struct rec_store store;
 	bool scenario_mode;
 	bool have_report; /* report holds a run's figures */
 	struct report report;
+	struct conns conns;
 };
 
 static void serve_usage(FILE *out)
@@ -120,6 +155,147 @@ static FILE *open_input(const char *src)
 	return fopen(src, "r");
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void conn_unlink(struct conns *cs, struct conn *k)
+{
+	*(k->prev ? &k->prev->next : &cs->head) = k->next;
+	*(k->next ? &k->next->prev : &cs->tail) = k->prev;
+	k->prev = k->next = NULL;
+	k->listed = false;
+	cs->n--;
+}
+
+static void conn_append(struct conns *cs, struct conn *k)
+{
+	k->prev = cs->tail;
+	k->next = NULL;
+	*(cs->tail ? &cs->tail->next : &cs->head) = k;
+	cs->tail = k;
+	k->listed = true;
+	cs->n++;
+}
+
+/* Cuts a connection: shut down, libmicrohttpd sees its end at its next turn and closes it
+ * (the descriptor stays open until the close notification, so it is never another's). */
+static void conn_cut(struct conns *cs, struct conn *k, uint64_t *count)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	conn_unlink(cs, k);
+	(*count)++;
+}
+
+/* Cuts every connection whose request has had its SERVE_DEADLINE_S. */
+static void conns_sweep(struct conns *cs)
+{
+	uint64_t now = now_ms();
+	while (cs->head && now - cs->head->start_ms >= SERVE_DEADLINE_S * 1000ull)
+		conn_cut(cs, cs->head, &cs->cut_deadline);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct conns *cs = &((struct serve *)cls)->conns;
+	struct conn *k = *socket_context;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (k && k->listed)
+			conn_unlink(cs, k);
+		free(k);
+		*socket_context = NULL;
+		return;
+	}
+	const union MHD_ConnectionInfo *fd = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	k = calloc(1, sizeof(*k));
+	if (!k) { /* a connection that cannot be kept to its deadline is not kept */
+		if (fd)
+			shutdown(fd->connect_fd, SHUT_RDWR);
+		return;
+	}
+	k->fd = fd ? fd->connect_fd : -1;
+	k->start_ms = now_ms();
+	*socket_context = k;
+	conn_append(cs, k);
+	while (cs->head && cs->n > SERVE_CONNECTIONS)
+		conn_cut(cs, cs->head, &cs->cut_limit);
+}
+
+/* An answer sent: a connection kept alive begins its next request now. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct conns *cs = &((struct serve *)cls)->conns;
+	(void)req, (void)toe;
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = info ? info->socket_context : NULL;
+	if (k && k->listed) {
+		conn_unlink(cs, k);
+		k->start_ms = now_ms();
+		conn_append(cs, k);
+	}
+}
+
+/* libmicrohttpd's messages are written while it starts (a port taken, ...). After that they
+ * are of one client's connection (closed early, cut, malformed), which any client can make
+ * it write as often as it likes: they are dropped, so that none can fill the operator's log
+ * or block the server on a full stderr. */
+static atomic_bool mhd_quiet;
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	if (atomic_load(&mhd_quiet))
+		return;
+	fputs("perfvisor serve: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+/* The HTTP thread: libmicrohttpd's turns (epoll, none of select's limit on descriptors), and
+ * between them the deadlines, at most a quarter of a second late. */
+struct http {
+	struct MHD_Daemon *d;
+	struct serve *sv;
+	atomic_bool stop, failed;
+};
+
+static void *http_main(void *arg)
+{
+	struct http *h = arg;
+	while (!atomic_load(&h->stop)) {
+		if (MHD_run_wait(h->d, 250) != MHD_YES) {
+			fprintf(stderr, "perfvisor serve: the HTTP server failed\n");
+			atomic_store(&h->failed, true);
+			kill(getpid(), SIGTERM); /* the main thread ends it */
+			return NULL;
+		}
+		conns_sweep(&h->sv->conns);
+	}
+	return NULL;
+}
+
+/* serve's own family, after the records' (records mode): the connections it cut. */
+static void cut_families(struct expo *e, const struct conns *cs)
+{
+	char help[160];
+	snprintf(
+		help, sizeof(help),
+		"HTTP connections perfvisor serve closed: deadline (no whole request in %d s), "
+		"limit (the oldest request when more than %d were open).",
+		SERVE_DEADLINE_S, SERVE_CONNECTIONS);
+	expo_family(e, "perfvisor_serve_connections_cut_total", EXPO_COUNTER, NULL, help);
+	const char *deadline[] = {"reason", "deadline", NULL},
+		   *limit[] = {"reason", "limit", NULL};
+	expo_sample(e, deadline, cs->cut_deadline);
+	expo_sample(e, limit, cs->cut_limit);
+}
+
 /* A response of `body` (len bytes, freed by MHD; NULL: none could be made); `allow`, when
  * not NULL, is its Allow header. */
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type,
@@ -152,12 +328,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  const char *upload_data, size_t *upload_data_size, void **req)
 {
 	struct serve *sv = cls;
-	(void)version, (void)upload_data, (void)req;
-	if (*upload_data_size) /* no request body is wanted */
-		return MHD_NO;
+	(void)version, (void)upload_data;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return answer_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET, HEAD",
 				   "only GET and HEAD\n");
+	if (*upload_data_size) /* no request body is wanted */
+		return MHD_NO;
+	/* The first call comes with the headers: answered only at the second, once the request
+	 * has been read whole, libmicrohttpd keeps the connection alive for the next one. */
+	if (!*req) {
+		*req = sv;
+		return MHD_YES;
+	}
 	if (strcmp(url, "/metrics") != 0)
 		return answer_text(c, strcmp(url, "/") != 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_OK,
 				   NULL, "perfvisor serve: the metrics are at /metrics\n");
@@ -173,6 +355,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	pthread_mutex_lock(&sv->lock);
 	if (!sv->scenario_mode) {
 		records_expo(&e, &sv->store);
+		cut_families(&e, &sv->conns);
 		expo_end(&e);
 	} else if (sv->have_report) {
 		report_metrics(&sv->report, out, f);
@@ -187,27 +370,54 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	return answer(c, MHD_HTTP_OK, expo_content_type(f), NULL, body, len);
 }
 
-/* Reads the console line by line into the store; a line longer than a record can be is not
- * one (it is echoed in pieces, and counted once: as not a record, or as a truncated one). */
+/* Where the console's pieces go: records into the store, the rest to stdout with --echo. */
+struct console {
+	struct serve *sv;
+	bool echo;
+};
+
+static void echo_bytes(struct console *con, const char *bytes, size_t len)
+{
+	/* A reader of stdout that went away ends the echo, not the server. */
+	if (con->echo && (fwrite(bytes, 1, len, stdout) != len || fflush(stdout) == EOF))
+		con->echo = false;
+}
+
+static void on_piece(void *ctx, enum rec_piece kind, const char *bytes, size_t len)
+{
+	struct console *con = ctx;
+	enum rec_status st = REC_NOT_RECORD;
+	if (kind != REC_LONG_MORE) {
+		pthread_mutex_lock(&con->sv->lock);
+		if (kind == REC_LINE)
+			st = rec_store_line(&con->sv->store, bytes, len);
+		else
+			con->sv->store.lines[REC_TOO_LONG]++;
+		pthread_mutex_unlock(&con->sv->lock);
+	}
+	if (st == REC_NOT_RECORD)
+		echo_bytes(con, bytes, len);
+}
+
+/* Reads the console into the store, line by line, holding no more than a record can be: a
+ * longer line is counted once (too-long) when it passes the bound, then goes by in pieces
+ * (echoed with --echo) up to its newline, never held; a line is whatever comes up to its
+ * newline, NUL bytes included (a record never holds one: rec_parse refuses it). */
 static void read_console(struct serve *sv, FILE *in, bool echo)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	/* getline: a line is whatever comes up to its newline, NUL bytes included (a record
-	 * never holds one: rec_parse refuses it, by its length). */
-	while ((got = getline(&line, &cap, in)) > 0) {
-		size_t n = (size_t)got;
-		pthread_mutex_lock(&sv->lock);
-		enum rec_status st = rec_store_line(&sv->store, line, n);
-		pthread_mutex_unlock(&sv->lock);
-		if (echo && st == REC_NOT_RECORD) {
-			/* A reader of stdout that went away ends the echo, not the server. */
-			if (fwrite(line, 1, n, stdout) != n || fflush(stdout) == EOF)
-				echo = false;
-		}
+	static struct rec_lines lines;
+	static char buf[65536];
+	struct console con = {sv, echo};
+	int fd = fileno(in);
+	for (;;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		rec_lines_feed(&lines, buf, (size_t)got, on_piece, &con);
 	}
-	free(line);
+	rec_lines_end(&lines, on_piece, &con);
 }
 
 struct reader {
@@ -357,13 +567,16 @@ int tool_serve(int argc, char **argv)
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
-	/* A scraper that never finishes its request, or many of them, must not starve the
-	 * others: each connection has 10 s, and one address at most 16 at once. */
+	/* Driven by a thread of ours (below) so that the deadlines are kept between its turns;
+	 * no per-address limit: on loopback every client may share the scraper's address. */
 	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG, 0, NULL,
-		NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)16, MHD_OPTION_END);
+		MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, &sv,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&sa, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned int)SERVE_MHD_CONNECTIONS, MHD_OPTION_NOTIFY_CONNECTION,
+		on_connection, &sv, MHD_OPTION_NOTIFY_COMPLETED, on_completed, &sv,
+		MHD_OPTION_END);
+	atomic_store(&mhd_quiet, true);
 	if (!d) {
 		fprintf(stderr, "perfvisor serve: cannot listen on %s\n", listen);
 		if (in && in != stdin)
@@ -375,19 +588,32 @@ int tool_serve(int argc, char **argv)
 	inet_ntop(AF_INET, &sa.sin_addr, addr, sizeof(addr));
 	fprintf(stderr, "perfvisor serve: http://%s:%u/metrics\n", addr,
 		info ? info->port : ntohs(sa.sin_port));
-	/* The console in a thread of its own, the main thread waiting for the signal: either
-	 * may come first. */
+	/* The console in a thread of its own, HTTP in another, the main thread waiting for the
+	 * signal: either may come first. */
 	struct reader rd = {&sv, in, echo, input};
 	struct runner rn = {&sv, &sc, (unsigned)period};
-	pthread_t t;
+	struct http h = {.d = d, .sv = &sv};
+	atomic_init(&h.stop, false);
+	atomic_init(&h.failed, false);
+	pthread_t t, ht;
+	if (pthread_create(&ht, NULL, http_main, &h)) {
+		fprintf(stderr, "perfvisor serve: cannot start the HTTP server\n");
+		MHD_stop_daemon(d);
+		return 1;
+	}
 	if (scenario ? pthread_create(&t, NULL, runner_main, &rn)
 		     : pthread_create(&t, NULL, reader_main, &rd)) {
 		fprintf(stderr, "perfvisor serve: cannot start the reader\n");
+		atomic_store(&h.stop, true);
+		pthread_join(ht, NULL);
 		MHD_stop_daemon(d);
 		return 1;
 	}
 	int sig = 0;
 	sigwait(&stop, &sig);
+	atomic_store(&h.stop, true);
+	pthread_join(ht, NULL);
 	MHD_stop_daemon(d);
-	return 0; /* the reader may still block on its input: the process ends with it */
+	/* the reader may still block on its input: the process ends with it */
+	return atomic_load(&h.failed) ? 1 : 0;
 }

@@ -9,7 +9,7 @@
 
 static const char *const status_names[REC_STATUS_COUNT] = {
 	[REC_OK] = "ok",   [REC_NOT_RECORD] = "not-record", [REC_VERSION] = "version",
-	[REC_CRC] = "crc", [REC_MALFORMED] = "malformed",
+	[REC_CRC] = "crc", [REC_MALFORMED] = "malformed",   [REC_TOO_LONG] = "too-long",
 };
 
 /* The CRC-32 of pv_record_crc32() a byte a step through a table, not a bit a step: the bitwise
@@ -337,4 +337,41 @@ enum rec_status rec_store_line(struct rec_store *s, const char *line, size_t len
 	s->next[at] = s->bucket[b];
 	s->bucket[b] = (uint16_t)(at + 1);
 	return st;
+}
+
+void rec_lines_feed(struct rec_lines *l, const char *bytes, size_t len, rec_piece_fn *fn,
+		    void *ctx)
+{
+	while (len) {
+		const char *nl = memchr(bytes, '\n', len);
+		size_t n = nl ? (size_t)(nl - bytes) + 1 : len;
+		if (l->long_line) {
+			fn(ctx, REC_LONG_MORE, bytes, n);
+		} else if (l->len + n <= REC_LINE_MAX) {
+			memcpy(l->line + l->len, bytes, n);
+			l->len += n;
+		} else { /* past the bound: what is held goes as the head, the rest as it comes */
+			size_t fill = REC_LINE_MAX - l->len;
+			memcpy(l->line + l->len, bytes, fill);
+			fn(ctx, REC_LONG_HEAD, l->line, REC_LINE_MAX);
+			fn(ctx, REC_LONG_MORE, bytes + fill, n - fill);
+			l->long_line = true;
+		}
+		if (nl) {
+			if (!l->long_line)
+				fn(ctx, REC_LINE, l->line, l->len);
+			l->len = 0;
+			l->long_line = false;
+		}
+		bytes += n;
+		len -= n;
+	}
+}
+
+void rec_lines_end(struct rec_lines *l, rec_piece_fn *fn, void *ctx)
+{
+	if (l->len && !l->long_line)
+		fn(ctx, REC_LINE, l->line, l->len);
+	l->len = 0;
+	l->long_line = false;
 }

@@ -47,13 +47,14 @@ enum rec_status {
 	REC_VERSION,     /* "PVR<n>" of a version this reader does not know */
 	REC_CRC,         /* no crc= field, or it does not match: corrupt or truncated */
 	REC_MALFORMED,   /* the CRC matches but a field is not as PVR1 says */
+	REC_TOO_LONG,    /* longer than REC_LINE_MAX: never held whole, never parsed */
 	REC_STATUS_COUNT /* how many */
 };
 
 /* The register groups of trap.<group> (trap.pmu, ...), by enum pv_trap_kind. */
 extern const char *const rec_trap_groups[PV_KIND_COUNT];
 
-/* A name for each status ("ok", "not-record", "version", "crc", "malformed"). */
+/* A name for each status ("ok", "not-record", "version", "crc", "malformed", "too-long"). */
 const char *rec_status_name(enum rec_status s);
 /* pv_record_crc32(), computed faster. */
 uint32_t rec_crc32(const void *data, size_t len);
@@ -77,5 +78,28 @@ struct rec_store {
 };
 /* Reads one line into the store; returns its status. */
 enum rec_status rec_store_line(struct rec_store *s, const char *line, size_t len);
+
+/*
+ * Splitting a console's bytes into lines, in bounded memory: a line of at most REC_LINE_MAX
+ * bytes, its newline included, is handed over whole (a record with CR LF is at most that);
+ * of a longer one, only pieces, and its bytes past the bound are never held. The caller
+ * feeds what it reads, in any pieces, and then says where the input ends.
+ */
+#define REC_LINE_MAX PV_RECORD_MAX
+enum rec_piece {
+	REC_LINE,      /* a whole line, of at most REC_LINE_MAX bytes, its newline included */
+	REC_LONG_HEAD, /* the first REC_LINE_MAX bytes of a longer line: once a line */
+	REC_LONG_MORE, /* more of it, up to its newline included */
+};
+typedef void rec_piece_fn(void *ctx, enum rec_piece kind, const char *bytes, size_t len);
+struct rec_lines {
+	size_t len;     /* bytes of the line held so far */
+	bool long_line; /* the line is past the bound: its rest goes by as REC_LONG_MORE */
+	char line[REC_LINE_MAX];
+};
+void rec_lines_feed(struct rec_lines *l, const char *bytes, size_t len, rec_piece_fn *fn,
+		    void *ctx);
+/* The input ended: a last line without its newline is a line too. */
+void rec_lines_end(struct rec_lines *l, rec_piece_fn *fn, void *ctx);
 
 #endif

@@ -178,7 +178,8 @@ void records_expo(struct expo *e, const struct rec_store *s)
 		e, "perfvisor_records_read_total", EXPO_COUNTER, NULL,
 		"Lines read from the hypervisor's channel, by what they were: ok (a record), "
 		"not-record (other output), and the skipped ones: version, crc (corrupt or "
-		"truncated), malformed.");
+		"truncated), malformed, too-long (longer than a record can be: counted, never "
+		"held).");
 	for (unsigned st = 0; st < REC_STATUS_COUNT; st++) {
 		const char *l[] = {"status", rec_status_name(st), NULL};
 		expo_sample(e, l, s->lines[st]);

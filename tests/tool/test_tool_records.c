@@ -4,7 +4,8 @@
  * tools/expo.c): records the library wrote are read back field for field; a record with one
  * byte changed, cut short, of another version, or with a bad field is skipped and counted,
  * never misread; the metrics come out in both exposition formats as each defines them, and
- * an HTTP Accept header picks the format as Prometheus' negotiation expects.
+ * an HTTP Accept header picks the format as Prometheus' negotiation expects. A console is
+ * split into lines in bounded memory.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,6 +231,83 @@ static void test_store_evicts_the_oldest(void **state)
 	free(s);
 }
 
+/* What rec_lines hands over, in order: a letter per piece (L, H, M) and the bytes. */
+struct pieces {
+	char kinds[64];
+	unsigned n;
+	char bytes[3 * REC_LINE_MAX];
+	size_t len;
+};
+
+static void collect(void *ctx, enum rec_piece kind, const char *bytes, size_t len)
+{
+	struct pieces *p = ctx;
+	assert_true(p->n + 1 < sizeof(p->kinds));
+	assert_true(p->len + len <= sizeof(p->bytes));
+	assert_true(len > 0);
+	p->kinds[p->n++] = kind == REC_LINE ? 'L' : kind == REC_LONG_HEAD ? 'H' : 'M';
+	memcpy(p->bytes + p->len, bytes, len);
+	p->len += len;
+}
+
+/* Feeds `text` (len bytes) in pieces of `step`, then its end. */
+static void split(struct pieces *p, const char *text, size_t len, size_t step)
+{
+	static struct rec_lines l;
+	memset(p, 0, sizeof(*p));
+	memset(&l, 0, sizeof(l));
+	for (size_t at = 0; at < len; at += step)
+		rec_lines_feed(&l, text + at, len - at < step ? len - at : step, collect, p);
+	rec_lines_end(&l, collect, p);
+}
+
+/* A line up to REC_LINE_MAX bytes with its newline is handed over whole, however it came; a
+ * longer one as its first REC_LINE_MAX bytes, then the rest in pieces to its newline, and the
+ * line after it is a line again. Nothing is lost or added: the pieces are the input. */
+static void test_lines_bounded(void **state)
+{
+	(void)state;
+	static char text[3 * REC_LINE_MAX];
+	static const size_t steps[] = {1, 7, REC_LINE_MAX - 1, REC_LINE_MAX, sizeof(text)};
+	struct pieces p;
+	for (unsigned k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		/* the bound exactly, then one more, then a short line and a last one unended */
+		size_t n = 0;
+		memset(text + n, 'a', REC_LINE_MAX - 1);
+		n += REC_LINE_MAX - 1;
+		text[n++] = '\n';
+		memset(text + n, 'b', REC_LINE_MAX);
+		n += REC_LINE_MAX;
+		text[n++] = '\n';
+		memcpy(text + n, "c\nd", 3);
+		n += 3;
+		split(&p, text, n, steps[k]);
+		assert_int_equal(p.len, n);
+		assert_memory_equal(p.bytes, text, n);
+		assert_int_equal(p.kinds[0], 'L');
+		assert_int_equal(p.kinds[1], 'H');
+		unsigned i = 2;
+		while (i < p.n && p.kinds[i] == 'M')
+			i++;
+		assert_true(i > 2);
+		assert_int_equal(p.n, i + 2);
+		assert_int_equal(p.kinds[i], 'L');
+		assert_int_equal(p.kinds[i + 1], 'L');
+	}
+	/* A long line the input ends in: its head and rest, and nothing at the end. */
+	memset(text, 'x', REC_LINE_MAX + 10);
+	split(&p, text, REC_LINE_MAX + 10, 100);
+	assert_int_equal(p.kinds[0], 'H');
+	assert_int_equal(p.len, REC_LINE_MAX + 10);
+	for (unsigned i = 1; i < p.n; i++)
+		assert_int_equal(p.kinds[i], 'M');
+	/* Empty lines are lines; an empty input none. */
+	split(&p, "\n\n", 2, 1);
+	assert_int_equal(p.n, 2);
+	split(&p, "", 0, 1);
+	assert_int_equal(p.n, 0);
+}
+
 static void test_store_keeps_the_last(void **state)
 {
 	(void)state;
@@ -346,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_overlong_refused),
 		cmocka_unit_test(test_store_evicts_the_oldest),
 		cmocka_unit_test(test_store_keeps_the_last),
+		cmocka_unit_test(test_lines_bounded),
 		cmocka_unit_test(test_exposition_formats),
 		cmocka_unit_test(test_negotiation),
 	};

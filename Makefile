@@ -325,6 +325,10 @@ $(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe $(BUILD)/bench/bench_vpmu: 
 $(BUILD)/bench/bench_serve: CFLAGS_HOST += -DTOOL_BIN='"$(TOOL)"'
 $(BUILD)/bench/bench_serve: $(TOOL)
 
+# bench_serve runs the tool of its own build (perfvisor serve) and feeds it the library's records.
+$(BUILD)/bench/bench_serve: CFLAGS_HOST += -DTOOL_BIN='"$(TOOL)"'
+$(BUILD)/bench/bench_serve: $(TOOL)
+
 # The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
 include hyp/hyp.mk
 include integrations/xen/xen.mk

@@ -181,6 +181,26 @@ static inline unsigned long sc_proc_kib(pid_t pid, const char *key)
 	return v;
 }
 
+/* The CPU time the process has used, in seconds (/proc/PID/stat: user and system); -1 if it
+ * cannot be read. */
+static inline double sc_proc_cpu_s(pid_t pid)
+{
+	char path[64], text[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = '\0';
+	/* after the command's name, in parentheses: state is field 3, utime 14, stime 15 */
+	const char *p = strrchr(text, ')');
+	unsigned long long ut, st;
+	if (!p || sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu", &ut,
+			 &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 /* A connection to 127.0.0.1:port from `from` (NULL: any), not blocking. */
 static inline int sc_connect(uint16_t port, const char *from)
 {

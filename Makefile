@@ -513,7 +513,7 @@ aarch64: $(AARCH64_OBJS) | aarch64-cc
 
 # docs/registers.md is generated from the register database (arch/sysregs.txt) through the
 # trap layer's table, so it says what the dispatch does; docs-check fails when it is stale.
-REGS_DOC_INTRO := 'Every system register perfvisor traps, with the module that answers it, the access the guest has, its EL0 rule (checked by the trap dispatch before the handler runs), the feature and lowest version that bring it, and what the guest sees. An indexed family (`<n>`) is one entry; its Index column says which n exist. A register of a feature the VM was not given UNDEFs. How to add one: [sysregs.md](sysregs.md).'
+REGS_DOC_INTRO := 'Every system register perfvisor traps, with the module that answers it and its handlers (their C names, as the register database writes them, so that a search for one finds its row there), the access the guest has, its EL0 rule (checked by the trap dispatch before the handler runs), the feature and lowest version that bring it, and what the guest sees. An indexed family (`<n>`) is one entry; its Index column says which n exist. A register of a feature the VM was not given UNDEFs. How to add one: [sysregs.md](sysregs.md).'
 $(BUILD)/docs/registers.md: $(TOOL)
 	@mkdir -p $(dir $@)
 	@{ printf '%s\n\n' '# Register coverage' \

@@ -3,11 +3,19 @@
 # The register database's generator (POSIX awk):
 #   awk -v keys=OUT/perfvisor/sysreg_defs.h -v db=OUT/regdb.h -v el2h=OUT/regdb_el2.h \
 #       -f arch/gen-sysregs.awk arch/sysregs.txt
-# The database's own header describes its columns. Any row it cannot read, or two rows that
-# claim one encoding, stop the build with the line's number.
+# The database's own header describes its columns and the lines below a row. Any row it
+# cannot read, two rows that claim one encoding, or a handler that does not fit its row stop
+# the build with the line's number.
 
 function fail(msg) {
 	printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
+	failed = 1
+	exit 1
+}
+
+# The same, for a row whose lines are all read: the message names the row's own line.
+function fail_at(line, msg) {
+	printf "%s:%d: %s\n", FILENAME, line, msg > "/dev/stderr"
 	failed = 1
 	exit 1
 }
@@ -56,16 +64,6 @@ function version_expr(feature, v) {
 	return v
 }
 
-function handler_name(h, dir,   mod, name) {
-	if (h == "-")
-		return "NULL"
-	split(h, hp, ".")
-	mod = hp[1]
-	name = hp[2]
-	sub(/#$/, "", name)
-	return "pv_" mod "_" name "_" dir
-}
-
 # The CRm and Op2 of member n of row r (n = 0 for a register): n = CRm[k-1:0]:Op2.
 function slot_crm(r, n) {
 	return family[r] ? crm[r] + int(n / 8) : crm[r]
@@ -76,16 +74,55 @@ function slot_op2(r, n) {
 }
 
 # The handler of row r for direction dir ("read" or "write"): NULL where the guest has no
-# such access; with n >= 0, member n's own (pv_vpmu_pmevcntr3_read).
+# such access; with n >= 0, member n's own (pv_vpmu_pmevcntr3_read) of a row whose line
+# gives the pattern (pv_vpmu_pmevcntr<n>_read).
 function handler_of(r, dir, n,   f) {
-	if (dir == "read" && guest[r] != "RW" && guest[r] != "RO")
+	f = (dir == "read") ? rdname[r] : wrname[r]
+	if (f == "")
 		return "NULL"
-	if (dir == "write" && guest[r] != "RW" && guest[r] != "WO")
-		return "NULL"
-	f = handler_name(handler[r], dir)
-	if (n >= 0)
-		sub("_" dir "$", n "_" dir, f)
+	if (n >= 0) {
+		f = (dir == "read") ? rdpat[r] : wrpat[r]
+		sub(/<n>/, n, f)
+	}
 	return f
+}
+
+# The name the coverage document shows: the pattern of a family's own handlers, else the
+# handler; "" for none.
+function handler_shown(r, dir) {
+	if (dir == "read")
+		return each[r] ? rdpat[r] : rdname[r]
+	return each[r] ? wrpat[r] : wrname[r]
+}
+
+# The module whose handlers serve a feature's registers.
+function module_of(f) {
+	if (f == "PMU")
+		return "vpmu"
+	if (f == "SPE")
+		return "vspe"
+	if (f == "AMU")
+		return "vamu"
+	if (f == "MPAM")
+		return "vmpam"
+	return "trap"
+}
+
+# Every line of row r is read: its handlers against its access.
+function finish_row(r,   rd, wr) {
+	rd = (guest[r] == "RW" || guest[r] == "RO")
+	wr = (guest[r] == "RW" || guest[r] == "WO")
+	if (rd && rdname[r] == "")
+		fail_at(row_line[r], name[r] " is " guest[r] " for the guest: it needs a read line")
+	if (!rd && rdname[r] != "")
+		fail_at(row_line[r], name[r] " is not readable by the guest: no read line")
+	if (wr && wrname[r] == "")
+		fail_at(row_line[r], name[r] " is " guest[r] " for the guest: it needs a write line")
+	if (!wr && wrname[r] != "")
+		fail_at(row_line[r], name[r] " is not writable by the guest: no write line")
+	each[r] = (rdpat[r] != "" || wrpat[r] != "")
+	if (each[r] && ((rdname[r] != "" && rdpat[r] == "") || (wrname[r] != "" && wrpat[r] == "")))
+		fail_at(row_line[r], name[r] ": both handlers are patterns with <n>, or neither")
 }
 
 # Claims encoding (o0, o1, crn, crm, op2) for table `t` (trap or el2).
@@ -146,6 +183,52 @@ BEGIN {
 	next
 }
 
+# read NAME, write NAME: the row's handlers, as C names them; for a family whose members have
+# their own, the pattern and then the handler that takes n (read pv_vpmu_pmevcntr<n>_read
+# pv_vpmu_pmevcntr_read).
+/^[ \t]*(read|write)[ \t]/ {
+	if (!rows)
+		fail("a handler before any row")
+	dir = $1
+	if ((dir == "read" && rdname[rows] != "") || (dir == "write" && wrname[rows] != ""))
+		fail(name[rows] " has two " dir " lines")
+	if (NF < 2 || NF > 3)
+		fail("a handler line is: " dir " NAME, or " dir " PATTERN NAME for a family's own")
+	mod = module_of(feature[rows])
+	want = "^pv_" mod "_[a-z0-9_]+_" dir "$"
+	pat = ""
+	fn = $2
+	if (NF == 3) {
+		pat = $2
+		fn = $3
+		if (!family[rows])
+			fail("per-member handlers (<n>) are for families")
+		if (pat !~ /<n>/)
+			fail("a family's own handlers are a pattern with <n>: " pat)
+		t = pat
+		sub(/<n>/, "", t)
+		if (t != fn)
+			fail("the handler that takes n is the pattern without <n>: " t ", not " fn)
+		t = pat
+		sub(/<n>/, "0", t)
+		if (t !~ want)
+			fail("a " dir " handler of a " feature[rows] " register is pv_" mod "_NAME_" dir \
+			     ", not " pat)
+	} else if (fn ~ /<n>/)
+		fail("the pattern " fn " needs the handler that takes n after it")
+	if (fn !~ want)
+		fail("a " dir " handler of a " feature[rows] " register is pv_" mod "_NAME_" dir \
+		     ", not " fn)
+	if (dir == "read") {
+		rdname[rows] = fn
+		rdpat[rows] = pat
+	} else {
+		wrname[rows] = fn
+		wrpat[rows] = pat
+	}
+	next
+}
+
 /^[ \t]*title[ \t]+"/ {
 	if (!rows)
 		fail("a title before any row")
@@ -171,9 +254,13 @@ BEGIN {
 }
 
 {
-	if (NF != 15)
-		fail("a row has 15 columns, this one " NF)
+	if (NF != 14)
+		fail("a row has 14 columns, this one " NF \
+		     (NF == 15 ? " (its handlers are its read and write lines)" : ""))
+	if (rows)
+		finish_row(rows)
 	r = ++rows
+	row_line[r] = FNR
 	name[r] = $1
 	if ($1 !~ /^[A-Z][A-Z0-9_]*(<n>)?[A-Z0-9_]*$/)
 		fail("bad register name '" $1 "'")
@@ -214,16 +301,8 @@ BEGIN {
 	guest[r] = $12
 	el0rd[r] = el0_expr($13)
 	el0wr[r] = el0_expr($14)
-	handler[r] = $15
-	if (guest[r] != "-" && guest[r] != "UNDEF" && handler[r] !~ /^[a-z]+\.[a-z0-9]+#?$/)
-		fail("a trapped register needs a handler module.name, not '" $15 "'")
-	if ((guest[r] == "-" || guest[r] == "UNDEF") && handler[r] != "-")
-		fail("a register the guest cannot reach has no handler")
 	if (guest[r] != "-" && (feature[r] == "EL1" || feature[r] == "EL2"))
 		fail("feature " feature[r] " is for registers only EL2 uses")
-	if (handler[r] ~ /#$/ && !family[r])
-		fail("per-member handlers (#) are for families")
-	each[r] = (handler[r] ~ /#$/)
 	for (n = first[r]; n <= last[r]; n++) {
 		if (guest[r] != "-")
 			claim("trap", o0[r], o1[r], crn[r], slot_crm(r, n), slot_op2(r, n), name[r])
@@ -265,6 +344,8 @@ function c_string(s) {
 END {
 	if (failed)
 		exit 1
+	if (rows)
+		finish_row(rows)
 	print "/* Generated from arch/sysregs.txt by arch/gen-sysregs.awk: do not edit. */" > keys
 	print "#ifndef PERFVISOR_SYSREG_DEFS_H" > keys
 	print "#define PERFVISOR_SYSREG_DEFS_H" > keys
@@ -301,8 +382,9 @@ END {
 
 	# The trap table's entries, in the database's order.
 	print "/* X(ident, title, op0, op1, crn, crm, op2, first, last, crm_bits, kind, feature, min," > db
-	print " *   gate, access, el0_rd, el0_wr, rd, wr, each, text): every register the trap" > db
-	print " *   table serves; each is ONE (one function for the entry) or EACH (one per member). */" > db
+	print " *   gate, access, el0_rd, el0_wr, rd, wr, each, text, rd_name, wr_name): every register" > db
+	print " *   the trap table serves; each is ONE (one function for the entry) or EACH (one per" > db
+	print " *   member); rd_name and wr_name are the database's read and write lines (\"\" for none). */" > db
 	print "#define PV_REGDB_ENTRIES(X) \\" > db
 	for (r = 1; r <= rows; r++) {
 		if (guest[r] == "-")
@@ -313,10 +395,11 @@ END {
 		wr = handler_of(r, "write", -1)
 		kind = feature[r]
 		feat = feature[r] == "ID" ? "0" : "PV_FEAT_" feature[r]
-		printf "\tX(%s, %s, %d, %d, %d, %d, %d, %d, %d, %d, PV_KIND_%s, %s, %s, PV_GATE_%s, PV_ACC_%s, %s, %s, %s, %s, %s, %s) \\\n", \
+		printf "\tX(%s, %s, %d, %d, %d, %d, %d, %d, %d, %d, PV_KIND_%s, %s, %s, PV_GATE_%s, PV_ACC_%s, %s, %s, %s, %s, %s, %s, %s, %s) \\\n", \
 			ident[r], c_string(t), o0[r], o1[r], crn[r], crm[r], op2[r], first[r], last[r], \
 			kbits[r], kind, feat, minv[r], gate[r], acc, el0rd[r], el0wr[r], rd, wr, \
-			each[r] ? "EACH" : "ONE", c_string(text[r]) > db
+			each[r] ? "EACH" : "ONE", c_string(text[r]), c_string(handler_shown(r, "read")), \
+			c_string(handler_shown(r, "write")) > db
 	}
 	print "\t/* end */" > db
 	print "" > db

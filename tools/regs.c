@@ -22,6 +22,7 @@ enum regs_column {
 	COL_OP2,
 	COL_INDEX,
 	COL_MODULE,
+	COL_HANDLER,
 	COL_ACCESS,
 	COL_EL0,
 	COL_FEATURE,
@@ -30,8 +31,8 @@ enum regs_column {
 };
 
 static const char *const column_title[COL_COUNT] = {
-	"Register", "Encoding", "Op0",    "Op1", "CRn",     "CRm",       "Op2",
-	"Index",    "Module",   "Access", "EL0", "Feature", "Behaviour",
+	"Register", "Encoding", "Op0",     "Op1",    "CRn", "CRm",     "Op2",
+	"Index",    "Module",   "Handler", "Access", "EL0", "Feature", "Behaviour",
 };
 
 #define CELL_SIZE 256
@@ -265,6 +266,15 @@ static void format_el0(char *out, size_t size, const struct pv_reg_desc *d)
 		snprintf(out, size, "UNDEF");
 }
 
+/* The handlers' C names, as the database writes them, so that a search for one finds both
+ * its row there and its line here: read first, ", " between. */
+static void format_handlers(char *out, size_t size, const struct pv_reg_desc *d)
+{
+	const char *r = d->read_name ? d->read_name : "";
+	const char *w = d->write_name ? d->write_name : "";
+	snprintf(out, size, "%s%s%s", r, *r && *w ? ", " : "", *r || *w ? w : "-");
+}
+
 static void fill_row(struct regs_row *row, const struct pv_reg_desc *d)
 {
 	struct field_range op0 = field_range(d->key, d->mask, PV_ISS_SYS_OP0_SHIFT, 0x3);
@@ -297,6 +307,7 @@ static void fill_row(struct regs_row *row, const struct pv_reg_desc *d)
 	format_range(row->cell[COL_OP2], CELL_SIZE, op2);
 	format_index(row->cell[COL_INDEX], CELL_SIZE, d);
 	snprintf(row->cell[COL_MODULE], CELL_SIZE, "%s", module_name(d));
+	format_handlers(row->cell[COL_HANDLER], CELL_SIZE, d);
 	snprintf(row->cell[COL_ACCESS], CELL_SIZE, "%s", access_name(d->access));
 	format_feature(row->cell[COL_FEATURE], CELL_SIZE, d);
 	format_el0(row->cell[COL_EL0], CELL_SIZE, d);
@@ -363,6 +374,23 @@ static void print_markdown_code(const char *s)
 	putchar('`');
 }
 
+/* A list of C names, ", " between: each a code span ("-" for none stays text). */
+static void print_markdown_names(const char *s)
+{
+	if (strcmp(s, "-") == 0) {
+		putchar('-');
+		return;
+	}
+	for (const char *end; *s; s = *end ? end + 2 : end) {
+		end = strstr(s, ", ");
+		if (!end)
+			end = s + strlen(s);
+		printf("`%.*s`", (int)(end - s), s);
+		if (*end)
+			fputs(", ", stdout);
+	}
+}
+
 static void print_markdown(const struct pv_reg_desc *table, size_t count)
 {
 	struct regs_row row = {0};
@@ -380,7 +408,9 @@ static void print_markdown(const struct pv_reg_desc *table, size_t count)
 			putchar(' ');
 			bool as_code = (c == COL_NAME && !strchr(row.cell[c], ' ')) ||
 				       c == COL_ENCODING;
-			if (as_code)
+			if (c == COL_HANDLER)
+				print_markdown_names(row.cell[c]);
+			else if (as_code)
 				print_markdown_code(row.cell[c]);
 			else
 				print_markdown_text(row.cell[c]);
@@ -393,8 +423,9 @@ static void print_markdown(const struct pv_reg_desc *table, size_t count)
 static void regs_usage(FILE *out)
 {
 	fputs("usage: perfvisor regs [options]\n"
-	      "Prints the system registers perfvisor traps: encoding, owning module, access,\n"
-	      "the feature and version that bring the register, and what a guest sees.\n"
+	      "Prints the system registers perfvisor traps: encoding, owning module and its\n"
+	      "handlers, access, the feature and version that bring the register, and what a\n"
+	      "guest sees.\n"
 	      "\n"
 	      "options:\n"
 	      "  -f, --format F  text (default) or markdown\n"

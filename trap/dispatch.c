@@ -145,7 +145,7 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
  * the MRS or MSR, never decoded from the ISS (PMEVCNTR<n>, PMEVTYPER<n>: what a guest's perf
  * reaches on every counter read). */
 #define ENTRY_FNS(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind, feature, min,   \
-		  gate, access, el0_rd, el0_wr, rd, wr, each, text)                            \
+		  gate, access, el0_rd, el0_wr, rd, wr, each, text, rd_name, wr_name)          \
 	ENTRY_FNS_##each(ident, kind, MEMBER(iss, crm_bits, first, last), el0_rd, el0_wr, rd,  \
 			 wr)
 #define ENTRY_FNS_ONE(ident, kind, member, el0_rd, el0_wr, rd, wr)                             \
@@ -155,7 +155,7 @@ PV_REGDB_ENTRIES(ENTRY_FNS)
 
 /* The EACH members: the entry's kind and rules, looked up by ident. */
 #define ENTRY_RULES(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind, feature, min, \
-		    gate, access, el0_rd, el0_wr, rd, wr, each, text)                          \
+		    gate, access, el0_rd, el0_wr, rd, wr, each, text, rd_name, wr_name)        \
 	enum { KIND_##ident = (kind), EL0RD_##ident = (el0_rd), EL0WR_##ident = (el0_wr) };
 PV_REGDB_ENTRIES(ENTRY_RULES)
 #define MEMBER_FNS(ident, n, rd, wr)                                                           \

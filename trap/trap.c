@@ -23,7 +23,7 @@
 
 const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 #define REG_DESC(ident, title, o0, o1, n, m, o2, first_, last_, crm_bits, kind_, feature_,     \
-		 min_, gate_, access_, el0_rd, el0_wr, rd, wr, each, text)                     \
+		 min_, gate_, access_, el0_rd, el0_wr, rd, wr, each, text, rd_name, wr_name)   \
 	[RIDX_##ident] = {                                                                     \
 		.name = (title),                                                               \
 		.key = PV_SYSREG(o0, o1, n, (m) + (first_) / 8, (o2) + (first_) % 8),          \
@@ -41,6 +41,8 @@ const struct pv_reg_desc pv_reg_descs[RIDX_COUNT] = {
 		.read = (rd),                                                                  \
 		.write = (wr),                                                                 \
 		.behaviour = (text),                                                           \
+		.read_name = (rd_name),                                                        \
+		.write_name = (wr_name),                                                       \
 	},
 	PV_REGDB_ENTRIES(REG_DESC)};
 

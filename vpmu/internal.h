@@ -79,7 +79,8 @@ enum pv_trap_result pv_vpmu__activate_handled(struct pv_vcpu *v);
 
 /* The EL0 rules of the registers (their PMUSERENR_EL0 bits), from the register database. */
 #define VPMU_EL0_READ_RULE(ident, title, o0, o1, n, m, o2, first, last, crm_bits, kind,        \
-			   feature, min, gate, access, el0_rd, el0_wr, rd, wr, each, text)     \
+			   feature, min, gate, access, el0_rd, el0_wr, rd, wr, each, text,     \
+			   rd_name, wr_name)                                                   \
 	VPMU_EL0RD_##ident = (el0_rd),
 enum { PV_REGDB_ENTRIES(VPMU_EL0_READ_RULE) };
 _Static_assert(

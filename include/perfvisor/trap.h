@@ -91,6 +91,9 @@ struct pv_reg_desc {
 	pv_reg_read_fn *read;   /* NULL for write-only */
 	pv_reg_write_fn *write; /* NULL for read-only */
 	const char *behaviour;  /* one line for the coverage document */
+	/* The handlers' C names, as the database writes them ("" for none): a family whose
+	 * members have their own gives the pattern (pv_vpmu_pmevcntr<n>_read). */
+	const char *read_name, *write_name;
 };
 
 /**

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The register database's generator (arch/gen-sysregs.awk): what it makes of a small valid
- * database, and that every malformed row stops it with the file, the line and the reason. */
+ * database (keys, fields, handlers), and that every malformed row or handler line stops it
+ * with the file, the line and the reason. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,20 +65,24 @@ static char *slurp(const char *name)
 }
 
 #define ROW_PMCR                                                                               \
-	"PMCR_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN vpmu.pmcr\n"                               \
+	"PMCR_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN\n"                                         \
+	"  read pv_vpmu_pmcr_read\n"                                                           \
+	"  write pv_vpmu_pmcr_write\n"                                                         \
 	"  \"the control register\"\n"
+
+#define ROW_EVCNTR                                                                             \
+	"PMEVCNTR<n>_EL0 3 3 14 8 0 0..30 PMU V3 PMEV RW RW ER|EN EN\n"                        \
+	"  read pv_vpmu_pmevcntr<n>_read pv_vpmu_pmevcntr_read\n"                              \
+	"  write pv_vpmu_pmevcntr<n>_write pv_vpmu_pmevcntr_write\n"
 
 static void test_valid_database(void **state)
 {
 	(void)state;
-	struct cmd_result r = generate(
-		"# a comment\n" ROW_PMCR "  field E 0\n"
-		"  field N 15:11 the counters\n"
-		"PMEVCNTR<n>_EL0 3 3 14 8 0 0..30 PMU V3 PMEV RW RW ER|EN EN "
-		"vpmu.pmevcntr#\n"
-		"MDCR_EL2 3 4 1 1 1 - EL2 0 - RW - - - -\n"
-		"  field E2PB 13:12\n"
-		"  value E2PB EL1 0x3 owned by EL1\n");
+	struct cmd_result r = generate("# a comment\n" ROW_PMCR "  field E 0\n"
+				       "  field N 15:11 the counters\n" ROW_EVCNTR
+				       "MDCR_EL2 3 4 1 1 1 - EL2 0 - RW - - -\n"
+				       "  field E2PB 13:12\n"
+				       "  value E2PB EL1 0x3 owned by EL1\n");
 	assert_int_equal(r.status, 0);
 	tt_free(&r);
 	const char *keys[] = {
@@ -92,9 +97,12 @@ static void test_valid_database(void **state)
 	const char *db[] = {
 		"PV_EL0_PMU(PV_PMUSERENR_ER | PV_PMUSERENR_EN), PV_EL0_PMU(PV_PMUSERENR_EN)",
 		"pv_vpmu_pmevcntr_read, pv_vpmu_pmevcntr_write, EACH",
+		"\"pv_vpmu_pmevcntr<n>_read\", \"pv_vpmu_pmevcntr<n>_write\")",
+		"\"pv_vpmu_pmcr_read\", \"pv_vpmu_pmcr_write\")",
 		"X(PMEVCNTR_EL0, 30, pv_vpmu_pmevcntr30_read, pv_vpmu_pmevcntr30_write)",
 		"X(PMEVCNTR_EL0_30, 3, 3, 14, 11, 6)",
 		"pv_reg_read_fn pv_vpmu_pmcr_read;",
+		"pv_reg_read_fn pv_vpmu_pmevcntr_read;",
 		"pv_reg_write_fn pv_vpmu_pmevcntr7_write;",
 	};
 	assert_int_equal(tt_missing(slurp("db.h"), db, sizeof(db) / sizeof(db[0])), 0);
@@ -114,28 +122,51 @@ static void test_malformed_rows(void **state)
 {
 	(void)state;
 	static const struct bad bad[] = {
-		{"PMCR_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN\n", "15 columns", 1},
-		{ROW_PMCR "PMCR_EL0 3 3 9 12 1 - PMU V3 - RW RW EN EN vpmu.x\n", "listed twice",
-		 3},
-		{ROW_PMCR "OTHER_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN vpmu.x\n",
-		 "has the encoding of PMCR_EL0", 3},
-		{"X_EL0 3 3 9 16 0 - PMU V3 - RW RW EN EN vpmu.x\n", "CRm", 1},
-		{"X_EL0 3 3 9 12 0 - FOO V3 - RW RW EN EN vpmu.x\n", "feature", 1},
-		{"X_EL0 3 3 9 12 0 - PMU V9 - RW RW EN EN vpmu.x\n", "PMUVer", 1},
-		{"X_EL0 3 3 9 12 0 - PMU V3 - RW RW XX EN vpmu.x\n", "PMUSERENR_EL0 bit", 1},
-		{"X_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN nohandler\n", "needs a handler", 1},
-		{"X_EL0 3 3 9 12 0 - EL2 0 - RW RW EN EN vpmu.x\n", "only EL2 uses", 1},
-		{"X<n>_EL0 3 3 14 8 0 3..3 PMU V3 PMEV RW RW EN EN vpmu.x\n", "fewer than two",
-		 1},
-		{"X<n>_EL0 3 3 14 9 0 0..15 PMU V3 PMEV RW RW EN EN vpmu.x\n", "bits zero", 1},
-		{"X_EL0 3 3 9 12 0 0..3 PMU V3 - RW RW EN EN vpmu.x\n", "<n> in its name", 1},
+		{"PMCR_EL0 3 3 9 12 0 - PMU V3 - RW RW EN\n", "14 columns", 1},
+		{"PMCR_EL0 3 3 9 12 0 - PMU V3 - RW RW EN EN vpmu.pmcr\n",
+		 "read and write lines", 1},
+		{ROW_PMCR "PMCR_EL0 3 3 9 12 1 - PMU V3 - RO RO EN -\n", "listed twice", 5},
+		{ROW_PMCR "OTHER_EL0 3 3 9 12 0 - PMU V3 - RO RO EN -\n",
+		 "has the encoding of PMCR_EL0", 5},
+		{"X_EL0 3 3 9 16 0 - PMU V3 - RO RO EN -\n", "CRm", 1},
+		{"X_EL0 3 3 9 12 0 - FOO V3 - RO RO EN -\n", "feature", 1},
+		{"X_EL0 3 3 9 12 0 - PMU V9 - RO RO EN -\n", "PMUVer", 1},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RO RO XX -\n", "PMUSERENR_EL0 bit", 1},
+		{"X_EL0 3 3 9 12 0 - EL2 0 - RW RW EN EN\n", "only EL2 uses", 1},
+		{"X<n>_EL0 3 3 14 8 0 3..3 PMU V3 PMEV RO RO EN -\n", "fewer than two", 1},
+		{"X<n>_EL0 3 3 14 9 0 0..15 PMU V3 PMEV RO RO EN -\n", "bits zero", 1},
+		{"X_EL0 3 3 9 12 0 0..3 PMU V3 - RO RO EN -\n", "<n> in its name", 1},
+		/* handlers: one for each direction the guest has, named as the module's */
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RO RO EN -\nY_EL0 3 3 9 12 1 - PMU V3 - - - - "
+		 "-\n",
+		 "needs a read line", 1},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RO RO EN -\n  read pv_vpmu_x_read\n"
+		 "  write pv_vpmu_x_write\n",
+		 "not writable by the guest", 1},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - WO WO - EN\n", "needs a write line", 1},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RO RO EN -\n  read pv_vspe_x_read\n",
+		 "pv_vpmu_NAME_read", 2},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RO RO EN -\n  read pv_vpmu_x_write\n",
+		 "pv_vpmu_NAME_read", 2},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RO RO EN -\n  read pv_vpmu_x_read\n"
+		 "  read pv_vpmu_y_read\n",
+		 "two read lines", 3},
+		{"X_EL0 3 3 9 12 0 - PMU V3 - RO RO EN -\n  read pv_vpmu_x<n>_read "
+		 "pv_vpmu_x_read\n",
+		 "are for families", 2},
+		{"X<n>_EL0 3 3 14 8 0 0..30 PMU V3 PMEV RO RO EN -\n  read pv_vpmu_x<n>_read\n",
+		 "the handler that takes n", 2},
+		{"X<n>_EL0 3 3 14 8 0 0..30 PMU V3 PMEV RO RO EN -\n"
+		 "  read pv_vpmu_x<n>_read pv_vpmu_y_read\n",
+		 "the pattern without <n>", 2},
+		{ROW_PMCR "  field E 0\n  field E 1\n", "defined twice", 6},
 		{"  field E 0\n", "before any row", 1},
-		{ROW_PMCR "  field E 64\n", "within 63:0", 3},
-		{ROW_PMCR "  field E 0\n  field E 1\n", "defined twice", 4},
-		{ROW_PMCR "  value Q ONE 1\n", "no field of PMCR_EL0", 3},
-		{"ID_AA64PFR0_EL1 3 0 0 4 0 - ID 0 - - - - - -\n  field EL1 7:4\n",
+		{"  read pv_vpmu_x_read\n", "before any row", 1},
+		{ROW_PMCR "  field E 64\n", "within 63:0", 5},
+		{ROW_PMCR "  value Q ONE 1\n", "no field of PMCR_EL0", 5},
+		{"ID_AA64PFR0_EL1 3 0 0 4 0 - ID 0 - - - - -\n  field EL1 7:4\n",
 		 "also a register's key", 2},
-		{ROW_PMCR "  \"unterminated\n", "end with a quote", 3},
+		{ROW_PMCR "  \"unterminated\n", "end with a quote", 5},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct cmd_result r = generate(bad[i].db);

@@ -50,6 +50,12 @@ void pv_trap_gates_init(struct pv_vm *vm)
 		const struct pv_reg_desc *d = &pv_reg_descs[i];
 		unsigned have = d->feature ? feature_version(vm, d->feature) : 1;
 		bool present = have != 0 && have >= d->min_version;
+		/* Passthrough: the guest's PMU accesses reach its registers untrapped, and the
+		 * one that traps names a counter at or past HPMN, its N (with FEAT_FGT: Arm ARM
+		 * D24.5.10, PMEVCNTR<n>_EL0, and PMXEV* by the PMSELR_EL0.SEL the guest wrote to
+		 * the hardware, not the one struct pv_vpmu kept at load): UNDEFINED for it. */
+		if (vm->pmu.passthrough && d->kind == PV_KIND_PMU)
+			present = false;
 		vm->reg_limit[i] = present ? (uint8_t)members(vm, d) : 0;
 	}
 }

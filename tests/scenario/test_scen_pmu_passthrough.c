@@ -344,6 +344,57 @@ static void test_load_put_sync(void **state)
 	scen_free(m);
 }
 
+/* With FEAT_FGT an access to a counter at or past HPMN traps to EL2 (Arm ARM D24.5.10): the
+ * one PMU trap a passthrough VM takes. PMXEVCNTR_EL0 and PMXEVTYPER_EL0 name their counter by
+ * the PMSELR_EL0.SEL the guest wrote to the hardware, untrapped, not the one perfvisor saved
+ * at the last put (0 here), so each such access UNDEFs and leaves the guest's registers as
+ * they were: its interrupt enable and its overflow flag included. */
+static void test_sel_past_hpmn(void **state)
+{
+	(void)state;
+	struct sim_config c = scen_config(9, COUNTERS, HOST, 2000, 20000);
+	c.fgt = true;
+	struct sim_machine *m = scen_machine(&c);
+	assert_non_null(m);
+	struct sim_prog p;
+	sim_prog_init(&p);
+	sim_prog_msr(&p, 1, PV_PMEVCNTR_EL0(0), 0x1234);
+	sim_prog_msr(&p, 1, PV_PMINTENSET_EL1, 0x1u);
+	sim_prog_msr(&p, 1, PV_PMOVSSET_EL0, 0x1u); /* PMCR.E clear: no interrupt */
+	sim_prog_msr(&p, 1, PV_PMSELR_EL0, HPMN);
+	size_t rd = sim_prog_mrs(&p, 1, PV_PMXEVCNTR_EL0);
+	size_t rd0 = sim_prog_mrs(&p, 0, PV_PMXEVCNTR_EL0); /* EN clear: the guest's EL1 */
+	sim_prog_msr(&p, 1, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
+	size_t rd0_en = sim_prog_mrs(&p, 0, PV_PMXEVCNTR_EL0);
+	size_t wr = sim_prog_msr(&p, 1, PV_PMXEVCNTR_EL0, 7);
+	size_t ty = sim_prog_msr(&p, 1, PV_PMXEVTYPER_EL0, PV_EVT_CHAIN);
+	size_t ev = sim_prog_mrs(&p, 1, PV_PMEVCNTR_EL0(HPMN));
+	size_t inten = sim_prog_mrs(&p, 1, PV_PMINTENSET_EL1);
+	size_t ovs = sim_prog_mrs(&p, 1, PV_PMOVSSET_EL0);
+	size_t cnt = sim_prog_mrs(&p, 1, PV_PMEVCNTR_EL0(0));
+	sim_prog_expect(&p, rd, SIM_OUT_UNDEF);
+	sim_prog_expect(&p, rd0, SIM_OUT_EL1_SYSREG);
+	sim_prog_expect(&p, rd0_en, SIM_OUT_UNDEF);
+	sim_prog_expect(&p, wr, SIM_OUT_UNDEF);
+	sim_prog_expect(&p, ty, SIM_OUT_UNDEF);
+	sim_prog_expect(&p, ev, SIM_OUT_UNDEF);
+	sim_prog_workload(&p, 1, SIM_PROF_INT, 500);
+	struct pv_vm_config cfg = passthrough_vm();
+	assert_true(scen_vm_vcpu(m, &cfg, 0, &p) >= 0);
+	assert_true(m->vcpu[0].pv.vm->pmu.passthrough);
+	sim_run(m);
+	assert_int_equal(p.unexpected, 0);
+	assert_int_equal(scen_verify(m, 0, "SEL past HPMN"), 0);
+	assert_int_equal(scen_hygiene(m, "SEL past HPMN"), 0);
+	assert_true(p.ops[rd].trapped && p.ops[wr].trapped && p.ops[ty].trapped);
+	assert_int_equal(p.ops[inten].value, 0x1u);
+	assert_int_equal(p.ops[ovs].value, 0x1u);
+	assert_int_equal(p.ops[cnt].value, 0x1234);
+	assert_int_equal(pmu_traps(&p), 5); /* only the accesses past HPMN */
+	sim_prog_free(&p);
+	scen_free(m);
+}
+
 /* Where passthrough cannot keep the VM's PMU exact, the VM traps as before. */
 static void test_not_possible(void **state)
 {
@@ -393,7 +444,7 @@ int main(void)
 		cmocka_unit_test(test_counting),        cmocka_unit_test(test_trap_words),
 		cmocka_unit_test(test_overflow_mapped), cmocka_unit_test(test_mixed),
 		cmocka_unit_test(test_random),          cmocka_unit_test(test_load_put_sync),
-		cmocka_unit_test(test_not_possible),
+		cmocka_unit_test(test_sel_past_hpmn),   cmocka_unit_test(test_not_possible),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

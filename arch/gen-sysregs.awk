@@ -4,8 +4,8 @@
 #   awk -v keys=OUT/perfvisor/sysreg_defs.h -v db=OUT/regdb.h -v el2h=OUT/regdb_el2.h \
 #       -f arch/gen-sysregs.awk arch/sysregs.txt
 # The database's own header describes its columns and the lines below a row. Any row it
-# cannot read, two rows that claim one encoding, or a handler that does not fit its row stop
-# the build with the line's number.
+# cannot read, two rows that claim one encoding, a handler that does not fit its row, or a
+# register whose bits are not all accounted for stop the build with the line's number.
 
 function fail(msg) {
 	printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
@@ -95,6 +95,25 @@ function handler_shown(r, dir) {
 	return each[r] ? wrpat[r] : wrname[r]
 }
 
+# Bits BIT or HI:LO into the globals hi and lo.
+function bits_of(s,   n, b) {
+	n = split(s, b, ":")
+	hi = b[1] + 0
+	lo = (n == 2) ? b[2] + 0 : hi
+	if (hi > 63 || lo > hi)
+		fail("bits " s " are not within 63:0, high first")
+}
+
+# Bits hi..lo of row r are `what`'s: no bit of a register is in two lines.
+function cover(r, what, hi, lo,   b) {
+	for (b = lo; b <= hi; b++) {
+		if ((r, b) in cov)
+			fail("bit " b " of " name[r] " is in " cov[r, b] " and in " what)
+		cov[r, b] = what
+	}
+	cover_lines[r]++
+}
+
 # The module whose handlers serve a feature's registers.
 function module_of(f) {
 	if (f == "PMU")
@@ -108,8 +127,131 @@ function module_of(f) {
 	return "trap"
 }
 
-# Every line of row r is read: its handlers against its access.
-function finish_row(r,   rd, wr) {
+# A field line's words from $from: its access, the version it exists from, the condition it
+# needs, what it is without them; records them for the masks and returns where the note starts.
+function field_attrs(from,   i, c) {
+	i = from
+	nbits++
+	bl_row[nbits] = rows
+	bl_hi[nbits] = hi
+	bl_lo[nbits] = lo
+	bl_line[nbits] = FNR
+	bl_name[nbits] = $2
+	bl_acc[nbits] = ""
+	bl_since[nbits] = ""
+	bl_cond[nbits] = ""
+	bl_or[nbits] = 0
+	bl_else1[nbits] = 0
+	if (i <= NF && index(" " ACCESSES " ", " " $i " ")) {
+		bl_acc[nbits] = $i
+		i++
+	}
+	if (i <= NF && $i == "since") {
+		if (i + 1 > NF)
+			fail("since needs a version of " feature[rows])
+		bl_since[nbits] = version_expr(feature[rows], $(i + 1))
+		i += 2
+		if (i <= NF && $i == "or") {
+			c = (i + 1 <= NF) ? $(i + 1) : ""
+			check_in(c, CONDS, "condition")
+			bl_cond[nbits] = c
+			bl_or[nbits] = 1
+			i += 2
+		}
+	} else if (i <= NF && $i == "if") {
+		c = (i + 1 <= NF) ? $(i + 1) : ""
+		check_in(c, CONDS, "condition")
+		bl_cond[nbits] = c
+		i += 2
+	}
+	if (i <= NF && $i == "else") {
+		if (bl_since[nbits] == "" && bl_cond[nbits] == "")
+			fail("else needs a since or an if before it")
+		if (i + 1 > NF || $(i + 1) != "RES1")
+			fail("a field that is not there is RES0, or RES1 with 'else RES1'")
+		bl_else1[nbits] = 1
+		i += 2
+	}
+	if (bl_acc[nbits] == "" && (bl_since[nbits] != "" || bl_cond[nbits] != ""))
+		fail("a field with a version or a condition needs its access first")
+	return i
+}
+
+# The C condition under which line i's bits are there (for version v and conditions h, the
+# parameters of the mask macros); "" when always.
+function presence(i,   v, c) {
+	v = bl_since[i] != "" ? "(v) >= " bl_since[i] : ""
+	c = bl_cond[i] != "" ? "((h) & PV_COND_" toupper(bl_cond[i]) ")" : ""
+	if (v != "" && c != "")
+		return "(" v " || " c ")"
+	if (v != "")
+		return "(" v ")"
+	return c
+}
+
+# Bit strings: 64 characters, bit 63 first.
+function zeros(   t, b) {
+	t = ""
+	for (b = 0; b < 64; b++)
+		t = t "0"
+	return t
+}
+
+function set_bits(m, hi, lo,   b) {
+	for (b = lo; b <= hi; b++)
+		m = substr(m, 1, 63 - b) "1" substr(m, 65 - b)
+	return m
+}
+
+function hex_of(m,   t, i, d) {
+	t = ""
+	for (i = 1; i <= 64; i += 4) {
+		d = substr(m, i, 1) * 8 + substr(m, i + 1, 1) * 4 + substr(m, i + 2, 1) * 2 + \
+		    substr(m, i + 3, 1)
+		t = t substr("0123456789ABCDEF", d + 1, 1)
+	}
+	sub(/^0+/, "", t)
+	return "UINT64_C(0x" (t == "" ? "0" : t) ")"
+}
+
+# The C expression of row r's bits of access `acc` (RW, RO, WO, W1S, W1C, RES1), for version
+# v and conditions h: the bits always there, then those of each version or condition.
+function mask_expr(r, acc,   i, p, k, np, pk, pm, fixed, e, absent) {
+	fixed = zeros()
+	np = 0
+	for (i = 1; i <= nbits; i++) {
+		if (bl_row[i] != r)
+			continue
+		p = presence(i)
+		absent = 0
+		if (bl_acc[i] != acc) {
+			if (!(acc == "RES1" && bl_else1[i]))
+				continue
+			absent = 1
+		}
+		if (p == "") {
+			fixed = set_bits(fixed, bl_hi[i], bl_lo[i])
+			continue
+		}
+		k = (absent ? "!" : "") p
+		if (!(k in pk_of)) {
+			pk_of[k] = ++np
+			pk[np] = k
+			pm[np] = zeros()
+		}
+		pm[pk_of[k]] = set_bits(pm[pk_of[k]], bl_hi[i], bl_lo[i])
+	}
+	e = (np && fixed == zeros()) ? "" : hex_of(fixed)
+	for (k = 1; k <= np; k++) {
+		e = e (e == "" ? "" : " | ") "(" pk[k] " ? " hex_of(pm[k]) " : 0)"
+		delete pk_of[pk[k]]
+	}
+	return np ? "(" e ")" : e
+}
+
+# Every line of row r is read: its handlers against its access, its bits against the rule
+# that every bit of a register whose bits are described is in exactly one line.
+function finish_row(r,   rd, wr, need, b, gaps, start, i, a) {
 	rd = (guest[r] == "RW" || guest[r] == "RO")
 	wr = (guest[r] == "RW" || guest[r] == "WO")
 	if (rd && rdname[r] == "")
@@ -123,6 +265,44 @@ function finish_row(r,   rd, wr) {
 	each[r] = (rdpat[r] != "" || wrpat[r] != "")
 	if (each[r] && ((rdname[r] != "" && rdpat[r] == "") || (wrname[r] != "" && wrpat[r] == "")))
 		fail_at(row_line[r], name[r] ": both handlers are patterns with <n>, or neither")
+	for (i = 1; i <= naliases; i++) {
+		if (alias_row[i] != r)
+			continue
+		for (b = alias_lo[i]; b <= alias_hi[i]; b++)
+			if (!((r, b) in cov) || cov[r, b] !~ /^field /)
+				fail_at(alias_line[i], "alias " alias_name[i] " of " name[r] \
+					" names bit " b ", which no field has")
+	}
+	need = described[r] || (wr && index(" " COMPLETE " ", " " feature[r] " "))
+	if (!need || as_of[r] != "")
+		return
+	gaps = ""
+	start = -1
+	for (b = 63; b >= -1; b--) {
+		if (b >= 0 && !((r, b) in cov)) {
+			if (start < 0)
+				start = b
+			continue
+		}
+		if (start >= 0)
+			gaps = gaps (gaps == "" ? "" : ", ") (start == b + 1 ? start : start ":" (b + 1))
+		start = -1
+	}
+	if (gaps != "")
+		fail_at(row_line[r], "Unspecified bits of " name[r] ": " gaps \
+			" (every bit is in a field, res0 or res1 line)")
+	for (i = 1; i <= nbits; i++) {
+		if (bl_row[i] != r)
+			continue
+		a = bl_acc[i]
+		if (a == "")
+			fail_at(bl_line[i], "field " bl_name[i] " of " name[r] " needs its access: " \
+				ACCESSES)
+		if (guest[r] == "WO" && a != "WO" && a != "RAZ/WI" && a != "RES0" && a != "RES1")
+			fail_at(bl_line[i], "field " bl_name[i] " of the write-only " name[r] \
+				" is WO or RAZ/WI")
+	}
+	full[r] = 1
 }
 
 # Claims encoding (o0, o1, crn, crm, op2) for table `t` (trap or el2).
@@ -139,28 +319,49 @@ BEGIN {
 		exit 2
 	}
 	rows = 0
+	# The access a field of a bit-complete register has (Arm ARM D24, each field's "Access
+	# to this field is"): RW; RO; WO (an action, reads 0: PMCR_EL0.P); W1S and W1C (a 1 sets
+	# or clears, reads the state: PMCNTENSET_EL0 and PMCNTENCLR_EL0); RAZ/WI (what the
+	# architecture leaves to the implementation, not implemented: PMCR_EL0.X).
+	ACCESSES = "RW RO WO W1S W1C RAZ/WI"
+	# What a field may need of the PE beyond its feature's version (the mask macros' h):
+	# AArch32 at some EL, EL3, Secure EL2, FEAT_RME, and the VM's SPE at SPEv1p2 or later.
+	CONDS = "AA32 EL3 SEL2 RME SPEv1p2"
+	# The features whose guest-writable registers must have every bit accounted for.
+	COMPLETE = "PMU"
 }
 
 /^[ \t]*#/ || /^[ \t]*$/ { next }
 
-# field NAME BITS [note]: a field of the row above, bit n or bits hi:lo.
+# field NAME BITS [ACCESS] [since VER [or COND] | if COND] [else RES1] [note]: a field of the
+# row above, bit n or bits hi:lo; ACCESS, the version it exists from and the condition it
+# needs are what the bit-complete registers' masks are made of (see the database's header).
 # value FIELD NAME VALUE [note]: a named value of one of its fields.
-/^[ \t]*(field|value)[ \t]/ {
+# alias NAME BITS [note]: a name for bits that fields already cover (PV_PMEVTYPER_EVT_V3P1).
+/^[ \t]*(field|value|alias)[ \t]/ {
 	if (!rows)
 		fail("a field before any row")
+	if (as_of[rows] != "")
+		fail(name[rows] " takes its bits from " as_of[rows] ": no fields of its own")
 	kind = $1
-	if (kind == "field") {
+	if (kind == "field" || kind == "alias") {
 		if (NF < 3 || $2 !~ /^[A-Za-z][A-Za-z0-9_]*$/ || $3 !~ /^[0-9]+(:[0-9]+)?$/)
-			fail("a field is: field NAME BIT or field NAME HI:LO [note]")
-		n = split($3, b, ":")
-		hi = b[1] + 0
-		lo = (n == 2) ? b[2] + 0 : hi
-		if (hi > 63 || lo > hi)
-			fail("bits " $3 " are not within 63:0, high first")
+			fail("a " kind " is: " kind " NAME BIT or " kind " NAME HI:LO [note]")
+		bits_of($3)
 		fname = prefix_of(rows) "_" $2
 		fdef = (hi == lo) ? sprintf("PV_BIT(%d)", lo) : sprintf("PV_GENMASK(%d, %d)", hi, lo)
-		note = note_of(4)
+		note = note_of(kind == "field" ? field_attrs(4) : 4)
 		fieldbits[fname] = $3
+		if (kind == "field")
+			cover(rows, "field " $2, hi, lo)
+		else {
+			naliases++
+			alias_row[naliases] = rows
+			alias_hi[naliases] = hi
+			alias_lo[naliases] = lo
+			alias_line[naliases] = FNR
+			alias_name[naliases] = $2
+		}
 	} else {
 		if (NF < 4 || $4 !~ /^(0x[0-9A-Fa-f]+|[0-9]+)$/)
 			fail("a value is: value FIELD NAME NUMBER [note]")
@@ -180,6 +381,30 @@ BEGIN {
 	field_def[nfields] = fdef
 	field_note[nfields] = note
 	field_row[nfields] = rows
+	next
+}
+
+# res0 BITS [note], res1 BITS [note]: bits that are RES0 or RES1 in every version.
+/^[ \t]*(res0|res1)[ \t]/ {
+	if (!rows)
+		fail("a " $1 " line before any row")
+	if (as_of[rows] != "")
+		fail(name[rows] " takes its bits from " as_of[rows] ": no fields of its own")
+	if (NF < 2 || $2 !~ /^[0-9]+(:[0-9]+)?$/)
+		fail("a " $1 " line is: " $1 " BIT or " $1 " HI:LO [note]")
+	bits_of($2)
+	note_of(3)
+	cover(rows, toupper($1) " " $2, hi, lo)
+	nbits++
+	bl_row[nbits] = rows
+	bl_hi[nbits] = hi
+	bl_lo[nbits] = lo
+	bl_acc[nbits] = toupper($1)
+	bl_since[nbits] = ""
+	bl_cond[nbits] = ""
+	bl_or[nbits] = 0
+	bl_else1[nbits] = 0
+	described[rows] = 1
 	next
 }
 
@@ -229,6 +454,24 @@ BEGIN {
 	next
 }
 
+# as REGISTER...: the register has no bits of its own; it reads and writes those of the one
+# it selects (PMXEVTYPER_EL0: PMEVTYPER<n>_EL0, or PMCCFILTR_EL0).
+/^[ \t]*as[ \t]/ {
+	if (!rows)
+		fail("an as line before any row")
+	if (NF < 2 || as_of[rows] != "" || cover_lines[rows] || naliases && alias_row[naliases] == rows)
+		fail("an as line is: as REGISTER..., once, and instead of fields")
+	t = ""
+	for (i = 2; i <= NF; i++) {
+		if ($i !~ /^[A-Z][A-Z0-9_]*(<n>)?[A-Z0-9_]*$/)
+			fail("'" $i "' is not a register's name")
+		t = t (i > 2 ? " " : "") $i
+	}
+	as_of[rows] = t
+	as_line[rows] = FNR
+	next
+}
+
 /^[ \t]*title[ \t]+"/ {
 	if (!rows)
 		fail("a title before any row")
@@ -271,6 +514,7 @@ BEGIN {
 	if (("PV_" id) in defined)
 		fail("PV_" id " is already a field's name")
 	seen_id[id] = r
+	row_of_name[$1] = r
 	ident[r] = id
 	check_num($2, 0, 3, "op0"); check_num($3, 0, 7, "op1"); check_num($4, 0, 15, "CRn")
 	check_num($5, 0, 15, "CRm"); check_num($6, 0, 7, "op2")
@@ -346,6 +590,16 @@ END {
 		exit 1
 	if (rows)
 		finish_row(rows)
+	# A register with an as line has the bits of those it selects, which must have them all.
+	for (r = 1; r <= rows; r++) {
+		if (as_of[r] == "")
+			continue
+		n = split(as_of[r], ts, " ")
+		for (i = 1; i <= n; i++)
+			if (!(ts[i] in row_of_name) || !full[row_of_name[ts[i]]])
+				fail_at(as_line[r], name[r] " is as " ts[i] \
+					", which is no register with every bit accounted for")
+	}
 	print "/* Generated from arch/sysregs.txt by arch/gen-sysregs.awk: do not edit. */" > keys
 	print "#ifndef PERFVISOR_SYSREG_DEFS_H" > keys
 	print "#define PERFVISOR_SYSREG_DEFS_H" > keys
@@ -464,6 +718,40 @@ END {
 			}
 		}
 	}
+	print "" > db
+
+	# The bits of every register whose bits are all accounted for, by access.
+	print "/* What a field may need of the PE beyond its feature's version: the h of PV_BITS_*. */" > db
+	nc = split(CONDS, cs, " ")
+	for (i = 1; i <= nc; i++)
+		printf "#define PV_COND_%s 0x%xu\n", toupper(cs[i]), 2 ^ (i - 1) > db
+	print "" > db
+	print "/* PV_BITS_<register>_<access>(v, h): the bits of a register whose every bit the database" > db
+	print " * accounts for that have that access (RW, RO, WO, W1S, W1C, RES1) in version v of its" > db
+	print " * feature (PV_PMUVER_* for the PMU) on a PE with the conditions h (PV_COND_*); the bits" > db
+	print " * of none are RES0 or RAZ/WI. _WRITE: those a write acts on (RW, WO, W1S, W1C). */" > db
+	for (r = 1; r <= rows; r++) {
+		if (!full[r])
+			continue
+		printf "/* %s */\n", name[r] > db
+		split("RW RO WO W1S W1C RES1", as_list, " ")
+		for (i = 1; i <= 6; i++)
+			printf "#define PV_BITS_%s_%s(v, h) %s\n", ident[r], as_list[i], \
+				mask_expr(r, as_list[i]) > db
+		printf "#define PV_BITS_%s_WRITE(v, h) \\\n", ident[r] > db
+		printf "\t(PV_BITS_%s_RW(v, h) | PV_BITS_%s_WO(v, h) | PV_BITS_%s_W1S(v, h) | \\\n", \
+			ident[r], ident[r], ident[r] > db
+		printf "\t PV_BITS_%s_W1C(v, h))\n", ident[r] > db
+	}
+	print "" > db
+	print "/* X(ident, key): every register with PV_BITS_<ident>_*, and its key (a family's first" > db
+	print " * member's). */" > db
+	print "#define PV_REGDB_BITS(X) \\" > db
+	for (r = 1; r <= rows; r++)
+		if (full[r])
+			printf "\tX(%s, %s) \\\n", ident[r], \
+				family[r] ? "PV_" ident[r] "(" first[r] ")" : "PV_" ident[r] > db
+	print "\t/* end */" > db
 	print "" > db
 
 	print "#endif" > db

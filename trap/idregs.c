@@ -44,13 +44,17 @@ void pv_id_views_init(struct pv_vm *vm)
 	*dfr0 = set_field(*dfr0, PV_ID_AA64DFR0_PMUVER, pmuver);
 	*dfr0 = set_field(*dfr0, PV_ID_AA64DFR0_PMSVER, vm->spe.version);
 
-	/* ID_AA64DFR1_EL1: system PMU, instruction counter, trace, EBEP, DPFZS hidden. */
+	/* ID_AA64DFR1_EL1: system PMU, instruction counter, trace, EBEP, DPFZS hidden; DPFZS
+	 * is the hardware's for a VM with PMCR_EL0.FZS (a PMU and SPEv1p2: Arm ARM D24.5.8),
+	 * which reaches the hardware, whose cycle counter then freezes as its own DPFZS says. */
 	static const uint64_t dfr1_hidden[] = {
 		PV_ID_AA64DFR1_SYSPMUID, PV_ID_AA64DFR1_SPMU, PV_ID_AA64DFR1_PMICNTR,
 		PV_ID_AA64DFR1_ITE,      PV_ID_AA64DFR1_EBEP, PV_ID_AA64DFR1_DPFZS,
 	};
 	uint64_t *dfr1 = &view[SLOT(PV_ID_AA64DFR1_EL1)];
 	*dfr1 = clear_fields(*dfr1, dfr1_hidden, sizeof(dfr1_hidden) / sizeof(dfr1_hidden[0]));
+	if (pmuver != PV_PMUVER_NI && vm->spe.version >= PV_SPE_V1P2)
+		*dfr1 |= hw->id[SLOT(PV_ID_AA64DFR1_EL1)] & PV_ID_AA64DFR1_DPFZS;
 
 	/* ID_AA64PFR0_EL1.AMU: the VM's version (0 without). MPAM: v1.0 (MPAM = 1, MPAM_frac =
 	 * 0) when the VM is given it, else not implemented. */

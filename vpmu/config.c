@@ -50,6 +50,18 @@ static bool version_offered(unsigned v)
 	       v == PV_PMUVER_V3P5;
 }
 
+/* What the PE has beyond the VM's PMU version that decides whether a PMU register's field
+ * is there (the database's conditions, PV_COND_*): AArch32 at some EL (PMCR_EL0.D, LC),
+ * EL3 (the NSK, NSU, M filters, PMCR_EL0.DP below PMUv3p1), Secure EL2 with EL3 (SH), RME
+ * (RLK, RLU, RLH), and the VM's SPE at SPEv1p2 (PMCR_EL0.FZS). */
+static unsigned conds_of(const struct pv_hw *hw, const struct pv_vm_config *cfg)
+{
+	bool spe_v1p2 = (cfg->features & PV_FEAT_SPE) && cfg->spe.version >= PV_SPE_V1P2;
+	return (hw->aarch32 ? PV_COND_AA32 : 0) | (hw->el3 ? PV_COND_EL3 : 0) |
+	       (hw->el3 && hw->sel2 ? PV_COND_SEL2 : 0) | (hw->rme ? PV_COND_RME : 0) |
+	       (spe_v1p2 ? PV_COND_SPEV1P2 : 0);
+}
+
 static int check_config(const struct pv_hw *hw, const struct pv_pmu_config *c)
 {
 	if (hw->pmu_version == PV_PMUVER_NI || hw->pmu_version == PV_PMUVER_IMPDEF)
@@ -91,7 +103,7 @@ static void clear_vm_pmu(struct pv_vm_pmu *p)
 	p->pmcr_stored = p->pmcr_fixed = p->pmcr_res1 = 0;
 	p->pmceid0 = p->pmceid1 = p->pmmir = 0;
 	p->cycles_allowed = 0;
-	p->version = p->nr_counters = 0;
+	p->version = p->nr_counters = p->conds = 0;
 	p->el3 = false;
 	p->direct = false;
 	p->passthrough = false;
@@ -117,13 +129,20 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 		return err;
 
 	unsigned n = c->nr_counters;
-	bool v3p5 = c->version >= PV_PMUVER_V3P5;
-	p->version = c->version;
+	unsigned ver = c->version;
+	bool v3p5 = ver >= PV_PMUVER_V3P5;
+	/* The registers' bits are the database's (arch/sysregs.txt: PV_BITS_*, by version and
+	 * by what the PE has); what follows takes from those masks what the handlers keep. */
+	unsigned h = conds_of(hw, &vm->cfg);
+	p->version = (uint8_t)ver;
 	p->nr_counters = (uint8_t)n;
-	p->counter_mask = (uint32_t)((UINT64_C(1) << n) - 1) | (1u << PV_PMU_CYCLE_IDX);
+	p->conds = (uint8_t)h;
+	/* The bitmaps' P<m> for the VM's counters m < N, and C. */
+	p->counter_mask = (uint32_t)(PV_BITS_PMCNTENSET_EL0_W1S(ver, h) &
+				     (((UINT64_C(1) << n) - 1) | PV_PMCNTENSET_C));
 	p->el3 = hw->el3;
-	p->event_mask = c->version >= PV_PMUVER_V3P1 ? 0xFFFFu : 0x3FFu;
-	p->evcntr_mask = v3p5 ? UINT64_MAX : UINT64_C(0xFFFFFFFF);
+	p->event_mask = (uint32_t)(PV_BITS_PMEVTYPER_EL0_RW(ver, h) & PV_PMEVTYPER_EVT_V3P1);
+	p->evcntr_mask = PV_BITS_PMEVCNTR_EL0_RW(ver, h);
 	/* Direct access: the hardware's HPMN is set to N (so needs N >= 1 without FEAT_HPMN0,
 	 * which is not used), and a counter read gives the hardware's width. */
 	p->direct = c->direct && hw->fgt && hw->fgt_words && n >= 1 &&
@@ -142,23 +161,17 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	if (p->passthrough)
 		p->direct = false;
 
-	/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0: a filter bit is implemented when the state it
-	 * filters exists on the PE (EL2 always; EL3, Secure EL2, Realm as the hardware). */
-	uint64_t vis = PV_PMEVTYPER_P | PV_PMEVTYPER_U | PV_PMEVTYPER_NSH;
-	if (hw->el3)
-		vis |= PV_PMEVTYPER_NSK | PV_PMEVTYPER_NSU | PV_PMEVTYPER_M;
-	if (hw->sel2)
-		vis |= PV_PMEVTYPER_SH;
-	if (hw->rme)
-		vis |= PV_PMEVTYPER_RLK | PV_PMEVTYPER_RLU | PV_PMEVTYPER_RLH;
-	p->ccfiltr_mask = vis;
-	p->evtyper_mask = vis | p->event_mask;
+	/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0: a filter bit is there when the state it filters
+	 * exists on the PE (EL2 always; EL3, Secure EL2, Realm as the hardware). */
+	p->ccfiltr_mask = PV_BITS_PMCCFILTR_EL0_RW(ver, h);
+	p->evtyper_mask = PV_BITS_PMEVTYPER_EL0_RW(ver, h);
 
-	/* PMCR_EL0: LC is RES1 and D RES0 when AArch32 is not implemented at any EL; LP is RES0
-	 * before PMUv3p5; X is RAZ/WI (no export bus); P and C are actions, not state. */
-	p->pmcr_res1 = hw->aarch32 ? 0 : PV_PMCR_LC;
-	p->pmcr_stored = PV_PMCR_E | PV_PMCR_DP | (hw->aarch32 ? PV_PMCR_D | PV_PMCR_LC : 0) |
-			 (v3p5 ? PV_PMCR_LP : 0);
+	/* PMCR_EL0: what a write stores (LC is RES1 and D RES0 without AArch32, LP from
+	 * PMUv3p5, DP from PMUv3p1 or with EL3, FZS with the VM's SPEv1p2; X is RAZ/WI: no
+	 * export bus); P and C are actions, not state; IMP and IDCODE are the hardware's, N the
+	 * VM's counters. */
+	p->pmcr_res1 = PV_BITS_PMCR_EL0_RES1(ver, h);
+	p->pmcr_stored = PV_BITS_PMCR_EL0_RW(ver, h);
 	p->pmcr_fixed = (hw->pmcr & (PV_PMCR_IMP | PV_PMCR_IDCODE)) |
 			PV_FIELD_PREP(PV_PMCR_N, n) | p->pmcr_res1;
 

@@ -10,12 +10,11 @@
  */
 #include "internal.h"
 
-/* PMCR_EL0 state a guest write leaves (E, D, X, DP, LC, LP, FZO, and FZS, bit 32, with
- * FEAT_SPEv1p2; RES0 where their features are missing); P and C are actions. */
-#define PT_PMCR_FZS PV_BIT(32)
+/* PMCR_EL0 state a guest write leaves on the hardware, whatever its version (E, D, X, DP,
+ * LC, LP, FZO, FZS; RES0 where their features are missing); P and C are actions. */
 #define PT_PMCR_STATE                                                                          \
 	(PV_PMCR_E | PV_PMCR_D | PV_PMCR_X | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP |            \
-	 PV_PMCR_FZO | PT_PMCR_FZS)
+	 PV_PMCR_FZO | PV_PMCR_FZS)
 
 static void read_back(struct pv_vcpu *v, struct pv_pcpu *cpu)
 {

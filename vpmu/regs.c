@@ -185,7 +185,8 @@ enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsign
 					 uint64_t val)
 {
 	(void)idx, (void)el;
-	v->pmu.selr = (uint8_t)(val & PV_PMSELR_SEL);
+	v->pmu.selr = (uint8_t)(val &
+				PV_BITS_PMSELR_EL0_RW(v->vm->pmu.version, v->vm->pmu.conds));
 	vpmu_fast_sel(v);
 	if (v->vm->pmu.direct && v->cpu) /* the hardware's, for PMXEVCNTR_EL0 */
 		pv_plat_sysreg_write(v->cpu, PV_PMSELR_EL0, v->pmu.selr);
@@ -209,7 +210,8 @@ enum pv_trap_result pv_vpmu_pmuserenr_write(struct pv_vcpu *v, unsigned idx, uns
 {
 	(void)idx, (void)el;
 	vpmu_cpu(v);
-	v->pmu.userenr = (uint8_t)(val & PV_PMUSERENR_MASK);
+	v->pmu.userenr = (uint8_t)(val & PV_BITS_PMUSERENR_EL0_RW(v->vm->pmu.version,
+								  v->vm->pmu.conds));
 	vpmu_fast_sync(v);
 	if (v->vm->pmu.direct && v->cpu) /* the hardware's EL0 rule, for direct accesses */
 		pv_plat_sysreg_write(v->cpu, PV_PMUSERENR_EL0, v->pmu.userenr);

@@ -7,7 +7,6 @@
 
 #define EN PV_PMUSERENR_EN
 #define SW PV_PMUSERENR_SW
-#define CYCLE_BIT (1u << PV_PMU_CYCLE_IDX)
 
 /* Whether a counter with (stored) filter t counts at `el` of Non-secure state: EL1 iff
  * P == NSK, EL0 iff U == NSU (NSK, NSU are stored as 0 without EL3). */
@@ -28,7 +27,8 @@ enum pv_trap_result pv_vpmu_pmswinc_write(struct pv_vcpu *v, unsigned idx, unsig
 	if (!(v->pmu.pmcr & PV_PMCR_E))
 		return PV_TRAP_HANDLED;
 	const struct pv_vm_pmu *p = &v->vm->pmu;
-	uint32_t todo = (uint32_t)val & v->pmu.cnten & v->pmu.emulated & ~CYCLE_BIT;
+	uint32_t todo = (uint32_t)(val & PV_BITS_PMSWINC_EL0_WO(p->version, p->conds)) &
+			v->pmu.cnten & v->pmu.emulated;
 	uint32_t chained = 0;
 	for (unsigned n = 0; n < PV_PMU_MAX_COUNTERS && (todo >> n); n++) {
 		uint64_t t = v->pmu.evtyper[n];

@@ -67,6 +67,7 @@ struct pv_vm_pmu {
 	uint8_t version;
 	uint8_t nr_counters;
 	/* Derived by vpmu/ at pv_vm_init for its own use: */
+	uint8_t conds;           /* what the PE has for the registers' masks (the core's) */
 	bool el3;                /* NSK/NSU/M are implemented (hw->el3) */
 	bool direct;             /* counters untrapped (pv_pmu_config.direct, and possible) */
 	bool passthrough;        /* nothing traps (pv_pmu_config.passthrough, and possible) */
@@ -105,7 +106,7 @@ struct pv_vpmu_fast {
 };
 
 struct pv_vpmu {
-	uint64_t pmcr;       /* stored bits only (E, D, DP, LC, LP) */
+	uint64_t pmcr;       /* stored bits only (E, D, DP, LC, LP, FZS) */
 	uint64_t evcntr[31]; /* counter values while the vCPU is not loaded */
 	uint64_t ccntr;
 	uint64_t evtyper[31]; /* what the guest wrote, masked to the visible bits */

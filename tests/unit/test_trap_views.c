@@ -122,6 +122,39 @@ static void test_unmanaged_extensions_hidden(void **state)
 	free(r);
 }
 
+/* ID_AA64DFR1_EL1.DPFZS says whether PMCR_EL0.FZS freezes the cycle counter (with DP): a
+ * VM has FZS with a PMU and SPEv1p2 (Arm ARM D24.5.8), and its FZS is the hardware's, so it
+ * sees the hardware's DPFZS; a VM without FZS sees none. */
+static void test_dpfzs_with_fzs(void **state)
+{
+	(void)state;
+	struct rig *r = rig_new();
+	set_field(r, PV_ID_AA64DFR0_EL1, PV_ID_AA64DFR0_PMSVER, 3);
+	set_field(r, PV_ID_AA64DFR1_EL1, PV_ID_AA64DFR1_DPFZS, 1);
+	*memplat_reg(&r->mc, PV_PMSIDR_EL1) = PV_FIELD_PREP(PV_PMSIDR_MAXSIZE, 6);
+	assert_int_equal(pv_hw_probe(&r->hw, &r->cpu, 0), PV_OK);
+	struct pv_vm_config cfg = {.features = PV_FEAT_PMU | PV_FEAT_SPE};
+	cfg.pmu.version = PV_PMUVER_V3P5;
+	cfg.pmu.nr_counters = 2;
+	cfg.spe.version = PV_SPE_V1P2;
+	cfg.spe.max_buffer = PV_SPE_PAGE;
+	assert_int_equal(pv_vm_init(&r->vm, &r->hw, &cfg), PV_OK);
+	pv_vcpu_init(&r->v, &r->vm, 0, NULL);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR1_EL1), PV_ID_AA64DFR1_DPFZS),
+			 1);
+	assert_true(r->vm.pmu.pmcr_stored & PV_PMCR_FZS);
+	cfg.spe.version = PV_SPE_V1P1; /* no FZS, no DPFZS */
+	assert_int_equal(pv_vm_init(&r->vm, &r->hw, &cfg), PV_OK);
+	pv_vcpu_init(&r->v, &r->vm, 0, NULL);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR1_EL1), PV_ID_AA64DFR1_DPFZS),
+			 0);
+	assert_false(r->vm.pmu.pmcr_stored & PV_PMCR_FZS);
+	assert_int_equal(vm_with(r, PV_FEAT_PMU, PV_PMUVER_V3P5, 2), PV_OK);
+	assert_int_equal(PV_ID_FIELD(guest_read(r, PV_ID_AA64DFR1_EL1), PV_ID_AA64DFR1_DPFZS),
+			 0);
+	free(r);
+}
+
 static void test_mpam_without_hcr_uses_tidr(void **state)
 {
 	(void)state;
@@ -254,6 +287,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pmuver_follows_vm),
 		cmocka_unit_test(test_unmanaged_extensions_hidden),
+		cmocka_unit_test(test_dpfzs_with_fzs),
 		cmocka_unit_test(test_mpam_without_hcr_uses_tidr),
 		cmocka_unit_test(test_mdcr_partition),
 		cmocka_unit_test(test_probe_and_config_errors),

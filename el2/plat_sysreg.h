@@ -32,12 +32,15 @@
 struct pv_pcpu;
 
 /* What this CPU has (plat_init, plat_sysreg.c): the PMU's and the AMU's versions (0: none, an
- * IMPLEMENTATION DEFINED PMU counts as none beyond PMUv3), SPE's (PMSVer) and MPAM; and
- * whether it is QEMU's (MIDR_EL1.Implementer 0), whose deviations qemu72.h works around. */
+ * IMPLEMENTATION DEFINED PMU counts as none beyond PMUv3), SPE's (PMSVer), MPAM and FEAT_FGT;
+ * and whether it is QEMU's (MIDR_EL1.Implementer 0), whose deviations qemu72.h works around:
+ * pmu_line_stale, QEMU 7.2's PMU interrupt line that a PMCR_EL0 write leaves as it was, is
+ * assumed of every QEMU until a host's probe of the CPU says otherwise. */
 struct plat_feat {
 	unsigned pmuver, amuver, spever;
-	bool mpam;
+	bool mpam, fgt;
 	bool qemu;
+	bool pmu_line_stale;
 };
 extern struct plat_feat plat_feat;
 
@@ -56,6 +59,7 @@ extern struct plat_feat plat_feat;
 #define PLAT_HAS_AMU(min) (plat_feat.amuver >= (min))
 #define PLAT_HAS_SPE(min) (plat_feat.spever >= (min))
 #define PLAT_HAS_MPAM(min) plat_feat.mpam
+#define PLAT_HAS_FGT(min) plat_feat.fgt
 #define PLAT_HAS_ID(min) 1
 #define PLAT_HAS_EL1(min) 1
 #define PLAT_HAS_EL2(min) 1

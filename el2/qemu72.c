@@ -40,10 +40,11 @@ static bool wraps(uint64_t old, bool wide)
  * PMOVS is written, but not when PMCR_EL0 is: a guest that clears E with an overflow
  * pending leaves the line high, and with the PMU passed through nothing else writes them,
  * so the hypervisor would take it again and again. Setting no PMOVS bit (a write of 0 to
- * PMOVSSET_EL0 changes nothing) makes QEMU compute the line again. */
+ * PMOVSSET_EL0 changes nothing) makes QEMU compute the line again. Only where the line is
+ * stale (plat_feat.pmu_line_stale): a PE that drives it as Arm ARM D13.3.1 says needs none. */
 void qemu72_pmu_line_resync(struct pv_pcpu *cpu)
 {
-	if (plat_feat.qemu)
+	if (plat_feat.pmu_line_stale)
 		pv_plat_sysreg_write(cpu, PV_PMOVSSET_EL0, 0);
 }
 

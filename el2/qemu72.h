@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * QEMU 7.2's deviations that an EL2 host of perfvisor works around (qemu72.c says which and
- * why). Each acts only on QEMU (plat_feat.qemu), so a host calls them unconditionally.
+ * why). Each acts only where the CPU has the deviation (plat_feat: every QEMU, unless the
+ * host's probe found it fixed), so a host calls them unconditionally.
  */
 #ifndef EL2_QEMU72_H
 #define EL2_QEMU72_H

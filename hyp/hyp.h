@@ -160,6 +160,8 @@ struct vcpu {
 	uint32_t irq_acked;  /* what the entry acknowledged before it went to C */
 	bool passthrough;    /* its VM's PMU is passed through (vm->pv.pmu.passthrough), kept
 				here for the hot paths: its mapped interrupt (vgic.c) */
+	bool guest_selr;     /* passed through or direct: loaded, PMSELR_EL0 is the guest's
+				(selfcount.c) */
 	struct pv_vcpu pv;
 	struct el1_regs el1;
 	struct dbg_regs dbg;
@@ -223,6 +225,14 @@ struct vm {
 	unsigned char uart_esc; /* inside a terminal control sequence it writes */
 };
 
+/* What the boot probes found the PMU to do (probe.c): the QEMU 7.2 workarounds follow it. */
+struct pmu_probe {
+	bool overflow_late;     /* an overflow is flagged late: the poll is on (timer.c) */
+	bool line_stale;        /* PMCR_EL0.E = 0 leaves the PMU interrupt high (qemu72.c) */
+	bool hpmn_hides;        /* counters past MDCR_EL2.HPMN are out of EL1's reach */
+	uint32_t fgt_untrapped; /* registers whose fine-grained trap was not taken */
+};
+
 /* ---- Global hypervisor state (one pCPU) ----------------------------------------------- */
 struct hyp {
 	/* Scalars first, the large members last: what every exception touches stays within
@@ -236,8 +246,8 @@ struct hyp {
 	bool switched;           /* the current exception switched vCPUs */
 	bool selfcount;          /* the host counter counts EL2 instructions */
 	bool selfcount_page;     /* selfcount_page=on: every VM has its page (selfcount.c) */
-	bool guest_selr;       /* the loaded vCPU's PMU is passed through: PMSELR_EL0 is its */
-	unsigned host_counter; /* its index (= HPMN) */
+	bool guest_selr;         /* the loaded vCPU's PMSELR_EL0 is the guest's (selfcount.c) */
+	unsigned host_counter;   /* its index (= HPMN) */
 	unsigned nr_vms;
 	unsigned nr_lr;
 	uint64_t slice_ticks, slice_deadline;
@@ -247,6 +257,7 @@ struct hyp {
 	uint64_t limit_ms, limit_deadline; /* limit_ms=N: every VM ends at this counter value */
 	uint64_t records_ticks, records_deadline; /* records_ms=N: the period, the next one */
 	uint64_t records_freq, records_seq;       /* CNTFRQ_EL0; the next record's number */
+	struct pmu_probe probe;
 	struct pv_hw hw;
 	struct pv_pcpu pcpu;
 	struct plat_pcpu plat; /* the EL2 accessors' per-pCPU state (el2/plat_sysreg.h) */
@@ -369,6 +380,9 @@ struct vcpu *psci_call(struct vcpu *v, bool smc);
 /* power.c: the machine's own power-off, which ends the run */
 __attribute__((noreturn)) void machine_off(void);
 
+/* probe.c: the PMU's deviations, found at boot (before the library's probe) */
+void probe_pmu(void);
+
 /* selfcount.c */
 void selfcount_init(void);
 bool selfcount_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
@@ -459,7 +473,7 @@ static inline void selfcount_charge(struct vcpu *v, enum exit_kind kind)
  * address of hyp to form for it. */
 static inline void selfcount_charge_own(struct vcpu *v, enum exit_kind kind)
 {
-	selfcount_charge_as(v, kind, v->passthrough);
+	selfcount_charge_as(v, kind, v->guest_selr);
 }
 
 /* ... and count the exception. Not for the traps the library counts (report.c, exits_of). */

@@ -9,8 +9,10 @@
  *   vm<k>=NAME        name of the VM in slot k (default "vm<k>")
  *   counters=N        PMU counters each VM sees (default: all guest counters, HPMN)
  *   host_counters=N   counters kept by the hypervisor (default 1: self-measurement; 0 with
- *                     pmu_passthrough=on, where QEMU 7.2 would let the guests reach them)
- *   pmu_poll_us=N     the QEMU 7.2 overflow poll's shortest wait (default 10; 0: off; timer.c)
+ *                     pmu_passthrough=on or pmu_direct=on where the PMU leaves counters past
+ *                     HPMN in EL1's reach, as QEMU 7.2's does: probe.c)
+ *   pmu_poll_us=N     the overflow poll's shortest wait (timer.c; default 10 where the PMU
+ *                     flags an overflow late, as QEMU's does, else 0: off; probe.c)
  *   vm<k>_mem=N       MiB of RAM for the VM in slot k (default 64; a multiple of 64: the VM
  *                     then spans that many slots, which hold no other VM)
  *   vm<k>_pmu_filter=R,...  the event filter of the VM in slot k, KVM's semantics: each R is
@@ -27,8 +29,10 @@
  *                     before the register save (vectors.S; default on), or send every trap
  *                     to C
  *   pmu_passthrough=on|off  each VM owns the guests' part of the PMU while it runs, and no
- *                     PMU access traps (docs/vpmu.md, "Passthrough"; default off); on makes
- *                     host_counters default to 0
+ *                     PMU access traps (docs/vpmu.md, "Passthrough"; default off)
+ *   pmu_direct=on|off each VM reads and writes its counters without a trap, the rest of its
+ *                     PMU trapped by the fine-grained traps (docs/vpmu.md, "Direct counter
+ *                     access"; FEAT_FGT; default off); pmu_passthrough takes precedence
  *   selfcount_page=on|off  a page in every VM whose register reads the EL2 instructions
  *                     spent on it (selfcount.c; default off)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
@@ -51,9 +55,9 @@
 static struct {
 	uint64_t slice_us, pmu_poll_us, limit_ms, records_ms;
 	unsigned counters, host_counters;
-	bool host_counters_given;
+	bool host_counters_given, pmu_poll_given;
 	unsigned focus; /* the VM slot console input goes to, or MAX_VMS: none */
-	bool fasttrap, pmu_passthrough;
+	bool fasttrap, pmu_passthrough, pmu_direct;
 	char names[MAX_VMS][24];
 	uint64_t mem_mib[MAX_VMS];
 	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
@@ -135,8 +139,11 @@ static void parse_bootargs(const char *a)
 			const char *val = eq + 1;
 			if (kl == 8 && !strncmp(a, "slice_us", 8))
 				cfg.slice_us = parse_num(val, vl);
-			else if (kl == 11 && !strncmp(a, "pmu_poll_us", 11))
+			else if (kl == 11 && !strncmp(a, "pmu_poll_us", 11)) {
 				cfg.pmu_poll_us = parse_num(val, vl);
+				cfg.pmu_poll_given = true;
+			} else if (kl == 10 && !strncmp(a, "pmu_direct", 10))
+				parse_on_off("pmu_direct", val, vl, &cfg.pmu_direct);
 			else if (kl == 8 && !strncmp(a, "counters", 8))
 				cfg.counters = (unsigned)parse_num(val, vl);
 			else if (kl == 13 && !strncmp(a, "host_counters", 13)) {
@@ -229,6 +236,39 @@ static bool parse_pmu_filter(const char *vm, unsigned k, const char *s,
 		s += n + (s[n] == ',');
 	}
 	return true;
+}
+
+/* Direct counter access: the hypervisor applies the trap words' fine-grained traps at each
+ * load (sched.c), where the CPU has them and takes every one the words set (probe.c): a
+ * register one misses would be the guest's in hardware, out of the vPMU's sight, lost at the
+ * next switch or, for the event types, not sanitised. */
+static bool direct_hw(void)
+{
+	return plat_feat.fgt && !hyp.probe.fgt_untrapped;
+}
+
+/* A VM that owns PMU registers untrapped (passthrough: the guests' part; direct: its
+ * counters) reaches the counters past MDCR_EL2.HPMN too where the PMU does not hide them
+ * (probe.c), as QEMU 7.2's and 10.0's do not: the hypervisor then keeps none of its own
+ * unless told to, to measure itself (selfcount.c). */
+static void keep_counters_from_owners(void)
+{
+	bool owners = cfg.pmu_passthrough || (cfg.pmu_direct && direct_hw());
+	if (!owners || hyp.probe.hpmn_hides)
+		return;
+	if (!cfg.host_counters_given)
+		cfg.host_counters = 0;
+	else if (cfg.host_counters)
+		hyp_puts("hyp: the PMU does not hide counters past HPMN: the guests can reach "
+			 "the hypervisor's counters (host_counters: for measurement only)\n");
+}
+
+/* Direct access for a VM of `n` counters: its MDCR_EL2.HPMN is n (vpmu/), so where the PMU
+ * does not hide counters past HPMN the VM would reach [n, N): others' counts if n is below
+ * the guests' part. */
+static bool direct_allowed(unsigned n)
+{
+	return hyp.probe.hpmn_hides || n >= hyp.hw.hpmn;
 }
 
 static bool slot_has_image(unsigned k)
@@ -384,6 +424,7 @@ static void vm_create(unsigned k)
 	vc.pmu.nr_counters = cfg.counters && cfg.counters <= hyp.hw.hpmn ? (uint8_t)cfg.counters
 									 : hyp.hw.hpmn;
 	vc.pmu.passthrough = cfg.pmu_passthrough;
+	vc.pmu.direct = cfg.pmu_direct && direct_allowed(vc.pmu.nr_counters);
 	if (!parse_pmu_filter(vm->name, k, cfg.pmu_filter[k], &vc.pmu))
 		return;
 	int err = pv_vm_init(&vm->pv, &hyp.hw, &vc);
@@ -406,10 +447,12 @@ static void vm_create(unsigned k)
 	v->evcntr_reads = vm->pv.pmu.evcntr_mask == UINT64_MAX ? evcntr_reads_64
 							       : evcntr_reads_32;
 	v->evcntr_reads_xev = v->evcntr_reads + EVCNTR_READ_CHECK;
-	/* A passthrough vCPU's overflow polls have a fixed period (timer.c): the fast vectors
-	 * serve them at the entry. */
-	v->poll_ticks = vm->pv.pmu.passthrough && plat_feat.qemu ? hyp.pmu_poll_ticks : 0;
+	/* A passthrough or direct vCPU writes its counters untrapped: its overflow polls have a
+	 * fixed period (timer.c), which the fast vectors serve at the entry. */
+	bool owns = vm->pv.pmu.passthrough || vm->pv.pmu.direct;
+	v->poll_ticks = owns ? hyp.pmu_poll_ticks : 0;
 	v->passthrough = vm->pv.pmu.passthrough;
+	v->guest_selr = owns;
 	vcpu_regs_init(v);
 	v->vm = vm;
 	v->vmpidr = 0x80000000ul; /* MPIDR_EL1: RES1 bit 31, affinity 0.0.0.0 */
@@ -427,6 +470,8 @@ static void vm_create(unsigned k)
 		k + 1, (unsigned)vm->pv.pmu.nr_counters,
 		vm->pv.pmu.passthrough ? ", passthrough (no PMU trap)"
 		: cfg.pmu_passthrough  ? ", trapped (passthrough is not possible: docs/vpmu.md)"
+		: vm->pv.pmu.direct    ? ", direct (its counters untrapped)"
+		: cfg.pmu_direct       ? ", trapped (direct is not possible: docs/vpmu.md)"
 				       : "");
 }
 
@@ -435,21 +480,14 @@ void hyp_main(void)
 	mmu_init();
 	hyp_puts("hyp: perfvisor EL2 hypervisor\n");
 	parse_bootargs(fdt_bootargs((const void *)RAM_BASE));
-	if (cfg.pmu_passthrough) {
-		/* The guests own the PMU. QEMU 7.2 leaves counters past HPMN in their reach, so the
-		 * hypervisor keeps one only when told to, to measure itself (selfcount.c). */
-		if (!cfg.host_counters_given)
-			cfg.host_counters = 0;
-		else if (cfg.host_counters)
-			hyp_puts("hyp: pmu_passthrough with host_counters: under QEMU 7.2 the "
-				 "guests can reach the hypervisor's counters (for measurement "
-				 "only)\n");
-		hyp.split_eoi = true;
-	}
+	if (cfg.pmu_passthrough)
+		hyp.split_eoi = true; /* the guests deactivate their PMU interrupt (vgic.c) */
 	gic_init();
 
 	plat_init();
 	pv_pcpu_init(&hyp.pcpu, &hyp.plat);
+	probe_pmu();
+	keep_counters_from_owners();
 	int err = pv_hw_probe(&hyp.hw, &hyp.pcpu, cfg.host_counters);
 	if (err) {
 		hyp_printf("hyp: pv_hw_probe: %s; no host counter\n", pv_strerror(err));
@@ -460,6 +498,14 @@ void hyp_main(void)
 	hyp_printf("hyp: PMUv3 version %u, %u counters: guests [0,%u), hypervisor [%u,%u)\n",
 		   hyp.hw.pmu_version, hyp.hw.pmu_counters, hyp.hw.hpmn, hyp.hw.hpmn,
 		   hyp.hw.pmu_counters);
+	hyp.hw.fgt_words = direct_hw();
+	if (cfg.pmu_direct && !hyp.hw.fgt_words)
+		hyp_printf("hyp: pmu_direct: not possible here (%s): every VM traps its PMU\n",
+			   plat_feat.fgt ? "fine-grained traps not taken" : "no FEAT_FGT");
+	if (plat_feat.fgt) { /* none of its own: an EL1 register access traps only for a VM */
+		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGRTR_EL2, 0);
+		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGWTR_EL2, 0);
+	}
 
 	hyp.hcr_hyp = HCR_HYP;
 	hyp.cptr_hyp = CPTR_HYP;
@@ -488,8 +534,17 @@ void hyp_main(void)
 	hyp_printf("hyp: fast trap path %s\n", cfg.fasttrap ? "on" : "off");
 	/* ticks = us * CNTFRQ_EL0 / 1e6: 62.5 MHz on QEMU 7.2, 1 GHz on QEMU 10.0 (Arm ARM D12) */
 	uint64_t freq = read_sysreg(cntfrq_el0);
+	/* The overflow poll, where the PMU needs it (probe.c), or as told. */
+	if (!cfg.pmu_poll_given && !hyp.probe.overflow_late)
+		cfg.pmu_poll_us = 0;
 	uint64_t slice = cfg.slice_us * freq / 1000000;
 	timer_init(slice ? slice : 1, cfg.pmu_poll_us * freq / 1000000);
+	hyp_printf(
+		"hyp: QEMU 7.2 workarounds: overflow poll %s (%lu us); PMU line resync %s; a "
+		"counter of the hypervisor's beside VMs that own theirs: %s\n",
+		hyp.pmu_poll_ticks ? "on" : "off", cfg.pmu_poll_us,
+		plat_feat.pmu_line_stale ? "on" : "off",
+		hyp.probe.hpmn_hides ? "yes" : "only if asked (host_counters=N)");
 	if (cfg.limit_ms) {
 		hyp.limit_ms = cfg.limit_ms;
 		hyp.limit_deadline = timer_now() + cfg.limit_ms * (freq / 1000);

@@ -16,13 +16,17 @@ void vcpu_load(struct vcpu *v)
 {
 	const struct pv_trap_words *t = &v->pv.traps;
 	hyp.current = v;
-	hyp.guest_selr = v->passthrough; /* before the PMU load writes its PMSELR_EL0 */
+	hyp.guest_selr = v->guest_selr; /* before the PMU load writes its PMSELR_EL0 */
 	write_sysreg(vttbr_el2, v->vm->vttbr);
 	write_sysreg(S3_4_C0_C0_5, v->vmpidr); /* VMPIDR_EL2 */
 	write_sysreg(hcr_el2, (hyp.hcr_hyp & ~t->hcr_el2_owned) | t->hcr_el2);
 	write_sysreg(mdcr_el2,
 		     (hyp.mdcr_hyp & ~t->mdcr_el2_owned) | t->mdcr_el2 | vcpu_regs_mdcr(v));
 	write_sysreg(cptr_el2, (hyp.cptr_hyp & ~t->cptr_el2_owned) | t->cptr_el2);
+	if (hyp.hw.fgt_words) { /* the fine-grained traps: the hypervisor's own are none */
+		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGRTR_EL2, t->hdfgrtr_el2);
+		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGWTR_EL2, t->hdfgwtr_el2);
+	}
 	EL1_REGS(EL1_RESTORE)
 	vcpu_regs_restore(v);
 	fpsimd_restore(&v->fp);
@@ -37,6 +41,10 @@ void vcpu_put(struct vcpu *v)
 {
 	pv_vcpu_put(&v->pv);
 	hyp.guest_selr = false; /* the put gave the pCPU's PMSELR_EL0 back */
+	if (hyp.hw.fgt_words) {
+		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGRTR_EL2, 0);
+		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGWTR_EL2, 0);
+	}
 	vgic_save(v);
 	EL1_REGS(EL1_SAVE)
 	vcpu_regs_save(v);
@@ -293,7 +301,8 @@ void sched_start(void)
 	struct vcpu *first = pick(NULL);
 	if (!first)
 		hyp_panic("no VM to run");
-	/* Read before the load: a passthrough vCPU's PMSELR_EL0 is its own (selfcount.c). */
+	/* Read before the load: a passthrough or direct vCPU's PMSELR_EL0 is its own
+	 * (selfcount.c). */
 	hyp.last_count = read_sysreg(S3_3_C9_C13_2); /* PMXEVCNTR_EL0: selfcount.c */
 	vcpu_load(first);
 	timer_rearm();

@@ -329,6 +329,16 @@ linux_suite() {
 		[ -n "$(pvinit "$log" overhead-record-el2-instructions)" ] && [ "${ir:-0}" -gt 0 ]
 		result "linux_passthrough: perf record -c 10000 (${ir:-no} interrupts) measured, EL2 over guest instructions: $(linux_overhead "$log")"
 	fi
+	# Direct counter access with what passthrough cannot have, an event filter and the
+	# hypervisor's own counter (docs/vpmu.md): the guest's perf exact, its counter reads
+	# untrapped where the hypervisor can give it (direct_suite); elsewhere trapped, as linux.
+	if runs linux_direct; then
+		log=$logdir/linux_direct.log
+		linux_run "$log" "pmu_direct=on host_counters=1 selfcount_page=on vm0_pmu_filter=deny:0x24:1" \
+			"$image" "$initrd" "" pvinit_overhead=1
+		linux_checks linux_direct "$log"
+		echo "linux_direct: the VM is $(direct_mode "$log" linux)"
+	fi
 	# Beside a busy VM whose windows are 60 times longer than usual (so it is still running
 	# when Linux powers off), with 3 counters per VM and 200 us slices.
 	if runs linux_busy; then
@@ -407,6 +417,120 @@ compare_counts_pvinit() {
 	fi
 }
 
+# ---- The boot probes (hyp/probe.c; docs/qemu.md, "QEMU 7.2 deviations") ------------------
+# QEMU 7.2 and a stock QEMU 10.0 have every deviation the probes look for; the QEMU of our own
+# with its fixes (-cpu max, pv-pmu-fixes on) none, with QEMU_CPU=max,pv-pmu-fixes=off all of
+# them again. The workarounds follow what the probes found: the overflow poll, the PMU line
+# resync, and a counter of the hypervisor's beside VMs that own theirs (passthrough).
+probe_suite() {
+	scenario probe "vm0=hello" hello
+	scenario probe_passthrough "pmu_passthrough=on vm0=hello" hello
+	selected probe probe_passthrough || return 0
+	fixed=no
+	if timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-pmu-fixes; then
+		case ${QEMU_CPU:-max} in
+		*pv-pmu-fixes=off*) ;;
+		*) fixed=yes ;;
+		esac
+	fi
+	if [ "$fixed" = yes ]; then
+		want="yes; interrupt line follows PMCR_EL0.E: yes; counters past HPMN hidden from EL1: yes;"
+		works="off (0 us); PMU line resync off; a counter of the hypervisor's beside VMs that own theirs: yes"
+		what="the QEMU of our own with its fixes: no deviation, no workaround"
+	else
+		want="no; interrupt line follows PMCR_EL0.E: no; counters past HPMN hidden from EL1: no;"
+		works="on (10 us); PMU line resync on; a counter of the hypervisor's beside VMs that own theirs: only if asked"
+		what="QEMU's own PMU: every deviation, every workaround"
+	fi
+	log=$logdir/probe.log
+	grep -q "^hyp: the PMU: overflow flagged when a counter wraps: $want" "$log" &&
+		grep -q "^hyp: QEMU 7.2 workarounds: overflow poll $works" "$log"
+	result "probe: $what"
+	grep '^hyp: \(the PMU\|QEMU 7.2 workarounds\):' "$log" | sed 's/^/    /'
+	# Passthrough: the hypervisor keeps its counter where the PMU hides it from the guests.
+	log=$logdir/probe_passthrough.log
+	if [ "$fixed" = yes ]; then
+		grep -q '^hyp: PMUv3 .*: guests \[0,5), hypervisor \[5,6)$' "$log"
+	else
+		grep -q '^hyp: PMUv3 .*: guests \[0,6), hypervisor \[6,6)$' "$log"
+	fi
+	result "probe_passthrough: $(sed -n 's/^hyp: PMUv3 .*: \(guests .*\)$/\1/p' "$log")"
+}
+
+# ---- Direct counter access (docs/vpmu.md, "Direct counter access"): pmu_direct=on ---------
+# Where the hypervisor can give it (FEAT_FGT, and every fine-grained trap it sets taken: its
+# boot line "hyp: the PMU: ..." says what the PMU does), a VM's counter reads and writes do not
+# trap; elsewhere (QEMU 7.2) it traps them all. The answers are the same either way.
+
+# direct_mode LOG VM: "direct" when the hypervisor gave VM direct access, else "trapped".
+direct_mode() {
+	if grep -q "^hyp: vm $2: .*, direct (its counters untrapped)\$" "$1"; then
+		echo direct
+	else
+		echo trapped
+	fi
+}
+
+# direct_counts LOG VM: "R T", the counter accesses and the other PMU accesses VM made
+# (tests/guest/pmu_direct.c).
+direct_counts() {
+	sed -n "s/^\[$2\] direct: \([0-9]*\) counter accesses, \([0-9]*\) other PMU accesses\$/\1 \2/p" "$1"
+}
+
+# direct_traps NAME VM: one test, VM's PMU traps in the report are its other PMU accesses
+# where it is direct, all of them where it traps.
+direct_traps() {
+	dt_log=$logdir/$1.log
+	dt_mode=$(direct_mode "$dt_log" "$2")
+	dt_counts=$(direct_counts "$dt_log" "$2")
+	dt_r=${dt_counts% *} dt_t=${dt_counts#* }
+	dt_pmu=$(report_field "$dt_log" "$2" pmu)
+	if [ "$dt_mode" = direct ]; then
+		dt_want=$dt_t
+	else
+		dt_want=$((${dt_r:-0} + ${dt_t:-0}))
+	fi
+	[ -n "$dt_counts" ] && [ "${dt_pmu:-x}" = "$dt_want" ]
+	result "$1: $2 $dt_mode: ${dt_pmu:-no} PMU traps for ${dt_r:-?} counter and ${dt_t:-?} other accesses"
+}
+
+direct_suite() {
+	# A filter (CPU_CYCLES denied) and the hypervisor's own counter, exact counts.
+	scenario direct "pmu_direct=on vm0=direct vm0_pmu_filter=deny:0x11:1 -- direct.denied=0x11 direct.reads=100" \
+		pmu_direct
+	selected direct && direct_traps direct direct
+	# Two direct VMs time-sliced.
+	scenario direct_busy "pmu_direct=on vm0=direct vm1=busy slice_us=50 -- direct.reads=1000" \
+		pmu_direct busy
+	selected direct_busy && direct_traps direct_busy direct
+	# Every counter past N UNDEFs, the hypervisor's among them: where the VM is direct and the
+	# PMU hides counters past HPMN, the hypervisor keeps its counter (past a VM's N) for itself.
+	scenario direct_past "pmu_direct=on vm0=direct -- direct.past=1" pmu_direct
+	if selected direct_past; then
+		log=$logdir/direct_past.log
+		if [ "$(direct_mode "$log" direct)" = direct ] &&
+			grep -q '^hyp: the PMU: .* counters past HPMN hidden from EL1: yes;' "$log"; then
+			own=$(sed -n 's/^hyp: PMUv3 .*, hypervisor \[\([0-9]*\),\([0-9]*\))$/\1 \2/p' "$log")
+			[ -n "$own" ] && [ "${own% *}" -lt "${own#* }" ]
+			result "direct_past: direct, the hypervisor keeps a counter past the VM's N (${own:-none})"
+		else
+			echo "direct_past: $(direct_mode "$log" direct): no counter of the hypervisor's past HPMN to hold"
+		fi
+	fi
+	# The suite's own PMU guests, direct: exact counts beside three busy VMs, the same as
+	# alone and trapped; two VMs' registers kept apart; the event filter; counter reads into
+	# every Rt, from EL1 and EL0.
+	scenario direct_exact "pmu_direct=on vm0=exact vm1=busy1 vm2=busy2 vm3=busy3 slice_us=50" \
+		pmu_exact busy busy busy
+	selected exact_alone direct_exact &&
+		compare_counts "direct_exact: direct beside three busy VMs, the counts of exact alone" \
+			exact_alone exact direct_exact exact
+	scenario direct_isolate "pmu_direct=on vm0=isoA vm1=isoB slice_us=50" isolate isolate
+	scenario direct_filter "pmu_direct=on vm0=filter vm0_pmu_filter=deny:0x8:1 -- filter.denied=8 filter.allowed=0x11" \
+		pmu_filter
+	scenario direct_fast_reads "pmu_direct=on vm0=fast_reads" fast_reads
+}
+
 # ---- Adversarial guests (tests/guest/attack_*.c, docs/security.md) ------------------------
 # Two attacking VMs beside the exact-counting one. Each attacker counts its attempts and the
 # ones that did not get the architected answer; the runner adds what no guest can see: the
@@ -468,6 +592,7 @@ linux)
 	;;
 check | one)
 	scenario hello "vm0=hello" hello
+	probe_suite
 	scenario boot "vm0=boot -- boot.argc=3 alpha beta" boot
 	scenario isolate "vm0=isoA vm1=isoB slice_us=50" isolate isolate
 	scenario isolate_read "vm0=isoA vm1=isoR slice_us=50" isolate isolate
@@ -630,6 +755,7 @@ check | one)
 		result "bench_counts: the report counts the bench VM's 100 null HVCs and 104 PMU traps"
 	fi
 	attack_suite
+	direct_suite
 	linux_suite
 	for s in $only; do
 		case $ran in *" $s "*) ;; *) fail "one: no scenario $s in the check list" ;; esac

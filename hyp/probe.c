@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the CPU's PMU does, found at boot by trying it, before any VM: the QEMU 7.2
+ * workarounds (el2/qemu72.c, timer.c's overflow poll, the host counter kept from
+ * passthrough and direct VMs) are on where the PMU has the deviation and off where it
+ * behaves as the Arm ARM says, whatever the CPU's name. Each probe writes the PMU and the
+ * MDCR_EL2 and fine-grained trap controls directly (not through the platform's accessors,
+ * which track what the vPMU programs) and leaves the counters it used disabled, zero and
+ * with no overflow or interrupt enable: pv_pcpu_setup() then starts from a quiet PMU.
+ *
+ *   overflow: an event counter preset 100 counts short of its overflow, counting CPU_CYCLES
+ *     at EL2, must have its PMOVSSET_EL0 bit set 10 us later without being read (D13.3.1:
+ *     the overflow is flagged when the counter wraps). QEMU flags it only at the counter's
+ *     next read or write: the overflow poll lets it see one.
+ *   line: with PMCR_EL0.E, PMINTEN and an overflow (a SW_INCR from all ones) the PMU
+ *     interrupt (PPI 23) is pending at the redistributor; PMCR_EL0.E = 0 must drop it
+ *     (D13.3.1: the request is PMCR_EL0.E && PMINTEN & PMOVS). QEMU 7.2 and 10.0 compute the
+ *     line at PMINTEN and PMOVS writes only: the resync writes PMOVSSET_EL0.
+ *   hiding: with MDCR_EL2.HPMN = N - 1 and neither TPM nor a fine-grained trap, EL1 must not
+ *     reach counter N - 1 (D13.1.1, D24.5.10): its PMEVCNTR<n>_EL0 read UNDEFs (or traps to
+ *     EL2 with FEAT_FGT), its PMCNTENSET_EL0 bit is RAZ/WI, PMCR_EL0.P spares it and
+ *     PMCR_EL0.N reads HPMN. QEMU gives EL1 every counter but N: the hypervisor then keeps
+ *     no counter from a VM that owns the PMU's registers unless told to.
+ *   fine-grained traps (FEAT_FGT): each register the direct mode traps by its HDFGRTR_EL2
+ *     or HDFGWTR_EL2 bit (D24.2) must trap from EL1, each read and each write; the ones that
+ *     do not are named. QEMU 10.0.13 has no trap bit for PMUSERENR_EL0.
+ * The EL1 probes run a few instructions at EL1 with stage 2 off (el1_probe.S), at boot only.
+ */
+#include "hyp.h"
+#include "perfvisor/platform.h"
+
+uint64_t el1_probe(const void *code, uint64_t arg, uint64_t *x0);
+extern const char probe_el1_evcntr[], probe_el1_cntenset[], probe_el1_pmcr_p[], probe_el1_fgt[];
+
+#define PMCR_EL0 S3_3_C9_C12_0
+#define PMCNTENSET_EL0 S3_3_C9_C12_1
+#define PMCNTENCLR_EL0 S3_3_C9_C12_2
+#define PMOVSCLR_EL0 S3_3_C9_C12_3
+#define PMSWINC_EL0 S3_3_C9_C12_4
+#define PMSELR_EL0 S3_3_C9_C12_5
+#define PMXEVCNTR_EL0 S3_3_C9_C13_2
+#define PMOVSSET_EL0 S3_3_C9_C14_3
+#define PMINTENSET_EL1 S3_0_C9_C14_1
+#define PMINTENCLR_EL1 S3_0_C9_C14_2
+#define PMEVCNTR0_EL0 S3_3_C14_C8_0
+#define PMEVTYPER0_EL0 S3_3_C14_C12_0
+#define HDFGRTR_EL2 S3_4_C3_C1_4
+#define HDFGWTR_EL2 S3_4_C3_C1_5
+#define GICR_ISPENDR0 (GICR_SGI_BASE + 0x0200)
+#define HCR_RW (1ul << 31)
+#define SCTLR_EL1_OFF 0x30D00800ul /* RES1 bits, MMU and caches off */
+#define ESR_EC_HVC64 0x16u
+
+/* The registers of probe_el1_fgt, in its order: reads, then writes (el1_probe.S). */
+static const struct {
+	const char *name;
+	uint64_t bit;  /* in HDFGRTR_EL2 (reads) or HDFGWTR_EL2 (writes) */
+	unsigned v3p4; /* PMMIR_EL1 exists from PMUv3p4 */
+	bool write;
+} fgt_regs[] = {
+	{"PMEVTYPER<n>_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false},
+	{"PMCCFILTR_EL0", PV_HDFGRTR_EL2_PMCCFILTR_EL0, 0, false},
+	{"PMCNTENSET_EL0", PV_HDFGRTR_EL2_PMCNTEN, 0, false},
+	{"PMINTENSET_EL1", PV_HDFGRTR_EL2_PMINTEN, 0, false},
+	{"PMOVSSET_EL0", PV_HDFGRTR_EL2_PMOVS, 0, false},
+	{"PMSELR_EL0", PV_HDFGRTR_EL2_PMSELR_EL0, 0, false},
+	{"PMMIR_EL1", PV_HDFGRTR_EL2_PMMIR_EL1, 1, false},
+	{"PMUSERENR_EL0", PV_HDFGRTR_EL2_PMUSERENR_EL0, 0, false},
+	{"PMCEID0_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false},
+	{"PMEVTYPER<n>_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true},
+	{"PMCCFILTR_EL0", PV_HDFGWTR_EL2_PMCCFILTR_EL0, 0, true},
+	{"PMCNTENSET_EL0", PV_HDFGWTR_EL2_PMCNTEN, 0, true},
+	{"PMINTENSET_EL1", PV_HDFGWTR_EL2_PMINTEN, 0, true},
+	{"PMOVSSET_EL0", PV_HDFGWTR_EL2_PMOVS, 0, true},
+	{"PMSELR_EL0", PV_HDFGWTR_EL2_PMSELR_EL0, 0, true},
+	{"PMSWINC_EL0", PV_HDFGWTR_EL2_PMSWINC_EL0, 0, true},
+	{"PMCR_EL0", PV_HDFGWTR_EL2_PMCR_EL0, 0, true},
+	{"PMUSERENR_EL0", PV_HDFGWTR_EL2_PMUSERENR_EL0, 0, true},
+};
+#define NR_FGT_REGS (sizeof(fgt_regs) / sizeof(fgt_regs[0]))
+_Static_assert(NR_FGT_REGS <= 32, "struct pmu_probe: fgt_untrapped has 32 bits");
+
+/* The guests' counters, and the probe's counter 0, disabled, quiet and zero. */
+static void pmu_quiet(void)
+{
+	write_sysreg(PMCNTENCLR_EL0, 0xFFFFFFFFul);
+	write_sysreg(PMINTENCLR_EL1, 0xFFFFFFFFul);
+	write_sysreg(PMOVSCLR_EL0, 0xFFFFFFFFul);
+	write_sysreg(PMCR_EL0, PV_PMCR_LC);
+	write_sysreg(PMEVTYPER0_EL0, 0ul);
+	write_sysreg(PMEVCNTR0_EL0, 0ul);
+	isb();
+}
+
+static bool overflow_late(void)
+{
+	write_sysreg(PMEVTYPER0_EL0, PV_EVT_CPU_CYCLES | PV_PMEVTYPER_NSH);
+	write_sysreg(PMEVCNTR0_EL0, 0xFFFFFFFFul - 100);
+	write_sysreg(PMCR_EL0, PV_PMCR_E | PV_PMCR_LC);
+	write_sysreg(PMCNTENSET_EL0, 1ul);
+	isb();
+	uint64_t t0 = timer_now(), wait = read_sysreg(cntfrq_el0) / 100000; /* 10 us */
+	while (timer_now() - t0 < wait)
+		;
+	isb();
+	uint64_t ovs = read_sysreg(PMOVSSET_EL0);
+	bool flagged = ovs & 1;
+	pmu_quiet();
+	return !flagged;
+}
+
+static bool pmu_ppi_pending(void)
+{
+	dsb(sy);
+	return mmio_read32(GICR_ISPENDR0) & (1u << PV_INTID_PMU);
+}
+
+/* Stale unless seen to drop; also when the overflow did not raise it (nothing known). */
+static bool line_stale(void)
+{
+	write_sysreg(PMEVTYPER0_EL0, PV_EVT_SW_INCR | PV_PMEVTYPER_NSH);
+	write_sysreg(PMEVCNTR0_EL0, 0xFFFFFFFFul);
+	write_sysreg(PMINTENSET_EL1, 1ul);
+	write_sysreg(PMCNTENSET_EL0, 1ul);
+	write_sysreg(PMCR_EL0, PV_PMCR_E | PV_PMCR_LC);
+	isb();
+	write_sysreg(PMSWINC_EL0, 1ul);
+	isb();
+	bool raised = pmu_ppi_pending();
+	write_sysreg(PMCR_EL0, PV_PMCR_LC);
+	isb();
+	bool stale = pmu_ppi_pending();
+	pmu_quiet();
+	return !raised || stale;
+}
+
+/* An EL1 probe's access completed (its HVC #0 came), rather than UNDEF (HVC #1) or a trap. */
+static bool completed(uint64_t esr)
+{
+	return PV_ESR_EC(esr) == ESR_EC_HVC64 && (esr & 0xFFFF) == 0;
+}
+
+static bool hpmn_hides(unsigned n)
+{
+	if (n < 2)
+		return false; /* nothing to hide below N without FEAT_HPMN0: not known */
+	unsigned h = n - 1;
+	uint64_t x0 = 0;
+	write_sysreg(mdcr_el2, PV_FIELD_PREP(PV_MDCR_EL2_HPMN, h) | PV_MDCR_EL2_HPME);
+	isb();
+	bool read_hidden = !completed(el1_probe(probe_el1_evcntr + 8 * h, 0, &x0));
+	(void)el1_probe(probe_el1_cntenset, 1ul << h, &x0);
+	uint64_t cnten = read_sysreg(PMCNTENSET_EL0);
+	bool enable_hidden = !(cnten & (1ul << h));
+	write_sysreg(PMCNTENCLR_EL0, 1ul << h);
+	write_sysreg(PMSELR_EL0, (uint64_t)h);
+	isb();
+	write_sysreg(PMXEVCNTR_EL0, 0x1234ul);
+	bool pmcr_ok = completed(el1_probe(probe_el1_pmcr_p, 0, &x0)) &&
+		       PV_FIELD_GET(PV_PMCR_N, x0) == h;
+	isb();
+	uint64_t back = read_sysreg(PMXEVCNTR_EL0);
+	bool reset_hidden = back == 0x1234ul;
+	write_sysreg(PMXEVCNTR_EL0, 0ul);
+	write_sysreg(PMSELR_EL0, 0ul);
+	pmu_quiet();
+	return read_hidden && enable_hidden && reset_hidden && pmcr_ok;
+}
+
+/* Bit k: fgt_regs[k] was reached from EL1 with its trap bit set. */
+static uint32_t fgt_untrapped(void)
+{
+	uint64_t rd = 0, wr = 0, x0 = 0;
+	uint32_t untrapped = 0;
+	for (unsigned k = 0; k < NR_FGT_REGS; k++)
+		*(fgt_regs[k].write ? &wr : &rd) |= fgt_regs[k].bit;
+	write_sysreg(HDFGRTR_EL2, rd);
+	write_sysreg(HDFGWTR_EL2, wr);
+	isb();
+	for (unsigned k = 0; k < NR_FGT_REGS; k++) {
+		if (fgt_regs[k].v3p4 && plat_feat.pmuver < PV_PMUVER_V3P4)
+			continue;
+		uint64_t esr = el1_probe(probe_el1_fgt + 8 * k, 0, &x0);
+		if (PV_ESR_EC(esr) != PV_EC_SYS64)
+			untrapped |= 1u << k;
+	}
+	write_sysreg(HDFGRTR_EL2, 0ul);
+	write_sysreg(HDFGWTR_EL2, 0ul);
+	isb();
+	pmu_quiet();
+	return untrapped;
+}
+
+void probe_pmu(void)
+{
+	struct pmu_probe *p = &hyp.probe;
+	if (plat_feat.pmuver == PV_PMUVER_NI)
+		return;
+	unsigned n = (unsigned)PV_FIELD_GET(PV_PMCR_N, read_sysreg(PMCR_EL0));
+	uint64_t hcr = read_sysreg(hcr_el2), mdcr = read_sysreg(mdcr_el2);
+	/* Every counter the guests', EL2 counted (no HPMD): counter 0 counts here. */
+	write_sysreg(mdcr_el2, PV_FIELD_PREP(PV_MDCR_EL2_HPMN, n));
+	write_sysreg(hcr_el2, HCR_RW); /* EL1 is AArch64, with no stage 2 and no trap */
+	write_sysreg(S3_0_C1_C0_0, SCTLR_EL1_OFF);
+	if (plat_feat.fgt) {
+		write_sysreg(HDFGRTR_EL2, 0ul);
+		write_sysreg(HDFGWTR_EL2, 0ul);
+	}
+	isb();
+	pmu_quiet();
+	p->overflow_late = overflow_late();
+	p->line_stale = line_stale();
+	p->hpmn_hides = hpmn_hides(n);
+	p->fgt_untrapped = plat_feat.fgt ? fgt_untrapped() : 0;
+	write_sysreg(hcr_el2, hcr);
+	write_sysreg(mdcr_el2, mdcr);
+	isb();
+	plat_feat.pmu_line_stale = p->line_stale;
+	hyp_printf("hyp: the PMU: overflow flagged when a counter wraps: %s; interrupt line "
+		   "follows PMCR_EL0.E: %s; counters past HPMN hidden from EL1: %s; FEAT_FGT: "
+		   "%s\n",
+		   p->overflow_late ? "no" : "yes", p->line_stale ? "no" : "yes",
+		   p->hpmn_hides ? "yes" : "no", plat_feat.fgt ? "yes" : "no");
+	if (p->fgt_untrapped) {
+		hyp_puts("hyp: the PMU: fine-grained traps not taken:");
+		for (unsigned k = 0; k < NR_FGT_REGS; k++)
+			if (p->fgt_untrapped & (1u << k))
+				hyp_printf(" %s %s", fgt_regs[k].name,
+					   fgt_regs[k].write ? "write" : "read");
+		hyp_puts("\n");
+	}
+}

@@ -1,36 +1,85 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_trap: the trap entry and the vCPU switch against adversarial guests and odd hardware.
+ * fuzz_trap: the trap entry and the vCPU switch against adversarial guests and odd hardware,
+ * in each of the vPMU's modes: trapping, direct counter access (FEAT_FGT) and passthrough.
  *
  * The first bytes describe the machine (counters, counters kept by the host, PMU version, EL3,
- * Secure EL2, RME, AMU, FGT: the ID registers pv_hw_probe reads) and two VMs of one or two
- * vCPUs (features, PMU version, counters, event filter, AMU). The rest is a sequence of steps
- * on two pCPUs: traps with arbitrary syndromes, Rt, values and exception levels; vCPU loads
- * and puts; PMU interrupts; hardware that counts and overflows under the library's feet.
+ * Secure EL2, RME, AMU, FGT: the ID registers pv_hw_probe reads; whether the host applies the
+ * fine-grained trap words, pv_hw.fgt_words; the host's own MDCR_EL2, HDFGRTR/HDFGWTR_EL2 and
+ * PMSELR_EL0) and three VMs of one or two vCPUs (features, PMU version, counters, event
+ * filter, AMU, and direct or passthrough asked for, or fitted to what the mode needs). The
+ * rest is a sequence of steps on two pCPUs: guest accesses with arbitrary syndromes, Rt,
+ * values and exception levels; vCPU loads and puts (VMs of different modes in turn on one
+ * pCPU); PMU interrupts; the operator's views; hardware that counts and overflows under the
+ * library's feet.
  *
  * The hardware is tests/support/memplat (plain memory), with the SET/CLR bitmap registers
  * given their architected behaviour here. Every platform call the library makes goes through
  * the --wrap'ed pv_plat_* below, which check it as it happens; after every step the state is
- * checked as a whole. The invariants (docs/security.md):
- *   - host counters [HPMN, N): never read or written; their PMCNTEN, PMINTEN and PMOVS bits
- *     never changed by the library; their cells hold what the host put there;
- *   - every physical PMEVTYPER<n>/PMCCFILTR the library writes counts at most Non-secure EL1
- *     and EL0: NSH = SH = M = RLK = RLU = RLH = MT = T = 0, thresholds 0; with EL3, P = U = 1
- *     (no Secure EL1/EL0, no EL3); an event it counts is one the VM's filter allows and not
- *     the software-counted SW_INCR or CHAIN;
- *   - physical PMCR never gets P or C (they would reset the host's counters at EL2), PMSWINC,
- *     PMSELR and PMXEV* are never written, PMUSERENR is EN alone, nothing outside the PMU and
- *     AMU registers is written;
+ * checked as a whole. This file is the host: it writes a vCPU's trap words into MDCR_EL2 (and,
+ * with fgt_words, HDFGRTR_EL2 and HDFGWTR_EL2) before loading it and its own after putting it
+ * (docs/integration.md). A guest access of a direct or passthrough vCPU goes where the
+ * hardware sends it (Arm ARM D24.5, each register's access pseudocode: PMUSERENR_EL0 at EL0,
+ * then TPM, TPMCR, the fine-grained bit, and a counter past HPMN, which with FEAT_FGT traps):
+ * to pv_trap() when it traps to EL2, to the registers themselves when it does not (the guest
+ * writes them as it likes, within the partition MDCR_EL2.HPMN gives it), nowhere when it is
+ * UNDEFINED or goes to the guest's EL1. Every access of a trapping vCPU reaches pv_trap(),
+ * loaded or not. The invariants (docs/security.md):
+ *   - host counters [HPMN, N): never read or written by the library nor reached by a guest;
+ *     their PMCNTEN, PMINTEN and PMOVS bits never changed; their cells hold what the host put
+ *     there;
+ *   - EL2 is never counted: every physical PMEVTYPER<n>/PMCCFILTR the library writes for a
+ *     trapping or direct vCPU counts at most Non-secure EL1 and EL0 (NSH = SH = M = RLK = RLU =
+ *     RLH = MT = T = 0, thresholds 0; with EL3, P = U = 1), and an event it counts is one the
+ *     VM's filter allows and not SW_INCR or CHAIN; what a passthrough load writes is the
+ *     vCPU's own value (what the hardware held at its put), NSH included, and MDCR_EL2.HPMD
+ *     (its event counters) and HCCD (its cycle counter) are in effect as it is written (its
+ *     Secure, EL3 and Realm filters are EL3's to prohibit, MDCR_EL3, and not modelled); after
+ *     every step, no enabled guest counter counts at EL2 under the MDCR_EL2 in effect;
+ *   - the trap words of each mode: trapping: TPM and TPMCR, HPMN the hardware's; direct: TPM
+ *     clear, TPMCR set, HPMN = its N, every PMU fine-grained bit set but those of the counters
+ *     (PMEVCNTR<n> and PMXEVCNTR too while it has a CHAIN counter); passthrough: TPM and TPMCR
+ *     clear, HPMN = its N = the hardware's, no PMU fine-grained bit; in each, HPMD (PMUv3p1)
+ *     and HCCD (PMUv3p5) set, MTPME clear, every one of these fields owned; which mode a VM
+ *     gets follows docs/vpmu.md's conditions; the registers in effect are the loaded vCPU's
+ *     words (the library's read-modify-write of the CHAIN bit included) or the host's;
+ *   - what the hardware holds between vCPUs: after any put, and whenever no active vCPU is
+ *     loaded, no guest counter enabled and no guest overflow pending, and the pCPU's own
+ *     PMUSERENR_EL0 (EN) and PMSELR_EL0; after a passthrough put also no interrupt enable and
+ *     PMCR.E clear; while a trapping or direct vCPU is loaded, the enables, interrupt enables,
+ *     PMCR.E and types of its counters are its own (the interrupt enable of an even counter
+ *     also set where its odd partner is an enabled CHAIN counter), a direct vCPU's own
+ *     PMUSERENR_EL0 and PMSELR_EL0 are in the hardware, a trapping one's are the pCPU's;
+ *   - nothing of one VM in another's view: a load gives the vCPU its own state and nothing
+ *     else (every register a passthrough guest can read: counters, types, enables, overflow
+ *     and interrupt enables, PMSELR, PMUSERENR, PMCR; the counters and types of a direct or
+ *     trapping one, and no overflow pending that is not its own); a put and a load lose and
+ *     add no count and no overflow status (what pv_vpmu_counter() reports is the same before
+ *     and after, unless an even counter's pending overflow chains); a passthrough put saves
+ *     exactly what the hardware held; pv_vpmu_sync() reads a loaded passthrough vCPU's
+ *     registers and changes none, and does nothing for any other; pv_vpmu_counter() reports
+ *     the vCPU's own counter; an interrupt, a trap or a view of one vCPU changes nothing of
+ *     another (byte for byte, and in the hardware of a loaded passthrough vCPU);
+ *   - physical PMCR never gets P or C (they would reset the host's counters at EL2), PMSWINC
+ *     and PMXEV* are never written, PMSELR and PMUSERENR only for a direct or passthrough
+ *     vCPU (its own value at load, the pCPU's at put), HDFGRTR/HDFGWTR only in the CHAIN bit
+ *     of a loaded direct vCPU, nothing outside the PMU and the AMU is written;
  *   - a call reaches only the pCPU of the vCPU it concerns (none for a vCPU not loaded), and
  *     changes no other vCPU and no VM (struct pv_vm is never written after pv_vm_init);
  *   - a trap writes the guest's registers only for a handled read, and only x[Rt];
- *   - counters >= N are UNDEF (never handled), registers of a feature the VM lacks UNDEF, an
- *     EL1 access never gets "trap to EL1", a syndrome that is not EC 0x18 is never handled;
+ *   - counters >= N are UNDEF (never handled; PMXEV* by the SEL the access used, the
+ *     hardware's for a loaded passthrough vCPU), registers of a feature the VM lacks UNDEF,
+ *     an EL1 access never gets "trap to EL1", a syndrome that is not EC 0x18 is never handled;
+ *     a trap of a loaded passthrough vCPU (only a counter past its N sends one) is UNDEF and
+ *     changes nothing;
+ *   - an EL0 access that reaches EL2 is answered by the guest's own PMUSERENR_EL0, by the
+ *     register's rule: to its EL1 exactly when that refuses it (an EL1 register, a
+ *     PMUSERENR_EL0 write, a register the VM lacks: UNDEF);
  *   - guest-visible reads: PMCR.N is the VM's N, P and C read 0, bitmaps stay in [0, N) + 31;
- *   - the virtual PMU interrupt is high exactly when PMCR.E && (PMINTEN & PMOVS);
+ *   - the virtual PMU interrupt is high exactly when PMCR.E && (PMINTEN & PMOVS); a
+ *     passthrough vCPU's is never driven (it is presented mapped);
  *   - pv_irq says HOST_PENDING exactly when host counters overflowed, and leaves their flags;
- *   - a put or a load loses no count (with no overflow pending in hardware, every counter
- *     reads the same before and after).
+ *     for a loaded passthrough vCPU otherwise GUEST_MAPPED exactly when its own level is high.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -42,8 +91,11 @@
 #include "perfvisor/trap.h"
 
 #define NCPU 2
-#define NVM 2
+#define NVM 3
 #define NVCPU 2
+#define CYC 31u /* the cycle counter's bit */
+
+enum mode { TRAPPING, DIRECT, PASSTHROUGH };
 
 static struct memplat_cpu mc[NCPU];
 static struct pv_pcpu cpu[NCPU];
@@ -59,6 +111,9 @@ static uint32_t host_mask;  /* bits [HPMN, N) */
 static uint32_t guest_bits; /* bits [0, HPMN) and 31 */
 static uint32_t host_en[NCPU], host_inten[NCPU], host_ovs[NCPU];
 static uint64_t host_cnt[NCPU][31], host_typ[NCPU][31];
+/* The host's own trap words (the same on every pCPU) and PMSELR_EL0 (each pCPU's). */
+static uint64_t hyp_mdcr, hyp_hdfgrtr, hyp_hdfgwtr;
+static uint8_t host_selr[NCPU];
 
 /* The platform calls allowed during the current library call. */
 static bool checking;
@@ -68,6 +123,11 @@ static const char *step_name = "setup";
 
 #define CELL(c, key) (*memplat_reg(&mc[c], (key)))
 #define EVT_FILTER (PV_PMEVTYPER_P | PV_PMEVTYPER_U | PV_PMEVTYPER_NSK | PV_PMEVTYPER_NSU)
+/* PMCR_EL0 state (not the P and C actions) a passthrough put saves: E, D, X, DP, LC, LP, FZO,
+ * FZS. */
+#define PMCR_STATE                                                                             \
+	(PV_PMCR_E | PV_PMCR_D | PV_PMCR_X | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP |            \
+	 PV_PMCR_FZO | PV_PMCR_FZS)
 
 /* The names ld --wrap gives: reserved identifiers, by the linker's convention. */
 /* NOLINTBEGIN(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
@@ -84,6 +144,11 @@ void __wrap_pv_plat_virq_set(struct pv_vcpu *v, uint32_t intid, bool level);
 static bool unchanged(const void *now, const void *snap, size_t n)
 {
 	return memcmp(now, snap, n) == 0;
+}
+
+static enum mode mode_of(const struct pv_vm *m)
+{
+	return m->pmu.passthrough ? PASSTHROUGH : m->pmu.direct ? DIRECT : TRAPPING;
 }
 
 static unsigned cpu_index(const struct pv_pcpu *c)
@@ -113,6 +178,38 @@ static bool pmev(uint32_t key, unsigned *n, bool *typer)
 	return true;
 }
 
+static bool has_pmuv3p1(void)
+{
+	return hw.pmu_version >= PV_PMUVER_V3P1 && hw.pmu_version != PV_PMUVER_IMPDEF;
+}
+
+static bool has_pmuv3p5(void)
+{
+	return hw.pmu_version >= PV_PMUVER_V3P5 && hw.pmu_version != PV_PMUVER_IMPDEF;
+}
+
+/* The HPMN field of an MDCR_EL2 value, at most N. */
+static unsigned hpmn_of(uint64_t mdcr)
+{
+	unsigned h = (unsigned)PV_FIELD_GET(PV_MDCR_EL2_HPMN, mdcr);
+	return h > hw.pmu_counters ? hw.pmu_counters : h;
+}
+
+/* Whether guest-partition counter k of pCPU c, with type `type`, counts at (Non-secure) EL2
+ * under the MDCR_EL2 in effect (Arm ARM D13.7.1, D24.3.17): enabled (PMCR.E for the first
+ * range [0, HPMN) and the cycle counter, MDCR_EL2.HPME for the second), NSH set, and not
+ * prohibited: HPMD for the first range (PMUv3p1), HCCD for the cycle counter (PMUv3p5). */
+static bool counts_el2(unsigned c, unsigned k, uint64_t type)
+{
+	uint64_t mdcr = CELL(c, PV_MDCR_EL2);
+	bool first = k == CYC || k < hpmn_of(mdcr);
+	bool on = (CELL(c, PV_PMCNTENSET_EL0) >> k & 1) &&
+		  (first ? (CELL(c, PV_PMCR_EL0) & PV_PMCR_E) : (mdcr & PV_MDCR_EL2_HPME));
+	bool prohibited = k == CYC ? has_pmuv3p5() && (mdcr & PV_MDCR_EL2_HCCD)
+				   : first && has_pmuv3p1() && (mdcr & PV_MDCR_EL2_HPMD);
+	return on && (type & PV_PMEVTYPER_NSH) && !prohibited;
+}
+
 uint64_t __wrap_pv_plat_sysreg_read(struct pv_pcpu *c, uint32_t reg)
 {
 	unsigned n;
@@ -130,16 +227,14 @@ static void check_type(uint64_t val, const struct pv_vm *ovm, bool ccfiltr, unsi
 	uint64_t allowed = EVT_FILTER | (ccfiltr ? 0 : PV_PMEVTYPER_EVT_V3P1);
 	FZ_CHECK(!(val & ~allowed),
 		 "%s: physical %s%u = 0x%llx has bits beyond P, U, NSK, NSU and evtCount (NSH, "
-		 "M, "
-		 "SH, RL*, MT, T, thresholds: EL2/EL3/Secure/Realm counting)",
+		 "M, SH, RL*, MT, T, thresholds: EL2/EL3/Secure/Realm counting)",
 		 step_name, ccfiltr ? "PMCCFILTR" : "PMEVTYPER", n, (unsigned long long)val);
 	bool el1, el0;
 	if (hw.el3) {
 		FZ_CHECK((val & (PV_PMEVTYPER_P | PV_PMEVTYPER_U)) ==
 				 (PV_PMEVTYPER_P | PV_PMEVTYPER_U),
 			 "%s: with EL3, physical type 0x%llx leaves P or U clear: Secure "
-			 "EL1/EL0 "
-			 "(or EL3, M == P) counted",
+			 "EL1/EL0 (or EL3, M == P) counted",
 			 step_name, (unsigned long long)val);
 		el1 = val & PV_PMEVTYPER_NSK;
 		el0 = val & PV_PMEVTYPER_NSU;
@@ -167,29 +262,42 @@ static void check_type(uint64_t val, const struct pv_vm *ovm, bool ccfiltr, unsi
 		 step_name, n, e);
 }
 
+/* A passthrough vCPU's own type, written back at its load: the value the hardware held at
+ * its put (or its reset value), whatever filter bits the guest chose; EL2 stays out of its
+ * count because HPMD (event counters) and HCCD (the cycle counter) are in the MDCR_EL2 the
+ * host wrote before the load (Arm ARM D24.3.17). */
+static void check_pt_type(struct pv_pcpu *c, const struct pv_vcpu *owner, uint64_t val,
+			  unsigned n)
+{
+	FZ_CHECK(val == owner->pmu.hwtype[n],
+		 "%s: passthrough type %u written as 0x%llx, the vCPU's own is 0x%llx",
+		 step_name, n, (unsigned long long)val,
+		 (unsigned long long)owner->pmu.hwtype[n]);
+	uint64_t mdcr = CELL(cpu_index(c), PV_MDCR_EL2);
+	uint64_t off = n == CYC ? PV_MDCR_EL2_HCCD : PV_MDCR_EL2_HPMD;
+	FZ_CHECK(!(val & PV_PMEVTYPER_NSH) || (mdcr & off),
+		 "%s: passthrough type %u = 0x%llx (NSH) written with MDCR_EL2 0x%llx: EL2 "
+		 "counted",
+		 step_name, n, (unsigned long long)val, (unsigned long long)mdcr);
+}
+
 /* The SET/CLR pairs: one state, read through either register. */
 static bool bitmap_pair(uint32_t reg, uint32_t *set, bool *is_set)
 {
 	switch (reg) {
 	case PV_PMCNTENSET_EL0:
-		*set = PV_PMCNTENSET_EL0;
+	case PV_PMINTENSET_EL1:
+	case PV_PMOVSSET_EL0:
+		*set = reg;
 		*is_set = true;
 		return true;
 	case PV_PMCNTENCLR_EL0:
 		*set = PV_PMCNTENSET_EL0;
 		*is_set = false;
 		return true;
-	case PV_PMINTENSET_EL1:
-		*set = PV_PMINTENSET_EL1;
-		*is_set = true;
-		return true;
 	case PV_PMINTENCLR_EL1:
 		*set = PV_PMINTENSET_EL1;
 		*is_set = false;
-		return true;
-	case PV_PMOVSSET_EL0:
-		*set = PV_PMOVSSET_EL0;
-		*is_set = true;
 		return true;
 	case PV_PMOVSCLR_EL0:
 		*set = PV_PMOVSSET_EL0;
@@ -208,10 +316,74 @@ static uint32_t clr_of(uint32_t set)
 }
 
 /* Stores a bitmap state in both registers of its pair. */
-static void bitmap_store(struct pv_pcpu *c, uint32_t set, uint64_t state)
+static void bitmap_store(unsigned c, uint32_t set, uint64_t state)
 {
-	__real_pv_plat_sysreg_write(c, set, state);
-	__real_pv_plat_sysreg_write(c, clr_of(set), state);
+	CELL(c, set) = state;
+	CELL(c, clr_of(set)) = state;
+}
+
+static bool direct_or_passthrough(const struct pv_vcpu *v)
+{
+	return v && mode_of(v->vm) != TRAPPING;
+}
+
+static void check_pmu_write(struct pv_pcpu *c, const struct pv_vcpu *owner, uint32_t reg,
+			    uint64_t val)
+{
+	enum mode md = owner ? mode_of(owner->vm) : TRAPPING;
+	switch (reg) {
+	case PV_PMCR_EL0: {
+		uint64_t ok = md == PASSTHROUGH ? PMCR_STATE
+						: PV_PMCR_E | PV_PMCR_D | PV_PMCR_DP |
+							  PV_PMCR_LC | PV_PMCR_LP | PV_PMCR_FZS;
+		FZ_CHECK(!(val & ~ok),
+			 "%s: physical PMCR write 0x%llx: P or C reset the host's counters at "
+			 "EL2, other bits are not the guest's (FZS: a VM with SPEv1p2)",
+			 step_name, (unsigned long long)val);
+		break;
+	}
+	case PV_PMUSERENR_EL0:
+		FZ_CHECK(val == PV_PMUSERENR_EN ||
+				 (direct_or_passthrough(owner) && val == owner->pmu.userenr &&
+				  !(val & ~(uint64_t)PV_PMUSERENR_MASK)),
+			 "%s: physical PMUSERENR 0x%llx: neither EN alone nor a direct or "
+			 "passthrough vCPU's own",
+			 step_name, (unsigned long long)val);
+		break;
+	case PV_PMSELR_EL0:
+		FZ_CHECK(direct_or_passthrough(owner) && val <= 31 &&
+				 (val == owner->pmu.selr || val == owner->pmu.host_selr),
+			 "%s: physical PMSELR write 0x%llx: not a direct or passthrough vCPU's "
+			 "own, nor the pCPU's",
+			 step_name, (unsigned long long)val);
+		break;
+	case PV_HDFGRTR_EL2:
+	case PV_HDFGWTR_EL2: {
+		/* The PMEVCNTR<n> bit: bit 12 of both registers. */
+		uint64_t bit = PV_HDFGRTR_EL2_PMEVCNTRn_EL0;
+		uint64_t now = CELL(cpu_index(c), reg);
+		FZ_CHECK(md == DIRECT && hw.fgt_words && !((now ^ val) & ~bit),
+			 "%s: HDFG%cTR_EL2 0x%llx -> 0x%llx: only a loaded direct vCPU's "
+			 "PMEVCNTR<n> bit may change",
+			 step_name, reg == PV_HDFGRTR_EL2 ? 'R' : 'W', (unsigned long long)now,
+			 (unsigned long long)val);
+		break;
+	}
+	case PV_PMCCNTR_EL0:
+		break;
+	case PV_PMSWINC_EL0:
+	case PV_PMXEVCNTR_EL0:
+	case PV_PMXEVTYPER_EL0:
+		FZ_CHECK(0, "%s: physical write to 0x%x (PMSWINC or PMXEV*)", step_name, reg);
+		break;
+	default:
+		/* The AMU: Op0 = 3, Op1 = 3 (EL0 registers) or 4 (the EL2 offsets), CRn = 13. */
+		FZ_CHECK(PV_SYSREG_OP0(reg) == 3 && PV_SYSREG_CRN(reg) == 13 &&
+				 (PV_SYSREG_OP1(reg) == 3 || PV_SYSREG_OP1(reg) == 4),
+			 "%s: write to register 0x%x, outside the PMU and the AMU", step_name,
+			 reg);
+		break;
+	}
 }
 
 void __wrap_pv_plat_sysreg_write(struct pv_pcpu *c, uint32_t reg, uint64_t val)
@@ -235,55 +407,28 @@ void __wrap_pv_plat_sysreg_write(struct pv_pcpu *c, uint32_t reg, uint64_t val)
 				 "%s: write to counter %u, beyond the loaded VM's N = %u",
 				 step_name, n, ovm ? ovm->pmu.nr_counters : 0u);
 		}
-		if (typer)
-			check_type(val, ovm, n == 31, n);
+		if (typer && ovm && ovm->pmu.passthrough)
+			check_pt_type(c, owner, val, n);
+		else if (typer)
+			check_type(val, ovm, n == CYC, n);
 		__real_pv_plat_sysreg_write(c, reg, val);
 		return;
 	}
 	if (bitmap_pair(reg, &set, &is_set)) {
 		FZ_CHECK(!(val & ~(uint64_t)guest_bits),
 			 "%s: bitmap write 0x%llx to 0x%x touches bits outside the guests' [0, "
-			 "HPMN) "
-			 "and 31 (host mask 0x%x)",
+			 "HPMN) and 31 (host mask 0x%x)",
 			 step_name, (unsigned long long)val, reg, host_mask);
 		if (ovm && is_set && set != PV_PMOVSSET_EL0)
 			FZ_CHECK(!(val & ~(uint64_t)ovm->pmu.counter_mask),
 				 "%s: enable 0x%llx beyond the loaded VM's counters 0x%x",
 				 step_name, (unsigned long long)val, ovm->pmu.counter_mask);
-		uint64_t state = __real_pv_plat_sysreg_read(c, set);
-		bitmap_store(c, set, is_set ? state | val : state & ~val);
+		unsigned ci = cpu_index(c);
+		uint64_t state = CELL(ci, set);
+		bitmap_store(ci, set, is_set ? state | val : state & ~val);
 		return;
 	}
-	switch (reg) {
-	case PV_PMCR_EL0:
-		FZ_CHECK(!(val &
-			   ~(PV_PMCR_E | PV_PMCR_D | PV_PMCR_DP | PV_PMCR_LC | PV_PMCR_LP)),
-			 "%s: physical PMCR write 0x%llx: P or C reset the host's counters at "
-			 "EL2, "
-			 "other bits are not the guest's",
-			 step_name, (unsigned long long)val);
-		break;
-	case PV_PMUSERENR_EL0:
-		FZ_CHECK(val == PV_PMUSERENR_EN, "%s: physical PMUSERENR 0x%llx, not EN alone",
-			 step_name, (unsigned long long)val);
-		break;
-	case PV_PMCCNTR_EL0:
-		break;
-	case PV_PMSWINC_EL0:
-	case PV_PMSELR_EL0:
-	case PV_PMXEVCNTR_EL0:
-	case PV_PMXEVTYPER_EL0:
-		FZ_CHECK(0, "%s: physical write to 0x%x (PMSWINC, PMSELR or PMXEV*)", step_name,
-			 reg);
-		break;
-	default:
-		/* The AMU: Op0 = 3, Op1 = 3 (EL0 registers) or 4 (the EL2 offsets), CRn = 13. */
-		FZ_CHECK(PV_SYSREG_OP0(reg) == 3 && PV_SYSREG_CRN(reg) == 13 &&
-				 (PV_SYSREG_OP1(reg) == 3 || PV_SYSREG_OP1(reg) == 4),
-			 "%s: write to register 0x%x, outside the PMU and the AMU", step_name,
-			 reg);
-		break;
-	}
+	check_pmu_write(c, owner, reg, val);
 	__real_pv_plat_sysreg_write(c, reg, val);
 }
 
@@ -296,11 +441,376 @@ void __wrap_pv_plat_virq_set(struct pv_vcpu *v, uint32_t intid, bool level)
 			v == allow_vcpu[0] || v == allow_vcpu[1],
 			"%s: the interrupt line of a vCPU the call does not concern was driven",
 			step_name);
+		FZ_CHECK(!v->vm->pmu.passthrough,
+			 "%s: a passthrough vCPU's software interrupt line was driven (its "
+			 "interrupt is presented mapped)",
+			 step_name);
 	}
 	__real_pv_plat_virq_set(v, intid, level);
 }
 
-/* ---- the machine ------------------------------------------------------------------------ */
+/* ---- the host: trap words ---------------------------------------------------------------- */
+
+/* The PMU's fine-grained trap bits (Arm ARM D24.2: HDFGRTR_EL2 and HDFGWTR_EL2). */
+#define FGT_RD_CNT (PV_HDFGRTR_EL2_PMEVCNTRn_EL0 | PV_HDFGRTR_EL2_PMCCNTR_EL0)
+#define FGT_WR_CNT (PV_HDFGWTR_EL2_PMEVCNTRn_EL0 | PV_HDFGWTR_EL2_PMCCNTR_EL0)
+#define FGT_RD_PMU                                                                             \
+	(FGT_RD_CNT | PV_HDFGRTR_EL2_PMEVTYPERn_EL0 | PV_HDFGRTR_EL2_PMCCFILTR_EL0 |           \
+	 PV_HDFGRTR_EL2_PMCNTEN | PV_HDFGRTR_EL2_PMINTEN | PV_HDFGRTR_EL2_PMOVS |              \
+	 PV_HDFGRTR_EL2_PMSELR_EL0 | PV_HDFGRTR_EL2_PMMIR_EL1 | PV_HDFGRTR_EL2_PMUSERENR_EL0 | \
+	 PV_HDFGRTR_EL2_PMCEIDn_EL0)
+#define FGT_WR_PMU                                                                             \
+	(FGT_WR_CNT | PV_HDFGWTR_EL2_PMEVTYPERn_EL0 | PV_HDFGWTR_EL2_PMCCFILTR_EL0 |           \
+	 PV_HDFGWTR_EL2_PMCNTEN | PV_HDFGWTR_EL2_PMINTEN | PV_HDFGWTR_EL2_PMOVS |              \
+	 PV_HDFGWTR_EL2_PMSELR_EL0 | PV_HDFGWTR_EL2_PMSWINC_EL0 | PV_HDFGWTR_EL2_PMCR_EL0 |    \
+	 PV_HDFGWTR_EL2_PMUSERENR_EL0)
+
+/* The trap registers in effect on a pCPU: vCPU v's words over the host's, or the host's. A
+ * host without fgt_words keeps its fine-grained registers as they are: none of the PMU's
+ * bits set. */
+static void words_of(const struct pv_vcpu *v, uint64_t *mdcr, uint64_t *rt, uint64_t *wt)
+{
+	*mdcr = hyp_mdcr;
+	*rt = hyp_hdfgrtr;
+	*wt = hyp_hdfgwtr;
+	if (!v)
+		return;
+	const struct pv_trap_words *t = &v->traps;
+	*mdcr = (*mdcr & ~t->mdcr_el2_owned) | t->mdcr_el2;
+	if (hw.fgt_words) {
+		*rt = (*rt & ~t->hdfgrtr_el2_owned) | t->hdfgrtr_el2;
+		*wt = (*wt & ~t->hdfgwtr_el2_owned) | t->hdfgwtr_el2;
+	}
+}
+
+static void host_words(unsigned c, const struct pv_vcpu *v)
+{
+	words_of(v, &CELL(c, PV_MDCR_EL2), &CELL(c, PV_HDFGRTR_EL2), &CELL(c, PV_HDFGWTR_EL2));
+}
+
+/* ---- the guest's own accesses: where the hardware sends them, and what they do ---------- */
+
+enum route { TO_EL2, DIRECT_ACCESS, UNDEFINED, TO_EL1 };
+enum acc { A_RW, A_RO, A_WO };
+enum preg_kind {
+	K_PMCR,
+	K_CNTEN,
+	K_INTEN,
+	K_OVS,
+	K_SWINC,
+	K_SELR,
+	K_CEID,
+	K_CCNTR,
+	K_XEVTYPER,
+	K_XEVCNTR,
+	K_USERENR,
+	K_MMIR,
+	K_CCFILTR,
+	K_EVCNTR,
+	K_EVTYPER,
+};
+
+#define EN PV_PMUSERENR_EN
+#define SW PV_PMUSERENR_SW
+#define CR PV_PMUSERENR_CR
+#define ER PV_PMUSERENR_ER
+
+/* Each PMU register (Arm ARM D24.5): access, EL1 only (UNDEFINED at EL0), the PMUSERENR_EL0
+ * bits that let EL0 read / write it (0: always), its fine-grained trap bits (0: none; PMCR
+ * reads trap by MDCR_EL2.TPMCR). */
+static const struct preg {
+	uint32_t key;
+	uint8_t kind, acc;
+	bool el1;
+	uint8_t el0_rd, el0_wr;
+	uint64_t frd, fwr;
+} pregs[] = {
+	{PV_PMCR_EL0, K_PMCR, A_RW, false, EN, EN, 0, PV_HDFGWTR_EL2_PMCR_EL0},
+	{PV_PMCNTENSET_EL0, K_CNTEN, A_RW, false, EN, EN, PV_HDFGRTR_EL2_PMCNTEN,
+	 PV_HDFGWTR_EL2_PMCNTEN},
+	{PV_PMCNTENCLR_EL0, K_CNTEN, A_RW, false, EN, EN, PV_HDFGRTR_EL2_PMCNTEN,
+	 PV_HDFGWTR_EL2_PMCNTEN},
+	{PV_PMINTENSET_EL1, K_INTEN, A_RW, true, 0, 0, PV_HDFGRTR_EL2_PMINTEN,
+	 PV_HDFGWTR_EL2_PMINTEN},
+	{PV_PMINTENCLR_EL1, K_INTEN, A_RW, true, 0, 0, PV_HDFGRTR_EL2_PMINTEN,
+	 PV_HDFGWTR_EL2_PMINTEN},
+	{PV_PMOVSSET_EL0, K_OVS, A_RW, false, EN, EN, PV_HDFGRTR_EL2_PMOVS,
+	 PV_HDFGWTR_EL2_PMOVS},
+	{PV_PMOVSCLR_EL0, K_OVS, A_RW, false, EN, EN, PV_HDFGRTR_EL2_PMOVS,
+	 PV_HDFGWTR_EL2_PMOVS},
+	{PV_PMSWINC_EL0, K_SWINC, A_WO, false, 0, EN | SW, 0, PV_HDFGWTR_EL2_PMSWINC_EL0},
+	{PV_PMSELR_EL0, K_SELR, A_RW, false, EN | ER, EN | ER, PV_HDFGRTR_EL2_PMSELR_EL0,
+	 PV_HDFGWTR_EL2_PMSELR_EL0},
+	{PV_PMCEID0_EL0, K_CEID, A_RO, false, EN, 0, PV_HDFGRTR_EL2_PMCEIDn_EL0, 0},
+	{PV_PMCEID1_EL0, K_CEID, A_RO, false, EN, 0, PV_HDFGRTR_EL2_PMCEIDn_EL0, 0},
+	{PV_PMCCNTR_EL0, K_CCNTR, A_RW, false, EN | CR, EN, PV_HDFGRTR_EL2_PMCCNTR_EL0,
+	 PV_HDFGWTR_EL2_PMCCNTR_EL0},
+	{PV_PMXEVTYPER_EL0, K_XEVTYPER, A_RW, false, EN, EN, PV_HDFGRTR_EL2_PMEVTYPERn_EL0,
+	 PV_HDFGWTR_EL2_PMEVTYPERn_EL0},
+	{PV_PMXEVCNTR_EL0, K_XEVCNTR, A_RW, false, EN | ER, EN, PV_HDFGRTR_EL2_PMEVCNTRn_EL0,
+	 PV_HDFGWTR_EL2_PMEVCNTRn_EL0},
+	{PV_PMUSERENR_EL0, K_USERENR, A_RW, false, 0, 0, PV_HDFGRTR_EL2_PMUSERENR_EL0,
+	 PV_HDFGWTR_EL2_PMUSERENR_EL0},
+	{PV_PMMIR_EL1, K_MMIR, A_RO, true, 0, 0, PV_HDFGRTR_EL2_PMMIR_EL1, 0},
+	{PV_PMCCFILTR_EL0, K_CCFILTR, A_RW, false, EN, EN, PV_HDFGRTR_EL2_PMCCFILTR_EL0,
+	 PV_HDFGWTR_EL2_PMCCFILTR_EL0},
+	{0, K_EVCNTR, A_RW, false, EN | ER, EN, PV_HDFGRTR_EL2_PMEVCNTRn_EL0,
+	 PV_HDFGWTR_EL2_PMEVCNTRn_EL0},
+	{0, K_EVTYPER, A_RW, false, EN, EN, PV_HDFGRTR_EL2_PMEVTYPERn_EL0,
+	 PV_HDFGWTR_EL2_PMEVTYPERn_EL0},
+};
+#define NPREGS (sizeof(pregs) / sizeof(pregs[0]))
+
+static const struct preg *preg_of(uint32_t key, unsigned *n)
+{
+	bool typer;
+	*n = 0;
+	for (size_t i = 0; i + 2 < NPREGS; i++)
+		if (pregs[i].key == key)
+			return &pregs[i];
+	if (!pmev(key, n, &typer) || (!typer && *n == 31))
+		return NULL; /* PMEVCNTR<31> is no register */
+	return &pregs[typer ? NPREGS - 1 : NPREGS - 2];
+}
+
+/* What a direct or passthrough vCPU's access runs against: its pCPU's registers if loaded,
+ * else its own words and saved PMUSERENR_EL0 and PMSELR_EL0 (where it would run). */
+struct ctx {
+	uint64_t mdcr, rt, wt;
+	uint8_t userenr, selr;
+};
+
+static void ctx_of(const struct pv_vcpu *v, struct ctx *x)
+{
+	if (v->cpu) {
+		unsigned c = cpu_index(v->cpu);
+		x->mdcr = CELL(c, PV_MDCR_EL2);
+		x->rt = CELL(c, PV_HDFGRTR_EL2);
+		x->wt = CELL(c, PV_HDFGWTR_EL2);
+		x->userenr = (uint8_t)CELL(c, PV_PMUSERENR_EL0);
+		x->selr = (uint8_t)(CELL(c, PV_PMSELR_EL0) & 31);
+		return;
+	}
+	words_of(v, &x->mdcr, &x->rt, &x->wt);
+	x->userenr = v->pmu.userenr;
+	x->selr = v->pmu.selr;
+}
+
+/* Where an access goes (Arm ARM D24.5, the access pseudocode of each register, EL2 enabled,
+ * HCR_EL2.TGE 0, no EL3 trap): a register or counter the PE does not implement is UNDEFINED;
+ * at EL0, an EL1 register and PMUSERENR_EL0 writes are UNDEFINED, and PMUSERENR_EL0 refuses
+ * to EL1; then TPM, TPMCR (PMCR_EL0), the fine-grained bit; then an event counter at or past
+ * HPMN traps to EL2 with FEAT_FGT (and is CONSTRAINED UNPREDICTABLE without: UNDEFINED here). */
+static enum route route(const struct preg *r, unsigned n, const struct ctx *x, bool read,
+			unsigned el, unsigned *idx)
+{
+	if ((r->acc == A_RO && !read) || (r->acc == A_WO && read))
+		return UNDEFINED;
+	if (r->kind == K_MMIR && hw.pmu_version < PV_PMUVER_V3P4)
+		return UNDEFINED;
+	int counter = -1;
+	if (r->kind == K_EVCNTR || r->kind == K_EVTYPER)
+		counter = (int)n;
+	else if (r->kind == K_XEVCNTR || (r->kind == K_XEVTYPER && x->selr != CYC))
+		counter = x->selr;
+	if (counter >= (int)hw.pmu_counters)
+		return UNDEFINED; /* past N (SEL = 31 for PMXEVCNTR_EL0 too) */
+	*idx = counter < 0 ? CYC : (unsigned)counter;
+	if (el == 0) {
+		if (r->el1 || (r->kind == K_USERENR && !read))
+			return UNDEFINED;
+		uint8_t need = read ? r->el0_rd : r->el0_wr;
+		if (need && !(x->userenr & need))
+			return TO_EL1;
+	}
+	if (x->mdcr & PV_MDCR_EL2_TPM)
+		return TO_EL2;
+	if (r->kind == K_PMCR && (x->mdcr & PV_MDCR_EL2_TPMCR))
+		return TO_EL2;
+	if (hw.fgt && ((read ? x->rt & r->frd : x->wt & r->fwr) != 0))
+		return TO_EL2;
+	if (counter >= (int)hpmn_of(x->mdcr))
+		return hw.fgt ? TO_EL2 : UNDEFINED;
+	return DIRECT_ACCESS;
+}
+
+/* Implemented filter bits of PMEVTYPER<n>_EL0/PMCCFILTR_EL0 on this PE (D24.5.12). */
+static uint64_t filter_impl(void)
+{
+	uint64_t m = PV_PMEVTYPER_P | PV_PMEVTYPER_U | PV_PMEVTYPER_NSH;
+	if (hw.el3)
+		m |= PV_PMEVTYPER_NSK | PV_PMEVTYPER_NSU | PV_PMEVTYPER_M;
+	if (hw.sel2)
+		m |= PV_PMEVTYPER_SH;
+	if (hw.rme)
+		m |= PV_PMEVTYPER_RLK | PV_PMEVTYPER_RLU | PV_PMEVTYPER_RLH;
+	return m;
+}
+
+static uint64_t evt_impl(void)
+{
+	return has_pmuv3p1() ? PV_PMEVTYPER_EVT_V3P1 : PV_PMEVTYPER_EVT_V3;
+}
+
+static uint64_t counter_impl(uint64_t val)
+{
+	return has_pmuv3p5() ? val : val & 0xFFFFFFFFu;
+}
+
+/* A guest's MSR that reaches the hardware: what the PE does with it, within the counters
+ * [0, HPMN) and the cycle counter that EL1 and EL0 reach (D24.5.8 PMCR_EL0: P resets only
+ * those; the bitmaps ignore the others; D24.5.24 PMSWINC_EL0). */
+static void guest_write(unsigned c, const struct preg *r, unsigned idx, uint64_t val,
+			unsigned hpmn)
+{
+	uint32_t reach = (uint32_t)(PV_BIT(hpmn) - 1) | (1u << CYC);
+	uint32_t bits = (uint32_t)val & reach;
+	switch (r->kind) {
+	case K_PMCR: {
+		uint64_t impl = PV_PMCR_E | PV_PMCR_DP |
+				(hw.aarch32 ? PV_PMCR_D | PV_PMCR_LC : 0) |
+				(has_pmuv3p5() ? PV_PMCR_LP : 0);
+		CELL(c, PV_PMCR_EL0) = (val & impl) | (hw.aarch32 ? 0 : PV_PMCR_LC);
+		for (unsigned k = 0; (val & PV_PMCR_P) && k < hpmn; k++)
+			CELL(c, PV_PMEVCNTR_EL0(k)) = 0;
+		if (val & PV_PMCR_C)
+			CELL(c, PV_PMCCNTR_EL0) = 0;
+		break;
+	}
+	case K_CNTEN:
+	case K_INTEN:
+	case K_OVS: {
+		uint32_t set = r->kind == K_CNTEN   ? PV_PMCNTENSET_EL0
+			       : r->kind == K_INTEN ? PV_PMINTENSET_EL1
+						    : PV_PMOVSSET_EL0;
+		uint64_t state = CELL(c, set);
+		bitmap_store(c, set, r->key == set ? state | bits : state & ~(uint64_t)bits);
+		break;
+	}
+	case K_SWINC: {
+		bool lp = CELL(c, PV_PMCR_EL0) & PV_PMCR_LP;
+		for (unsigned k = 0; k < hpmn && (CELL(c, PV_PMCR_EL0) & PV_PMCR_E); k++) {
+			uint64_t *cnt = &CELL(c, PV_PMEVCNTR_EL0(k));
+			if (!(bits >> k & 1) || !(CELL(c, PV_PMCNTENSET_EL0) >> k & 1) ||
+			    (CELL(c, PV_PMEVTYPER_EL0(k)) & evt_impl()) != PV_EVT_SW_INCR)
+				continue;
+			*cnt = counter_impl(*cnt + 1);
+			if (lp ? *cnt == 0 : (uint32_t)*cnt == 0)
+				bitmap_store(c, PV_PMOVSSET_EL0,
+					     CELL(c, PV_PMOVSSET_EL0) | PV_BIT(k));
+		}
+		break;
+	}
+	case K_SELR:
+		CELL(c, PV_PMSELR_EL0) = val & PV_PMSELR_SEL;
+		break;
+	case K_CCNTR:
+		CELL(c, PV_PMCCNTR_EL0) = val;
+		break;
+	case K_USERENR:
+		CELL(c, PV_PMUSERENR_EL0) = val & PV_PMUSERENR_MASK;
+		break;
+	case K_CCFILTR:
+		CELL(c, PV_PMCCFILTR_EL0) = val & filter_impl();
+		break;
+	case K_XEVTYPER:
+	case K_EVTYPER:
+		if (idx == CYC)
+			CELL(c, PV_PMCCFILTR_EL0) = val & filter_impl();
+		else
+			CELL(c, PV_PMEVTYPER_EL0(idx)) = val & (filter_impl() | evt_impl());
+		break;
+	case K_XEVCNTR:
+	case K_EVCNTR:
+		CELL(c, PV_PMEVCNTR_EL0(idx)) = counter_impl(val);
+		break;
+	default: /* read-only */
+		break;
+	}
+}
+
+/* ---- what the hardware holds of a vCPU -------------------------------------------------- */
+
+/* The state of the guests' partition a passthrough guest can read, counters [0, n) and the
+ * cycle counter, as the hardware holds it or as a vCPU saved it. */
+struct pstate {
+	uint64_t pmcr, cnt[32], typ[32];
+	uint32_t cnten, inten, ovs;
+	uint8_t selr, userenr;
+};
+
+static void hw_state(unsigned c, const struct pv_vm *m, struct pstate *p)
+{
+	uint32_t mask = m->pmu.counter_mask;
+	memset(p, 0, sizeof(*p));
+	p->pmcr = CELL(c, PV_PMCR_EL0) & PMCR_STATE;
+	for (unsigned k = 0; k < m->pmu.nr_counters; k++) {
+		p->cnt[k] = CELL(c, PV_PMEVCNTR_EL0(k));
+		p->typ[k] = CELL(c, PV_PMEVTYPER_EL0(k));
+	}
+	p->cnt[CYC] = CELL(c, PV_PMCCNTR_EL0);
+	p->typ[CYC] = CELL(c, PV_PMCCFILTR_EL0);
+	p->cnten = (uint32_t)CELL(c, PV_PMCNTENSET_EL0) & mask;
+	p->inten = (uint32_t)CELL(c, PV_PMINTENSET_EL1) & mask;
+	p->ovs = (uint32_t)CELL(c, PV_PMOVSSET_EL0) & mask;
+	p->selr = (uint8_t)(CELL(c, PV_PMSELR_EL0) & 31);
+	p->userenr = (uint8_t)CELL(c, PV_PMUSERENR_EL0);
+}
+
+static void saved_state(const struct pv_vcpu *v, struct pstate *p)
+{
+	const struct pv_vpmu *s = &v->pmu;
+	memset(p, 0, sizeof(*p));
+	p->pmcr = s->pmcr;
+	for (unsigned k = 0; k < v->vm->pmu.nr_counters; k++) {
+		p->cnt[k] = s->evcntr[k];
+		p->typ[k] = s->hwtype[k];
+	}
+	p->cnt[CYC] = s->ccntr;
+	p->typ[CYC] = s->hwtype[CYC];
+	p->cnten = s->cnten;
+	p->inten = s->inten;
+	p->ovs = s->ovs;
+	p->selr = s->selr;
+	p->userenr = s->userenr;
+}
+
+static void check_same_state(const struct pstate *a, const struct pstate *b, const char *what)
+{
+	for (unsigned k = 0; k < 32; k++)
+		FZ_CHECK(a->cnt[k] == b->cnt[k] && a->typ[k] == b->typ[k],
+			 "%s: %s: counter %u 0x%llx/type 0x%llx, expected 0x%llx/0x%llx",
+			 step_name, what, k, (unsigned long long)a->cnt[k],
+			 (unsigned long long)a->typ[k], (unsigned long long)b->cnt[k],
+			 (unsigned long long)b->typ[k]);
+	FZ_CHECK(a->pmcr == b->pmcr && a->cnten == b->cnten && a->inten == b->inten &&
+			 a->ovs == b->ovs && a->selr == b->selr && a->userenr == b->userenr,
+		 "%s: %s: PMCR 0x%llx PMCNTEN 0x%x PMINTEN 0x%x PMOVS 0x%x PMSELR %u PMUSERENR "
+		 "0x%x, expected 0x%llx 0x%x 0x%x 0x%x %u 0x%x",
+		 step_name, what, (unsigned long long)a->pmcr, a->cnten, a->inten, a->ovs,
+		 a->selr, a->userenr, (unsigned long long)b->pmcr, b->cnten, b->inten, b->ovs,
+		 b->selr, b->userenr);
+}
+
+/* Odd counters of the vCPU whose type, as the guest wrote it, is CHAIN. */
+static uint32_t chain_of(const struct pv_vcpu *v)
+{
+	uint32_t chain = 0;
+	for (unsigned k = 1; k < v->vm->pmu.nr_counters; k += 2)
+		if ((v->pmu.evtyper[k] & v->vm->pmu.event_mask) == PV_EVT_CHAIN)
+			chain |= 1u << k;
+	return chain;
+}
+
+/* The physical PMINTEN of a trapping or direct vCPU's counters: its own, plus each even
+ * counter whose odd partner is an enabled CHAIN counter (docs/vpmu.md, "Overflows"). */
+static uint32_t inten_of(const struct pv_vcpu *v)
+{
+	const struct pv_vpmu *s = &v->pmu;
+	return (s->inten | ((chain_of(v) & s->cnten) >> 1)) & v->vm->pmu.counter_mask;
+}
+
+/* ---- checks after every step ------------------------------------------------------------- */
 
 static void allow(struct pv_pcpu *c0, struct pv_pcpu *c1, struct pv_vcpu *v0,
 		  struct pv_vcpu *v1)
@@ -327,6 +837,144 @@ static void check_host(void)
 	}
 }
 
+/* The trap words of a VM (or of one of its vCPUs, whose CHAIN bit may differ) in its mode. */
+static void check_words(const struct pv_vm *m, const struct pv_trap_words *w,
+			const struct pv_vcpu *v)
+{
+	if (hw.pmu_version == PV_PMUVER_NI)
+		return;
+	enum mode md = mode_of(m);
+	uint64_t own = PV_MDCR_EL2_TPM | PV_MDCR_EL2_TPMCR | PV_MDCR_EL2_HPMN |
+		       PV_MDCR_EL2_HPMD | PV_MDCR_EL2_HCCD | PV_MDCR_EL2_MTPME;
+	uint64_t el2 = (has_pmuv3p1() ? PV_MDCR_EL2_HPMD : 0) |
+		       (has_pmuv3p5() ? PV_MDCR_EL2_HCCD : 0);
+	uint64_t mdcr = w->mdcr_el2;
+	bool tpm = mdcr & PV_MDCR_EL2_TPM, tpmcr = mdcr & PV_MDCR_EL2_TPMCR;
+	unsigned hpmn = (unsigned)PV_FIELD_GET(PV_MDCR_EL2_HPMN, mdcr);
+	FZ_CHECK((w->mdcr_el2_owned & own) == own && (mdcr & el2) == el2 &&
+			 !(mdcr & PV_MDCR_EL2_MTPME),
+		 "%s: MDCR_EL2 0x%llx (owned 0x%llx): HPMD/HCCD not set, MTPME set, or a PMU "
+		 "field left to the host",
+		 step_name, (unsigned long long)mdcr, (unsigned long long)w->mdcr_el2_owned);
+	FZ_CHECK((w->hcr_el2 & PV_HCR_EL2_TID3) != 0, "%s: ID registers not trapped",
+		 step_name);
+	switch (md) {
+	case TRAPPING:
+		FZ_CHECK(tpm && tpmcr && hpmn == hw.hpmn,
+			 "%s: trapping VM: MDCR_EL2 0x%llx does not trap the PMU (TPM, TPMCR) "
+			 "and partition at HPMN %u",
+			 step_name, (unsigned long long)mdcr, hw.hpmn);
+		break;
+	case DIRECT: {
+		uint64_t rd = FGT_RD_PMU & ~FGT_RD_CNT, wr = FGT_WR_PMU & ~FGT_WR_CNT;
+		if (v && chain_of(v)) {
+			rd |= PV_HDFGRTR_EL2_PMEVCNTRn_EL0;
+			wr |= PV_HDFGWTR_EL2_PMEVCNTRn_EL0;
+		}
+		FZ_CHECK(!tpm && tpmcr && hpmn == m->pmu.nr_counters,
+			 "%s: direct VM: MDCR_EL2 0x%llx, not TPM clear, TPMCR set, HPMN = N "
+			 "= %u",
+			 step_name, (unsigned long long)mdcr, m->pmu.nr_counters);
+		FZ_CHECK((w->hdfgrtr_el2_owned & FGT_RD_PMU) == FGT_RD_PMU &&
+				 (w->hdfgwtr_el2_owned & FGT_WR_PMU) == FGT_WR_PMU &&
+				 (w->hdfgrtr_el2 & FGT_RD_PMU) == rd &&
+				 (w->hdfgwtr_el2 & FGT_WR_PMU) == wr,
+			 "%s: direct VM: HDFGRTR_EL2 0x%llx, HDFGWTR_EL2 0x%llx: not every PMU "
+			 "register but the counters trapped (CHAIN counters 0x%x)",
+			 step_name, (unsigned long long)w->hdfgrtr_el2,
+			 (unsigned long long)w->hdfgwtr_el2, v ? chain_of(v) : 0u);
+		break;
+	}
+	case PASSTHROUGH:
+		FZ_CHECK(!tpm && !tpmcr && hpmn == hw.hpmn && hpmn == m->pmu.nr_counters,
+			 "%s: passthrough VM: MDCR_EL2 0x%llx, not TPM and TPMCR clear, HPMN = "
+			 "N = %u",
+			 step_name, (unsigned long long)mdcr, hw.hpmn);
+		FZ_CHECK(!hw.fgt || ((w->hdfgrtr_el2_owned & FGT_RD_PMU) == FGT_RD_PMU &&
+				     (w->hdfgwtr_el2_owned & FGT_WR_PMU) == FGT_WR_PMU &&
+				     !(w->hdfgrtr_el2 & FGT_RD_PMU) &&
+				     !(w->hdfgwtr_el2 & FGT_WR_PMU)),
+			 "%s: passthrough VM: a PMU fine-grained trap set or left to the host",
+			 step_name);
+		break;
+	}
+	if (!hw.fgt)
+		FZ_CHECK(!w->hdfgrtr_el2_owned && !w->hdfgwtr_el2_owned,
+			 "%s: fine-grained trap words without FEAT_FGT", step_name);
+}
+
+/* The pCPU's registers: the trap words in effect, what no vCPU's state may leave behind, and
+ * the loaded vCPU's own state; and no guest counter counting at EL2. */
+static void check_pcpu(unsigned c)
+{
+	const struct pv_vcpu *v = cpu[c].loaded;
+	enum mode md = v ? mode_of(v->vm) : TRAPPING;
+	bool active = v && v->pmu.active;
+	uint64_t mdcr, rt, wt;
+	words_of(v, &mdcr, &rt, &wt);
+	FZ_CHECK(CELL(c, PV_MDCR_EL2) == mdcr && CELL(c, PV_HDFGRTR_EL2) == rt &&
+			 CELL(c, PV_HDFGWTR_EL2) == wt,
+		 "%s: pCPU %u runs with MDCR_EL2 0x%llx HDFGRTR 0x%llx HDFGWTR 0x%llx, not the "
+		 "trap words of what is loaded (0x%llx 0x%llx 0x%llx)",
+		 step_name, c, (unsigned long long)CELL(c, PV_MDCR_EL2),
+		 (unsigned long long)CELL(c, PV_HDFGRTR_EL2),
+		 (unsigned long long)CELL(c, PV_HDFGWTR_EL2), (unsigned long long)mdcr,
+		 (unsigned long long)rt, (unsigned long long)wt);
+	if (hw.pmu_version == PV_PMUVER_NI)
+		return; /* no PMU: nothing of it to switch */
+	uint64_t userenr = CELL(c, PV_PMUSERENR_EL0), selr = CELL(c, PV_PMSELR_EL0);
+	if (!active || md == TRAPPING)
+		FZ_CHECK(userenr == PV_PMUSERENR_EN && selr == host_selr[c],
+			 "%s: pCPU %u: PMUSERENR 0x%llx, PMSELR %llu, not the pCPU's own (EN, "
+			 "%u) "
+			 "with no direct or passthrough vCPU loaded",
+			 step_name, c, (unsigned long long)userenr, (unsigned long long)selr,
+			 host_selr[c]);
+	else if (md == DIRECT)
+		FZ_CHECK(userenr == v->pmu.userenr && selr == v->pmu.selr,
+			 "%s: pCPU %u: PMUSERENR 0x%llx, PMSELR %llu, not the direct vCPU's "
+			 "(0x%x, %u)",
+			 step_name, c, (unsigned long long)userenr, (unsigned long long)selr,
+			 v->pmu.userenr, v->pmu.selr);
+	uint32_t en = (uint32_t)CELL(c, PV_PMCNTENSET_EL0) & guest_bits;
+	if (!active) {
+		FZ_CHECK(!en && !(CELL(c, PV_PMOVSSET_EL0) & guest_bits),
+			 "%s: pCPU %u: guest counters 0x%x enabled or overflows 0x%llx pending "
+			 "with no active vCPU loaded",
+			 step_name, c, en,
+			 (unsigned long long)(CELL(c, PV_PMOVSSET_EL0) & guest_bits));
+	} else if (md != PASSTHROUGH) {
+		const struct pv_vpmu *s = &v->pmu;
+		uint32_t mask = v->vm->pmu.counter_mask;
+		uint32_t inten = (uint32_t)CELL(c, PV_PMINTENSET_EL1) & mask;
+		FZ_CHECK(en == s->cnten && inten == inten_of(v) &&
+				 !((CELL(c, PV_PMCR_EL0) ^ s->pmcr) & PV_PMCR_E),
+			 "%s: pCPU %u: PMCNTEN 0x%x, PMINTEN 0x%x, PMCR 0x%llx: not the loaded "
+			 "vCPU's (0x%x, 0x%x, E of 0x%llx)",
+			 step_name, c, en, inten, (unsigned long long)CELL(c, PV_PMCR_EL0),
+			 s->cnten, inten_of(v), (unsigned long long)s->pmcr);
+		for (unsigned k = 0; k < 32; k++) {
+			if (k != CYC && k >= v->vm->pmu.nr_counters)
+				continue;
+			uint32_t key = k == CYC ? PV_PMCCFILTR_EL0 : PV_PMEVTYPER_EL0(k);
+			FZ_CHECK(CELL(c, key) == s->hwtype[k],
+				 "%s: pCPU %u: type %u is 0x%llx, the loaded vCPU's is 0x%llx",
+				 step_name, c, k, (unsigned long long)CELL(c, key),
+				 (unsigned long long)s->hwtype[k]);
+		}
+	}
+	for (unsigned k = 0; k < 32; k++) {
+		if (!(guest_bits >> k & 1))
+			continue;
+		uint64_t type = CELL(c, k == CYC ? PV_PMCCFILTR_EL0 : PV_PMEVTYPER_EL0(k));
+		FZ_CHECK(!counts_el2(c, k, type),
+			 "%s: pCPU %u: counter %u (type 0x%llx) counts at EL2 under MDCR_EL2 "
+			 "0x%llx",
+			 step_name, c, k, (unsigned long long)type,
+			 (unsigned long long)CELL(c, PV_MDCR_EL2));
+	}
+}
+
 /* Everything about every vCPU that holds after any step. */
 static void check_vcpus(void)
 {
@@ -339,20 +987,35 @@ static void check_vcpus(void)
 			const struct pv_vcpu *v = &vc[i][j];
 			const struct pv_vpmu *s = &v->pmu;
 			bool level = (s->pmcr & PV_PMCR_E) && (s->inten & s->ovs);
-			FZ_CHECK(s->irq_level == level && mv[i][j].line[PV_INTID_PMU] == level,
-				 "%s: vCPU %u.%u interrupt line %d, architected level %d",
-				 step_name, i, j, mv[i][j].line[PV_INTID_PMU], level);
+			if (vm[i].pmu.passthrough) {
+				/* Its state is the hardware's while it is loaded. */
+				FZ_CHECK(!mv[i][j].line[PV_INTID_PMU] &&
+						 (v->cpu || s->irq_level == level),
+					 "%s: passthrough vCPU %u.%u interrupt line %d, level "
+					 "%d, architected level %d",
+					 step_name, i, j, mv[i][j].line[PV_INTID_PMU],
+					 s->irq_level, level);
+			} else {
+				FZ_CHECK(s->irq_level == level &&
+						 mv[i][j].line[PV_INTID_PMU] == level,
+					 "%s: vCPU %u.%u interrupt line %d, architected level "
+					 "%d",
+					 step_name, i, j, mv[i][j].line[PV_INTID_PMU], level);
+			}
 			uint32_t mask = vm[i].pmu.counter_mask;
 			FZ_CHECK(!(s->cnten & ~mask) && !(s->inten & ~mask) &&
 					 !(s->ovs & ~mask),
 				 "%s: vCPU %u.%u bitmaps beyond its counters", step_name, i, j);
 			FZ_CHECK(!v->cpu || v->cpu->loaded == v,
 				 "%s: vCPU %u.%u load links broken", step_name, i, j);
+			check_words(&vm[i], &v->traps, v);
 		}
 	}
-	for (unsigned c = 0; c < NCPU; c++)
+	for (unsigned c = 0; c < NCPU; c++) {
 		FZ_CHECK(!cpu[c].loaded || cpu[c].loaded->cpu == &cpu[c],
 			 "%s: pCPU %u load links broken", step_name, c);
+		check_pcpu(c);
+	}
 }
 
 /* ---- steps ------------------------------------------------------------------------------- */
@@ -391,23 +1054,20 @@ static uint32_t pick_key(struct fz *f)
 	}
 }
 
-static struct pv_vcpu *pick_vcpu(struct fz *f, unsigned *vmi)
+static struct pv_vcpu *pick_vcpu(struct fz *f)
 {
 	uint8_t b = fz_u8(f);
-	unsigned i = b % NVM, j = (b >> 1) % NVCPU;
-	if (!vm_ok[i])
-		i ^= 1;
+	unsigned i = b % NVM, j = (b >> 2) % NVCPU;
+	for (unsigned k = 0; k < NVM && !vm_ok[i]; k++)
+		i = (i + 1) % NVM;
 	if (!vm_ok[i])
 		return NULL;
-	*vmi = i;
 	return &vc[i][j % nvcpu[i]];
 }
 
-static void snapshot_others(const struct pv_vcpu *a, const struct pv_vcpu *b,
-			    struct pv_vcpu out[NVM][NVCPU])
+static void snapshot_others(struct pv_vcpu out[NVM][NVCPU])
 {
 	memcpy(out, vc, sizeof(vc));
-	(void)a, (void)b;
 }
 
 static void check_others(const struct pv_vcpu *a, const struct pv_vcpu *b,
@@ -424,19 +1084,62 @@ static void check_others(const struct pv_vcpu *a, const struct pv_vcpu *b,
 		}
 }
 
-static void step_trap(struct fz *f)
+/* The hardware state of every pCPU with a passthrough vCPU loaded (the rest: zero). */
+static void pt_snapshot(struct pstate out[NCPU])
 {
-	unsigned vi;
-	struct pv_vcpu *v = pick_vcpu(f, &vi);
-	uint32_t key = pick_key(f);
-	uint8_t b = fz_u8(f);
-	unsigned rt = b & 31;
-	bool read = b & 32;
-	unsigned el = (b >> 6) & 1;
-	uint64_t val = fz_u64(f);
-	uint8_t odd = fz_u8(f);
-	if (!v)
+	for (unsigned c = 0; c < NCPU; c++) {
+		const struct pv_vcpu *v = cpu[c].loaded;
+		if (v && v->vm->pmu.passthrough)
+			hw_state(c, v->vm, &out[c]);
+		else
+			memset(&out[c], 0, sizeof(out[c]));
+	}
+}
+
+/* A passthrough guest's registers are its own: a call that is not its put, load or access
+ * leaves them as they were. */
+static void pt_unchanged(const struct pstate before[NCPU], const struct pv_pcpu *except)
+{
+	for (unsigned c = 0; c < NCPU; c++) {
+		const struct pv_vcpu *v = cpu[c].loaded;
+		if (!v || !v->vm->pmu.passthrough || &cpu[c] == except)
+			continue;
+		struct pstate now;
+		hw_state(c, v->vm, &now);
+		check_same_state(&now, &before[c], "a passthrough guest's registers changed");
+	}
+}
+
+/* An EL0 access that reached EL2 (the hardware's PMUSERENR_EL0 is EN alone, or the direct
+ * guest's own, which allowed it) is answered by the guest's own PMUSERENR_EL0 as the Arm ARM's
+ * rule for that register says (D24.5): an EL1 register and a PMUSERENR_EL0 write are
+ * UNDEFINED at EL0, a register that does not exist (direction, n >= N) UNDEFINED before any
+ * rule, and otherwise the access goes to the guest's EL1 exactly when none of the register's
+ * bits is set. PMXEV* with SEL >= N is left out: CONSTRAINED UNPREDICTABLE before FEAT_FGT. */
+static void check_el0(const struct pv_vcpu *v, const struct preg *pr, unsigned n, unsigned selr,
+		      bool read, enum pv_trap_result r)
+{
+	unsigned N = v->vm->pmu.nr_counters;
+	uint8_t need = read ? pr->el0_rd : pr->el0_wr;
+	bool absent = (pr->acc == A_RO && !read) || (pr->acc == A_WO && read) ||
+		      ((pr->kind == K_EVCNTR || pr->kind == K_EVTYPER) && n >= N);
+	if (pr->el1 || (pr->kind == K_USERENR && !read) || absent) {
+		FZ_CHECK(r == PV_TRAP_UNDEF,
+			 "pv_trap: EL0 %s of PMU register kind %u answered %d",
+			 read ? "read" : "write", pr->kind, (int)r);
 		return;
+	}
+	if ((pr->kind == K_XEVCNTR || (pr->kind == K_XEVTYPER && selr != CYC)) && selr >= N)
+		return;
+	bool allowed = !need || (v->pmu.userenr & need);
+	FZ_CHECK(allowed ? r == PV_TRAP_HANDLED : r == PV_TRAP_EL1_SYSREG,
+		 "pv_trap: EL0 %s of PMU register kind %u with PMUSERENR 0x%x answered %d",
+		 read ? "read" : "write", pr->kind, v->pmu.userenr, (int)r);
+}
+
+static void trap(struct pv_vcpu *v, uint32_t key, bool read, unsigned rt, unsigned el,
+		 uint64_t val, uint8_t odd, struct fz *f)
+{
 	uint64_t esr = ((uint64_t)PV_EC_SYS64 << PV_ESR_EC_SHIFT) | PV_ESR_IL | key |
 		       ((uint64_t)rt << PV_ISS_SYS_RT_SHIFT) | (read ? PV_ISS_SYS_DIR_READ : 0);
 	if (odd == 0xEC) /* another exception class */
@@ -452,9 +1155,16 @@ static void step_trap(struct fz *f)
 	if (rt < 31)
 		x[rt] = val;
 	memcpy(x0, x, sizeof(x));
-	uint8_t selr = v->pmu.selr;
+	/* The SEL a PMXEV* access used: a loaded passthrough guest's is the hardware's. */
+	bool pt_loaded = v->vm->pmu.passthrough && v->cpu;
+	uint8_t selr = pt_loaded ? (uint8_t)(CELL(cpu_index(v->cpu), PV_PMSELR_EL0) & 31)
+				 : v->pmu.selr;
 	static struct pv_vcpu before[NVM][NVCPU];
-	snapshot_others(v, NULL, before);
+	static struct pv_vcpu self;
+	struct pstate pt_before[NCPU];
+	snapshot_others(before);
+	memcpy(&self, v, sizeof(self));
+	pt_snapshot(pt_before);
 
 	step_name = "pv_trap";
 	allow(v->cpu, NULL, v, NULL);
@@ -473,6 +1183,7 @@ static void step_trap(struct fz *f)
 			 "pv_trap: x%u changed (key 0x%x, %s, result %d)", i, key,
 			 read ? "read" : "write", (int)r);
 	check_others(v, NULL, before);
+	pt_unchanged(pt_before, NULL);
 
 	const struct pv_vm *m = v->vm;
 	const struct pv_reg_desc *d = pv_reg_lookup(key);
@@ -489,6 +1200,20 @@ static void step_trap(struct fz *f)
 	    selr >= N)
 		FZ_CHECK(r != PV_TRAP_HANDLED, "pv_trap: PMXEV* handled with SEL %u, N = %u",
 			 selr, N);
+	unsigned pn;
+	const struct preg *pr = preg_of(key, &pn);
+	if (sys64 && el == 0 && pr && has_pmu && !m->pmu.passthrough)
+		check_el0(v, pr, pn, selr, read, r);
+	if (pt_loaded && sys64 && d && d->kind == PV_KIND_PMU) {
+		/* Nothing of its PMU traps but a counter past its N (FEAT_FGT), which UNDEFs;
+		 * its state is the hardware's, which no answer changes. */
+		FZ_CHECK(r == PV_TRAP_UNDEF,
+			 "pv_trap: a loaded passthrough vCPU's PMU trap (key 0x%x, SEL %u) "
+			 "answered %d",
+			 key, selr, (int)r);
+		FZ_CHECK(unchanged(&v->pmu, &self.pmu, sizeof(v->pmu)),
+			 "pv_trap: a loaded passthrough vCPU's saved state changed by a trap");
+	}
 	if (r == PV_TRAP_HANDLED && read && rt < 31 && has_pmu) {
 		uint64_t got = x[rt];
 		uint32_t mask = m->pmu.counter_mask;
@@ -519,6 +1244,45 @@ static void step_trap(struct fz *f)
 	}
 }
 
+/* A guest access: a trapping vCPU's always reaches pv_trap(); a direct or passthrough
+ * vCPU's goes where the hardware sends it. */
+static void step_access(struct fz *f)
+{
+	struct pv_vcpu *v = pick_vcpu(f);
+	uint32_t key = pick_key(f);
+	uint8_t b = fz_u8(f);
+	unsigned rt = b & 31;
+	bool read = b & 32;
+	unsigned el = (b >> 6) & 1;
+	uint64_t val = fz_u64(f);
+	uint8_t odd = fz_u8(f);
+	if (!v)
+		return;
+	unsigned n, idx = CYC;
+	const struct preg *r = preg_of(key, &n);
+	if (mode_of(v->vm) == TRAPPING || !r || odd == 0xEC) {
+		trap(v, key, read, rt, el, val, odd,
+		     f); /* 0xEC: an exception of another class */
+		return;
+	}
+	struct ctx x;
+	ctx_of(v, &x);
+	switch (route(r, n, &x, read, el, &idx)) {
+	case TO_EL2:
+		trap(v, key, read, rt, el, val, odd, f);
+		break;
+	case DIRECT_ACCESS:
+		/* Only a loaded guest runs; its reads change nothing. */
+		if (v->cpu && !read) {
+			step_name = "a guest's own write";
+			guest_write(cpu_index(v->cpu), r, idx, val, hpmn_of(x.mdcr));
+		}
+		break;
+	default: /* UNDEFINED, or to the guest's EL1: the hardware's business */
+		break;
+	}
+}
+
 /* Counter values of a vCPU as the operator sees them (platform reads allowed on its pCPU). */
 static void counters_of(struct pv_vcpu *v, uint64_t out[32])
 {
@@ -533,65 +1297,144 @@ static void counters_of(struct pv_vcpu *v, uint64_t out[32])
 
 static bool overflow_pending(const struct pv_vcpu *v)
 {
-	if (!v->cpu)
-		return false;
+	if (!v->cpu || v->vm->pmu.passthrough)
+		return false; /* a passthrough put saves its overflows as they are */
 	return (CELL(cpu_index(v->cpu), PV_PMOVSSET_EL0) & v->vm->pmu.counter_mask) != 0;
 }
 
-static void step_load(struct fz *f)
+/* The overflow status a vCPU's guest reads: saved, and still in the hardware. */
+static uint32_t ovs_view(const struct pv_vcpu *v)
 {
-	unsigned vi;
-	struct pv_vcpu *v = pick_vcpu(f, &vi);
-	struct pv_pcpu *c = &cpu[fz_u8(f) % NCPU];
-	if (!v)
-		return;
-	uint64_t a[32], b[32];
-	bool exact = !overflow_pending(v) && !(c->loaded && overflow_pending(c->loaded));
-	counters_of(v, a);
-	static struct pv_vcpu before[NVM][NVCPU];
-	snapshot_others(v, c->loaded, before);
-	step_name = "pv_vcpu_load";
-	allow(c, v->cpu, v, c->loaded);
-	struct pv_vcpu *prev = c->loaded;
-	pv_vcpu_load(v, c);
-	allow(NULL, NULL, NULL, NULL);
-	check_others(v, prev, before);
-	FZ_CHECK(v->cpu == c && c->loaded == v, "pv_vcpu_load: not loaded");
-	counters_of(v, b);
-	if (exact)
-		FZ_CHECK(unchanged(a, b, sizeof(a)),
-			 "pv_vcpu_load: a counter changed across the load");
+	uint32_t mask = v->vm->pmu.counter_mask;
+	if (!v->cpu || !v->pmu.active)
+		return v->pmu.ovs;
+	uint32_t hw_ovs = (uint32_t)CELL(cpu_index(v->cpu), PV_PMOVSSET_EL0) & mask;
+	return v->vm->pmu.passthrough ? hw_ovs : v->pmu.ovs | hw_ovs;
 }
 
-static void step_put(struct fz *f)
+/* A put (explicit): what the hardware holds after it, and what the vCPU saved. */
+static void do_put(struct pv_vcpu *v)
 {
-	unsigned vi;
-	struct pv_vcpu *v = pick_vcpu(f, &vi);
-	if (!v)
-		return;
 	uint64_t a[32], b[32];
 	bool exact = !overflow_pending(v);
+	uint32_t ovs = ovs_view(v);
 	counters_of(v, a);
+	struct pstate held;
+	if (v->cpu && v->vm->pmu.passthrough)
+		hw_state(cpu_index(v->cpu), v->vm, &held);
 	static struct pv_vcpu before[NVM][NVCPU];
-	snapshot_others(v, NULL, before);
+	snapshot_others(before);
+	struct pstate pt_before[NCPU];
+	pt_snapshot(pt_before);
 	step_name = "pv_vcpu_put";
 	allow(v->cpu, NULL, v, NULL);
 	struct pv_pcpu *was = v->cpu;
 	pv_vcpu_put(v);
 	allow(NULL, NULL, NULL, NULL);
 	check_others(v, NULL, before);
+	pt_unchanged(pt_before, was);
 	FZ_CHECK(!v->cpu && (!was || !was->loaded), "pv_vcpu_put: still loaded");
-	if (was && v->pmu.active) {
+	if (was) {
 		unsigned c = cpu_index(was);
-		FZ_CHECK(!(CELL(c, PV_PMCNTENSET_EL0) & v->vm->pmu.counter_mask),
-			 "pv_vcpu_put: guest counters left enabled on pCPU %u", c);
-		FZ_CHECK(!(CELL(c, PV_PMOVSSET_EL0) & v->vm->pmu.counter_mask),
-			 "pv_vcpu_put: guest overflow left pending on pCPU %u", c);
+		host_words(c, NULL);
+		/* No count, enable or overflow of the guest's where the host or the next vCPU
+		 * would see it (check_pcpu, after the step); a passthrough guest's interrupt
+		 * enables and PMCR.E too. */
+		if (v->vm->pmu.passthrough) {
+			FZ_CHECK(!(CELL(c, PV_PMINTENSET_EL1) & guest_bits) &&
+					 !(CELL(c, PV_PMCR_EL0) & PV_PMCR_E),
+				 "pv_vcpu_put: a passthrough guest's interrupt enables 0x%llx "
+				 "or "
+				 "PMCR 0x%llx (E) left on pCPU %u",
+				 (unsigned long long)(CELL(c, PV_PMINTENSET_EL1) & guest_bits),
+				 (unsigned long long)CELL(c, PV_PMCR_EL0), c);
+			struct pstate saved;
+			saved_state(v, &saved);
+			check_same_state(
+				&saved, &held,
+				"a passthrough put saved other than the hardware held");
+		}
 	}
+	/* A pending even counter's overflow may chain (and its CHAIN counter overflow). */
+	FZ_CHECK((ovs_view(v) & ovs) == ovs && (!exact || ovs_view(v) == ovs),
+		 "pv_vcpu_put: overflow status 0x%x became 0x%x", ovs, ovs_view(v));
 	counters_of(v, b);
 	if (exact)
 		FZ_CHECK(unchanged(a, b, sizeof(a)),
 			 "pv_vcpu_put: a counter changed across the put");
+}
+
+static void step_load(struct fz *f)
+{
+	struct pv_vcpu *v = pick_vcpu(f);
+	uint8_t b = fz_u8(f);
+	struct pv_pcpu *c = &cpu[b % NCPU];
+	if (!v)
+		return;
+	if ((b & 2) && c->loaded && c->loaded != v)
+		do_put(c->loaded); /* a host that puts before it loads */
+	uint64_t a[32], bb[32];
+	struct pv_vcpu *prev = c->loaded;
+	struct pv_pcpu *was = v->cpu;
+	bool exact = !overflow_pending(v) && !(prev && overflow_pending(prev));
+	bool moves = was != c;
+	uint32_t ovs = ovs_view(v);
+	counters_of(v, a);
+	static struct pv_vcpu before[NVM][NVCPU];
+	snapshot_others(before);
+	struct pstate pt_before[NCPU];
+	pt_snapshot(pt_before);
+	/* The host writes the vCPU's trap words first, then loads it. */
+	unsigned ci = cpu_index(c);
+	host_words(ci, v);
+	step_name = "pv_vcpu_load";
+	allow(c, v->cpu, v, prev);
+	pv_vcpu_load(v, c);
+	allow(NULL, NULL, NULL, NULL);
+	if (was && was != c)
+		host_words(cpu_index(was), NULL);
+	check_others(v, prev, before);
+	pt_unchanged(pt_before, moves ? c : NULL);
+	FZ_CHECK(v->cpu == c && c->loaded == v, "pv_vcpu_load: not loaded");
+	if (moves && v->pmu.active) {
+		/* What the guest sees now is its own, and only its own: what it saved (at a
+		 * put from another pCPU inside this load, if it was loaded there). */
+		struct pstate saved;
+		saved_state(v, &saved);
+		if (v->vm->pmu.passthrough) {
+			struct pstate now;
+			hw_state(ci, v->vm, &now);
+			check_same_state(
+				&now, &saved,
+				"a passthrough load gave the guest other than its own");
+		} else {
+			FZ_CHECK(!(CELL(ci, PV_PMOVSSET_EL0) & guest_bits),
+				 "pv_vcpu_load: overflows 0x%llx pending that are not the "
+				 "vCPU's",
+				 (unsigned long long)(CELL(ci, PV_PMOVSSET_EL0) & guest_bits));
+			for (unsigned k = 0; k < v->vm->pmu.nr_counters; k++)
+				FZ_CHECK(CELL(ci, PV_PMEVCNTR_EL0(k)) == saved.cnt[k],
+					 "pv_vcpu_load: counter %u holds 0x%llx, the vCPU's is "
+					 "0x%llx",
+					 k, (unsigned long long)CELL(ci, PV_PMEVCNTR_EL0(k)),
+					 (unsigned long long)saved.cnt[k]);
+			FZ_CHECK(CELL(ci, PV_PMCCNTR_EL0) == saved.cnt[CYC],
+				 "pv_vcpu_load: the cycle counter is not the vCPU's");
+		}
+	}
+	FZ_CHECK((ovs_view(v) & ovs) == ovs && (!exact || ovs_view(v) == ovs),
+		 "pv_vcpu_load: overflow status 0x%x became 0x%x", ovs, ovs_view(v));
+	counters_of(v, bb);
+	if (exact)
+		FZ_CHECK(unchanged(a, bb, sizeof(a)),
+			 "pv_vcpu_load: a counter changed across the load");
+}
+
+static void step_put(struct fz *f)
+{
+	struct pv_vcpu *v = pick_vcpu(f);
+	if (v)
+		do_put(v);
 }
 
 static void step_irq(struct fz *f)
@@ -600,34 +1443,92 @@ static void step_irq(struct fz *f)
 	uint8_t b = fz_u8(f);
 	uint32_t intid = b < 0xF0 ? PV_INTID_PMU : b;
 	struct pv_pcpu *c = &cpu[ci];
+	struct pv_vcpu *v = c->loaded;
 	bool host = (CELL(ci, PV_PMOVSSET_EL0) & host_mask) != 0;
+	bool pt = v && v->vm->pmu.passthrough;
+	bool own = pt && (CELL(ci, PV_PMCR_EL0) & PV_PMCR_E) &&
+		   (CELL(ci, PV_PMINTENSET_EL1) & CELL(ci, PV_PMOVSSET_EL0) &
+		    v->vm->pmu.counter_mask);
 	static struct pv_vcpu before[NVM][NVCPU];
-	snapshot_others(c->loaded, NULL, before);
+	snapshot_others(before);
+	struct pstate pt_before[NCPU];
+	pt_snapshot(pt_before);
 	step_name = "pv_irq";
-	allow(c, NULL, c->loaded, NULL);
+	allow(c, NULL, v, NULL);
 	enum pv_irq_result r = pv_irq(c, intid);
 	allow(NULL, NULL, NULL, NULL);
-	check_others(c->loaded, NULL, before);
+	check_others(v, NULL, before);
+	pt_unchanged(pt_before, NULL);
 	if (intid != PV_INTID_PMU) {
 		FZ_CHECK(r == PV_IRQ_NOT_MINE, "pv_irq: INTID %u answered %d", intid, (int)r);
 		return;
 	}
-	FZ_CHECK(r == (host ? PV_IRQ_HOST_PENDING : PV_IRQ_HANDLED),
-		 "pv_irq: answered %d with host overflow %s", (int)r,
-		 host ? "pending" : "clear");
-	if (c->loaded && c->loaded->pmu.active)
-		FZ_CHECK(!(CELL(ci, PV_PMOVSSET_EL0) & c->loaded->vm->pmu.counter_mask),
+	enum pv_irq_result want = host  ? PV_IRQ_HOST_PENDING
+				  : own ? PV_IRQ_GUEST_MAPPED
+					: PV_IRQ_HANDLED;
+	FZ_CHECK(r == want, "pv_irq: answered %d, expected %d (host overflow %s)", (int)r,
+		 (int)want, host ? "pending" : "clear");
+	if (v && v->pmu.active && !pt)
+		FZ_CHECK(!(CELL(ci, PV_PMOVSSET_EL0) & v->vm->pmu.counter_mask),
 			 "pv_irq: guest overflow flags left in hardware");
 }
 
-/* The hardware counts: enabled guest counters advance and overflow, host counters overflow. */
+/* The operator's views of one vCPU: pv_vpmu_sync() and pv_vpmu_counter(). */
+static void step_view(struct fz *f)
+{
+	struct pv_vcpu *v = pick_vcpu(f);
+	if (!v)
+		return;
+	static struct pv_vcpu before[NVM][NVCPU];
+	static struct pv_vcpu self;
+	snapshot_others(before);
+	memcpy(&self, v, sizeof(self));
+	struct pstate pt_before[NCPU];
+	pt_snapshot(pt_before);
+	step_name = "pv_vpmu_sync";
+	allow(v->cpu, NULL, v, NULL);
+	pv_vpmu_sync(v);
+	allow(NULL, NULL, NULL, NULL);
+	check_others(v, NULL, before);
+	pt_unchanged(pt_before, NULL);
+	if (v->vm->pmu.passthrough && v->cpu) {
+		struct pstate now, saved;
+		hw_state(cpu_index(v->cpu), v->vm, &now);
+		saved_state(v, &saved);
+		check_same_state(&saved, &now,
+				 "pv_vpmu_sync read other than the hardware holds");
+	} else {
+		FZ_CHECK(unchanged(v, &self, sizeof(*v)),
+			 "pv_vpmu_sync changed a vCPU that is not a loaded passthrough one");
+	}
+	/* What pv_vpmu_counter() reports is the vCPU's own counter: in the hardware while it
+	 * is loaded and active, saved otherwise (a CHAIN counter folds first: read after). */
+	step_name = "pv_vpmu_counter";
+	uint64_t got[32];
+	counters_of(v, got);
+	check_others(v, NULL, before);
+	const struct pv_vm_pmu *p = &v->vm->pmu;
+	int c = v->cpu && v->pmu.active ? (int)cpu_index(v->cpu) : -1;
+	for (unsigned k = 0; k < 32; k++) {
+		uint64_t want = 0;
+		if (k == CYC)
+			want = c >= 0 ? CELL(c, PV_PMCCNTR_EL0) : v->pmu.ccntr;
+		else if (k < p->nr_counters)
+			want = (c >= 0 ? CELL(c, PV_PMEVCNTR_EL0(k)) : v->pmu.evcntr[k]) &
+			       p->evcntr_mask;
+		FZ_CHECK(got[k] == want, "pv_vpmu_counter(%u) = 0x%llx, the vCPU's is 0x%llx",
+			 k, (unsigned long long)got[k], (unsigned long long)want);
+	}
+}
+
+/* The hardware counts: enabled guest counters advance and overflow, host counters overflow;
+ * the host uses its PMSELR_EL0 where no direct or passthrough vCPU is loaded. */
 static void step_hw(struct fz *f)
 {
 	unsigned ci = fz_u8(f) % NCPU;
 	uint8_t what = fz_u8(f);
 	uint32_t bits = fz_u32(f);
 	uint64_t delta = fz_u32(f);
-	struct pv_pcpu *c = &cpu[ci];
 	uint64_t en = CELL(ci, PV_PMCNTENSET_EL0);
 	bool e = CELL(ci, PV_PMCR_EL0) & PV_PMCR_E;
 	uint64_t ovs = CELL(ci, PV_PMOVSSET_EL0);
@@ -643,12 +1544,16 @@ static void step_hw(struct fz *f)
 				continue;
 			uint32_t key = n == 31 ? PV_PMCCNTR_EL0 : PV_PMEVCNTR_EL0(n);
 			uint64_t old = CELL(ci, key), now = old + delta;
-			CELL(ci, key) = now;
+			CELL(ci, key) = n == 31 ? now : counter_impl(now);
 			if ((uint32_t)now < (uint32_t)old || (what & 4))
 				ovs |= UINT64_C(1) << n;
 		}
 	}
-	bitmap_store(c, PV_PMOVSSET_EL0, ovs);
+	bitmap_store(ci, PV_PMOVSSET_EL0, ovs);
+	if ((what & 8) && !direct_or_passthrough(cpu[ci].loaded)) {
+		host_selr[ci] = (uint8_t)(bits >> 24) & 31;
+		CELL(ci, PV_PMSELR_EL0) = host_selr[ci];
+	}
 }
 
 /* ---- configuration ----------------------------------------------------------------------- */
@@ -656,6 +1561,27 @@ static void step_hw(struct fz *f)
 static const uint8_t pmuvers[8] = {PV_PMUVER_V3,   PV_PMUVER_V3P1,  PV_PMUVER_V3P4,
 				   PV_PMUVER_V3P5, PV_PMUVER_V3P5,  PV_PMUVER_V3P7,
 				   PV_PMUVER_NI,   PV_PMUVER_IMPDEF};
+
+/* The host's own trap words (its fields outside what a VM owns, and while no vCPU runs):
+ * any of the PMU's, so that a VM's words must own each field they need. */
+static void host_config(struct fz *f)
+{
+	uint8_t m = fz_u8(f), g = fz_u8(f), s = fz_u8(f);
+	hyp_mdcr = PV_FIELD_PREP(PV_MDCR_EL2_HPMN, hw.hpmn) | ((m & 1) ? PV_MDCR_EL2_TPM : 0) |
+		   ((m & 2) ? PV_MDCR_EL2_TPMCR : 0) | ((m & 4) ? PV_MDCR_EL2_HPMD : 0) |
+		   ((m & 8) ? PV_MDCR_EL2_HCCD : 0) | ((m & 16) ? PV_MDCR_EL2_MTPME : 0) |
+		   ((m & 32) ? PV_MDCR_EL2_HPME : 0) | ((m & 64) ? PV_MDCR_EL2_HLP : 0);
+	hyp_hdfgrtr = hyp_hdfgwtr = 0;
+	if (hw.fgt_words) {
+		hyp_hdfgrtr = (g & 1) ? FGT_RD_PMU : (g & 2) ? ~UINT64_C(0) : 0;
+		hyp_hdfgwtr = (g & 4) ? FGT_WR_PMU : (g & 8) ? ~UINT64_C(0) : 0;
+	}
+	for (unsigned c = 0; c < NCPU; c++) {
+		host_selr[c] = (uint8_t)((s + 7 * c) & 31);
+		CELL(c, PV_PMSELR_EL0) = host_selr[c];
+		host_words(c, NULL);
+	}
+}
 
 static int machine(struct fz *f)
 {
@@ -692,12 +1618,16 @@ static int machine(struct fz *f)
 		FZ_CHECK(err < 0 && pv_strerror(err) != NULL, "pv_hw_probe: %d", err);
 		return err;
 	}
+	/* A host that applies the fine-grained words says so (vpmu.md, "Direct counter
+	 * access"); only with FEAT_FGT, whose registers it needs. */
+	hw.fgt_words = hw.fgt && (b2 & 16);
 	host_mask = hw.pmu_version == PV_PMUVER_NI ? 0
 						   : (uint32_t)((PV_BIT(hw.pmu_counters) - 1) &
 								~(PV_BIT(hw.hpmn) - 1));
-	guest_bits = (uint32_t)(PV_BIT(hw.hpmn) - 1) | (1u << PV_PMU_CYCLE_IDX);
+	guest_bits = (uint32_t)(PV_BIT(hw.hpmn) - 1) | (1u << CYC);
 	/* The host's own counters, as it left them before the guests came. */
 	uint32_t hen = fz_u32(f), hint = fz_u32(f), hovs = fz_u32(f);
+	host_config(f);
 	checking = true;
 	for (unsigned c = 0; c < NCPU; c++) {
 		host_en[c] = hen & host_mask;
@@ -709,9 +1639,9 @@ static int machine(struct fz *f)
 			CELL(c, PV_PMEVCNTR_EL0(n)) = host_cnt[c][n];
 			CELL(c, PV_PMEVTYPER_EL0(n)) = host_typ[c][n];
 		}
-		bitmap_store(&cpu[c], PV_PMCNTENSET_EL0, host_en[c]);
-		bitmap_store(&cpu[c], PV_PMINTENSET_EL1, host_inten[c]);
-		bitmap_store(&cpu[c], PV_PMOVSSET_EL0, host_ovs[c]);
+		bitmap_store(c, PV_PMCNTENSET_EL0, host_en[c]);
+		bitmap_store(c, PV_PMINTENSET_EL1, host_inten[c]);
+		bitmap_store(c, PV_PMOVSSET_EL0, host_ovs[c]);
 		step_name = "pv_pcpu_setup";
 		allow(&cpu[c], NULL, NULL, NULL);
 		pv_pcpu_setup(&cpu[c], &hw);
@@ -720,29 +1650,55 @@ static int machine(struct fz *f)
 	return 0;
 }
 
-static void check_trap_words(const struct pv_vm *m)
+static bool offered(unsigned v)
 {
-	const struct pv_trap_words *w = &m->traps;
-	if (hw.pmu_version == PV_PMUVER_NI)
-		return;
-	uint64_t need = PV_MDCR_EL2_TPM | PV_MDCR_EL2_TPMCR;
-	if (hw.pmu_version >= PV_PMUVER_V3P1)
-		need |= PV_MDCR_EL2_HPMD;
-	if (hw.pmu_version >= PV_PMUVER_V3P5)
-		need |= PV_MDCR_EL2_HCCD;
-	FZ_CHECK((w->mdcr_el2 & need) == need && (w->mdcr_el2_owned & need) == need &&
-			 PV_FIELD_GET(PV_MDCR_EL2_HPMN, w->mdcr_el2) == hw.hpmn &&
-			 (w->mdcr_el2_owned & PV_MDCR_EL2_HPMN) == PV_MDCR_EL2_HPMN,
-		 "pv_vm_init: MDCR_EL2 0x%llx (owned 0x%llx) does not trap the PMU, partition "
-		 "at "
-		 "HPMN %u and keep EL2 out of the guest's counts",
-		 (unsigned long long)w->mdcr_el2, (unsigned long long)w->mdcr_el2_owned,
-		 hw.hpmn);
-	FZ_CHECK((w->hcr_el2 & PV_HCR_EL2_TID3) != 0, "pv_vm_init: ID registers not trapped");
+	return v == PV_PMUVER_V3 || v == PV_PMUVER_V3P1 || v == PV_PMUVER_V3P4 ||
+	       v == PV_PMUVER_V3P5;
 }
 
+/* "Fitted": a configuration made to meet what its mode needs on this machine, so that the
+ * modes are reached often (docs/vpmu.md: passthrough needs the hardware's PMUVer, N = HPMN
+ * and no filter; direct access the hardware's counter width and a counter). */
+static void fit(struct pv_vm_config *cfg)
+{
+	cfg->features |= PV_FEAT_PMU;
+	if (cfg->pmu.passthrough) {
+		cfg->pmu.version = offered(hw.pmu_version) ? hw.pmu_version : PV_PMUVER_V3P5;
+		cfg->pmu.nr_counters = hw.hpmn;
+		cfg->pmu.nr_filters = 0;
+	} else if (cfg->pmu.direct) {
+		cfg->pmu.version = has_pmuv3p5()             ? PV_PMUVER_V3P5
+				   : offered(hw.pmu_version) ? hw.pmu_version
+							     : PV_PMUVER_V3;
+		if (!cfg->pmu.nr_counters && hw.hpmn)
+			cfg->pmu.nr_counters = 1;
+	}
+}
+
+/* The mode docs/vpmu.md gives a VM: passthrough where the hardware's PMU (PMUv3p5 exactly,
+ * HCCD) is the one the VM was given (its PMUVer, N = HPMN >= 1: FEAT_HPMN0 is not used, no
+ * filter); else direct where the host applies the fine-grained words, with a counter and the
+ * hardware's counter width; else trapping. */
+static void check_mode(const struct pv_vm *m, const struct pv_vm_config *cfg)
+{
+	bool pmu = cfg->features & PV_FEAT_PMU;
+	const struct pv_pmu_config *c = &cfg->pmu;
+	bool pt = pmu && c->passthrough && hw.pmu_version == PV_PMUVER_V3P5 &&
+		  c->version == hw.pmu_version && c->nr_counters == hw.hpmn &&
+		  c->nr_filters == 0 && c->nr_counters >= 1;
+	bool direct = pmu && !pt && c->direct && hw.fgt && hw.fgt_words &&
+		      c->nr_counters >= 1 && (c->version >= PV_PMUVER_V3P5) == has_pmuv3p5();
+	FZ_CHECK(m->pmu.passthrough == pt && m->pmu.direct == direct,
+		 "pv_vm_init: passthrough %d direct %d, docs/vpmu.md says %d %d",
+		 m->pmu.passthrough, m->pmu.direct, pt, direct);
+}
+
+/* The VMs. A first byte with bit 0 set mixes the modes: VM i asks for mode (first + i) % 3
+ * (trapping, direct, passthrough), fitted to it, so that VMs of every mode share the pCPUs;
+ * otherwise each VM's own bytes say. */
 static void vms(struct fz *f)
 {
+	uint8_t plan = fz_u8(f);
 	for (unsigned i = 0; i < NVM; i++) {
 		struct pv_vm_config cfg = {0};
 		uint8_t feat = fz_u8(f);
@@ -753,7 +1709,10 @@ static void vms(struct fz *f)
 			cfg.features |= (feat & 0x40) ? PV_FEAT_SPE : PV_FEAT_MPAM;
 		if (feat == 0xFF)
 			cfg.features |= 1u << 7;
-		cfg.pmu.version = pmuvers[fz_u8(f) & 7];
+		uint8_t ver = fz_u8(f);
+		cfg.pmu.version = pmuvers[ver & 7];
+		cfg.pmu.direct = (ver >> 3) & 1;
+		cfg.pmu.passthrough = (ver >> 4) & 1;
 		cfg.pmu.nr_counters = (uint8_t)(fz_u8(f) % (hw.hpmn + 2u));
 		uint8_t nf = fz_u8(f);
 		cfg.pmu.nr_filters = nf == 0xFF ? 33 : nf % 5;
@@ -763,6 +1722,13 @@ static void vms(struct fz *f)
 			uint8_t act = fz_u8(f);
 			cfg.pmu.filters[k].action = act < 0xFE ? (act & 1) : act;
 		}
+		if (plan & 1) {
+			unsigned md = ((plan >> 1) + i) % 3;
+			cfg.pmu.direct = md == DIRECT;
+			cfg.pmu.passthrough = md == PASSTHROUGH;
+		}
+		if ((plan & 1) || ((ver >> 5) & 1))
+			fit(&cfg);
 		uint8_t amu = fz_u8(f);
 		cfg.amu.version = (amu & 1) + 1;
 		cfg.amu.nr_aux = (uint8_t)((amu >> 1) % 18);
@@ -774,7 +1740,8 @@ static void vms(struct fz *f)
 			FZ_CHECK(err < 0 && pv_strerror(err) != NULL, "pv_vm_init: %d", err);
 			continue;
 		}
-		check_trap_words(&vm[i]);
+		check_mode(&vm[i], &cfg);
+		check_words(&vm[i], &vm[i].traps, NULL);
 		for (unsigned j = 0; j < nvcpu[i]; j++) {
 			mv[i][j] = (struct memplat_vcpu){0};
 			pv_vcpu_init(&vc[i][j], &vm[i], j, &mv[i][j]);
@@ -795,21 +1762,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	checking = false;
 	allow(NULL, NULL, NULL, NULL);
 	memset(vm_ok, 0, sizeof(vm_ok));
+	memset(&hw, 0, sizeof(hw));
 	if (machine(&f))
 		return 0;
 	vms(&f);
 	check_host();
+	check_vcpus();
 	unsigned steps = 0;
 	while (fz_left(&f) && steps++ < 4096) {
 		uint8_t op = fz_u8(&f);
-		switch (op % 10) {
-		case 0:
-		case 1:
-		case 2:
-		case 3:
-		case 4:
-			step_trap(&f);
-			break;
+		switch (op % 12) {
 		case 5:
 		case 6:
 			step_load(&f);
@@ -820,8 +1782,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 8:
 			step_irq(&f);
 			break;
-		default:
+		case 9:
 			step_hw(&f);
+			break;
+		case 10:
+			step_view(&f);
+			break;
+		default:
+			step_access(&f);
 			break;
 		}
 		check_host();

@@ -338,14 +338,17 @@ include integrations/qemu/qemu.mk
 # a guest's live figures in a real Prometheus, and perfvisor in Xen (make xen-check: skipped,
 # with the reason, when Xen's source cannot be fetched), and the QEMU of our own with its model
 # tests (make hw-check: skipped, with the reason, when QEMU's source cannot be fetched) join
-# `make check` when QEMU and the cross compiler are here.
+# `make check` when QEMU and the cross compiler are here; each fuzz target run once over its
+# seeds, when libFuzzer is.
 check: tests $(TOOL) $(if $(QEMU_CHECK_AVAILABLE),hyp $(XEN_LIB) hw-tests)
 	@QEMU_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
 	 QEMU_SUITE_NOFAST="$(if $(QEMU_CHECK_AVAILABLE),env HYP_ARGS=fasttrap=off GUEST_LOGDIR=$(BUILD)/guest-logs-nofast sh tests/guest/run.sh check $(HYP_ELF) $(GUEST_BUILD))" \
 	 PROM_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/guest/prometheus.sh $(HYP_ELF) $(GUEST_BUILD) $(TOOL))" \
 	 XEN_SUITE="$(if $(QEMU_CHECK_AVAILABLE),env HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh check $(XEN_LIB) $(GUEST_BUILD))" \
 	 HW_SUITE="$(if $(QEMU_CHECK_AVAILABLE),sh tests/hw/check.sh $(HW_QEMU_BUILD) $(HW_TESTS_BUILD))" \
-	 SKIP_REASONS="$(if $(QEMU_CHECK_AVAILABLE),,guest suite under QEMU: needs qemu-system-aarch64 and aarch64-linux-gnu-gcc (apt-get install qemu-system-arm gcc-aarch64-linux-gnu))" \
+	 FUZZ_SUITE="$(if $(FUZZ_AVAILABLE),sh tests/fuzz/run.sh corpus $(FUZZ_BUILD) $(FUZZ_TARGETS))" \
+	 SKIP_REASONS="$$(printf '%s\n' $(if $(QEMU_CHECK_AVAILABLE),,'guest suite under QEMU: needs qemu-system-aarch64 and aarch64-linux-gnu-gcc (apt-get install qemu-system-arm gcc-aarch64-linux-gnu)') \
+		$(if $(FUZZ_AVAILABLE),,'fuzz targets over their seeds: need clang and libFuzzer (apt-get install clang libclang-rt-dev)'))" \
 	 sh tests/run.sh $(TEST_BINS)
 
 demo: $(TOOL)
@@ -452,6 +455,13 @@ $(FUZZ_BUILD)/fuzz_domxml: tests/fuzz/fuzz_domxml.c tests/fuzz/fuzz.h $(FUZZ_DOM
 		$(FUZZ_DOMXML) $(FUZZ_CORE) $(FUZZ_MEMPLAT) $(TOOL_LIBS)
 
 fuzz-build: $(FUZZ_BINS)
+
+# make check runs each target once over its seeds (tests/fuzz/run.sh corpus: a few seconds),
+# so that an input that once crashed fails the ordinary test run. libFuzzer is here when
+# clang's runtime directory has it (libclang-rt-dev).
+FUZZ_RT        := $(shell $(FUZZ_CC) -print-runtime-dir 2>/dev/null)
+FUZZ_AVAILABLE := $(if $(FUZZ_RT),$(if $(wildcard $(FUZZ_RT)/libclang_rt.fuzzer*.a),yes))
+check: $(if $(FUZZ_AVAILABLE),$(FUZZ_BINS))
 
 # The mutation gate (docs/security.md, "Mutations"): every mutation of tests/mutants/*.txt,
 # an edit of one security-relevant line, made in a copy of the tree (build/mutants/tree) and

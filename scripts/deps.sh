@@ -23,6 +23,8 @@ SUDO=${SUDO:-sudo}
 demo="make gcc libc6-dev pkg-config libxml2-dev libvirt-dev libmicrohttpd-dev"
 # The host test binaries (cmocka) beside the tool.
 build="$demo libcmocka-dev"
+# The fuzz targets (make fuzz; make check runs each over its seeds): clang and libFuzzer.
+libfuzzer="clang libclang-rt-dev"
 # The tool tests parse every report format with real parsers; a real Prometheus (and its
 # promtool) scrapes perfvisor serve, node_exporter's textfile collector reads its files.
 parsers="python3 python3-prometheus-client jq"
@@ -48,7 +50,7 @@ packages() {
 	clean) ;;
 	demo | docs | docs-check | install | shlib) echo "$demo" ;;
 	uninstall) echo "make" ;;
-	check) echo "$build $parsers $installtest $xen $prometheus $hwqemu" ;;
+	check) echo "$build $parsers $installtest $xen $prometheus $libfuzzer $hwqemu" ;;
 	xen-check | xen-bench) echo "$xen" ;;
 	hw-qemu | hw-qemu-diff | build/hw-qemu/*) echo "$hwqemu" ;;
 	hw-qemu-test-apply) echo "make" ;;
@@ -61,7 +63,7 @@ packages() {
 	bench-baseline) echo "make" ;;
 	lint) echo "$build cppcheck clang-tidy clang-format" ;;
 	format | format-check) echo "make clang-format" ;;
-	fuzz | fuzz-build) echo "$build clang libclang-rt-dev" ;;
+	fuzz | fuzz-build) echo "$build $libfuzzer" ;;
 	aarch64 | aarch64-cc | build/aarch64/*) echo "make gcc-aarch64-linux-gnu" ;;
 	hyp | guests | qemu-check | qemu-linux | qemu-bench | run | run-linux) echo "$guests" ;;
 	build/hyp/* | build/guest/* | build/linux/* | build/xen/*) echo "make gcc-aarch64-linux-gnu" ;;

@@ -51,9 +51,9 @@ for bin in "$@"; do
 		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
 	fi
 done
-# A suite run by its own command (the guest suite under QEMU, QEMU_SUITE; a guest's live
-# figures in Prometheus, PROM_SUITE; perfvisor in Xen, XEN_SUITE; the QEMU of our own and its
-# model tests, HW_SUITE) ends with its own
+# A suite run by its own command (each fuzz target over its seeds, FUZZ_SUITE; the guest
+# suite under QEMU, QEMU_SUITE; a guest's live figures in Prometheus, PROM_SUITE; perfvisor in
+# Xen, XEN_SUITE; the QEMU of our own and its model tests, HW_SUITE) ends with its own
 # "N passed, M failed[, K skipped]"; a skip is explained by a "...: skipped: why" line.
 #   suite TITLE LOGNAME COMMAND
 suite() {
@@ -90,6 +90,7 @@ suite() {
 		echo "ok   $title ($p passed$tested)"
 	fi
 }
+[ -z "${FUZZ_SUITE:-}" ] || suite "fuzz targets over their seeds" fuzz-corpus "$FUZZ_SUITE"
 [ -z "${QEMU_SUITE:-}" ] || suite "qemu guest suite" qemu-check "$QEMU_SUITE"
 [ -z "${QEMU_SUITE_NOFAST:-}" ] ||
 	suite "qemu guest suite, fasttrap=off" qemu-check-nofast "$QEMU_SUITE_NOFAST"

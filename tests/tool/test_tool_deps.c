@@ -204,7 +204,8 @@ static bool listed(const char *list, const char *pkg)
 }
 
 /* What each goal installs: the demo nothing a test alone uses; check everything its suites
- * run (QEMU, the cross compiler, cmocka, the report parsers, what Xen's build needs). */
+ * run (QEMU, the cross compiler, cmocka, the report parsers, what Xen's build needs, clang and
+ * libFuzzer for the fuzz targets over their seeds). */
 static void test_goal_package_sets(void **state)
 {
 	(void)state;
@@ -225,6 +226,8 @@ static void test_goal_package_sets(void **state)
 						"flex",
 						"bison",
 						"device-tree-compiler",
+						"clang",
+						"libclang-rt-dev",
 						"valgrind"};
 	for (size_t i = 0; i < sizeof(demo_needs) / sizeof(demo_needs[0]); i++) {
 		assert_true(listed(demo.out, demo_needs[i]));
@@ -232,7 +235,7 @@ static void test_goal_package_sets(void **state)
 	}
 	for (size_t i = 0; i < sizeof(test_only) / sizeof(test_only[0]); i++)
 		assert_false(listed(demo.out, test_only[i]));
-	for (size_t i = 0; i < 10; i++) /* valgrind is memcheck's and bench's, not check's */
+	for (size_t i = 0; i < 12; i++) /* valgrind is memcheck's and bench's, not check's */
 		assert_true(listed(check.out, test_only[i]));
 	tt_free(&demo);
 	tt_free(&check);

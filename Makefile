@@ -479,10 +479,14 @@ fuzz: fuzz-build
 # -icount shift=0) join when QEMU and the cross compiler are here.
 # What it prints is kept in $(BENCH_FIGURES) for the gate; it fails when a part failed.
 BENCH_FIGURES := $(BUILD)/bench-figures.txt
+# The reference hypervisor's figures on the QEMU of our own too, once make hw-qemu has built it
+# and it names itself "(perfvisor" (bench/gate.sh key): a baseline of its own beside Debian's.
+HW_QEMU_BENCH = $(filter %-perfvisor,$(shell [ -x $(HW_QEMU) ] && sh bench/gate.sh key $(HW_QEMU)))
 bench: $(BENCH_BINS) $(if $(QEMU_CHECK_AVAILABLE),hyp)
 	@rm -f $(BENCH_FIGURES).failed; \
 	{ sh bench/run.sh $(BENCH_BINS) || : >$(BENCH_FIGURES).failed; \
 	  $(if $(QEMU_CHECK_AVAILABLE),QEMU=$(QEMU_AARCH64) sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD) || : >$(BENCH_FIGURES).failed,echo "bench: hyp.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)"); \
+	  $(if $(QEMU_CHECK_AVAILABLE),$(if $(HW_QEMU_BENCH),QEMU=$(HW_QEMU) GUEST_LOGDIR=$(BUILD)/guest-logs-hw sh tests/guest/run.sh bench $(HYP_ELF) $(GUEST_BUILD) || : >$(BENCH_FIGURES).failed,echo "bench: qemu-10.0-perfvisor: skipped (no QEMU of our own that says so: make hw-qemu)")); \
 	  $(if $(QEMU_CHECK_AVAILABLE),$(MAKE) --no-print-directory xen-bench | grep '^bench: ',echo "bench: xen.*: skipped (needs qemu-system-aarch64 and aarch64-linux-gnu-gcc)"); \
 	} | tee $(BENCH_FIGURES).tmp; mv $(BENCH_FIGURES).tmp $(BENCH_FIGURES); \
 	[ ! -e $(BENCH_FIGURES).failed ]

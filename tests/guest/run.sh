@@ -178,11 +178,19 @@ linux_run() {
 	# What is typed at the terminal (LINUX_TYPED), once the log shows LINUX_TYPE_AFTER: by
 	# default init's line, once it has the console open (Linux's PL011 driver empties the
 	# receive FIFO when the port opens, as on hardware). At most 60 s of waiting.
-	# It waits for input: the virtual clock keeps with the host's while idle (sleep=on).
+	# A run that waits for input keeps the virtual clock with the host's while idle
+	# (sleep=on): with sleep=off Linux's idle timers would take it 30 s or more a second
+	# past its time limit before the line is typed. One with nothing typed (LINUX_TYPED=-:
+	# ARGS then have pvinit_console=0; no initramfs) jumps idle time (sleep=off), so that
+	# what it measures does not depend on the host.
+	icount=shift=0
+	if [ "${LINUX_TYPED:-}" = - ] || [ "$4" = - ]; then
+		icount=shift=0,sleep=off
+	fi
 	# shellcheck disable=SC2086
-	type_after "$log" "${LINUX_TYPE_AFTER:-pvinit: console-write}" \
-		"${LINUX_TYPED:-$LINUX_CONSOLE_INPUT}" |
-		timeout -k 5 "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio -icount shift=0 \
+	{ [ "$icount" != shift=0 ] || type_after "$log" "${LINUX_TYPE_AFTER:-pvinit: console-write}" \
+		"${LINUX_TYPED:-$LINUX_CONSOLE_INPUT}"; } |
+		timeout -k 5 "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio -icount "$icount" \
 		-kernel "$hyp" $loaders \
 		-append "${HYP_ARGS:+$HYP_ARGS }vm0=linux vm0_mem=$LINUX_MEM $initrd_arg limit_ms=10000 focus=0 $2 -- ${6:-}${6:+ }$LINUX_ARGS" \
 		>"$log" 2>&1
@@ -869,27 +877,59 @@ bench)
 	echo "bench: hyp.switch: ${switch:-n/a} el2-instructions/switch"
 	echo "bench: hyp.switch_no_pmu: ${switch_no_pmu:-n/a} el2-instructions/switch"
 	echo "bench: hyp.idle_ms: ${idle_ms:-n/a} el2-instructions/idle-ms"
+	# Direct counter access (pmu_direct=on), where the hypervisor can give it (FEAT_FGT, every
+	# trap it sets taken): PMU traps per counter read, of tests/guest/pmu_direct.c's 10,000
+	# (the report's PMU traps less the guest's other accesses, over its counter accesses).
+	log=$logdir/bench_direct.log
+	qemu_run "$log" "pmu_direct=on vm0=direct -- direct.reads=1000" pmu_direct
+	direct_why=$(sed -n 's/^hyp: pmu_direct: not possible here (\(.*\)): .*/\1/p' "$log")
+	if [ "$(direct_mode "$log" direct)" = direct ]; then
+		dc=$(direct_counts "$log" direct)
+		dp=$(report_field "$log" direct pmu)
+		echo "bench: hyp.direct_read: $(awk -v r="${dc% *}" -v t="${dc#* }" -v p="${dp:-x}" 'BEGIN {
+			if (p == "x" || r == "" || r == 0) print "n/a"; else printf "%.2f", (p - t) / r }') traps/read"
+	else
+		echo "bench: hyp.direct_read: skipped (no direct access here: ${direct_why:-see $log})"
+	fi
 	# A Linux guest's own perf: EL2 instructions (the self-count) over the guest's while perf
 	# stat counts ten events over the workload of tests/guest/linux/init.c, and while perf
 	# record -c 10000 samples it; with the PMU passed through, the way to run a guest's perf
 	# (docs/vpmu.md, "Passthrough"), then with every PMU access trapped (_trapped).
-	stat_ov="" rec_ov="" pt_stat_ov="" pt_rec_ov=""
+	stat_ov="" rec_ov="" pt_stat_ov="" pt_rec_ov="" di_rec_ov=""
 	if [ "${LINUX_GUEST:-}" != off ] && [ -f "$linuxdir/initramfs.cpio" ] &&
 		image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir" 2>"$logdir/linux-fetch.err"); then
+		# Nothing typed (the console is the suite's): idle time jumps (-icount sleep=off).
+		LINUX_TYPED=-
 		log=$logdir/bench_linux.log
-		linux_run "$log" selfcount_page=on "$image" "$linuxdir/initramfs.cpio" "" pvinit_overhead=1
+		linux_run "$log" selfcount_page=on "$image" "$linuxdir/initramfs.cpio" "" \
+			"pvinit_overhead=1 pvinit_console=0"
 		set -- $(linux_overhead "$log")
 		[ "$1" = stat ] && stat_ov=$2 rec_ov=$5
 		log=$logdir/bench_linux_passthrough.log
 		linux_run "$log" "pmu_passthrough=on host_counters=1 selfcount_page=on" "$image" \
-			"$linuxdir/initramfs.cpio" "" pvinit_overhead=1
+			"$linuxdir/initramfs.cpio" "" "pvinit_overhead=1 pvinit_console=0"
 		set -- $(linux_overhead "$log")
 		[ "$1" = stat ] && pt_stat_ov=$2 pt_rec_ov=$5
+		# Direct counter access with what passthrough cannot have: an event filter and the
+		# hypervisor's own counter (docs/vpmu.md, "Direct counter access").
+		log=$logdir/bench_linux_direct.log
+		linux_run "$log" "pmu_direct=on host_counters=1 selfcount_page=on vm0_pmu_filter=deny:0x24:1" \
+			"$image" "$linuxdir/initramfs.cpio" "" "pvinit_overhead=1 pvinit_console=0"
+		LINUX_TYPED=
+		if [ "$(direct_mode "$log" linux)" = direct ]; then
+			set -- $(linux_overhead "$log")
+			[ "$1" = stat ] && di_rec_ov=$5
+		fi
 	fi
 	echo "bench: hyp.linux_perf_stat_overhead: ${pt_stat_ov:-n/a} %"
 	echo "bench: hyp.linux_perf_record_overhead: ${pt_rec_ov:-n/a} %"
 	echo "bench: hyp.linux_perf_stat_overhead_trapped: ${stat_ov:-n/a} %"
 	echo "bench: hyp.linux_perf_record_overhead_trapped: ${rec_ov:-n/a} %"
+	if [ -n "$direct_why" ]; then
+		echo "bench: hyp.linux_perf_record_overhead_direct: skipped (no direct access here: $direct_why)"
+	else
+		echo "bench: hyp.linux_perf_record_overhead_direct: ${di_rec_ov:-n/a} %"
+	fi
 	;;
 *)
 	echo "usage: run.sh check|linux|demo|bench|shell HYP_ELF GUEST_DIR, run.sh one HYP_ELF GUEST_DIR SCENARIO..." >&2

@@ -19,23 +19,22 @@
 #                           (test_scen_pmu_passthrough), or guest:SCENARIO for a scenario of
 #                           the reference hypervisor's guest suite (tests/guest/run.sh one)
 #   end
-# Lines starting with "#" are comments. The mutations are made in a copy of the tree,
-# MUTANTS_TREE (default build/mutants/tree; its own build directory is kept between runs, so
-# that only what a mutation touches is rebuilt): of the working tree, or of the commit
-# MUTANTS_FROM names. First every test named is built and run
-# unmutated: each must pass there, or a failing test would seem to kill. Then one mutation at
-# a time: applied, the tests built and run until one fails (killed), the file restored.
-# One "ok"/"FAIL" line a mutation (killed; survived; no longer applies: the source moved and
-# the list must follow; does not build: not a mutation of behaviour), then
-# "N passed, M failed". MUTANTS_ONLY=NAME... runs those mutations alone.
+# Lines starting with "#" are comments. The mutations are made in copies of the tree (of the
+# working tree, or of the commit MUTANTS_FROM names): MUTANTS_JOBS workers (default one per
+# CPU), each with a copy of its own (MUTANTS_TREE, default build/mutants/tree, then tree.2,
+# ...) and every MUTANTS_JOBS-th mutation. A copy keeps its build between runs, and a new one
+# starts from the checkout's build, so that only what a mutation touches is rebuilt. In each,
+# first every test named is built and run unmutated: each must pass there, or a failing test
+# would seem to kill. Then one mutation at a time: applied, the tests built and run until one
+# fails (killed), the file restored. One "ok"/"FAIL" line a mutation in the lists' order
+# (killed; survived; no longer applies: the source moved and the list must follow; does not
+# build: not a mutation of behaviour), then "N passed, M failed". MUTANTS_ONLY=NAME... runs
+# those mutations alone.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-tree=${MUTANTS_TREE:-build/mutants/tree}
-case $tree in /*) ;; *) tree=$top/$tree ;; esac
-log=$tree.log
-passed=0
-failed=0
+base=${MUTANTS_TREE:-build/mutants/tree}
+case $base in /*) ;; *) base=$top/$base ;; esac
 
 [ $# -gt 0 ] || { echo "usage: run.sh [--table] LIST..." >&2; exit 2; }
 
@@ -60,42 +59,9 @@ if [ "$1" = --table ]; then
 	exit 0
 fi
 
-# One run at a time in a tree: another would mutate the files under this one's tests.
-mkdir -p "$(dirname "$tree")" || exit 1
-if ! mkdir "$tree.lock" 2>/dev/null; then
-	echo "mutants: another run uses $tree (remove $tree.lock if none does)" >&2
-	exit 2
-fi
-trap 'rm -rf "$tree.lock"' EXIT
-trap 'exit 130' INT TERM HUP
-
-# The tree: the repository's files (tracked, and new ones not ignored; or, with
-# MUTANTS_FROM=REV, the commit REV's), a file copied only where its contents differ from the
-# copy's, so that make there rebuilds only what changed since the last run.
-mkdir -p "$tree" || exit 1
-src=$top
-if [ -n "${MUTANTS_FROM:-}" ]; then
-	src=$tree.src
-	rm -rf "$src" && mkdir -p "$src" &&
-		(cd "$top" && git archive "$MUTANTS_FROM") | tar -xf - -C "$src" ||
-		{ echo "mutants: cannot take $MUTANTS_FROM" >&2; exit 1; }
-	files=$(cd "$src" && find . -type f | sed 's|^\./||')
-elif files=$(cd "$top" && git ls-files -co --exclude-standard 2>/dev/null); then
-	:
-else # not a git checkout: every file but the build's
-	files=$(cd "$top" && find . -path ./build -prune -o -type f -print | sed 's|^\./||')
-fi
-printf '%s\n' "$files" | grep -v '^build/' | while IFS= read -r f; do
-	[ -f "$src/$f" ] || continue
-	cmp -s "$src/$f" "$tree/$f" 2>/dev/null && continue
-	mkdir -p "$tree/$(dirname "$f")" && cp "$src/$f" "$tree/$f" || exit 1
-done || { echo "mutants: cannot copy the tree to $tree" >&2; exit 1; }
-: >"$log"
-
-# The lists, one record a mutation: NAME|FILE|WITHIN|LINE|OP|FROM|TO|KILL|WHY, "|" replaced
-# by \001 between fields.
+# The lists, one record a mutation: INDEX NAME FILE WITHIN LINE OP FROM TO KILL WHY, separated
+# by \001.
 records=$(awk '
-	function field(s) { return s }
 	function flush() {
 		if (name == "") return
 		if (file == "" || line == "" || op == "" || kill == "") {
@@ -122,6 +88,46 @@ if [ -n "${MUTANTS_ONLY:-}" ]; then
 	records=$(printf '%s\n' "$records" | awk -F '\001' -v only=" $MUTANTS_ONLY " 'index(only, " " $1 " ")')
 fi
 [ -n "$records" ] || { echo "mutants: no mutation to run" >&2; exit 2; }
+records=$(printf '%s\n' "$records" | awk '{ printf "%d\001%s\n", NR, $0 }')
+
+# The source: the repository's files (tracked, and new ones not ignored), or the commit's.
+mkdir -p "$(dirname "$base")" || exit 1
+src=$top
+if [ -n "${MUTANTS_FROM:-}" ]; then
+	src=$base.from
+	rm -rf "$src" && mkdir -p "$src" &&
+		(cd "$top" && git archive "$MUTANTS_FROM") | tar -xf - -C "$src" ||
+		{ echo "mutants: cannot take $MUTANTS_FROM" >&2; exit 1; }
+	files=$(cd "$src" && find . -type f | sed 's|^\./||')
+elif files=$(cd "$top" && git ls-files -co --exclude-standard 2>/dev/null); then
+	:
+else # not a git checkout: every file but the build's
+	files=$(cd "$top" && find . -path ./build -prune -o -type f -print | sed 's|^\./||')
+fi
+
+# sync_tree: the copy's files, each copied only where its contents differ from the copy's,
+# then with a new time, so that make there rebuilds only what changed since the last run. A
+# file new to the copy keeps its time, and a new copy starts from the checkout's build (the
+# objects the tests need, with their times), so that nothing but what a mutation touches is
+# built there.
+sync_tree() {
+	mkdir -p "$tree" || return 1
+	if [ ! -d "$tree/build" ] && [ -z "${MUTANTS_FROM:-}" ] && [ -d "$top/build/gen" ]; then
+		mkdir -p "$tree/build" || return 1
+		for d in gen core trap vpmu vspe vamu vmpam sim tests tools hyp guest linux \
+			libperfvisor.a libpvsim.a perfvisor; do
+			[ ! -e "$top/build/$d" ] || cp -a "$top/build/$d" "$tree/build/" || return 1
+		done
+	fi
+	printf '%s\n' "$files" | grep -v '^build/' | while IFS= read -r f; do
+		[ -f "$src/$f" ] || continue
+		if [ ! -e "$tree/$f" ]; then
+			mkdir -p "$tree/$(dirname "$f")" && cp -p "$src/$f" "$tree/$f" || exit 1
+		elif ! cmp -s "$src/$f" "$tree/$f"; then
+			cp "$src/$f" "$tree/$f" || exit 1
+		fi
+	done
+}
 
 # build_test TEST: builds it in the tree; prints nothing, status of make.
 build_test() {
@@ -149,60 +155,84 @@ run_test() {
 	esac
 }
 
-# Every test, unmutated: it must pass, or it could not tell a mutation from the truth.
-tests=$(printf '%s\n' "$records" | awk -F '\001' '{ n = split($8, t, " "); for (i = 1; i <= n; i++) if (!seen[t[i]]++) print t[i] }')
-unmutated_ok=yes
-for t in $tests; do
-	if ! build_test "$t" || ! run_test "$t"; then
-		echo "FAIL unmutated: $t does not pass on the tree as it is (log: $log)"
-		failed=$((failed + 1))
-		unmutated_ok=no
+# worker TREE RECORDS: the records' mutations made in TREE, a line each: "INDEX ok ..." or
+# "INDEX FAIL ..." (index 0: the tree itself failed).
+worker() {
+	tree=$1
+	log=$tree.log
+	# One run at a time in a tree: another would mutate the files under this one's tests.
+	if ! mkdir "$tree.lock" 2>/dev/null; then
+		echo "0 FAIL mutants: another run uses $tree (remove $tree.lock if none does)"
+		return
 	fi
-done
-
-tab=$(printf '\001')
-start_all=$(date +%s)
-while IFS="$tab" read -r name file within line op from to kill why; do
-	[ "$unmutated_ok" = yes ] || break
-	start=$(date +%s)
-	f=$tree/$file
-	cp "$f" "$f.orig" || { echo "FAIL $name: no file $file"; failed=$((failed + 1)); continue; }
-	if ! MUT_WITHIN=$within MUT_LINE=$line MUT_OP=$op MUT_FROM=$from MUT_TO=$to \
-		awk -f "$here/mutate.awk" "$f.orig" >"$f.new" 2>"$tree.err"; then
-		echo "FAIL $name: no longer applies: $(cat "$tree.err") (the list must follow the source)"
-		failed=$((failed + 1))
-		rm -f "$f.new" "$f.orig"
-		continue
-	fi
-	mv "$f.new" "$f"
-	echo "== $name: $file" >>"$log"
-	verdict=survived
-	for t in $kill; do
-		if ! build_test "$t"; then
-			verdict="does not build"
-			break
-		fi
-		if ! run_test "$t"; then
-			verdict="killed by $t"
-			break
+	trap 'rm -rf "$tree.lock"' EXIT
+	trap 'exit 130' INT TERM HUP
+	sync_tree || { echo "0 FAIL mutants: cannot copy the tree to $tree"; return; }
+	: >"$log"
+	# Every test, unmutated: it must pass, or it could not tell a mutation from the truth.
+	tests=$(printf '%s\n' "$2" | awk -F '\001' '{ n = split($9, t, " "); for (i = 1; i <= n; i++) if (!seen[t[i]]++) print t[i] }')
+	for t in $tests; do
+		if ! build_test "$t" || ! run_test "$t"; then
+			echo "0 FAIL unmutated: $t does not pass on the tree as it is (log: $log)"
+			return
 		fi
 	done
-	# Restored with a new time, so that make rebuilds what the mutation touched.
-	cp "$f.orig" "$f" && rm -f "$f.orig"
-	secs=$(($(date +%s) - start))
-	case $verdict in
-	killed*)
-		echo "ok   $name: $verdict (${secs}s)"
-		passed=$((passed + 1))
-		;;
-	*)
-		echo "FAIL $name: $verdict: $why ($file; log: $log)"
-		failed=$((failed + 1))
-		;;
-	esac
-done <<EOF
-$records
+	tab=$(printf '\001')
+	while IFS="$tab" read -r idx name file within line op from to kill why; do
+		start=$(date +%s)
+		f=$tree/$file
+		cp "$f" "$f.orig" || { echo "$idx FAIL $name: no file $file"; continue; }
+		if ! MUT_WITHIN=$within MUT_LINE=$line MUT_OP=$op MUT_FROM=$from MUT_TO=$to \
+			awk -f "$here/mutate.awk" "$f.orig" >"$f.new" 2>"$tree.err"; then
+			echo "$idx FAIL $name: no longer applies: $(cat "$tree.err") (the list must follow the source)"
+			rm -f "$f.new" "$f.orig"
+			continue
+		fi
+		mv "$f.new" "$f"
+		echo "== $name: $file" >>"$log"
+		verdict=survived
+		for t in $kill; do
+			if ! build_test "$t"; then
+				verdict="does not build"
+				break
+			fi
+			if ! run_test "$t"; then
+				verdict="killed by $t"
+				break
+			fi
+		done
+		# Restored with a new time, so that make rebuilds what the mutation touched.
+		cp "$f.orig" "$f" && rm -f "$f.orig"
+		secs=$(($(date +%s) - start))
+		case $verdict in
+		killed*) echo "$idx ok   $name: $verdict (${secs}s)" ;;
+		*) echo "$idx FAIL $name: $verdict: $why ($file; log: $log)" ;;
+		esac
+	done <<EOF
+$2
 EOF
-echo "mutants: $((passed + failed)) checked in $(($(date +%s) - start_all))s"
+}
+
+total=$(printf '%s\n' "$records" | wc -l)
+jobs=${MUTANTS_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+[ "$jobs" -le "$total" ] || jobs=$total
+start_all=$(date +%s)
+out=$base.out
+rm -f "$out".*
+k=1
+while [ "$k" -le "$jobs" ]; do
+	t=$base
+	[ "$k" -eq 1 ] || t=$base.$k
+	mine=$(printf '%s\n' "$records" | awk -F '\001' -v k="$k" -v n="$jobs" '($1 - 1) % n == k - 1')
+	(worker "$t" "$mine") >"$out.$k" &
+	k=$((k + 1))
+done
+wait
+sort -n -s -k1,1 "$out".* | sed 's/^[0-9]* //'
+passed=$(cat "$out".* | grep -c '^[0-9]* ok ')
+failed=$(cat "$out".* | grep -c '^[0-9]* FAIL ')
+rm -f "$out".*
+echo "mutants: $total checked in $(($(date +%s) - start_all))s by $jobs workers"
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$passed" -eq "$total" ]

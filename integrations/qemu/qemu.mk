@@ -61,3 +61,5 @@ hw-tests: $(HW_TEST_ELFS)
 
 hw-check: hw-tests
 	@sh tests/hw/check.sh $(HW_QEMU_BUILD) $(HW_TESTS_BUILD)
+# The reference hypervisor and its guests, for the guest suite on this QEMU (tests/hw/check.sh).
+hw-check: hyp

@@ -328,7 +328,7 @@ BEGIN {
 	# AArch32 at some EL, EL3, Secure EL2, FEAT_RME, and the VM's SPE at SPEv1p2 or later.
 	CONDS = "AA32 EL3 SEL2 RME SPEv1p2"
 	# The features whose guest-writable registers must have every bit accounted for.
-	COMPLETE = "PMU"
+	COMPLETE = "PMU AMU MPAM"
 }
 
 /^[ \t]*#/ || /^[ \t]*$/ { next }

@@ -63,7 +63,9 @@ enum pv_trap_result pv_vamu_amuserenr_write(struct pv_vcpu *v, unsigned idx, uns
 					    uint64_t val)
 {
 	(void)idx, (void)el;
-	v->amu.userenr = val & PV_AMUSERENR_EN; /* bits [63:1] RES0 */
+	/* EN; bits [63:1] RES0 (the register database's; the AMU's fields need nothing of the
+	 * PE beyond the version). */
+	v->amu.userenr = val & PV_BITS_AMUSERENR_EL0_RW(v->vm->amu.version, 0);
 	if (v->cpu && v->vm->amu.path == PV_AMU_PATH_VOFF)
 		pv_plat_sysreg_write(v->cpu, PV_AMUSERENR_EL0, v->amu.userenr);
 	return PV_TRAP_HANDLED;

@@ -168,14 +168,15 @@ enum pv_trap_result pv_vmpam_mpam0_read(struct pv_vcpu *v, unsigned idx, unsigne
 	return read_reg(v, PV_MPAM0_EL1, val);
 }
 
-/* Keeps the guest's label fields (other bits are read-only or RES0) and loads the hardware
- * with the sanitised value when the vCPU is running. */
+/* Keeps the guest's label fields (the register database's RW bits: the other bits are
+ * read-only or RES0; MPAM v1.0, nothing needed of the PE) and loads the hardware with the
+ * sanitised value when the vCPU is running. */
 static enum pv_trap_result write_labels(struct pv_vcpu *v, uint64_t val, bool el1)
 {
 	struct pv_vmpam *s = PV_VMPAM_VCPU(v);
 	if (!s->vm)
 		return PV_TRAP_UNDEF;
-	uint64_t guest = val & PV_MPAMN_LABELS,
+	uint64_t guest = val & (el1 ? PV_BITS_MPAM1_EL1_RW(1, 0) : PV_BITS_MPAM0_EL1_RW(1, 0)),
 		 hw = hw_value(s->vm, guest, pcpu_pmg(s->vm, v->cpu));
 	if (el1) {
 		s->mpam1 = guest;

@@ -15,6 +15,7 @@
 
 #include "guest_trap.h"
 #include "perfvisor/trap.h"
+#include "regdb.h" /* PV_BITS_*: the register database's masks */
 #include "test_vamu_rig.h"
 
 static struct amu_rig *rig_new(const struct amu_hw_desc *d)
@@ -268,9 +269,13 @@ static void test_userenr_gate(void **state)
 			PV_AMEVCNTR1_EL0(1), PV_AMEVTYPER1_EL0(0)};
 		for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++)
 			assert_int_equal(guest_mrs(v, gated[i], 0, NULL), PV_TRAP_EL1_SYSREG);
-		/* EL1 sets EN; bits [63:1] are RES0 and never reach hardware. */
+		/* EL1 sets EN; bits [63:1] are RES0 and never reach hardware: all ones read back
+		 * as the register database's RW bits, which are EN alone. */
 		guest_msr_ok(v, PV_AMUSERENR_EL0, ~UINT64_C(0));
 		assert_int_equal(guest_mrs_ok(v, PV_AMUSERENR_EL0), PV_AMUSERENR_EN);
+		assert_int_equal(PV_BITS_AMUSERENR_EL0_RW(r->vm.amu.version, 0) |
+					 PV_BITS_AMUSERENR_EL0_RES1(r->vm.amu.version, 0),
+				 PV_AMUSERENR_EN);
 		assert_int_equal(*memplat_reg(&r->mc[0], PV_AMUSERENR_EL0), PV_AMUSERENR_EN);
 		for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++)
 			assert_int_equal(guest_mrs(v, gated[i], 0, NULL), PV_TRAP_HANDLED);

@@ -124,6 +124,14 @@ static void test_guest_writes(void **state)
 				 PV_TRAP_HANDLED);
 		pv_vmpam_mpam0_read(vcpu(f), 0, 1, &v);
 		assert_int_equal(v, PV_GENMASK(47, 0));
+		/* All ones read back as the register database says: its RW bits, and MPAM1_EL1's
+		 * MPAMEN (RO, 1) beside them (Arm ARM D24.12). */
+		assert_int_equal(v, PV_BITS_MPAM0_EL1_RW(1, 0));
+		pv_vmpam_mpam1_write(vcpu(f), 0, 1, ~UINT64_C(0));
+		pv_vmpam_mpam1_read(vcpu(f), 0, 1, &v);
+		assert_int_equal(v, PV_GENMASK(47, 0) | PV_BIT(63));
+		assert_int_equal(v, PV_BITS_MPAM1_EL1_RW(1, 0) | PV_BITS_MPAM1_EL1_RO(1, 0));
+		pv_vmpam_mpam1_write(vcpu(f), 0, 1, 0);
 		assert_int_equal(s->hw_mpam0, MPAMN(hcr ? 0 : f->vm.partid[0],
 						    hcr ? 0 : f->vm.partid[0], 0, 0));
 		pv_vmpam_mpam0_write(vcpu(f), 0, 1, MPAMN(3, 2, 4, 0));

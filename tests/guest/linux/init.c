@@ -23,6 +23,12 @@
  *             qemu-bench divides); the guest's own counter misses those its PMU driver runs
  *             with the PMU stopped, in every overflow interrupt.
  *
+ *   smp       (with pvinit_smp=1, instead of the above: a kernel booted directly on QEMU with
+ *             -smp 2 and no hypervisor, tests/hw/linux-smp.sh) this process pinned to CPU 0
+ *             and a child pinned to CPU 1 (sched_setaffinity) each count instructions:u of
+ *             the counting window's loop over N and 2N iterations, both CPUs at once, by a
+ *             counter of the task and then by one of its CPU (smp()).
+ *
  * Then the console both ways, a line written and one read (console()), unless the kernel
  * command line says pvinit_console=0: a run with nothing typed at its terminal can then jump
  * idle time (QEMU's -icount sleep=off), as one waiting for a typed line cannot.
@@ -45,6 +51,12 @@
 #define SYS_mmap 222
 #define SYS_reboot 142
 #define SYS_perf_event_open 241
+#define SYS_exit_group 94
+#define SYS_sched_setaffinity 122
+#define SYS_getcpu 168
+#define SYS_clone 220
+#define SYS_wait4 260
+#define SIGCHLD 17
 #define AT_FDCWD (-100)
 #define O_RDONLY 0
 #define O_WRONLY 1
@@ -52,7 +64,9 @@
 #define O_NOCTTY 0400
 #define O_SYNC 04010000
 #define PROT_READ 1
+#define PROT_WRITE 2
 #define MAP_SHARED 1
+#define MAP_ANONYMOUS 0x20
 #define SELFCOUNT_IPA 0x0A000000ul /* the hypervisor's self-count page (hyp/selfcount.c) */
 
 #define PERF_TYPE_HARDWARE 0
@@ -61,6 +75,7 @@
 #define PERF_COUNT_HW_INSTRUCTIONS 1
 #define PERF_FLAG_DISABLED (1ul << 0)
 #define PERF_FLAG_EXCLUDE_KERNEL (1ul << 5)
+#define PERF_FLAG_EXCLUDE_HV (1ul << 6)
 #define PERF_FLAG_PINNED (1ul << 2)
 #define PERF_SAMPLE_IP (1ul << 0)
 #define PERF_SAMPLE_TID (1ul << 1)
@@ -75,6 +90,7 @@
 #define SAMPLE_PERIOD 50000ul     /* ... so about 100 overflow interrupts */
 #define OVERHEAD_ITERS 25000000ul /* the overhead workload: 50 M instructions */
 #define RECORD_PERIOD 10000ul     /* perf record -c 10000: a sample every 10000 cycles */
+#define SMP_ITERS 10000000ul      /* smp: windows of 2 * N + 6 and 4 * N + 6 instructions */
 
 /* struct perf_event_attr up to config1 (PERF_ATTR_SIZE_VER0, 64 bytes). */
 struct perf_attr {
@@ -371,7 +387,7 @@ static void overhead(void)
 	sys3(SYS_close, rec[1], 0, 0);
 }
 
-static void run(void)
+static void setup(void)
 {
 	sys3(SYS_mkdirat, AT_FDCWD, "/dev", 0755);
 	sys3(SYS_mkdirat, AT_FDCWD, "/proc", 0555);
@@ -379,7 +395,10 @@ static void run(void)
 	sys6(SYS_mount, (long)"proc", (long)"/proc", (long)"proc", 0, 0, 0);
 	kmsg = sys3(SYS_openat, AT_FDCWD, "/dev/kmsg", O_WRONLY);
 	report("start", 0);
+}
 
+static void run(void)
+{
 	/* Counting: the same window measured on instructions, then on cycles. */
 	long fd = perf_open(PERF_COUNT_HW_INSTRUCTIONS, 0);
 	if (fd < 0) {
@@ -433,6 +452,117 @@ static void run(void)
 	sys3(SYS_close, fd, 0, 0);
 }
 
+/* ---- pvinit_smp=1: exact counts per CPU on SMP ---------------------------------------------
+ * Two processes, this one on CPU 0 and a child on CPU 1, count the same window (window(): N
+ * iterations of subs/b.ne, 2 * N + 6 user instructions) by instructions:u, as perf's :u
+ * opens it (exclude_kernel and exclude_hv), N then 2N iterations: by a counter of the task,
+ * then by one of the CPU (pid -1: every task's user instructions on that CPU, and no other
+ * process runs at EL0 there). Each window starts at a barrier both pass, so the two CPUs run
+ * their windows at the same time: a CPU whose counter also counted what the other executed
+ * would be off by that. The host checks each count exactly and that the windows overlapped. */
+struct smp_shared {
+	volatile uint64_t phase[2]; /* the barrier each process has reached */
+	long cpu[2];                /* where it runs once pinned, or -errno */
+	/* [process][task, cpu counter][N, 2N]: the count, or -errno; CNTVCT_EL0 around it */
+	long count[2][2][2];
+	uint64_t start[2][2][2], end[2][2][2];
+};
+
+/* Both processes at phase p: each publishes its own and waits for the other's (plain loads
+ * and stores, no atomics to link in). */
+static void smp_barrier(struct smp_shared *s, unsigned me, uint64_t p)
+{
+	__asm__ volatile("dmb ish" : : : "memory");
+	s->phase[me] = p;
+	while (s->phase[!me] < p)
+		;
+	__asm__ volatile("dmb ish" : : : "memory");
+}
+
+/* instructions:u of this task (cpu < 0) or of every task on CPU cpu. */
+static long smp_open(long cpu)
+{
+	struct perf_attr a = {0};
+	a.type = PERF_TYPE_HARDWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.flags = PERF_FLAG_DISABLED | PERF_FLAG_EXCLUDE_KERNEL | PERF_FLAG_EXCLUDE_HV;
+	return sys6(SYS_perf_event_open, (long)&a, cpu < 0 ? 0 : -1, cpu, -1, 0, 0);
+}
+
+static void smp(void)
+{
+	static const char *const keys[2][2][2] = {{{"smp-cpu0-task-n", "smp-cpu0-task-2n"},
+						   {"smp-cpu0-cpu-n", "smp-cpu0-cpu-2n"}},
+						  {{"smp-cpu1-task-n", "smp-cpu1-task-2n"},
+						   {"smp-cpu1-cpu-n", "smp-cpu1-cpu-2n"}}};
+	static const char *const overlap[2][2] = {
+		{"smp-overlap-ns-task-n", "smp-overlap-ns-task-2n"},
+		{"smp-overlap-ns-cpu-n", "smp-overlap-ns-cpu-2n"}};
+	long m = sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		      0);
+	if (m < 0 && m > -4096) {
+		report("smp-mmap", m);
+		return;
+	}
+	struct smp_shared *s = (struct smp_shared *)m;
+	long pid = sys6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0); /* fork() */
+	if (pid < 0) {
+		report("smp-clone", pid);
+		return;
+	}
+	unsigned me = pid == 0; /* the child is process 1, on CPU 1 */
+	uint64_t mask = 1ul << me;
+	unsigned cpu = 0;
+	long r = sys3(SYS_sched_setaffinity, 0, sizeof(mask), &mask);
+	long g = sys3(SYS_getcpu, &cpu, 0, 0);
+	s->cpu[me] = r < 0 ? r : g < 0 ? g : (long)cpu;
+	/* Every process passes every barrier, whatever failed, so that neither waits forever. */
+	uint64_t phase = 0;
+	for (unsigned kind = 0; kind < 2; kind++) {
+		long fd = smp_open(kind ? (long)me : -1);
+		for (unsigned w = 0; w < 2; w++) {
+			smp_barrier(s, me, ++phase);
+			if (fd < 0) {
+				s->count[me][kind][w] = fd;
+				continue;
+			}
+			sys3(SYS_ioctl, fd, PERF_EVENT_IOC_RESET, 0);
+			s->start[me][kind][w] = cntvct();
+			window(fd, SMP_ITERS << w);
+			s->end[me][kind][w] = cntvct();
+			s->count[me][kind][w] = read_count(fd);
+		}
+		if (fd >= 0)
+			sys3(SYS_close, fd, 0, 0);
+	}
+	smp_barrier(s, me, ++phase);
+	if (me) /* the child's results are in the shared page */
+		sys3(SYS_exit_group, 0, 0, 0);
+	int status = 0;
+	sys6(SYS_wait4, pid, (long)&status, 0, 0, 0, 0);
+
+	report("smp-iterations", (long)SMP_ITERS);
+	report("smp-cpu0", s->cpu[0]);
+	report("smp-cpu1", s->cpu[1]);
+	for (unsigned p = 0; p < 2; p++)
+		for (unsigned kind = 0; kind < 2; kind++)
+			for (unsigned w = 0; w < 2; w++)
+				report(keys[p][kind][w], s->count[p][kind][w]);
+	/* How long the two windows ran at the same time, in ns (at -icount shift=0 one
+	 * instruction of either CPU), 0 if they did not. */
+	uint64_t frq;
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(frq));
+	for (unsigned kind = 0; kind < 2; kind++)
+		for (unsigned w = 0; w < 2; w++) {
+			uint64_t a = s->start[0][kind][w], b = s->start[1][kind][w];
+			uint64_t e = s->end[0][kind][w], f = s->end[1][kind][w];
+			uint64_t from = a > b ? a : b, to = e < f ? e : f;
+			report(overlap[kind][w],
+			       to > from && frq ? (long)((to - from) * 1000000000u / frq) : 0);
+		}
+}
+
 /* Whether the environment init was given holds `want` ("NAME=VALUE"). */
 static int has_env(char **envp, const char *want)
 {
@@ -482,9 +612,14 @@ void init_main(long *sp);
 void init_main(long *sp)
 {
 	char **envp = (char **)(sp + 1 + sp[0] + 1);
-	run();
-	if (has_env(envp, "pvinit_overhead=1"))
-		overhead();
+	setup();
+	if (has_env(envp, "pvinit_smp=1")) {
+		smp();
+	} else {
+		run();
+		if (has_env(envp, "pvinit_overhead=1"))
+			overhead();
+	}
 	if (!has_env(envp, "pvinit_console=0"))
 		console();
 	report("poweroff", 0);

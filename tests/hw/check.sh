@@ -8,7 +8,10 @@
 #     3. migration refused with the fixes on (their state is not migrated), accepted off;
 #        the model tests (tests/hw/run.sh): each program of TESTS_DIR with the fixes on and off;
 #     4. the reference hypervisor's guest suite on this QEMU, and its boot probes with the
-#        fixes off (HW_GUEST_SUITE=off leaves them out: make fresh-check's new system).
+#        fixes off (HW_GUEST_SUITE=off leaves them out: make fresh-check's new system);
+#     5. Linux booted directly on this QEMU with -smp 2: instructions:u of a loop pinned to
+#        each CPU, exact per CPU with the fixes on, the other CPU's counted too with them off
+#        (tests/hw/linux-smp.sh; skipped, with the reason, where no kernel can be fetched).
 # Last line "N passed, M failed" (", 1 skipped" with the line before saying why). Logs in
 # build/hw-check.
 set -u
@@ -98,5 +101,26 @@ else
 		>"$logdir/guest-fixes-off.log" 2>&1
 	guest_part guest_probes_fixes_off "$logdir/guest-fixes-off.log"
 fi
+
+# Linux on this QEMU with -smp 2 and no hypervisor: each CPU's instructions:u of a known loop
+# exact while the other CPU runs its own, and with the fixes off (one instruction count for
+# the machine) each CPU's count holds the other's too. The kernel and the initramfs are the
+# guest suite's (make hyp builds the initramfs); no kernel to be had is a skip, with the reason.
+sh tests/hw/linux-smp.sh "$qemu" "$logdir/linux-smp" exact=max global=max,pv-pmu-fixes=off \
+	>"$logdir/linux-smp.log" 2>&1
+ls=$(tail -n1 "$logdir/linux-smp.log" |
+	sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p')
+if [ -n "$ls" ]; then
+	# shellcheck disable=SC2086 # the three numbers
+	set -- $ls
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+	skipped=$((skipped + ${3:-0}))
+else
+	failed=$((failed + 1))
+fi
+echo "linux_smp: $(tail -n1 "$logdir/linux-smp.log") (log: $logdir/linux-smp.log)"
+grep '^linux_smp (.*): cpu0 task \|^    FAIL' "$logdir/linux-smp.log" | sed 's/^/    /'
+grep '^linux_smp: skipped: ' "$logdir/linux-smp.log"
 
 summary

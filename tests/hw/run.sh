@@ -24,13 +24,19 @@ stock() {
 	overflow) echo "overflow_preset_max overflow_preset_5 overflow_ld_retired overflow_preset_zero" ;;
 	# PMCR_EL0 and MDCR_EL2 writes leave the line; every request gated on PMCR_EL0.E.
 	irq) echo "irq_pmcr_e_lowers irq_hpme_raises irq_pmcr_e_not_host irq_hpme_overflow" ;;
-	# Nothing past HPMN hidden but PMCR_EL0.N.
-	hpmn) echo "hpmn_el1_pmcnten hpmn_el1_pmovs hpmn_el1_pminten hpmn_el1_pmevcntr_undef" \
-		"hpmn_el1_pmevcntr_write_undef hpmn_el1_pmevtyper_undef hpmn_el1_pmxevcntr" \
-		"hpmn_el1_pmxevtyper hpmn_el1_pmcntenclr_ignored hpmn_el1_pmovsclr_ignored" \
-		"hpmn_el1_pmintenset_ignored hpmn_el1_pmswinc_ignored hpmn_el1_pmxevtyper_ignored" \
-		"hpmn_el1_pmcr_p_host hpmn_el0_pmcnten hpmn_el0_pmevcntr_undef" \
-		"hpmn_el0_pmswinc_ignored" ;;
+	# Nothing past HPMN hidden but PMCR_EL0.N; past N, PMXEVCNTR/PMXEVTYPER read zero.
+	hpmn) echo "hpmn_el2_pmxevcntr_absent_undef hpmn_el2_pmxevtyper_absent_undef" \
+		"hpmn_el1_pmcnten hpmn_el1_pmovs hpmn_el1_pminten hpmn_el1_pmevcntr_trap" \
+		"hpmn_el1_pmevcntr_write_trap hpmn_el1_pmevtyper_trap hpmn_el1_pmevtyper_write_trap" \
+		"hpmn_el1_pmxevcntr_trap hpmn_el1_pmxevcntr_write_trap hpmn_el1_pmxevtyper_trap" \
+		"hpmn_el1_pmxevtyper_write_trap hpmn_el1_pmxevcntr_absent_undef" \
+		"hpmn_el1_pmxevtyper_absent_undef hpmn_el1_pmxevcntr_sel31_undef" \
+		"hpmn_el1_pmcntenclr_ignored hpmn_el1_pmovsclr_ignored hpmn_el1_pmintenset_ignored" \
+		"hpmn_el1_pmswinc_ignored hpmn_el1_pmxevtyper_ignored hpmn_el1_pmevtyper_write_ignored" \
+		"hpmn_el1_pmcr_p_host hpmn_el1_tpm_absent_undef hpmn_el1_fgt_absent_undef" \
+		"hpmn_el0_pmcnten hpmn_el0_pmevcntr_trap hpmn_el0_pmxevcntr_trap" \
+		"hpmn_el0_pmxevcntr_absent_undef hpmn_el0_pmswinc_ignored" \
+		"hpmn_el0_userenr_absent_undef" ;;
 	# One instruction count for the whole machine.
 	smp) echo "smp_cpu0_inst_retired smp_cpu1_inst_retired" ;;
 	# None of the five events.

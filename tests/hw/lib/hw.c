@@ -240,6 +240,9 @@ volatile uint64_t hw_lower_esr;
 volatile bool hw_el2_skip_faults;
 volatile unsigned hw_el2_faults;
 volatile uint64_t hw_el2_esr;
+volatile bool hw_el2_take_lower_traps;
+volatile unsigned hw_el2_lower_traps;
+volatile uint64_t hw_el2_lower_esr;
 
 /* KIND: the vector's index (0..3 current EL with SP0, 4..7 with SPx, 8..15 lower ELs). */
 void hw_el2_exception(struct hw_frame *f, unsigned kind);
@@ -251,6 +254,12 @@ void hw_el2_exception(struct hw_frame *f, unsigned kind)
 		if ((iar & 0xffffff) < 1020 && irq_fn)
 			irq_fn((unsigned)(iar & 0xffffff), f);
 		WRITE_SYSREG(S3_0_C12_C12_1, iar); /* ICC_EOIR1_EL1 */
+		return;
+	}
+	if (kind == 8 && hw_el2_take_lower_traps) { /* synchronous, from EL1 or EL0 */
+		hw_el2_lower_traps++;
+		hw_el2_lower_esr = READ_SYSREG(esr_el2);
+		f->elr += 4;
 		return;
 	}
 	if (kind == 4 && hw_el2_skip_faults) {

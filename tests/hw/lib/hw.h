@@ -89,6 +89,49 @@ extern volatile bool hw_el2_skip_faults;
 extern volatile unsigned hw_el2_faults;
 extern volatile uint64_t hw_el2_esr;
 
+/*
+ * Synchronous exceptions taken to EL2 from EL1 or EL0 (a trap), other than the HVC that ends
+ * hw_run_lower(): with hw_el2_take_lower_traps set, each is counted in hw_el2_lower_traps (its
+ * ESR_EL2 in hw_el2_lower_esr) and the instruction skipped; otherwise it ends the test as a
+ * failure.
+ */
+extern volatile bool hw_el2_take_lower_traps;
+extern volatile unsigned hw_el2_lower_traps;
+extern volatile uint64_t hw_el2_lower_esr;
+
+/*
+ * Where the one instruction of STMT went, for the checks of trap and UNDEFINED priorities:
+ * HW_DONE (completed), or the ESR of the exception it took, tagged HW_AT_EL1 (taken to EL1,
+ * from hw_run_lower()'s EL1 or EL0) or HW_AT_EL2 (trapped to EL2, hw_el2_take_lower_traps set).
+ */
+#define HW_DONE 0ULL
+#define HW_AT_EL1 (1ULL << 62)
+#define HW_AT_EL2 (1ULL << 63)
+#define HW_OUTCOME(stmt)                                                                       \
+	({                                                                                     \
+		unsigned l_ = hw_lower_faults, t_ = hw_el2_lower_traps;                        \
+		stmt;                                                                          \
+		hw_el2_lower_traps != t_ ? HW_AT_EL2 | (uint32_t)hw_el2_lower_esr              \
+		: hw_lower_faults != l_  ? HW_AT_EL1 | (uint32_t)hw_lower_esr                  \
+					 : HW_DONE;                                             \
+	})
+/*
+ * An outcome for the EL and syndrome expected: EC 0x00 (UNDEFINED), or EC 0x18 (a trapped MSR or
+ * MRS) with the ISS's Op0, Op2, Op1, CRn, CRm and direction (D24.2.46, ESR_EL2; Rt is the
+ * compiler's and not compared).
+ */
+#define HW_EC_UNKNOWN 0x00
+#define HW_EC_SYS64 0x18
+#define HW_ISS_SYS64(op0, op1, crn, crm, op2, read)                                            \
+	(((uint64_t)(op0) << 20) | ((uint64_t)(op2) << 17) | ((uint64_t)(op1) << 14) |         \
+	 ((uint64_t)(crn) << 10) | ((uint64_t)(crm) << 1) | (uint64_t)(read))
+#define HW_ISS_SYS64_MASK 0x3ffc1fULL
+static inline bool hw_outcome_is(uint64_t got, uint64_t at, unsigned ec, uint64_t iss)
+{
+	return (got & (HW_AT_EL1 | HW_AT_EL2)) == at && ((got >> 26) & 0x3f) == ec &&
+	       (ec != HW_EC_SYS64 || (got & HW_ISS_SYS64_MASK) == iss);
+}
+
 /* 16 KiB of Normal memory for loads and stores, 4 KiB aligned. */
 extern uint8_t hw_buffer[];
 

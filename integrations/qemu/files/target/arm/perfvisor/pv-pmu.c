@@ -12,12 +12,19 @@
  *    MDCR_EL2.HPMN and the cycle counter, by MDCR_EL2.HPME for those at or above HPMN
  *    (QEMU gates every counter on PMCR_EL0.E), and it is computed again on every write of
  *    PMCR_EL0 and MDCR_EL2 (QEMU's leave it as it was).
- * 3. The counters at or above HPMN are hidden from EL1 and EL0 when EL2 is enabled
- *    (D13.1.1): their bits of PMCNTEN, PMINTEN, PMOVS and PMSWINC read as zero and ignore
- *    writes, PMCR_EL0.P leaves them alone, PMEVCNTR<n>_EL0 and PMEVTYPER<n>_EL0 are
- *    UNDEFINED, and PMSELR_EL0.SEL naming one makes PMXEVCNTR_EL0 and PMXEVTYPER_EL0 behave
- *    as QEMU makes them for a counter the PE does not implement (read as zero, writes
- *    ignored: a CONSTRAINED UNPREDICTABLE case). QEMU hides only PMCR_EL0.N.
+ * 3. The counters at or above HPMN are out of reach of EL1 and EL0 when EL2 is enabled
+ *    (D13.1.1; GetNumEventCountersAccessible(), J1.3.1): their bits of PMCNTEN, PMINTEN,
+ *    PMOVS and PMSWINC read as zero and ignore writes, PMCR_EL0.P leaves them alone, and
+ *    with FEAT_FGT an access to PMEVCNTR<n>_EL0 or PMEVTYPER<n>_EL0 of one, or to
+ *    PMXEVCNTR_EL0 or PMXEVTYPER_EL0 with PMSELR_EL0.SEL naming one, is trapped to EL2 once
+ *    the register's own traps (PMUSERENR_EL0 at EL0, the fine-grained trap, MDCR_EL2.TPM)
+ *    have not taken it (D24.5.10, D24.5.12, D24.5.27, D24.5.28; the AArch32 views alike).
+ *    PMSELR_EL0.SEL naming a counter the PE does not implement makes PMXEVCNTR_EL0 (SEL = 31
+ *    too) and PMXEVTYPER_EL0 (not SEL = 31, which is PMCCFILTR_EL0) UNDEFINED at every EL,
+ *    before any trap. QEMU hides only PMCR_EL0.N, and reads zero and ignores writes past
+ *    PMCR_EL0.N. Without FEAT_FGT these accesses are CONSTRAINED UNPREDICTABLE; the model
+ *    then UNDEFs PMEVCNTR<n>/PMEVTYPER<n> and makes PMXEVCNTR/PMXEVTYPER read zero and
+ *    ignore writes, as QEMU does past PMCR_EL0.N.
  * 4. INST_RETIRED counts the CPU's own instructions (pv-hw.c): QEMU counts every CPU's.
  *
  * The functions of the registered copies are swapped in place; each copy keeps its original
@@ -42,8 +49,6 @@
 #define PV_PMCR_N_MASK   0x1fULL
 #define PV_MDCR_HPMN     0x1fULL
 #define PV_MDCR_HPME     (1ULL << 7)
-#define PV_HCR_TGE       (1ULL << 27)
-#define PV_HCR_E2H       (1ULL << 34)
 #define PV_CYCLE_COUNTER 31
 
 /* PMCR_EL0.N: the event counters the PE implements. */
@@ -53,21 +58,17 @@ static unsigned pv_pmu_counters(CPUARMState *env)
 }
 
 /*
- * The event counters the current Exception level may reach (the Arm ARM's
- * GetNumEventCountersAccessible()): HPMN at EL1 and EL0 while EL2 is enabled, unless EL0 is
- * the EL2&0 regime's (E2H and TGE set); all of them otherwise.
+ * The event counters the current Exception level may reach, as the Arm ARM's
+ * GetNumEventCountersAccessible() (J1.3.1) counts them: HPMN at EL1 and EL0 while EL2 is
+ * enabled (the EL2&0 regime's EL0 too), all of them otherwise.
  */
 static unsigned pv_pmu_accessible(CPUARMState *env)
 {
     unsigned n = pv_pmu_counters(env);
-    int el = arm_current_el(env);
     unsigned hpmn;
 
-    if (el >= 2 || !arm_feature(env, ARM_FEATURE_EL2) || !arm_is_el2_enabled(env)) {
-        return n;
-    }
-    if (el == 0 && (arm_hcr_el2_eff(env) & (PV_HCR_E2H | PV_HCR_TGE)) ==
-        (PV_HCR_E2H | PV_HCR_TGE)) {
+    if (arm_current_el(env) >= 2 || !arm_feature(env, ARM_FEATURE_EL2) ||
+        !arm_is_el2_enabled(env)) {
         return n;
     }
     hpmn = env->cp15.mdcr_el2 & PV_MDCR_HPMN;
@@ -194,24 +195,90 @@ static void pv_bits_write(CPUARMState *env, const ARMCPRegInfo *ri, uint64_t val
     pv_orig_write(env, ri, value & pv_pmu_visible(env));
 }
 
-/* PMEVCNTR<n>_EL0, PMEVTYPER<n>_EL0 with n at or above HPMN: UNDEFINED at EL1 and EL0. */
+static bool pv_pmu_fgt(CPUARMState *env)
+{
+    return cpu_isar_feature(aa64_fgt, env_archcpu(env));
+}
+
+static CPAccessResult pv_orig_access(CPUARMState *env, const ARMCPRegInfo *ri, bool isread)
+{
+    return ri->orig_accessfn ? ri->orig_accessfn(env, ri, isread) : CP_ACCESS_OK;
+}
+
+static G_NORETURN void pv_undefined(CPUARMState *env)
+{
+    /*
+     * Raised here rather than returned: QEMU's caller would let a fine-grained trap to EL2
+     * take priority over an UNDEFINED an access function returns.
+     */
+    raise_exception(env, EXCP_UDEF, syn_uncategorized(), exception_target_el(env));
+}
+
+/*
+ * An access to event counter n's PMEVCNTR/PMEVTYPER, directly or through PMSELR_EL0.SEL, as
+ * the registers' pseudocode orders it (D24.5.10, D24.5.12, D24.5.27, D24.5.28), once n is
+ * known to be implemented. QEMU's access function takes the traps that come first: at EL0
+ * PMUSERENR_EL0 (to EL1), then MDCR_EL2.TPM (to EL2), and its caller the fine-grained trap
+ * (to EL2, unless the access function gave a trap to EL1). Then, at EL1 and EL0 with EL2
+ * enabled, n at or above HPMN is trapped to EL2 with FEAT_FGT, before MDCR_EL3.TPM; without
+ * FEAT_FGT the access is CONSTRAINED UNPREDICTABLE, and `undef` says whether the model
+ * UNDEFs it (else QEMU's functions run, which the caller makes read zero and ignore writes).
+ */
+static CPAccessResult pv_counter_access(CPUARMState *env, const ARMCPRegInfo *ri,
+                                        bool isread, unsigned n, bool undef)
+{
+    CPAccessResult res = pv_orig_access(env, ri, isread);
+
+    if (n < pv_pmu_accessible(env)) {
+        return res;
+    }
+    if (res != CP_ACCESS_OK && res != CP_ACCESS_TRAP_EL3) {
+        return res; /* a trap to EL1 or EL2 that comes first, or UNDEFINED */
+    }
+    if (pv_pmu_fgt(env)) {
+        return CP_ACCESS_TRAP_EL2;
+    }
+    if (undef) {
+        pv_undefined(env);
+    }
+    return res;
+}
+
+/* PMEVCNTR<n>_EL0, PMEVTYPER<n>_EL0 (and their AArch32 views): n is the encoding's. */
 static CPAccessResult pv_indexed_access(CPUARMState *env, const ARMCPRegInfo *ri,
                                         bool isread)
 {
     unsigned n = ((ri->crm & 3) << 3) | (ri->opc2 & 7);
 
-    if (n >= pv_pmu_accessible(env)) {
-        /*
-         * Raised here rather than returned: the Arm ARM checks it before every trap of the
-         * register (MDCR_EL2.TPM, the fine-grained traps), and QEMU's caller would let a
-         * fine-grained trap to EL2 take priority over a returned UNDEFINED.
-         */
-        raise_exception(env, EXCP_UDEF, syn_uncategorized(), exception_target_el(env));
-    }
-    return ri->orig_accessfn ? ri->orig_accessfn(env, ri, isread) : CP_ACCESS_OK;
+    /* QEMU registers only the implemented counters: the others are UNDEFINED already. */
+    return pv_counter_access(env, ri, isread, n, true);
 }
 
-/* PMXEVCNTR_EL0, PMXEVTYPER_EL0: a hidden counter selected reads as zero, writes ignored. */
+/* PMXEVTYPER_EL0 (op2 1), PMXEVCNTR_EL0 (op2 2), and their AArch32 views: PMSELR_EL0.SEL. */
+static CPAccessResult pv_selected_access(CPUARMState *env, const ARMCPRegInfo *ri,
+                                         bool isread)
+{
+    unsigned sel = env->cp15.c9_pmselr & 31;
+    bool typer = ri->opc2 == 1;
+
+    if (typer && sel == PV_CYCLE_COUNTER) {
+        return pv_orig_access(env, ri, isread); /* PMCCFILTR_EL0 */
+    }
+    if (sel >= pv_pmu_counters(env)) {
+        /* Not implemented: UNDEFINED at every EL, before any trap, with FEAT_FGT. */
+        if (pv_pmu_fgt(env)) {
+            pv_undefined(env);
+        }
+        return pv_orig_access(env, ri, isread); /* QEMU's: read as zero, writes ignored */
+    }
+    return pv_counter_access(env, ri, isread, sel, false);
+}
+
+/*
+ * PMXEVCNTR_EL0, PMXEVTYPER_EL0 without FEAT_FGT: a hidden counter selected reads as zero and
+ * ignores writes, as QEMU makes one the PE does not implement (with FEAT_FGT the access
+ * function has trapped it).
+ */
 static bool pv_selected_hidden(CPUARMState *env)
 {
     unsigned sel = env->cp15.c9_pmselr & 31;
@@ -368,6 +435,7 @@ static void pv_swap_one(gpointer key, gpointer value, gpointer opaque)
         ri->accessfn = pv_indexed_access;
         break;
     case PV_ROLE_SELECTED:
+        ri->accessfn = pv_selected_access;
         ri->readfn = pv_selected_read;
         ri->writefn = pv_selected_write;
         break;

@@ -37,6 +37,9 @@ stock() {
 		"hpmn_el0_pmcnten hpmn_el0_pmevcntr_trap hpmn_el0_pmxevcntr_trap" \
 		"hpmn_el0_pmxevcntr_absent_undef hpmn_el0_pmswinc_ignored" \
 		"hpmn_el0_userenr_absent_undef" ;;
+	# No fine-grained trap for PMUSERENR_EL0.
+	pmuserenr) echo "fgt_pmuserenr_read fgt_pmuserenr_write fgt_pmuserenr_write_kept" \
+		"fgt_pmuserenr_el0_read" ;;
 	# One instruction count for the whole machine.
 	smp) echo "smp_cpu0_inst_retired smp_cpu1_inst_retired" ;;
 	# None of the five events.

@@ -25,7 +25,9 @@
  *    PMCR_EL0.N. Without FEAT_FGT these accesses are CONSTRAINED UNPREDICTABLE; the model
  *    then UNDEFs PMEVCNTR<n>/PMEVTYPER<n> and makes PMXEVCNTR/PMXEVTYPER read zero and
  *    ignore writes, as QEMU does past PMCR_EL0.N.
- * 4. INST_RETIRED counts the CPU's own instructions (pv-hw.c): QEMU counts every CPU's.
+ * 4. PMUSERENR_EL0 has its fine-grained trap, bit 57 of HDFGRTR_EL2 and HDFGWTR_EL2 (D24.2.67,
+ *    D24.2.69): QEMU 10.0 gives the register none, so EL1 reads and writes it untrapped.
+ * 5. INST_RETIRED counts the CPU's own instructions (pv-hw.c): QEMU counts every CPU's.
  *
  * The functions of the registered copies are swapped in place; each copy keeps its original
  * in its orig_readfn/orig_writefn/orig_accessfn fields, QEMU's own place for a replaced
@@ -50,6 +52,8 @@
 #define PV_MDCR_HPMN     0x1fULL
 #define PV_MDCR_HPME     (1ULL << 7)
 #define PV_CYCLE_COUNTER 31
+/* PMUSERENR_EL0's bit in HDFGRTR_EL2 and in HDFGWTR_EL2 (D24.2.67, D24.2.69). */
+#define PV_HDFGXTR_PMUSERENR_EL0 57
 
 /* PMCR_EL0.N: the event counters the PE implements. */
 static unsigned pv_pmu_counters(CPUARMState *env)
@@ -308,6 +312,7 @@ typedef enum PvRole {
     PV_ROLE_SWINC,
     PV_ROLE_INDEXED,  /* PMEVCNTR<n>, PMEVTYPER<n> */
     PV_ROLE_SELECTED, /* PMXEVCNTR, PMXEVTYPER */
+    PV_ROLE_USERENR,  /* PMUSERENR: its fine-grained trap */
 } PvRole;
 
 /*
@@ -336,6 +341,9 @@ static PvRole pv_role_aa64(unsigned op0, unsigned op1, unsigned crn, unsigned cr
     if (crn == 9 && crm == 14 && op2 == 3) { /* PMOVSSET_EL0 */
         return PV_ROLE_BITS;
     }
+    if (crn == 9 && crm == 14 && op2 == 0) { /* PMUSERENR_EL0 */
+        return PV_ROLE_USERENR;
+    }
     if (crn == 9 && crm == 13 && (op2 == 1 || op2 == 2)) {
         return PV_ROLE_SELECTED;
     }
@@ -362,6 +370,9 @@ static PvRole pv_role_aa32(unsigned opc1, unsigned crn, unsigned crm, unsigned o
     }
     if (crn == 9 && crm == 14 && opc2 >= 1 && opc2 <= 3) { /* PMINTENSET/CLR, PMOVSSET */
         return PV_ROLE_BITS;
+    }
+    if (crn == 9 && crm == 14 && opc2 == 0) { /* PMUSERENR */
+        return PV_ROLE_USERENR;
     }
     if (crn == 9 && crm == 13 && (opc2 == 1 || opc2 == 2)) {
         return PV_ROLE_SELECTED;
@@ -390,8 +401,9 @@ static PvRole pv_role(uint32_t key)
 
 typedef struct PvSwap {
     ARMCPU *cpu;
-    unsigned found[PV_ROLE_SELECTED + 1];
-    const char *drifted; /* a copy already using the fields the originals go to */
+    unsigned found[PV_ROLE_USERENR + 1];
+    /* A copy already using the fields the originals go to, or with another trap bit. */
+    const char *drifted;
 } PvSwap;
 
 static void pv_swap_one(gpointer key, gpointer value, gpointer opaque)
@@ -401,6 +413,21 @@ static void pv_swap_one(gpointer key, gpointer value, gpointer opaque)
     PvRole role = pv_role((uint32_t)(uintptr_t)key);
 
     if (role == PV_ROLE_NONE || (ri->type & ARM_CP_CONST)) {
+        return;
+    }
+    if (role == PV_ROLE_USERENR) {
+        /*
+         * The fine-grained trap of reads (EL1, EL0) and writes (EL1): one bit, the same in
+         * HDFGRTR_EL2 and HDFGWTR_EL2, so QEMU's FGT_HDFGRTR encoding checks both.
+         */
+        uint32_t fgt = FGT_HDFGRTR | PV_HDFGXTR_PMUSERENR_EL0;
+
+        if (ri->fgt && ri->fgt != fgt) {
+            sw->drifted = ri->name;
+            return;
+        }
+        ri->fgt = fgt;
+        sw->found[role]++;
         return;
     }
     if (ri->orig_readfn || ri->orig_writefn || ri->orig_accessfn) {
@@ -452,8 +479,8 @@ bool pv_pmu_realize(ARMCPU *cpu, PvHwCPU *s, Error **errp)
 
     g_hash_table_foreach(cpu->cp_regs, pv_swap_one, &sw);
     if (sw.drifted) {
-        error_setg(errp, "perfvisor: QEMU already replaced a function of %s, so "
-                   "pv-pmu-fixes cannot apply", sw.drifted);
+        error_setg(errp, "perfvisor: QEMU already changed what pv-pmu-fixes changes in %s, "
+                   "so the fixes cannot apply", sw.drifted);
         return false;
     }
     /*
@@ -462,7 +489,7 @@ bool pv_pmu_realize(ARMCPU *cpu, PvHwCPU *s, Error **errp)
      */
     if (!sw.found[PV_ROLE_PMCR] || (el2 && !sw.found[PV_ROLE_MDCR]) ||
         sw.found[PV_ROLE_BITS] < 6 || !sw.found[PV_ROLE_SWINC] ||
-        sw.found[PV_ROLE_SELECTED] < 2 ||
+        sw.found[PV_ROLE_SELECTED] < 2 || !sw.found[PV_ROLE_USERENR] ||
         sw.found[PV_ROLE_INDEXED] < 2 * pv_pmu_counters(&cpu->env)) {
         error_setg(errp, "perfvisor: QEMU's PMU registers are not those pv-pmu-fixes was "
                    "written for");

@@ -54,6 +54,10 @@ enum sim_route sim_cpu_route(struct sim_cpu *c, uint32_t key, bool is_read, unsi
 	 * PMUv3p4) are UNDEFINED before any trap. */
 	if (!sim_pmu_has(&c->pmu, key, is_read))
 		return SIM_ROUTE_UNDEF;
+	/* So is PMXEVCNTR/PMXEVTYPER_EL0 with PMSELR_EL0.SEL past N with FEAT_FGT (Arm ARM
+	 * D24.5.27, D24.5.28; without it CONSTRAINED UNPREDICTABLE, UNDEFINED at the access). */
+	if (c->m->cfg.fgt && sim_pmu_sel_unimplemented(&c->pmu, key))
+		return SIM_ROUTE_UNDEF;
 	if (el == 0) {
 		if (sim_pmu_el1_reg(key) || (key == PV_PMUSERENR_EL0 && !is_read))
 			return SIM_ROUTE_UNDEF;

@@ -581,3 +581,13 @@ int sim_pmu_counter_of(const struct sim_pmu *p, uint32_t key)
 	}
 	return r == R_EVCNTR || r == R_EVTYPER ? (int)n : -1;
 }
+
+bool sim_pmu_sel_unimplemented(const struct sim_pmu *p, uint32_t key)
+{
+	unsigned n;
+	enum reg_id r = lookup(key, &n);
+	unsigned sel = (unsigned)(p->selr & PV_PMSELR_SEL);
+	if (r == R_XEVTYPER && sel == CYC)
+		return false;
+	return (r == R_XEVCNTR || r == R_XEVTYPER) && sel >= p->cfg.counters;
+}

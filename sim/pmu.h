@@ -60,6 +60,10 @@ bool sim_pmu_el2_trap(uint64_t mdcr, uint64_t hdfgrtr, uint64_t hdfgwtr, uint32_
  * PMXEVCNTR/PMXEVTYPER_EL0 (31 excepted: no event counter); -1 for every other register. */
 int sim_pmu_counter_of(const struct sim_pmu *p, uint32_t key);
 
+/* PMXEVCNTR_EL0 (SEL = 31 too) or PMXEVTYPER_EL0 (not SEL = 31: PMCCFILTR_EL0) with
+ * PMSELR_EL0.SEL naming a counter the PE does not implement (Arm ARM D24.5.27, D24.5.28). */
+bool sim_pmu_sel_unimplemented(const struct sim_pmu *p, uint32_t key);
+
 /* Effective MDCR_EL2.HPMN (values above N behave as N). */
 unsigned sim_pmu_hpmn(const struct sim_pmu *p, uint64_t mdcr);
 /* CountPMUEvents(idx): counter idx (31: cycle counter) counts in this context. */

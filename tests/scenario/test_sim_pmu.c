@@ -522,8 +522,38 @@ static void test_routing(void **state)
 		c->hdfgrtr = ~one[i].bit;
 		assert_int_equal(sim_cpu_route(c, one[i].key, true, 1), SIM_ROUTE_DIRECT);
 	}
+	/* PMXEVCNTR_EL0 (SEL = 31 too) and PMXEVTYPER_EL0 (SEL = 31 is PMCCFILTR_EL0) selecting a
+	 * counter the PE does not implement: UNDEFINED with FEAT_FGT, before PMUSERENR_EL0 and
+	 * TPM (D24.5.27, D24.5.28); one it implements past HPMN traps to EL2 after them. Without
+	 * the feature the traps come first. */
 	c->hdfgrtr = 0;
 	c->hdfgwtr = 0;
+	c->mdcr = 4 | PV_MDCR_EL2_TPM;
+	static const unsigned past_n[] = {6, 30, 31};
+	for (unsigned i = 0; i < sizeof(past_n) / sizeof(past_n[0]); i++) {
+		c->pmu.selr = past_n[i];
+		for (unsigned el = 0; el < 2; el++) {
+			enum sim_route trap = el ? SIM_ROUTE_EL2 : SIM_ROUTE_EL1;
+			assert_int_equal(sim_cpu_route(c, PV_PMXEVCNTR_EL0, true, el),
+					 SIM_ROUTE_UNDEF);
+			assert_int_equal(sim_cpu_route(c, PV_PMXEVTYPER_EL0, el == 0, el),
+					 past_n[i] == 31 ? trap : SIM_ROUTE_UNDEF);
+			m.cfg.fgt = false;
+			assert_int_equal(sim_cpu_route(c, PV_PMXEVCNTR_EL0, true, el), trap);
+			m.cfg.fgt = true;
+		}
+	}
+	c->pmu.selr = 5;
+	assert_int_equal(sim_cpu_route(c, PV_PMXEVCNTR_EL0, true, 0), SIM_ROUTE_EL1);
+	assert_int_equal(sim_cpu_route(c, PV_PMXEVCNTR_EL0, true, 1), SIM_ROUTE_EL2);
+	c->mdcr = 4;
+	c->pmu.userenr = PV_PMUSERENR_EN;
+	assert_int_equal(sim_cpu_route(c, PV_PMXEVCNTR_EL0, false, 0), SIM_ROUTE_EL2);
+	assert_int_equal(sim_cpu_route(c, PV_PMXEVTYPER_EL0, true, 1), SIM_ROUTE_EL2);
+	c->pmu.selr = 3;
+	assert_int_equal(sim_cpu_route(c, PV_PMXEVCNTR_EL0, true, 1), SIM_ROUTE_DIRECT);
+	c->pmu.selr = 0;
+	c->pmu.userenr = 0;
 	m.cfg.fgt = false;
 	/* No PMU at all: every PMU encoding UNDEFINED. */
 	pc.version = PV_PMUVER_NI;

@@ -176,7 +176,9 @@ static enum pv_trap_result write_labels(struct pv_vcpu *v, uint64_t val, bool el
 	struct pv_vmpam *s = PV_VMPAM_VCPU(v);
 	if (!s->vm)
 		return PV_TRAP_UNDEF;
-	uint64_t guest = val & (el1 ? PV_BITS_MPAM1_EL1_RW(1, 0) : PV_BITS_MPAM0_EL1_RW(1, 0)),
+	/* Each register's own mask, though today's are the same bits. */
+	const uint64_t rw1 = PV_BITS_MPAM1_EL1_RW(1, 0), rw0 = PV_BITS_MPAM0_EL1_RW(1, 0);
+	uint64_t guest = val & (el1 ? rw1 : rw0),
 		 hw = hw_value(s->vm, guest, pcpu_pmg(s->vm, v->cpu));
 	if (el1) {
 		s->mpam1 = guest;

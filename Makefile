@@ -325,10 +325,6 @@ $(BUILD)/bench/bench_vmpam $(BUILD)/bench/bench_vspe $(BUILD)/bench/bench_vpmu: 
 $(BUILD)/bench/bench_serve: CFLAGS_HOST += -DTOOL_BIN='"$(TOOL)"'
 $(BUILD)/bench/bench_serve: $(TOOL)
 
-# bench_serve runs the tool of its own build (perfvisor serve) and feeds it the library's records.
-$(BUILD)/bench/bench_serve: CFLAGS_HOST += -DTOOL_BIN='"$(TOOL)"'
-$(BUILD)/bench/bench_serve: $(TOOL)
-
 # The reference EL2 hypervisor on QEMU `virt` and its guest test suite (make qemu-check, run).
 include hyp/hyp.mk
 include integrations/xen/xen.mk
@@ -371,14 +367,15 @@ check-sanitize:
 # error or definite leak fails the binary's tests. Not traced: the parsers, sed, awk (the
 # register database's generator, test_tool_regdb), the shell script scripts/deps.sh with
 # its stand-ins (test_tool_deps), and what the install test runs in its directory under
-# tests/install/ (make, the compiler, binutils, groff: test_tool_install), which hold no C of
-# ours.
+# tests/install/ (make, the compiler, binutils, groff: test_tool_install), and the shell
+# scripts the fetch and benchmark-gate tests run with their stand-ins (scripts/fetch-source.sh,
+# bench/gate.sh: sort, cmp, dpkg), which hold no C of ours.
 VALGRIND ?= valgrind
 # Test binaries run at once under valgrind: one per CPU (each is single-threaded).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 MEMCHECK := $(VALGRIND) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	--trace-children=yes --trace-children-skip=*python3*,*/jq,*/sed,*awk \
-	--trace-children-skip-by-arg=*scripts/deps.sh*,*tests/install/*
+	--trace-children-skip-by-arg=*scripts/deps.sh*,*scripts/fetch-source.sh*,*bench/gate.sh*,*tests/install/*
 memcheck: tests $(TOOL)
 	@TEST_LOGDIR=$(BUILD)/memcheck-logs TEST_WRAPPER="$(MEMCHECK)" TEST_JOBS=$(TEST_JOBS) \
 		sh tests/run.sh $(TEST_BINS)

@@ -2,16 +2,21 @@
 /*
  * perfvisor's hardware models for QEMU's Arm CPUs (pv-hw.h: where QEMU calls them).
  *
- * `-cpu max` gets one property, on by default, so that the same binary also behaves as stock
- * QEMU:
- *   pv-pmu-fixes=on|off   the PMU as the Arm ARM says (off: QEMU's own PMU)
+ * `-cpu max` gets two properties, so that the same binary also behaves as stock QEMU:
+ *   pv-pmu-fixes=on|off   the PMU as the Arm ARM says (off: QEMU's own PMU); default on
+ *   pv-spe=on|off         the Statistical Profiling Extension (pv-spe.c); default off, which
+ *                         is stock QEMU's: no SPE
  * One switch for every PMU fix rather than one each: the two machines worth having are the
  * one the Arm ARM describes and stock QEMU, which perfvisor must also run on; a mix of the two
  * is neither, and each would need tests of its own. The fixes are pv-pmu.c's (overflow,
  * interrupt line, MDCR_EL2.HPMN partition, per-CPU instructions) and pv-events.c's (the
- * common events QEMU lacks).
- * Read back after the CPU is realized (QMP qom-get), the property says what is in force: the
- * models are TCG only, and a CPU without a PMU (pmu=off) has no PMU to fix.
+ * common events QEMU lacks). SPE is a feature QEMU does not have at all, so it has a switch of
+ * its own, off unless asked for: a CPU that suddenly has SPE changes what every guest and
+ * hypervisor on it does.
+ * Read back after the CPU is realized (QMP qom-get), each property says what is in force: the
+ * models are TCG only, a CPU without a PMU (pmu=off) has no PMU to fix, and SPE needs -icount
+ * (its sampling interval counts this CPU's instructions) and no EL3 (the model has no
+ * MDCR_EL3 controls).
  *
  * A CPU's model state hangs off its property (the property's opaque pointer), so QEMU's own
  * structures stay as they are; a table by cpu_index finds it from the hot paths. The models
@@ -19,8 +24,8 @@
  * cpu->cp_regs holds the CPU's own heap copy of each ARMCPRegInfo, whose functions a model
  * may swap for its own.
  *
- * Their state is not migrated: a CPU with the fixes on blocks migration and savevm rather
- * than lose it.
+ * Their state is not migrated: a CPU with a model on blocks migration and savevm rather than
+ * lose it.
  */
 #include "qemu/osdep.h"
 #include "qapi/error.h"
@@ -28,6 +33,7 @@
 #include "qom/object.h"
 #include "hw/qdev-core.h"
 #include "migration/blocker.h"
+#include "qemu/error-report.h"
 #include "system/cpu-timers.h"
 #include "system/tcg.h"
 #include "cpu.h"
@@ -35,6 +41,7 @@
 #include "pv-internal.h"
 
 #define PV_PMU_FIXES "pv-pmu-fixes"
+#define PV_SPE "pv-spe"
 
 static PvHwCPU *pv_hw_cpus[PV_HW_MAX_CPUS];
 
@@ -53,11 +60,16 @@ static PvHwCPU *pv_hw_state(ARMCPU *cpu)
     return p ? p->opaque : NULL;
 }
 
+static bool *pv_hw_flag(PvHwCPU *s, const char *name)
+{
+    return strcmp(name, PV_SPE) ? &s->pmu_fixes : &s->spe;
+}
+
 static void pv_hw_get_bool(Object *obj, Visitor *v, const char *name, void *opaque,
                            Error **errp)
 {
     PvHwCPU *s = opaque;
-    bool value = s->pmu_fixes;
+    bool value = *pv_hw_flag(s, name);
 
     visit_type_bool(v, name, &value, errp);
 }
@@ -75,7 +87,7 @@ static void pv_hw_set_bool(Object *obj, Visitor *v, const char *name, void *opaq
         error_setg(errp, "%s can be set only before the CPU is realized", name);
         return;
     }
-    s->pmu_fixes = value;
+    *pv_hw_flag(s, name) = value;
 }
 
 static void pv_hw_release(Object *obj, const char *name, void *opaque)
@@ -87,6 +99,8 @@ static void pv_hw_release(Object *obj, const char *name, void *opaque)
         pv_hw_cpus[cs->cpu_index] = NULL;
     }
     migrate_del_blocker(&s->migration_blocker);
+    migrate_del_blocker(&s->spe_migration_blocker);
+    pv_spe_free(s);
     g_free(s);
 }
 
@@ -104,6 +118,12 @@ void pv_hw_cpu_post_init(Object *obj)
     object_property_set_description(obj, PV_PMU_FIXES,
                                     "perfvisor: the PMU as the Arm ARM says, not as QEMU "
                                     "emulates it (TCG only; default on)");
+    object_property_add(obj, PV_SPE, "bool", pv_hw_get_bool, pv_hw_set_bool, NULL, s);
+    object_property_set_description(obj, PV_SPE,
+                                    "perfvisor: the Statistical Profiling Extension, SPEv1p2 "
+                                    "(TCG with -icount only; default off)");
+    /* PMBIRQ, wired by the board (pv_hw_virt_connect()) to PPI 21. */
+    qdev_init_gpio_out_named(DEVICE(obj), &s->spe_irq, "pv-spe-interrupt", 1);
 }
 
 /*
@@ -122,6 +142,7 @@ bool pv_hw_cpu_realize(ARMCPU *cpu, Error **errp)
 {
     PvHwCPU *s = pv_hw_state(cpu);
     CPUState *cs = CPU(cpu);
+    bool precise = icount_enabled() == ICOUNT_PRECISE;
 
     if (!s) {
         return true; /* not -cpu max: nothing of perfvisor's */
@@ -130,26 +151,45 @@ bool pv_hw_cpu_realize(ARMCPU *cpu, Error **errp)
     if (!tcg_enabled() || !arm_feature(&cpu->env, ARM_FEATURE_PMU)) {
         s->pmu_fixes = false;
     }
-    if (!s->pmu_fixes) {
+    if (s->spe && (!tcg_enabled() || !precise || arm_feature(&cpu->env, ARM_FEATURE_EL3) ||
+                   !arm_feature(&cpu->env, ARM_FEATURE_AARCH64))) {
+        warn_report("perfvisor: %s needs TCG with -icount (shift=N), an AArch64 CPU and no "
+                    "EL3: SPE is off", PV_SPE);
+        s->spe = false;
+    }
+    if (!s->pmu_fixes && !s->spe) {
         return true;
     }
     if (cs->cpu_index < 0 || cs->cpu_index >= PV_HW_MAX_CPUS) {
-        error_setg(errp, "perfvisor: %s supports CPU indexes below %d, not %d", PV_PMU_FIXES,
-                   PV_HW_MAX_CPUS, cs->cpu_index);
+        error_setg(errp, "perfvisor: %s and %s support CPU indexes below %d, not %d",
+                   PV_PMU_FIXES, PV_SPE, PV_HW_MAX_CPUS, cs->cpu_index);
         return false;
     }
-    s->count_insns = icount_enabled() == ICOUNT_PRECISE;
+    s->count_insns = precise;
     s->insns = 0;
     s->in_run = false;
     memset(&pv_hw_counts[cs->cpu_index], 0, sizeof(pv_hw_counts[0]));
-    if (!pv_pmu_realize(cpu, s, errp)) {
-        return false;
+    if (s->pmu_fixes) {
+        if (!pv_pmu_realize(cpu, s, errp)) {
+            return false;
+        }
+        error_setg(&s->migration_blocker,
+                   "perfvisor: %s keeps per-CPU PMU state that is not migrated "
+                   "(-cpu max,%s=off to migrate)", PV_PMU_FIXES, PV_PMU_FIXES);
+        if (migrate_add_blocker(&s->migration_blocker, errp) < 0) {
+            return false;
+        }
     }
-    error_setg(&s->migration_blocker,
-               "perfvisor: %s keeps per-CPU PMU state that is not migrated "
-               "(-cpu max,%s=off to migrate)", PV_PMU_FIXES, PV_PMU_FIXES);
-    if (migrate_add_blocker(&s->migration_blocker, errp) < 0) {
-        return false;
+    if (s->spe) {
+        if (!pv_spe_realize(cpu, s, errp)) {
+            return false;
+        }
+        error_setg(&s->spe_migration_blocker,
+                   "perfvisor: %s keeps Statistical Profiling state that is not migrated "
+                   "(-cpu max,%s=off to migrate)", PV_SPE, PV_SPE);
+        if (migrate_add_blocker(&s->spe_migration_blocker, errp) < 0) {
+            return false;
+        }
     }
     pv_hw_cpus[cs->cpu_index] = s;
     return true;
@@ -190,13 +230,20 @@ void pv_hw_cpu_exec_exit(CPUState *cs)
  * The CPU's instructions so far. Read in its own run (an MRS, an exception entry) it includes
  * what the current translation block has executed, as icount_get_raw() would.
  */
+uint64_t pv_hw_cpu_insns(CPUState *cs)
+{
+    PvHwCPU *s = pv_hw_cpu(cs);
+
+    return s->insns + (s->in_run ? pv_hw_run_executed(cs, s) : 0);
+}
+
 uint64_t pv_hw_instructions(CPUARMState *env)
 {
     CPUState *cs = env_cpu(env);
     PvHwCPU *s = pv_hw_cpu(cs);
 
-    if (!s || !s->count_insns) {
+    if (!s || !s->pmu_fixes || !s->count_insns) {
         return (uint64_t)icount_get_raw(); /* stock: the sum over every CPU */
     }
-    return s->insns + (s->in_run ? pv_hw_run_executed(cs, s) : 0);
+    return pv_hw_cpu_insns(cs);
 }

@@ -81,4 +81,13 @@ int64_t pv_hw_ns_per_access(uint64_t events);
 void pv_hw_a64_insn_start(struct DisasContext *s, CPUState *cpu, uint32_t insn);
 void pv_hw_a64_insn_end(struct DisasContext *s);
 
+/*
+ * hw/arm/virt.c: the SPE interrupt (PMBIRQ) of a CPU with pv-spe on wired to its PPI 21, as
+ * each CPU's other PPIs are (intidbase: the GIC input of the CPU's INTID 0); and, after the
+ * PMU's, the device-tree node Linux's SPE driver binds to (gicv2_cpus: the CPUs a GICv2 PPI
+ * names, 0 with GICv3). Nothing for CPUs without SPE.
+ */
+void pv_hw_virt_connect(DeviceState *cpudev, DeviceState *gic, int intidbase);
+void pv_hw_virt_fdt(void *fdt, unsigned gicv2_cpus);
+
 #endif

@@ -25,8 +25,11 @@ typedef struct PvHwCounts {
 
 extern PvHwCounts pv_hw_counts[PV_HW_MAX_CPUS];
 
+typedef struct PvSpe PvSpe;
+
 typedef struct PvHwCPU {
     bool pmu_fixes;     /* asked for (the property); after realize: in force */
+    bool spe;           /* pv-spe: asked for; after realize: in force */
     bool realized;
     /*
      * The instructions the CPU executed under icount: those of its finished runs, and at the
@@ -37,15 +40,66 @@ typedef struct PvHwCPU {
     uint64_t insns;
     int64_t run_budget;
     Error *migration_blocker;
+    Error *spe_migration_blocker;
+    /* The SPE model (pv-spe.c): its state, and its interrupt line (PMBIRQ). */
+    PvSpe *spe_state;
+    qemu_irq spe_irq;
 } PvHwCPU;
 
 /* The CPU's model state, NULL for a CPU without perfvisor's models (not -cpu max). */
 PvHwCPU *pv_hw_cpu(CPUState *cs);
+
+/*
+ * The instructions the CPU has executed under icount (count_insns), exact between
+ * translation blocks, at an exception entry or return, and in the access functions of a
+ * register that ends its block (ARM_CP_IO).
+ */
+uint64_t pv_hw_cpu_insns(CPUState *cs);
 
 /* pv-pmu.c: the PMU fixes put in force on a realized CPU (its registered copies changed). */
 bool pv_pmu_realize(ARMCPU *cpu, PvHwCPU *s, Error **errp);
 
 /* pv-events.c: the events' counting code generated only where this is true. */
 bool pv_events_counting(CPUState *cs);
+
+/* pv-spe.c: the Statistical Profiling Extension on a realized CPU; its state freed. */
+bool pv_spe_realize(ARMCPU *cpu, PvHwCPU *s, Error **errp);
+void pv_spe_free(PvHwCPU *s);
+
+/*
+ * pv-spe-a64.c: what the Statistical Profiling Unit records of an A64 instruction, decoded at
+ * its PC before it executes (the registers as it will read them).
+ */
+typedef enum PvSpeOpType {
+    PV_SPE_OP_OTHER,
+    PV_SPE_OP_SVE,      /* an SVE data-processing operation */
+    PV_SPE_OP_BRANCH,   /* branches and exception returns */
+    PV_SPE_OP_LDST,     /* loads, stores, atomics */
+} PvSpeOpType;
+
+typedef struct PvSpeOp {
+    PvSpeOpType type;
+    bool exception;     /* generates an exception (E[0]) */
+    bool cond;          /* conditional: a conditional branch, select or compare */
+    bool cond_fail;     /* ... that failed its condition code check (E[6]) */
+    /* Branches */
+    bool indirect;
+    bool mispredicted;  /* E[7], by the model's static predictor */
+    bool has_target;    /* taken: its target is recorded */
+    uint64_t target;
+    unsigned target_el;
+    /* Loads and stores: the Operation Type packet's subclass byte, and the access */
+    uint8_t subclass;
+    bool load;          /* reads memory into a register (the LD type of the filter) */
+    bool store;         /* writes memory, atomics too (the ST type of the filter) */
+    bool prefetch;      /* a prefetch or a cache operation by VA: Other, with its address */
+    bool has_vaddr;
+    uint64_t vaddr;
+    unsigned size;      /* bytes accessed from vaddr, for the alignment event */
+    /* SVE: the Operation Type packet's EVL field */
+    unsigned evl;
+} PvSpeOp;
+
+void pv_spe_decode(CPUARMState *env, uint32_t insn, uint64_t pc, PvSpeOp *op);
 
 #endif

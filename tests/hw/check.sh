@@ -5,8 +5,9 @@
 #     1. the insertion script's own test (integrations/qemu/test-apply.sh: no QEMU needed);
 #     2. the QEMU itself (integrations/qemu/build.sh: cached, seconds when nothing changed);
 #        where its source cannot be fetched at all, the rest is skipped, with the reason;
-#     3. migration refused with the fixes on (their state is not migrated), accepted off;
-#        the model tests (tests/hw/run.sh): each program of TESTS_DIR with the fixes on and off;
+#     3. migration refused with the fixes on or SPE on (their state is not migrated), accepted
+#        with both off; the model tests (tests/hw/run.sh): each program of TESTS_DIR with the
+#        models on and off (and the SPE one with SPE alone);
 #     4. the reference hypervisor's guest suite on this QEMU, and its boot probes with the
 #        fixes off (HW_GUEST_SUITE=off leaves them out: make fresh-check's new system);
 #     5. Linux booted directly on this QEMU with -smp 2: instructions:u of a loop pinned to
@@ -42,21 +43,26 @@ result "hw_qemu_build: make hw-qemu ($(tail -n1 "$logdir/build.err"))"
 # Which QEMU this run tests (tests/run.sh puts it beside the suite's result).
 echo "tested: QEMU $(cat "$qdir/src/.perfvisor-note" 2>/dev/null || cat "$qdir/src/.perfvisor-version")"
 
-# The models' state is not migrated: with the fixes on, migration (and savevm, which asks
-# the same blockers) is refused with the reason, rather than the state lost; off, it runs.
-migrate() { # migrate FIXES: QMP's answers to a migration of a stopped machine
+# The models' state is not migrated: with the fixes on, or SPE on, migration (and savevm,
+# which asks the same blockers) is refused with the reason, rather than the state lost; with
+# both off, it runs. SPE needs -icount to be in force.
+migrate() { # migrate CPU: QMP's answers to a migration of a stopped machine
 	printf '%s\n' '{"execute":"qmp_capabilities"}' \
 		'{"execute":"migrate","arguments":{"uri":"exec:cat >/dev/null"}}' \
 		'{"execute":"quit"}' |
-		QEMU=$qemu timeout 30 sh scripts/qemu.sh -cpu "max,pv-pmu-fixes=$1" -S -qmp stdio 2>&1 |
+		QEMU=$qemu timeout 30 sh scripts/qemu.sh -cpu "$1" -icount shift=0,sleep=off -S \
+			-qmp stdio 2>&1 |
 		tr -d '\r'
 }
-migrate on >"$logdir/migrate-on.log"
+migrate max,pv-pmu-fixes=on >"$logdir/migrate-on.log"
 grep -q '"error".*pv-pmu-fixes keeps per-CPU PMU state that is not migrated' "$logdir/migrate-on.log"
 result "migration_blocked: migrate refused with the fixes on, with the reason"
-migrate off >"$logdir/migrate-off.log"
+migrate max,pv-pmu-fixes=off,pv-spe=on >"$logdir/migrate-spe.log"
+grep -q '"error".*pv-spe keeps Statistical Profiling state that is not migrated' "$logdir/migrate-spe.log"
+result "migration_blocked_spe: migrate refused with SPE on, with the reason"
+migrate max,pv-pmu-fixes=off >"$logdir/migrate-off.log"
 [ "$(sed -n 3p "$logdir/migrate-off.log")" = '{"return": {}}' ] # the greeting, capabilities, migrate
-result "migration_stock: migrate accepted with the fixes off"
+result "migration_stock: migrate accepted with the fixes and SPE off"
 
 HW_LOGDIR=$tdir/logs sh tests/hw/run.sh "$qemu" "$tdir" >"$logdir/models.log" 2>&1
 models=$(tail -n1 "$logdir/models.log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')

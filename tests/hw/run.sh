@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh QEMU DIR: the model tests (DIR/*.elf, built from tests/hw/*.c), each run twice on
-# QEMU (the QEMU of our own) under -icount shift=0,sleep=off: with the fixes on (-cpu max),
-# where every check must pass, and with them off (-cpu max,pv-pmu-fixes=off), where the checks
-# listed below for the program must fail, as stock QEMU fails them (which proves that the
-# property switches each fix), and every other check must pass. Each program prints one
+# QEMU (the QEMU of our own) under -icount shift=0,sleep=off: with the models on
+# (-cpu max,pv-spe=on: the PMU fixes, on by default, and SPE), where every check must pass,
+# and with them off (-cpu max,pv-pmu-fixes=off: stock QEMU, SPE off by default), where the
+# checks listed below for the program must fail, as stock QEMU fails them (which proves that
+# the properties switch each model), and every other check must pass. The SPE program runs a
+# third time with SPE alone (-cpu max,pv-pmu-fixes=off,pv-spe=on), where every check must pass:
+# the SPE model does not lean on the PMU fixes. Each program prints one
 # "ok NAME..." or "not ok NAME: why" line per check and ends with "done: ..." (tests/hw/lib).
 # One result per check and mode; the last line is "N passed, M failed". Logs in
 # HW_LOGDIR (default build/hw-tests/logs); each run bounded by timeout (QEMU_TIMEOUT, 60 s).
@@ -42,6 +45,22 @@ stock() {
 		"fgt_pmuserenr_el0_read" ;;
 	# One instruction count for the whole machine.
 	smp) echo "smp_cpu0_inst_retired smp_cpu1_inst_retired" ;;
+	# No SPE at all: every check but the one that PMSVer and the registers agree.
+	spe) echo "spe_pmsver spe_pmsidr spe_pmbidr_el2 spe_el2_decode spe_el2_count" \
+		"spe_el2_records spe_el2_timestamps spe_el2_pmbsr spe_el2_pmsicr" \
+		"spe_published_decode spe_published_load_format spe_published_branch_format" \
+		"spe_not_taken_count spe_not_taken spe_published_not_taken spe_full_pmbsr" \
+		"spe_full_pointer spe_full_records spe_full_irq_pending spe_full_irq_taken" \
+		"spe_full_irq_lowered spe_full_irq_sw_set spe_filter_branch spe_filter_load" \
+		"spe_filter_store spe_filter_events spe_filter_inverted_events" \
+		"spe_filter_latency spe_discard_mode spe_random_interval spe_el1_decode" \
+		"spe_el1_count spe_el1_records spe_el1_pmbsr spe_s1_fault" \
+		"spe_s1_fault_pointer spe_s1_fault_irq spe_s1_fault_whole spe_s2_fault" \
+		"spe_s2_fault_pointer spe_s2_fault_no_exception spe_s2_fault_walk" \
+		"spe_trap_tpms spe_no_trap_pms spe_no_trap_pmb spe_pmbidr_el1_owner" \
+		"spe_trap_e2pb_10 spe_trap_e2pb_00 spe_pmbidr_p spe_fgt_pmsirr" \
+		"spe_fgt_pmsnevfr_set spe_fgt_npmsnevfr spe_pmscr_el2_at_el1 spe_el0_undef" \
+		"spe_register_bits spe_irq_follows_s" ;;
 	# None of the five events.
 	events) echo "events_pmceid events_ldst events_pairs events_acqrel events_excl" \
 		"events_atomics events_dczva events_simd events_sve events_mops events_branches" \
@@ -49,20 +68,28 @@ stock() {
 	esac
 }
 
-# run PROGRAM MODE: the program under QEMU with the fixes MODE (on, off); its log.
+# run PROGRAM MODE: the program under QEMU with the models MODE (on, off, spe: SPE alone);
+# its log.
 run() {
 	smp=1
 	[ "$1" != smp ] || smp=2
 	log=$logdir/$1-$2.log
+	case $2 in
+	on) cpu=max,pv-pmu-fixes=on,pv-spe=on ;;
+	off) cpu=max,pv-pmu-fixes=off ;;
+	*) cpu=max,pv-pmu-fixes=off,pv-spe=on ;;
+	esac
 	QEMU=$qemu QEMU_SMP=$smp timeout -k 5 "$QEMU_TIMEOUT" sh scripts/qemu.sh \
-		-serial stdio -icount shift=0,sleep=off -cpu "max,pv-pmu-fixes=$2" \
+		-serial stdio -icount shift=0,sleep=off -cpu "$cpu" \
 		-kernel "$dir/$1.elf" >"$log" 2>&1 </dev/null
 	echo "$log"
 }
 
 for elf in "$dir"/*.elf; do
 	prog=$(basename "$elf" .elf)
-	for mode in on off; do
+	modes="on off"
+	[ "$prog" != spe ] || modes="on off spe"
+	for mode in $modes; do
 		log=$(run "$prog" "$mode")
 		expect=" $(stock "$prog") "
 		p=0
@@ -82,7 +109,7 @@ for elf in "$dir"/*.elf; do
 			else
 				f=$((f + 1))
 				if [ "$want" = ok ]; then
-					bad="$bad    $name: failed (fixes $mode)\n"
+					bad="$bad    $name: failed (models $mode)\n"
 				else
 					bad="$bad    $name: passed with the fixes off, as stock QEMU would not\n"
 				fi
@@ -101,10 +128,14 @@ for elf in "$dir"/*.elf; do
 		fi
 		passed=$((passed + p))
 		failed=$((failed + f))
+		case $mode in
+		spe) what="SPE alone" ;;
+		*) what="models $mode" ;;
+		esac
 		if [ "$f" -eq 0 ]; then
-			echo "$prog, fixes $mode: $p passed (log: $log)"
+			echo "$prog, $what: $p passed (log: $log)"
 		else
-			echo "$prog, fixes $mode: $p passed, $f failed (log: $log)"
+			echo "$prog, $what: $p passed, $f failed (log: $log)"
 			# shellcheck disable=SC2059 # the \n of $bad
 			printf "$bad"
 			grep '^not ok \|^    ' "$log" | sed 's/^/    | /'

@@ -56,8 +56,16 @@ $(HW_TEST_ELFS): $(HW_TESTS_BUILD)/%.elf: tests/hw/%.c $(HW_TEST_LIB) tests/hw/l
 
 -include $(wildcard $(HW_TESTS_BUILD)/*.d $(HW_TESTS_BUILD)/lib/*.d)
 
+# The host side of tests/hw/spe: perfvisor's own record codec (sim/spe_packet.c) reads the
+# records the model wrote (tests/hw/run.sh runs it on the program's log).
+$(HW_TESTS_BUILD)/spe_host: tests/hw/host/spe_host.c sim/spe_packet.c \
+		include/perfvisor/spe_packet.h integrations/qemu/qemu.mk
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -Iinclude -D_DEFAULT_SOURCE -o $@ \
+		tests/hw/host/spe_host.c sim/spe_packet.c
+
 .PHONY: hw-tests hw-check
-hw-tests: $(HW_TEST_ELFS)
+hw-tests: $(HW_TEST_ELFS) $(HW_TESTS_BUILD)/spe_host
 
 hw-check: hw-tests
 	@sh tests/hw/check.sh $(HW_QEMU_BUILD) $(HW_TESTS_BUILD)

@@ -470,6 +470,13 @@ static void check_el2_records(void)
 	PSB_CSYNC();
 	hw_check(collect(), "spe_el2_decode", "the buffer does not decode (%u records)", nrecs);
 	HW_CHECK_EQ("spe_el2_count", nrecs, count);
+	/* The buffer for tests/hw/spe_host.c, which decodes it with perfvisor's codec. */
+	hw_printf("spe-dump: %u records, PCs %#llx..%#llx at EL2:", nrecs,
+		  (unsigned long long)(uintptr_t)spe_top_el2,
+		  (unsigned long long)(uintptr_t)spe_stop_el2);
+	for (uint64_t b = BUF; b < READ_SYSREG(PMBPTR_EL1); b++)
+		hw_printf(" %x", *(volatile uint8_t *)b);
+	hw_printf("\n");
 	for (unsigned j = 0; j < nrecs && j < count && !bad; j++) {
 		struct insn in = loop_insn(icr + 257 * j, n, a.data, spe_top_el2, spe_stop_el2);
 

@@ -78,7 +78,7 @@
 
 /* The profiling buffer and the tables of the EL1 profiler: a 2 MiB region of RAM. */
 #define REGION 0x48000000UL
-#define BUF (REGION + 0x10000)  /* records */
+#define BUF (REGION + 0x10000)    /* records */
 #define S1_L3 (REGION + 0x1fe000) /* EL1's stage-1 level 3 table for the region */
 #define S2_L3 (REGION + 0x1ff000) /* the stage-2 level 3 table for the region */
 
@@ -133,7 +133,7 @@ static int decode(const uint8_t *b, size_t len, size_t *pos, struct rec *r)
 			p++;
 			continue;
 		}
-		if (h == 0x01) {   /* End */
+		if (h == 0x01) { /* End */
 			if (r->nhdr < 16)
 				r->hdr[r->nhdr++] = (uint8_t)h;
 			p++;
@@ -209,8 +209,8 @@ enum kind { K_OTHER, K_LOAD, K_STORE, K_BRANCH, K_STOP };
 struct insn {
 	enum kind kind;
 	uint64_t pc;
-	uint64_t va;  /* loads, stores */
-	bool taken;   /* the branch */
+	uint64_t va; /* loads, stores */
+	bool taken;  /* the branch */
 };
 
 static struct insn loop_insn(uint64_t i, uint64_t n, uint64_t data, const char *top,
@@ -289,14 +289,17 @@ static bool invented_ok(const struct rec *r, enum kind kind)
 	uint64_t ev = r->ev;
 	bool walk = ev & EV_TLB_WALK, refill = ev & EV_L1D_REFILL;
 	uint32_t xlat = walk ? 16 : 0;
+	/* a load's latency past its translation: an L1D hit, an LLC hit, memory */
+	uint32_t load_wait = !refill ? 4 : !walk ? 12 : 60;
 
 	if (r->cnt[1] != 1)
 		return false;
 	switch (kind) {
 	case K_LOAD:
 		return r->cnt[2] == xlat && (ev & EV_L1D_ACCESS) && (ev & EV_TLB_ACCESS) &&
-		       !!(ev & EV_LLC_ACCESS) == refill && !!(ev & EV_LLC_MISS) == (refill && walk) &&
-		       r->cnt[0] == 1 + xlat + (!refill ? 4 : !walk ? 12 : 60);
+		       !!(ev & EV_LLC_ACCESS) == refill &&
+		       !!(ev & EV_LLC_MISS) == (refill && walk) &&
+		       r->cnt[0] == 1 + xlat + load_wait;
 	case K_STORE:
 		return r->cnt[2] == xlat && (ev & EV_L1D_ACCESS) && (ev & EV_TLB_ACCESS) &&
 		       r->cnt[0] == 2 + xlat;
@@ -331,7 +334,8 @@ static const char *rec_matches(const struct rec *r, const struct insn *in, unsig
 			uint64_t want = EV_RETIRED | EV_L1D_ACCESS | EV_TLB_ACCESS;
 
 			if (line != last_line)
-				want |= EV_L1D_REFILL | EV_LLC_ACCESS | (page != last_page ? EV_LLC_MISS : 0);
+				want |= EV_L1D_REFILL | EV_LLC_ACCESS |
+					(page != last_page ? EV_LLC_MISS : 0);
 			if (page != last_page)
 				want |= EV_TLB_WALK;
 			if (r->ev != want)
@@ -344,7 +348,7 @@ static const char *rec_matches(const struct rec *r, const struct insn *in, unsig
 		if (in->taken != !(r->ev & EV_NOT_TAKEN))
 			return "not-taken event";
 		if (in->taken ? !(r->addr_valid & 2) || addr56(r->addr[1]) != addr56(top) ||
-				       addr_el(r->addr[1]) != el
+					addr_el(r->addr[1]) != el
 			      : (r->addr_valid & 2) != 0)
 			return "branch target";
 		if (!!(r->ev & EV_MISPRED) != !in->taken) /* backward: predicted taken */
@@ -384,16 +388,16 @@ static void track(uint64_t icr, uint64_t n, uint64_t from, uint64_t count, uint6
 
 /* quipper's arm_spe_decoder_test.cc: two records, with their padding. */
 static const uint8_t published[] = {
-	0xb0, 0xd0, 0xc2, 0xa1, 0xed, 0x66, 0xba, 0xff, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x65, 0x80, 0x5f, 0x00, 0x00, 0x49, 0x00, 0x52, 0x16, 0x00, 0x99, 0x04, 0x00, 0x98,
-	0x0c, 0x00, 0xb2, 0x28, 0x6b, 0x09, 0x03, 0x37, 0x0e, 0xff, 0x00, 0x9a, 0x01, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x43, 0x00, 0x00, 0x00, 0x71,
-	0x2e, 0x65, 0x2f, 0x6a, 0x0a, 0x00, 0x00, 0x00,
-	0xb0, 0xe0, 0xb0, 0xef, 0xed, 0x66, 0xba, 0xff, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x65, 0x0e, 0x00, 0x00, 0x00, 0x4a, 0x01, 0x52, 0x42, 0x00, 0x99, 0x10, 0x00, 0x98,
-	0x11, 0x00, 0xb1, 0xe4, 0xb0, 0xef, 0xed, 0x66, 0xba, 0xff, 0xc0, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x71,
-	0x8d, 0x65, 0x2f, 0x6a, 0x0a, 0x00, 0x00, 0x00,
+	0xb0, 0xd0, 0xc2, 0xa1, 0xed, 0x66, 0xba, 0xff, 0xc0, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x65, 0x80, 0x5f, 0x00, 0x00, 0x49, 0x00, 0x52, 0x16, 0x00, 0x99, 0x04,
+	0x00, 0x98, 0x0c, 0x00, 0xb2, 0x28, 0x6b, 0x09, 0x03, 0x37, 0x0e, 0xff, 0x00,
+	0x9a, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x43,
+	0x00, 0x00, 0x00, 0x71, 0x2e, 0x65, 0x2f, 0x6a, 0x0a, 0x00, 0x00, 0x00, 0xb0,
+	0xe0, 0xb0, 0xef, 0xed, 0x66, 0xba, 0xff, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x65, 0x0e, 0x00, 0x00, 0x00, 0x4a, 0x01, 0x52, 0x42, 0x00, 0x99, 0x10, 0x00,
+	0x98, 0x11, 0x00, 0xb1, 0xe4, 0xb0, 0xef, 0xed, 0x66, 0xba, 0xff, 0xc0, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x71, 0x8d, 0x65, 0x2f, 0x6a, 0x0a, 0x00, 0x00, 0x00,
 };
 
 /* What that test expects of them (sign-extended addresses taken as their 56 bits). */
@@ -412,10 +416,10 @@ static bool published_decodes(struct rec *r0, struct rec *r1)
 	       r0->ev == (EV_RETIRED | EV_L1D_ACCESS | EV_TLB_ACCESS) && r0->cnt[1] == 4 &&
 	       r0->cnt[0] == 12 && r0->cnt[2] == 1 && r0->cnt_valid == 7 &&
 	       addr56(r0->addr[2]) == 0xff0e3703096b28UL && r0->has_ds && r0->has_ts &&
-	       r0->ts == 44731163950UL &&
-	       addr56(r1->addr[0]) == 0xffba66edefb0e0UL && addr_el(r1->addr[0]) == 2 &&
-	       r1->ctx_valid == 2 && r1->ctx[1] == 0xe && r1->op_class == 2 && r1->op_sub == 1 &&
-	       r1->ev == (EV_RETIRED | EV_NOT_TAKEN) && r1->cnt[1] == 16 && r1->cnt[0] == 17 &&
+	       r0->ts == 44731163950UL && addr56(r1->addr[0]) == 0xffba66edefb0e0UL &&
+	       addr_el(r1->addr[0]) == 2 && r1->ctx_valid == 2 && r1->ctx[1] == 0xe &&
+	       r1->op_class == 2 && r1->op_sub == 1 && r1->ev == (EV_RETIRED | EV_NOT_TAKEN) &&
+	       r1->cnt[1] == 16 && r1->cnt[0] == 17 &&
 	       addr56(r1->addr[1]) == 0xffba66edefb0e4UL && addr_el(r1->addr[1]) == 2 &&
 	       r1->ts == 44731164045UL;
 }
@@ -464,7 +468,8 @@ static void check_el2_records(void)
 	unsigned ts_bad = 0;
 
 	spe_reset(0x10000);
-	WRITE_SYSREG(PMSCR_EL2, PMSCR_E1SPE | PMSCR_TS | PMSCR_PCT_PHYS); /* E2SPE, TS, physical */
+	WRITE_SYSREG(PMSCR_EL2,
+		     PMSCR_E1SPE | PMSCR_TS | PMSCR_PCT_PHYS); /* E2SPE, TS, physical */
 	ISB();
 	spe_run_el2(&a);
 	PSB_CSYNC();
@@ -506,7 +511,8 @@ static void check_el2_records(void)
 	struct rec p0, p1;
 	bool pub = published_decodes(&p0, &p1);
 
-	hw_check(pub, "spe_published_decode", "the published records do not decode as published");
+	hw_check(pub, "spe_published_decode",
+		 "the published records do not decode as published");
 	/* ... and the model's records of the same kinds use the same encodings. */
 	const struct rec *ld = NULL, *nt = NULL;
 	for (unsigned j = 0; j < nrecs; j++) {
@@ -517,12 +523,15 @@ static void check_el2_records(void)
 	}
 	static const uint8_t none[1] = {0};
 	hw_check(pub && ld && same_headers(ld, &p0, none, 0) && ld->hdr[0] != 0 &&
-			 (ld->addr[0] >> 56) == (p0.addr[0] >> 56) && ld->ev_bytes == p0.ev_bytes,
-		 "spe_published_load_format", "a load record's packets differ from the published");
+			 (ld->addr[0] >> 56) == (p0.addr[0] >> 56) &&
+			 ld->ev_bytes == p0.ev_bytes,
+		 "spe_published_load_format",
+		 "a load record's packets differ from the published");
 	/* The loop's last branch is not taken: it is sampled when n is chosen so (below). */
 	hw_check(pub && (!nt || (same_headers(nt, &p1, none, 0) && nt->op_sub == p1.op_sub &&
 				 (nt->addr[0] >> 56) == (p1.addr[0] >> 56))),
-		 "spe_published_branch_format", "a branch record's packets differ from the published");
+		 "spe_published_branch_format",
+		 "a branch record's packets differ from the published");
 }
 
 /* A not-taken branch sampled: icr chosen so that a sample falls on the last b.ne. */
@@ -553,7 +562,8 @@ static void check_not_taken(void)
 	hw_check(pub && nrecs == 3 && same_headers(&recs[2], &p1, none, 0) &&
 			 recs[2].op_sub == p1.op_sub && recs[2].ev == (p1.ev | EV_MISPRED) &&
 			 (recs[2].addr[0] >> 56) == (p1.addr[0] >> 56),
-		 "spe_published_not_taken", "the not-taken branch's record differs from the published");
+		 "spe_published_not_taken",
+		 "the not-taken branch's record differs from the published");
 }
 
 static unsigned irq_count;
@@ -588,14 +598,17 @@ static void check_buffer_full(void)
 	hw_check(ptr + 64 > BUF + size && ptr <= BUF + size, "spe_full_pointer",
 		 "PMBPTR_EL1 %#llx, limit %#llx", (unsigned long long)ptr,
 		 (unsigned long long)(BUF + size));
-	hw_check(collect() && nrecs > 40, "spe_full_records", "%u whole records before the event",
-		 nrecs);
+	hw_check(collect() && nrecs > 40, "spe_full_records",
+		 "%u whole records before the event", nrecs);
 	/* The samples the full buffer took: count the records, the rest were not taken. */
 	track(10, n, 0, nrecs, a.data, spe_top_el2, spe_stop_el2);
 	HW_CHECK_EQ("spe_full_irq_pending", hw_irq_pending(), INTID_PMBIRQ);
 	/* Taken when unmasked; the handler clears PMBSR_EL1.S, and the line drops. */
 	irq_count = 0;
-	__asm__ volatile("msr daifclr, #2\n\tisb\n\tnop\n\tnop\n\tmsr daifset, #2" : : : "memory");
+	__asm__ volatile("msr daifclr, #2\n\tisb\n\tnop\n\tnop\n\tmsr daifset, #2"
+			 :
+			 :
+			 : "memory");
 	HW_CHECK_EQ("spe_full_irq_taken", irq_count, 1);
 	HW_CHECK_EQ("spe_full_irq_lowered", hw_irq_pending(), HW_INTID_NONE);
 	/* Software's write of S raises it (PMBIRQ follows PMBSR_EL1.S). */
@@ -638,11 +651,26 @@ static unsigned expected_of(uint64_t n, bool (*keep)(const struct insn *))
 	return c;
 }
 
-static bool is_branch(const struct insn *in) { return in->kind == K_BRANCH; }
-static bool is_load(const struct insn *in) { return in->kind == K_LOAD; }
-static bool is_store(const struct insn *in) { return in->kind == K_STORE; }
-static bool is_ldst(const struct insn *in) { return in->kind == K_LOAD || in->kind == K_STORE; }
-static bool not_ldst(const struct insn *in) { return !is_ldst(in); }
+static bool is_branch(const struct insn *in)
+{
+	return in->kind == K_BRANCH;
+}
+static bool is_load(const struct insn *in)
+{
+	return in->kind == K_LOAD;
+}
+static bool is_store(const struct insn *in)
+{
+	return in->kind == K_STORE;
+}
+static bool is_ldst(const struct insn *in)
+{
+	return in->kind == K_LOAD || in->kind == K_STORE;
+}
+static bool not_ldst(const struct insn *in)
+{
+	return !is_ldst(in);
+}
 
 static bool all_of_class(unsigned cls, int sub)
 {
@@ -689,7 +717,8 @@ static void check_filters(void)
 		struct spe_args a = {(uint64_t)(uintptr_t)data, n, 10, 0};
 
 		spe_reset(0x1000);
-		WRITE_SYSREG(PMBLIMITR_EL1, (BUF + 0x1000) | PMBLIMITR_FM_DISCARD | PMBLIMITR_E);
+		WRITE_SYSREG(PMBLIMITR_EL1,
+			     (BUF + 0x1000) | PMBLIMITR_FM_DISCARD | PMBLIMITR_E);
 		WRITE_SYSREG(PMSCR_EL2, PMSCR_E1SPE);
 		ISB();
 		spe_run_el2(&a);
@@ -744,7 +773,8 @@ static uint64_t s2_l2[512] __attribute__((aligned(4096)));
 
 static void tables_init(void)
 {
-	volatile uint64_t *l3s1 = (volatile uint64_t *)S1_L3, *l3s2 = (volatile uint64_t *)S2_L3;
+	volatile uint64_t *l3s1 = (volatile uint64_t *)S1_L3,
+			  *l3s2 = (volatile uint64_t *)S2_L3;
 
 	zero(s1_l1, sizeof(s1_l1));
 	zero(s2_l1, sizeof(s2_l1));
@@ -824,7 +854,8 @@ static void el1_profile(uint64_t ptr, uint64_t limit, uint64_t n, uint64_t icr)
 static void check_el1(void)
 {
 	const uint64_t n = 600, icr = 100;
-	volatile uint64_t *l3s1 = (volatile uint64_t *)S1_L3, *l3s2 = (volatile uint64_t *)S2_L3;
+	volatile uint64_t *l3s1 = (volatile uint64_t *)S1_L3,
+			  *l3s2 = (volatile uint64_t *)S2_L3;
 	const char *bad = NULL;
 	unsigned bad_at = 0;
 
@@ -834,8 +865,8 @@ static void check_el1(void)
 	hw_check(collect(), "spe_el1_decode", "the buffer does not decode (%u records)", nrecs);
 	HW_CHECK_EQ("spe_el1_count", nrecs, sample_count(icr, n));
 	for (unsigned j = 0; j < nrecs && !bad; j++) {
-		struct insn in = loop_insn(icr + 257 * j, n, (uint64_t)(uintptr_t)data, spe_top_el1,
-					   spe_stop_el1);
+		struct insn in = loop_insn(icr + 257 * j, n, (uint64_t)(uintptr_t)data,
+					   spe_top_el1, spe_stop_el1);
 		const struct rec *r = &recs[j];
 
 		bad = rec_matches(r, &in, 1, (uint64_t)(uintptr_t)spe_top_el1, false);
@@ -844,7 +875,8 @@ static void check_el1(void)
 			bad = "CONTEXTIDR_EL1 packet";
 		/* PA collected (PMSCR_EL2.PA and PMSCR_EL1.PA): the identity maps give the VA */
 		if (!bad && (in.kind == K_LOAD || in.kind == K_STORE) &&
-		    (!(r->addr_valid & 8) || addr56(r->addr[3]) != in.va || !(r->addr[3] >> 63)))
+		    (!(r->addr_valid & 8) || addr56(r->addr[3]) != in.va ||
+		     !(r->addr[3] >> 63)))
 			bad = "data physical address";
 		if (!bad && r->has_ts)
 			bad = "a timestamp without PMSCR_EL1.TS";
@@ -863,7 +895,8 @@ static void check_el1(void)
 	uint64_t sr = READ_SYSREG(PMBSR_EL1);
 	hw_check((sr & PMBSR_S) && (sr & PMBSR_DL) && PMBSR_EC(sr) == 0x24 &&
 			 PMBSR_MSS(sr) == 0x07,
-		 "spe_s1_fault", "PMBSR_EL1 %#llx: not S, DL, EC 0x24, FSC 0x07 (level 3 translation)",
+		 "spe_s1_fault",
+		 "PMBSR_EL1 %#llx: not S, DL, EC 0x24, FSC 0x07 (level 3 translation)",
 		 (unsigned long long)sr);
 	HW_CHECK_EQ("spe_s1_fault_pointer", READ_SYSREG(PMBPTR_EL1), hole);
 	HW_CHECK_EQ("spe_s1_fault_irq", hw_irq_pending(), INTID_PMBIRQ);
@@ -885,14 +918,16 @@ static void check_el1(void)
 	sr = READ_SYSREG(PMBSR_EL1);
 	hw_check((sr & PMBSR_S) && (sr & PMBSR_DL) && PMBSR_EC(sr) == 0x25 &&
 			 PMBSR_MSS(sr) == 0x07,
-		 "spe_s2_fault", "PMBSR_EL1 %#llx: not S, DL, EC 0x25, FSC 0x07 (level 3 translation)",
+		 "spe_s2_fault",
+		 "PMBSR_EL1 %#llx: not S, DL, EC 0x25, FSC 0x07 (level 3 translation)",
 		 (unsigned long long)sr);
 	HW_CHECK_EQ("spe_s2_fault_pointer", READ_SYSREG(PMBPTR_EL1), hole);
 	/* A management event, not an exception: EL2's last exception is the HVC back from EL1,
 	 * FAR_EL2 as it was, nothing taken to EL1 */
 	hw_check(((READ_SYSREG(esr_el2) >> 26) & 0x3f) == 0x16 && READ_SYSREG(far_el2) == far &&
 			 hw_lower_faults == lower && hw_el2_lower_traps == traps,
-		 "spe_s2_fault_no_exception", "ESR_EL2 %#llx, or FAR_EL2 changed, or a fault taken",
+		 "spe_s2_fault_no_exception",
+		 "ESR_EL2 %#llx, or FAR_EL2 changed, or a fault taken",
 		 (unsigned long long)READ_SYSREG(esr_el2));
 	l3s2[(hole - REGION) >> 12] = hole | S2_NORMAL | PAGE;
 
@@ -919,13 +954,47 @@ static void check_el1(void)
 /* ---- Traps ------------------------------------------------------------------------------ */
 
 static uint64_t outcome;
-static uint64_t el1_read_pmscr(uint64_t a) { (void)a; outcome = HW_OUTCOME(READ_SYSREG(PMSCR_EL1)); return 0; }
-static uint64_t el1_read_pmbptr(uint64_t a) { (void)a; outcome = HW_OUTCOME(READ_SYSREG(PMBPTR_EL1)); return 0; }
-static uint64_t el1_read_pmsirr(uint64_t a) { (void)a; outcome = HW_OUTCOME(READ_SYSREG(PMSIRR_EL1)); return 0; }
-static uint64_t el1_read_pmsnevfr(uint64_t a) { (void)a; outcome = HW_OUTCOME(READ_SYSREG(PMSNEVFR_EL1)); return 0; }
-static uint64_t el1_read_pmscr_el2(uint64_t a) { (void)a; outcome = HW_OUTCOME(READ_SYSREG(PMSCR_EL2)); return 0; }
-static uint64_t el1_read_pmbidr(uint64_t a) { (void)a; return READ_SYSREG(PMBIDR_EL1); }
-static uint64_t el0_read_pmscr(uint64_t a) { (void)a; outcome = HW_OUTCOME(READ_SYSREG(PMSCR_EL1)); return 0; }
+static uint64_t el1_read_pmscr(uint64_t a)
+{
+	(void)a;
+	outcome = HW_OUTCOME(READ_SYSREG(PMSCR_EL1));
+	return 0;
+}
+static uint64_t el1_read_pmbptr(uint64_t a)
+{
+	(void)a;
+	outcome = HW_OUTCOME(READ_SYSREG(PMBPTR_EL1));
+	return 0;
+}
+static uint64_t el1_read_pmsirr(uint64_t a)
+{
+	(void)a;
+	outcome = HW_OUTCOME(READ_SYSREG(PMSIRR_EL1));
+	return 0;
+}
+static uint64_t el1_read_pmsnevfr(uint64_t a)
+{
+	(void)a;
+	outcome = HW_OUTCOME(READ_SYSREG(PMSNEVFR_EL1));
+	return 0;
+}
+static uint64_t el1_read_pmscr_el2(uint64_t a)
+{
+	(void)a;
+	outcome = HW_OUTCOME(READ_SYSREG(PMSCR_EL2));
+	return 0;
+}
+static uint64_t el1_read_pmbidr(uint64_t a)
+{
+	(void)a;
+	return READ_SYSREG(PMBIDR_EL1);
+}
+static uint64_t el0_read_pmscr(uint64_t a)
+{
+	(void)a;
+	outcome = HW_OUTCOME(READ_SYSREG(PMSCR_EL1));
+	return 0;
+}
 
 static uint64_t at_el1(uint64_t (*fn)(uint64_t))
 {
@@ -951,8 +1020,10 @@ static void check_traps(void)
 	ISB();
 	HW_CHECK_EQ("spe_no_trap_pms", at_el1(el1_read_pmscr), HW_DONE);
 	HW_CHECK_EQ("spe_no_trap_pmb", at_el1(el1_read_pmbptr), HW_DONE);
-	HW_CHECK_EQ("spe_pmbidr_el1_owner", hw_run_lower(el1_read_pmbidr, 0, 1), 1 << 5 | 1 << 8);
-	WRITE_SYSREG(mdcr_el2, mdcr | MDCR_E2PB(2)); /* EL1 owns the buffer, its accesses trap */
+	HW_CHECK_EQ("spe_pmbidr_el1_owner", hw_run_lower(el1_read_pmbidr, 0, 1),
+		    1 << 5 | 1 << 8);
+	WRITE_SYSREG(mdcr_el2,
+		     mdcr | MDCR_E2PB(2)); /* EL1 owns the buffer, its accesses trap */
 	ISB();
 	hw_check(hw_outcome_is(at_el1(el1_read_pmbptr), HW_AT_EL2, HW_EC_SYS64, ISS(10, 0, 1)),
 		 "spe_trap_e2pb_10", "PMBPTR_EL1 at EL1 with E2PB 0b10: %#llx",
@@ -981,7 +1052,8 @@ static void check_traps(void)
 	ISB();
 	/* PMSCR_EL2 UNDEFINED at EL1 (no FEAT_NV in use), the registers UNDEFINED at EL0 */
 	hw_check(hw_outcome_is(at_el1(el1_read_pmscr_el2), HW_AT_EL1, HW_EC_UNKNOWN, 0),
-		 "spe_pmscr_el2_at_el1", "PMSCR_EL2 at EL1: %#llx", (unsigned long long)outcome);
+		 "spe_pmscr_el2_at_el1", "PMSCR_EL2 at EL1: %#llx",
+		 (unsigned long long)outcome);
 	hw_run_lower(el0_read_pmscr, 0, 0);
 	hw_check(hw_outcome_is(outcome, HW_AT_EL1, HW_EC_UNKNOWN, 0), "spe_el0_undef",
 		 "PMSCR_EL1 at EL0: %#llx", (unsigned long long)outcome);
@@ -1003,7 +1075,8 @@ static void check_register_bits(void)
 	WRITE_SYSREG(PMBSR_EL1, ~0UL);
 	ISB();
 	hw_check(READ_SYSREG(PMSCR_EL1) == 0xfb && READ_SYSREG(PMSIRR_EL1) == 0xffffff01 &&
-			 READ_SYSREG(PMSFCR_EL1) == 0x7000f && READ_SYSREG(PMSEVFR_EL1) == 0x60bfe &&
+			 READ_SYSREG(PMSFCR_EL1) == 0x7000f &&
+			 READ_SYSREG(PMSEVFR_EL1) == 0x60bfe &&
 			 READ_SYSREG(PMSLATFR_EL1) == 0xfff &&
 			 READ_SYSREG(PMBSR_EL1) == 0x00fffffffc0fffffUL,
 		 "spe_register_bits", "PMSCR %#llx PMSIRR %#llx PMSFCR %#llx PMSEVFR %#llx",
@@ -1022,21 +1095,62 @@ static void check_register_bits(void)
 
 /* The names of every check after spe_present_consistent, for a CPU without SPE. */
 static const char *const all_checks[] = {
-	"spe_pmsver", "spe_pmsidr", "spe_pmbidr_el2", "spe_el2_decode", "spe_el2_count",
-	"spe_el2_records", "spe_el2_timestamps", "spe_el2_pmbsr", "spe_el2_pmsicr",
-	"spe_published_decode", "spe_published_load_format", "spe_published_branch_format",
-	"spe_not_taken_count", "spe_not_taken", "spe_published_not_taken", "spe_full_pmbsr",
-	"spe_full_pointer", "spe_full_records", "spe_full_irq_pending", "spe_full_irq_taken",
-	"spe_full_irq_lowered", "spe_full_irq_sw_set", "spe_filter_branch", "spe_filter_load",
-	"spe_filter_store", "spe_filter_events", "spe_filter_inverted_events",
-	"spe_filter_latency", "spe_discard_mode", "spe_random_interval", "spe_el1_decode",
-	"spe_el1_count", "spe_el1_records", "spe_el1_pmbsr", "spe_s1_fault",
-	"spe_s1_fault_pointer", "spe_s1_fault_irq", "spe_s1_fault_whole", "spe_s2_fault",
-	"spe_s2_fault_pointer", "spe_s2_fault_no_exception", "spe_s2_fault_walk",
-	"spe_trap_tpms", "spe_no_trap_pms", "spe_no_trap_pmb", "spe_pmbidr_el1_owner",
-	"spe_trap_e2pb_10", "spe_trap_e2pb_00", "spe_pmbidr_p", "spe_fgt_pmsirr",
-	"spe_fgt_pmsnevfr_set", "spe_fgt_npmsnevfr", "spe_pmscr_el2_at_el1", "spe_el0_undef",
-	"spe_register_bits", "spe_irq_follows_s",
+	"spe_pmsver",
+	"spe_pmsidr",
+	"spe_pmbidr_el2",
+	"spe_el2_decode",
+	"spe_el2_count",
+	"spe_el2_records",
+	"spe_el2_timestamps",
+	"spe_el2_pmbsr",
+	"spe_el2_pmsicr",
+	"spe_published_decode",
+	"spe_published_load_format",
+	"spe_published_branch_format",
+	"spe_not_taken_count",
+	"spe_not_taken",
+	"spe_published_not_taken",
+	"spe_full_pmbsr",
+	"spe_full_pointer",
+	"spe_full_records",
+	"spe_full_irq_pending",
+	"spe_full_irq_taken",
+	"spe_full_irq_lowered",
+	"spe_full_irq_sw_set",
+	"spe_filter_branch",
+	"spe_filter_load",
+	"spe_filter_store",
+	"spe_filter_events",
+	"spe_filter_inverted_events",
+	"spe_filter_latency",
+	"spe_discard_mode",
+	"spe_random_interval",
+	"spe_el1_decode",
+	"spe_el1_count",
+	"spe_el1_records",
+	"spe_el1_pmbsr",
+	"spe_s1_fault",
+	"spe_s1_fault_pointer",
+	"spe_s1_fault_irq",
+	"spe_s1_fault_whole",
+	"spe_s2_fault",
+	"spe_s2_fault_pointer",
+	"spe_s2_fault_no_exception",
+	"spe_s2_fault_walk",
+	"spe_trap_tpms",
+	"spe_no_trap_pms",
+	"spe_no_trap_pmb",
+	"spe_pmbidr_el1_owner",
+	"spe_trap_e2pb_10",
+	"spe_trap_e2pb_00",
+	"spe_pmbidr_p",
+	"spe_fgt_pmsirr",
+	"spe_fgt_pmsnevfr_set",
+	"spe_fgt_npmsnevfr",
+	"spe_pmscr_el2_at_el1",
+	"spe_el0_undef",
+	"spe_register_bits",
+	"spe_irq_follows_s",
 };
 
 int main(void)

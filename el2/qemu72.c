@@ -14,8 +14,9 @@
  * overflow flag, which the library folds into the guest's PMOVS (and chains) as for any
  * hardware overflow. Only the physical counters of the loaded vCPU are touched, and only on
  * QEMU (plat_feat.qemu: MIDR_EL1.Implementer 0, "reserved for software use", as QEMU's
- * `max` CPU reports). A passthrough vCPU's enables and types are read from the hardware,
- * where it writes them (vpmu/passthrough.c).
+ * `max` CPU reports). A passthrough or direct vCPU's PMCR_EL0, enables and types are read
+ * from the hardware, where it writes them (vpmu/passthrough.c): what the library kept is
+ * what they were at its last load.
  */
 #include "qemu72.h"
 
@@ -54,7 +55,7 @@ void qemu72_retire_emulated(struct pv_vcpu *v, unsigned el)
 	struct pv_pcpu *cpu = v->cpu;
 	if (!plat_feat.qemu || !p->active || !cpu)
 		return;
-	bool live = v->vm->pmu.passthrough;
+	bool live = v->vm->pmu.passthrough || v->vm->pmu.direct;
 	uint64_t pmcr = live ? pv_plat_sysreg_read(cpu, PV_PMCR_EL0) : p->pmcr;
 	uint32_t cnten = live ? (uint32_t)pv_plat_sysreg_read(cpu, PV_PMCNTENSET_EL0)
 			      : p->cnten;

@@ -116,8 +116,6 @@ probe_el1_pmcr_p:
 	mrs	x0, pmcr_el0
 	hvc	#0
 
-/* The PMU registers direct counter access traps by their fine-grained bits (probe.c has
- * the list, in this order): a read of each, then a write of x0 to each, 8 bytes an entry. */
 	.macro	probe_rd reg
 	mrs	x0, \reg
 	hvc	#0
@@ -126,27 +124,34 @@ probe_el1_pmcr_p:
 	msr	\reg, x0
 	hvc	#0
 	.endm
+
+/* What EL1 must not reach of a counter past HPMN (probe.c, hpmn_hides, in this order): a write
+ * of x0 to each register, then a read of PMXEVCNTR_EL0, 8 bytes an entry. */
+	.balign	8
+	.global	probe_el1_hide
+probe_el1_hide:
+	probe_wr S3_3_C9_C12_2		/* PMCNTENCLR_EL0 */
+	probe_wr S3_0_C9_C14_1		/* PMINTENSET_EL1 */
+	probe_wr S3_0_C9_C14_2		/* PMINTENCLR_EL1 */
+	probe_wr S3_3_C9_C14_3		/* PMOVSSET_EL0 */
+	probe_wr S3_3_C9_C12_3		/* PMOVSCLR_EL0 */
+	probe_wr S3_3_C9_C12_4		/* PMSWINC_EL0 */
+	probe_rd S3_3_C9_C13_2		/* PMXEVCNTR_EL0 */
+
+/* The PMU registers direct access traps by their fine-grained bits (probe.c has the list, in
+ * this order): a read of each, then a write of x0 to each, 8 bytes an entry. */
 	.balign	8
 	.global	probe_el1_fgt
 probe_el1_fgt:
 	probe_rd S3_3_C14_C12_0		/* PMEVTYPER0_EL0 */
+	probe_rd S3_3_C9_C13_1		/* PMXEVTYPER_EL0 */
 	probe_rd S3_3_C14_C15_7		/* PMCCFILTR_EL0 */
-	probe_rd S3_3_C9_C12_1		/* PMCNTENSET_EL0 */
-	probe_rd S3_0_C9_C14_1		/* PMINTENSET_EL1 */
-	probe_rd S3_3_C9_C14_3		/* PMOVSSET_EL0 */
-	probe_rd S3_3_C9_C12_5		/* PMSELR_EL0 */
-	probe_rd S3_0_C9_C14_6		/* PMMIR_EL1 */
-	probe_rd S3_3_C9_C14_0		/* PMUSERENR_EL0 */
 	probe_rd S3_3_C9_C12_6		/* PMCEID0_EL0 */
+	probe_rd S3_3_C9_C12_7		/* PMCEID1_EL0 */
+	probe_rd S3_0_C9_C14_6		/* PMMIR_EL1 */
 	probe_wr S3_3_C14_C12_0		/* PMEVTYPER0_EL0 */
+	probe_wr S3_3_C9_C13_1		/* PMXEVTYPER_EL0 */
 	probe_wr S3_3_C14_C15_7		/* PMCCFILTR_EL0 */
-	probe_wr S3_3_C9_C12_1		/* PMCNTENSET_EL0 */
-	probe_wr S3_0_C9_C14_1		/* PMINTENSET_EL1 */
-	probe_wr S3_3_C9_C14_3		/* PMOVSSET_EL0 */
-	probe_wr S3_3_C9_C12_5		/* PMSELR_EL0 */
-	probe_wr S3_3_C9_C12_4		/* PMSWINC_EL0 */
-	probe_wr S3_3_C9_C12_0		/* PMCR_EL0 */
-	probe_wr S3_3_C9_C14_0		/* PMUSERENR_EL0 */
 
 	.bss
 	.balign	16

@@ -54,8 +54,8 @@ void gic_init(void)
 	write_sysreg(S3_0_C4_C6_0, 0xFFul); /* ICC_PMR_EL1: every priority */
 	write_sysreg(S3_0_C12_C12_3, 0ul);  /* ICC_BPR1_EL1 */
 	/* ICC_CTLR_EL1: EOImode 0 (EOI drops the priority and deactivates), or 1 with
-	 * passthrough, whose PMU interrupt the guest deactivates (vgic.c): EOI then only drops
-	 * the priority and the others are deactivated through ICC_DIR_EL1. */
+	 * passthrough or direct VMs, whose PMU interrupt the guest deactivates (vgic.c): EOI then
+	 * only drops the priority and the others are deactivated through ICC_DIR_EL1. */
 	write_sysreg(S3_0_C12_C12_4, hyp.split_eoi ? 2ul : 0ul);
 	write_sysreg(S3_0_C12_C12_7, 1ul); /* ICC_IGRPEN1_EL1 */
 	isb();

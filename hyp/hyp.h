@@ -158,7 +158,7 @@ struct vcpu {
 	const char *evcntr_reads, *evcntr_reads_xev;
 	uint64_t poll_ticks; /* the overflow poll's period, served by the entry (timer.c) */
 	uint32_t irq_acked;  /* what the entry acknowledged before it went to C */
-	bool passthrough;    /* its VM's PMU is passed through (vm->pv.pmu.passthrough), kept
+	bool pmu_mapped;     /* its VM's PMU is passed through or direct (vm->pv.pmu), kept
 				here for the hot paths: its mapped interrupt (vgic.c) */
 	bool guest_selr;     /* passed through or direct: loaded, PMSELR_EL0 is the guest's
 				(selfcount.c) */
@@ -241,7 +241,7 @@ struct hyp {
 	struct vcpu *current;
 	uint64_t pmu_poll_ticks; /* 0: no overflow polling (see timer.c) */
 	bool poll_armed;         /* the timer is set for an overflow poll, not the slice end */
-	bool split_eoi;          /* ICC_CTLR_EL1.EOImode = 1: pmu_passthrough=on (gic.c) */
+	bool split_eoi;          /* ICC_CTLR_EL1.EOImode = 1: PMU interrupts mapped (gic.c) */
 	uint64_t cntfrq;         /* CNTFRQ_EL0: ticks a second */
 	bool switched;           /* the current exception switched vCPUs */
 	bool selfcount;          /* the host counter counts EL2 instructions */

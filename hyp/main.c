@@ -30,9 +30,11 @@
  *                     to C
  *   pmu_passthrough=on|off  each VM owns the guests' part of the PMU while it runs, and no
  *                     PMU access traps (docs/vpmu.md, "Passthrough"; default off)
- *   pmu_direct=on|off each VM reads and writes its counters without a trap, the rest of its
- *                     PMU trapped by the fine-grained traps (docs/vpmu.md, "Direct counter
- *                     access"; FEAT_FGT; default off); pmu_passthrough takes precedence
+ *   pmu_direct=on|off each VM's PMU is the hardware's while it runs but for its event
+ *                     types, PMCEID and PMMIR, which trap by their fine-grained bits (its
+ *                     event filter holds), and its overflow interrupt is presented mapped
+ *                     (docs/vpmu.md, "Direct access"; FEAT_FGT; default off);
+ *                     pmu_passthrough takes precedence
  *   selfcount_page=on|off  a page in every VM whose register reads the EL2 instructions
  *                     spent on it (selfcount.c; default off)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
@@ -238,10 +240,10 @@ static bool parse_pmu_filter(const char *vm, unsigned k, const char *s,
 	return true;
 }
 
-/* Direct counter access: the hypervisor applies the trap words' fine-grained traps at each
- * load (sched.c), where the CPU has them and takes every one the words set (probe.c): a
- * register one misses would be the guest's in hardware, out of the vPMU's sight, lost at the
- * next switch or, for the event types, not sanitised. */
+/* Direct access: the hypervisor applies the trap words' fine-grained traps at each load
+ * (sched.c), where the CPU has them and takes every one the words set (probe.c): an event
+ * type one misses would reach the hardware as the guest wrote it, not sanitised (EL2
+ * counted, a denied event counted), and a PMCEID read would show what the filter hides. */
 static bool direct_hw(void)
 {
 	return plat_feat.fgt && !hyp.probe.fgt_untrapped;
@@ -269,6 +271,23 @@ static void keep_counters_from_owners(void)
 static bool direct_allowed(unsigned n)
 {
 	return hyp.probe.hpmn_hides || n >= hyp.hw.hpmn;
+}
+
+/* Why a VM that asked for direct access traps (docs/vpmu.md, "Direct access"). */
+static const char *direct_refusal(const struct pv_vm_config *vc)
+{
+	if (!plat_feat.fgt)
+		return "no FEAT_FGT";
+	if (hyp.probe.fgt_untrapped)
+		return "a fine-grained trap it needs is not taken";
+	if (!direct_allowed(vc->pmu.nr_counters))
+		return "counters past HPMN are not hidden, and it has fewer than the guests' "
+		       "part";
+	if (!vc->pmu.nr_counters)
+		return "no counter";
+	if (vc->pmu.version != hyp.hw.pmu_version)
+		return "the PMU's version is later than the VM's, PMUv3p5";
+	return "docs/vpmu.md";
 }
 
 static bool slot_has_image(unsigned k)
@@ -451,7 +470,7 @@ static void vm_create(unsigned k)
 	 * fixed period (timer.c), which the fast vectors serve at the entry. */
 	bool owns = vm->pv.pmu.passthrough || vm->pv.pmu.direct;
 	v->poll_ticks = owns ? hyp.pmu_poll_ticks : 0;
-	v->passthrough = vm->pv.pmu.passthrough;
+	v->pmu_mapped = owns; /* its overflow interrupt is its own (vgic.c) */
 	v->guest_selr = owns;
 	vcpu_regs_init(v);
 	v->vm = vm;
@@ -463,16 +482,23 @@ static void vm_create(unsigned k)
 	vgic_init(v);
 	vm->state = VM_RUNNABLE;
 	hyp.nr_vms++;
+	char mode[128] = "";
+	if (vm->pv.pmu.passthrough)
+		hyp_snprintf(mode, sizeof(mode), ", passthrough (no PMU trap)");
+	else if (cfg.pmu_passthrough)
+		hyp_snprintf(mode, sizeof(mode),
+			     ", trapped (passthrough is not possible: docs/vpmu.md)");
+	else if (vm->pv.pmu.direct)
+		hyp_snprintf(mode, sizeof(mode),
+			     ", direct (no PMU trap but its event types, PMCEID and PMMIR)");
+	else if (cfg.pmu_direct)
+		hyp_snprintf(mode, sizeof(mode), ", trapped (direct is not possible: %s)",
+			     direct_refusal(&vc));
 	hyp_printf(
 		"hyp: vm %s: slot %u, RAM %lu MiB at PA %lx (IPA %lx), entry %lx, device tree "
 		"%lx, VMID %u, %u PMU counters%s\n",
 		vm->name, k, vm->ram_size >> 20, vm->pa_base, RAM_BASE, v->f.elr, vm->dtb_ipa,
-		k + 1, (unsigned)vm->pv.pmu.nr_counters,
-		vm->pv.pmu.passthrough ? ", passthrough (no PMU trap)"
-		: cfg.pmu_passthrough  ? ", trapped (passthrough is not possible: docs/vpmu.md)"
-		: vm->pv.pmu.direct    ? ", direct (its counters untrapped)"
-		: cfg.pmu_direct       ? ", trapped (direct is not possible: docs/vpmu.md)"
-				       : "");
+		k + 1, (unsigned)vm->pv.pmu.nr_counters, mode);
 }
 
 void hyp_main(void)
@@ -480,8 +506,11 @@ void hyp_main(void)
 	mmu_init();
 	hyp_puts("hyp: perfvisor EL2 hypervisor\n");
 	parse_bootargs(fdt_bootargs((const void *)RAM_BASE));
-	if (cfg.pmu_passthrough)
-		hyp.split_eoi = true; /* the guests deactivate their PMU interrupt (vgic.c) */
+	/* The guests deactivate their PMU interrupt (vgic.c): a passthrough or direct VM's is
+	 * presented mapped. Where direct access is not possible after all, EOI then deactivates
+	 * in two writes. */
+	if (cfg.pmu_passthrough || cfg.pmu_direct)
+		hyp.split_eoi = true;
 	gic_init();
 
 	plat_init();

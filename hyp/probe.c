@@ -17,25 +17,33 @@
  *     (D13.3.1: the request is PMCR_EL0.E && PMINTEN & PMOVS). QEMU 7.2 and 10.0 compute the
  *     line at PMINTEN and PMOVS writes only: the resync writes PMOVSSET_EL0.
  *   hiding: with MDCR_EL2.HPMN = N - 1 and neither TPM nor a fine-grained trap, EL1 must not
- *     reach counter N - 1 (D13.1.1, D24.5.10): its PMEVCNTR<n>_EL0 read UNDEFs (or traps to
- *     EL2 with FEAT_FGT), its PMCNTENSET_EL0 bit is RAZ/WI, PMCR_EL0.P spares it and
- *     PMCR_EL0.N reads HPMN. QEMU gives EL1 every counter but N: the hypervisor then keeps
- *     no counter from a VM that owns the PMU's registers unless told to.
+ *     reach counter N - 1 (D13.1.1, D24.5.10), which a VM that owns its PMU registers
+ *     (passthrough, direct) writes untrapped: its PMEVCNTR<n>_EL0 read UNDEFs (or traps to
+ *     EL2 with FEAT_FGT), and so does PMXEVCNTR_EL0 with PMSELR_EL0.SEL = N - 1 (D24.5.27);
+ *     its bit of PMCNTENSET/CLR_EL0, PMINTENSET/CLR_EL1, PMOVSSET/CLR_EL0 and PMSWINC_EL0
+ *     is RAZ/WI (D24.5.6, D24.5.7, D24.5.17, D24.5.18, D24.5.20, D24.5.21, D24.5.24: set at
+ *     EL2, EL1's clears leave it, and the reverse, and a SW_INCR write does not count),
+ *     PMCR_EL0.P spares it and PMCR_EL0.N reads HPMN (D24.5.8). QEMU gives EL1 every counter
+ *     but N: the hypervisor then keeps no counter from a VM that owns the PMU's registers
+ *     unless told to.
  *   fine-grained traps (FEAT_FGT): each register the direct mode traps by its HDFGRTR_EL2
- *     or HDFGWTR_EL2 bit (D24.2) must trap from EL1, each read and each write; the ones that
- *     do not are named. QEMU 10.0.13 has no trap bit for PMUSERENR_EL0.
+ *     or HDFGWTR_EL2 bit (PV_FGT_DIRECT_*: D24.2.67, D24.2.69) must trap from EL1, each read
+ *     and each write, PMXEVTYPER_EL0 as PMEVTYPER<n>_EL0 does (one bit: a type that reached
+ *     the hardware through it would not be sanitised); the ones that do not are named.
  * The EL1 probes run a few instructions at EL1 with stage 2 off (el1_probe.S), at boot only.
  */
 #include "hyp.h"
 #include "perfvisor/platform.h"
 
 uint64_t el1_probe(const void *code, uint64_t arg, uint64_t *x0);
-extern const char probe_el1_evcntr[], probe_el1_cntenset[], probe_el1_pmcr_p[], probe_el1_fgt[];
+extern const char probe_el1_evcntr[], probe_el1_cntenset[], probe_el1_pmcr_p[],
+	probe_el1_hide[], probe_el1_fgt[];
 
 #define PMCR_EL0 S3_3_C9_C12_0
 #define PMCNTENSET_EL0 S3_3_C9_C12_1
 #define PMCNTENCLR_EL0 S3_3_C9_C12_2
 #define PMOVSCLR_EL0 S3_3_C9_C12_3
+#define PMXEVTYPER_EL0 S3_3_C9_C13_1
 #define PMSWINC_EL0 S3_3_C9_C12_4
 #define PMSELR_EL0 S3_3_C9_C12_5
 #define PMXEVCNTR_EL0 S3_3_C9_C13_2
@@ -51,7 +59,8 @@ extern const char probe_el1_evcntr[], probe_el1_cntenset[], probe_el1_pmcr_p[], 
 #define SCTLR_EL1_OFF 0x30D00800ul /* RES1 bits, MMU and caches off */
 #define ESR_EC_HVC64 0x16u
 
-/* The registers of probe_el1_fgt, in its order: reads, then writes (el1_probe.S). */
+/* The registers of probe_el1_fgt, in its order: reads, then writes (el1_probe.S); their bits
+ * are the direct mode's words, PV_FGT_DIRECT_READ and PV_FGT_DIRECT_WRITE. */
 static const struct {
 	const char *name;
 	uint64_t bit;  /* in HDFGRTR_EL2 (reads) or HDFGWTR_EL2 (writes) */
@@ -59,23 +68,14 @@ static const struct {
 	bool write;
 } fgt_regs[] = {
 	{"PMEVTYPER<n>_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false},
+	{"PMXEVTYPER_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false},
 	{"PMCCFILTR_EL0", PV_HDFGRTR_EL2_PMCCFILTR_EL0, 0, false},
-	{"PMCNTENSET_EL0", PV_HDFGRTR_EL2_PMCNTEN, 0, false},
-	{"PMINTENSET_EL1", PV_HDFGRTR_EL2_PMINTEN, 0, false},
-	{"PMOVSSET_EL0", PV_HDFGRTR_EL2_PMOVS, 0, false},
-	{"PMSELR_EL0", PV_HDFGRTR_EL2_PMSELR_EL0, 0, false},
-	{"PMMIR_EL1", PV_HDFGRTR_EL2_PMMIR_EL1, 1, false},
-	{"PMUSERENR_EL0", PV_HDFGRTR_EL2_PMUSERENR_EL0, 0, false},
 	{"PMCEID0_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false},
+	{"PMCEID1_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false},
+	{"PMMIR_EL1", PV_HDFGRTR_EL2_PMMIR_EL1, 1, false},
 	{"PMEVTYPER<n>_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true},
+	{"PMXEVTYPER_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true},
 	{"PMCCFILTR_EL0", PV_HDFGWTR_EL2_PMCCFILTR_EL0, 0, true},
-	{"PMCNTENSET_EL0", PV_HDFGWTR_EL2_PMCNTEN, 0, true},
-	{"PMINTENSET_EL1", PV_HDFGWTR_EL2_PMINTEN, 0, true},
-	{"PMOVSSET_EL0", PV_HDFGWTR_EL2_PMOVS, 0, true},
-	{"PMSELR_EL0", PV_HDFGWTR_EL2_PMSELR_EL0, 0, true},
-	{"PMSWINC_EL0", PV_HDFGWTR_EL2_PMSWINC_EL0, 0, true},
-	{"PMCR_EL0", PV_HDFGWTR_EL2_PMCR_EL0, 0, true},
-	{"PMUSERENR_EL0", PV_HDFGWTR_EL2_PMUSERENR_EL0, 0, true},
 };
 #define NR_FGT_REGS (sizeof(fgt_regs) / sizeof(fgt_regs[0]))
 _Static_assert(NR_FGT_REGS <= 32, "struct pmu_probe: fgt_untrapped has 32 bits");
@@ -140,12 +140,36 @@ static bool completed(uint64_t esr)
 	return PV_ESR_EC(esr) == ESR_EC_HVC64 && (esr & 0xFFFF) == 0;
 }
 
+/* The entries of probe_el1_hide, in its order (el1_probe.S): x0 written to each. */
+enum {
+	HIDE_CNTENCLR,
+	HIDE_INTENSET,
+	HIDE_INTENCLR,
+	HIDE_OVSSET,
+	HIDE_OVSCLR,
+	HIDE_SWINC,
+	HIDE_XEVCNTR
+};
+
+static uint64_t el1_hide(unsigned k, uint64_t arg)
+{
+	uint64_t x0 = 0;
+	return el1_probe(probe_el1_hide + 8 * k, arg, &x0);
+}
+
+/* Bit `bit` of a SET/CLR pair stays as EL2 left it through an EL1 write of the other
+ * register: set, then EL1's clear; clear, then EL1's set. */
+static bool bit_hidden(uint64_t bit, uint64_t after_clear, uint64_t after_set)
+{
+	return (after_clear & bit) && !(after_set & bit);
+}
+
 static bool hpmn_hides(unsigned n)
 {
 	if (n < 2)
 		return false; /* nothing to hide below N without FEAT_HPMN0: not known */
 	unsigned h = n - 1;
-	uint64_t x0 = 0;
+	uint64_t x0 = 0, bit = 1ul << h;
 	write_sysreg(mdcr_el2, PV_FIELD_PREP(PV_MDCR_EL2_HPMN, h) | PV_MDCR_EL2_HPME);
 	isb();
 	bool read_hidden = !completed(el1_probe(probe_el1_evcntr + 8 * h, 0, &x0));
@@ -161,10 +185,48 @@ static bool hpmn_hides(unsigned n)
 	isb();
 	uint64_t back = read_sysreg(PMXEVCNTR_EL0);
 	bool reset_hidden = back == 0x1234ul;
+	bool sel_hidden = !completed(el1_hide(HIDE_XEVCNTR, 0));
+	/* The bitmaps, one register at a time (no overflow with its interrupt enabled). */
+	write_sysreg(PMCNTENSET_EL0, bit);
+	isb();
+	(void)el1_hide(HIDE_CNTENCLR, bit);
+	uint64_t cnten_clr = read_sysreg(PMCNTENSET_EL0);
+	write_sysreg(PMINTENSET_EL1, bit);
+	isb();
+	(void)el1_hide(HIDE_INTENCLR, bit);
+	uint64_t inten = read_sysreg(PMINTENSET_EL1);
+	write_sysreg(PMINTENCLR_EL1, bit);
+	isb();
+	(void)el1_hide(HIDE_INTENSET, bit);
+	uint64_t inten_set = read_sysreg(PMINTENSET_EL1);
+	write_sysreg(PMINTENCLR_EL1, bit);
+	write_sysreg(PMOVSSET_EL0, bit);
+	isb();
+	(void)el1_hide(HIDE_OVSCLR, bit);
+	uint64_t ovs = read_sysreg(PMOVSSET_EL0);
+	write_sysreg(PMOVSCLR_EL0, bit);
+	isb();
+	(void)el1_hide(HIDE_OVSSET, bit);
+	uint64_t ovs_set = read_sysreg(PMOVSSET_EL0);
+	write_sysreg(PMOVSCLR_EL0, bit);
+	bool bits_hidden = (cnten_clr & bit) && bit_hidden(bit, inten, inten_set) &&
+			   bit_hidden(bit, ovs, ovs_set);
+	/* A SW_INCR counter past HPMN, enabled (HPME), counting at EL1: EL1's PMSWINC_EL0
+	 * write of its bit does not count. */
+	write_sysreg(PMXEVTYPER_EL0, (uint64_t)PV_EVT_SW_INCR);
+	write_sysreg(PMXEVCNTR_EL0, 0ul);
+	write_sysreg(PMCNTENSET_EL0, bit);
+	isb();
+	(void)el1_hide(HIDE_SWINC, bit);
+	uint64_t swinc_count = read_sysreg(PMXEVCNTR_EL0);
+	bool swinc_hidden = swinc_count == 0;
+	write_sysreg(PMCNTENCLR_EL0, bit);
 	write_sysreg(PMXEVCNTR_EL0, 0ul);
 	write_sysreg(PMSELR_EL0, 0ul);
 	pmu_quiet();
-	return read_hidden && enable_hidden && reset_hidden && pmcr_ok;
+	bool hidden = read_hidden && enable_hidden && reset_hidden && pmcr_ok && sel_hidden &&
+		      bits_hidden && swinc_hidden;
+	return hidden;
 }
 
 /* Bit k: fgt_regs[k] was reached from EL1 with its trap bit set. */
@@ -174,8 +236,11 @@ static uint32_t fgt_untrapped(void)
 	uint32_t untrapped = 0;
 	for (unsigned k = 0; k < NR_FGT_REGS; k++)
 		*(fgt_regs[k].write ? &wr : &rd) |= fgt_regs[k].bit;
+	if (rd != PV_FGT_DIRECT_READ || wr != PV_FGT_DIRECT_WRITE)
+		hyp_panic("probe.c: fgt_regs is not the direct mode's words");
 	write_sysreg(HDFGRTR_EL2, rd);
 	write_sysreg(HDFGWTR_EL2, wr);
+	write_sysreg(PMSELR_EL0, 0ul); /* PMXEVTYPER_EL0 is PMEVTYPER0_EL0 */
 	isb();
 	for (unsigned k = 0; k < NR_FGT_REGS; k++) {
 		if (fgt_regs[k].v3p4 && plat_feat.pmuver < PV_PMUVER_V3P4)

@@ -101,7 +101,7 @@ enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
 	case PV_INTID_PMU: {
 		kind = EXIT_IRQ_PMU;
 		enum pv_irq_result r = pv_irq(&hyp.pcpu, intid);
-		if (r == PV_IRQ_GUEST_MAPPED && v) { /* a passthrough vCPU's own (vgic.c) */
+		if (r == PV_IRQ_GUEST_MAPPED && v) { /* a passthrough or direct vCPU's own */
 			gic_drop(intid);
 			vgic_inject_mapped(v, intid);
 			break;
@@ -109,7 +109,7 @@ enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
 		if (r == PV_IRQ_HOST_PENDING)
 			pv_plat_sysreg_write(&hyp.pcpu, PV_PMOVSCLR_EL0,
 					     1ul << hyp.host_counter);
-		else if (r == PV_IRQ_HANDLED && v && v->passthrough)
+		else if (r == PV_IRQ_HANDLED && v && v->pmu_mapped)
 			qemu72_pmu_line_resync(&hyp.pcpu); /* none of its own was raised */
 		gic_eoi(intid);
 		break;
@@ -240,7 +240,7 @@ struct vcpu *sched_wfi(struct vcpu *cur)
 	cur->waiting = true;
 	/* A software pending state of its mapped INTID waits for that list register, whose
 	 * deactivation raises no maintenance interrupt: look now (vgic.c, vgic_latch). */
-	if (cur->passthrough)
+	if (cur->pmu_mapped)
 		vgic_maintenance(cur);
 	if (ready(cur))
 		return cur;

@@ -16,8 +16,8 @@
  * at which point a line still asserted is made pending again: level semantics, and exactly one
  * delivery per assertion.
  *
- * A passthrough vCPU's PMU interrupt (PV_IRQ_GUEST_MAPPED) is mapped instead: its list
- * register has HW = 1 and the physical INTID, so the guest's deactivation deactivates the
+ * A passthrough or direct vCPU's PMU interrupt (PV_IRQ_GUEST_MAPPED) is mapped instead: its
+ * list register has HW = 1 and the physical INTID, so the guest's deactivation deactivates the
  * physical interrupt, which the hypervisor only acknowledged and priority-dropped, and the
  * next overflow reaches EL2 with no maintenance interrupt between (ICH_LR<n>_EL2.HW). The
  * physical interrupt's active state goes with the vCPU: given up at save, taken again at
@@ -89,10 +89,10 @@ static void lr_set(struct vcpu *v, unsigned n, uint64_t val)
 #define BIT(intid) (1ul << (intid))
 #define LR_INTID(lr) ((unsigned)(0xFFFFFFFFul & (lr)))
 
-/* A passthrough vCPU's: it may have its PMU interrupt mapped (vgic_inject_mapped). */
+/* A passthrough or direct vCPU's: it may have its PMU interrupt mapped (vgic_inject_mapped). */
 static bool has_mapped(const struct vcpu *v)
 {
-	return v->passthrough;
+	return v->pmu_mapped;
 }
 
 /* Enabled, and its group enabled in the virtual GICD_CTLR. */
@@ -219,11 +219,12 @@ static void vgic_update(struct vcpu *v)
 		mapped_release(g);
 }
 
-/* Present a passthrough vCPU's physical PMU interrupt, acknowledged and priority-dropped by
- * the caller, as its own INTID, mapped. One the guest cannot take now (its INTID disabled,
- * its group off, no list register free, or its INTID already in one, as a software pending
- * state it latched: no two list registers may hold one vINTID, ICH_LR<n>_EL2) is held back
- * until it can (vgic_update): it is level-sensitive, so nothing is lost. */
+/* Present a passthrough or direct vCPU's physical PMU interrupt, acknowledged and
+ * priority-dropped by the caller, as its own INTID, mapped. One the guest cannot take now
+ * (its INTID disabled, its group off, no list register free, or its INTID already in one, as
+ * a software pending state it latched: no two list registers may hold one vINTID,
+ * ICH_LR<n>_EL2) is held back until it can (vgic_update): it is level-sensitive, so nothing
+ * is lost. */
 void vgic_inject_mapped(struct vcpu *v, uint32_t intid)
 {
 	struct vgic_cpu *g = &v->vgic;

@@ -57,14 +57,16 @@ _Static_assert((PV_ISS_SYS_KEY_MASK | PV_ISS_SYS_DIR_READ) ==
 /* The EL0 rule of a register (PV_EL0_*, a constant in each generated function): whether an
  * access from EL0 reaches the handler (PV_TRAP_HANDLED), traps to the guest's EL1, or is
  * UNDEFINED. PMUSERENR_EL0 and AMUSERENR_EL0 are the guest's (the hardware's stay open so
- * that EL0 accesses reach EL2 at all, HCR_EL2.TGE = 0). */
+ * that EL0 accesses reach EL2 at all, HCR_EL2.TGE = 0); a loaded direct vCPU's PMUSERENR_EL0
+ * is the hardware's, which already let the access through (pv_vpmu.el0_open). */
 ALWAYS_INLINE enum pv_trap_result el0_rule(const struct pv_vcpu *v, unsigned rule)
 {
 	switch (PV_EL0_KIND(rule)) {
 	case PV_EL0_ANY:
 		return PV_TRAP_HANDLED;
 	case PV_EL0_PMU(0):
-		return (v->pmu.userenr & rule & 0xFFu) ? PV_TRAP_HANDLED : PV_TRAP_EL1_SYSREG;
+		return ((v->pmu.userenr | v->pmu.el0_open) & rule & 0xFFu) ? PV_TRAP_HANDLED
+									   : PV_TRAP_EL1_SYSREG;
 	case PV_EL0_AMU:
 		return pv_vamu_el0_enabled(v) ? PV_TRAP_HANDLED : PV_TRAP_EL1_SYSREG;
 	case PV_EL0_IDST: {

@@ -44,17 +44,28 @@ static unsigned members(const struct pv_vm *vm, const struct pv_reg_desc *d)
 	}
 }
 
+/* What a direct VM's words trap by their fine-grained bits (PV_FGT_DIRECT_*): the event
+ * types, PMCEID0/1_EL0 and PMMIR_EL1. */
+static bool direct_trapped(uint32_t key)
+{
+	return key == PV_PMEVTYPER_EL0(0) || key == PV_PMXEVTYPER_EL0 ||
+	       key == PV_PMCCFILTR_EL0 || key == PV_PMCEID0_EL0 || key == PV_PMCEID1_EL0 ||
+	       key == PV_PMMIR_EL1;
+}
+
 void pv_trap_gates_init(struct pv_vm *vm)
 {
 	for (unsigned i = 0; i < RIDX_COUNT; i++) {
 		const struct pv_reg_desc *d = &pv_reg_descs[i];
 		unsigned have = d->feature ? feature_version(vm, d->feature) : 1;
 		bool present = have != 0 && have >= d->min_version;
-		/* Passthrough: the guest's PMU accesses reach its registers untrapped, and the
-		 * one that traps names a counter at or past HPMN, its N (with FEAT_FGT: Arm ARM
-		 * D24.5.10, PMEVCNTR<n>_EL0, and PMXEV* by the PMSELR_EL0.SEL the guest wrote to
-		 * the hardware, not the one struct pv_vpmu kept at load): UNDEFINED for it. */
-		if (vm->pmu.passthrough && d->kind == PV_KIND_PMU)
+		/* Passthrough, and direct access but for what its words trap: the guest's PMU
+		 * accesses reach its registers untrapped, and the one that traps names a counter
+		 * at or past HPMN, its N (with FEAT_FGT: Arm ARM D24.5.10, PMEVCNTR<n>_EL0, and
+		 * D24.5.27, PMXEVCNTR_EL0 by the PMSELR_EL0.SEL the guest wrote to the hardware,
+		 * not the one struct pv_vpmu kept at load): UNDEFINED for it. */
+		if ((vm->pmu.passthrough || (vm->pmu.direct && !direct_trapped(d->key))) &&
+		    d->kind == PV_KIND_PMU)
 			present = false;
 		vm->reg_limit[i] = present ? (uint8_t)members(vm, d) : 0;
 	}

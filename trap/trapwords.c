@@ -33,10 +33,12 @@ static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 			 * HCCD below keep EL2 out of its counts (vpmu/passthrough.c). */
 			m &= ~(PV_MDCR_EL2_TPM | PV_MDCR_EL2_TPMCR);
 		} else if (vm->pmu.direct) {
-			/* Direct counter access (fgt_words): the hardware's own partition is the
-			 * VM's N, so counters past it UNDEF and PMCR_EL0.N reads N there; PMCR
-			 * traps by TPMCR, everything else by its fine-grained bit. */
-			m &= ~(PV_MDCR_EL2_HPMN | PV_MDCR_EL2_TPM);
+			/* Direct access (fgt_words): the hardware's own partition is the VM's N,
+			 * so PMCR_EL0.N reads N at EL1 and EL0, PMCR_EL0.P resets [0, N) alone,
+			 * the bitmaps' bits past N are RAZ/WI there and an access to a counter
+			 * past it traps (Arm ARM D13.1.1, D24.5.8, D24.5.10); nothing traps but
+			 * what the fine-grained words below name. */
+			m &= ~(PV_MDCR_EL2_HPMN | PV_MDCR_EL2_TPM | PV_MDCR_EL2_TPMCR);
 			m |= PV_FIELD_PREP(PV_MDCR_EL2_HPMN, vm->pmu.nr_counters);
 		}
 		if (hw->host_counters)
@@ -108,10 +110,7 @@ static void spe_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	}
 }
 
-/* FEAT_FGT and a VM with direct counter access (vpmu.md): every PMU register traps by its
- * fine-grained bit but PMEVCNTR<n>_EL0 (and PMXEVCNTR_EL0, the same bit) and PMCCNTR_EL0,
- * which the hardware gives the guest as they are. vpmu/ sets the PMEVCNTR bit again while a
- * counter is a CHAIN one. */
+/* The PMU's fine-grained trap bits (HDFGRTR_EL2, HDFGWTR_EL2: Arm ARM D24.2.67, D24.2.69). */
 #define FGT_PMU_READ                                                                           \
 	(PV_HDFGRTR_EL2_PMEVCNTRn_EL0 | PV_HDFGRTR_EL2_PMEVTYPERn_EL0 |                        \
 	 PV_HDFGRTR_EL2_PMCCFILTR_EL0 | PV_HDFGRTR_EL2_PMCCNTR_EL0 | PV_HDFGRTR_EL2_PMCNTEN |  \
@@ -122,9 +121,9 @@ static void spe_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	 PV_HDFGWTR_EL2_PMCCFILTR_EL0 | PV_HDFGWTR_EL2_PMCCNTR_EL0 | PV_HDFGWTR_EL2_PMCNTEN |  \
 	 PV_HDFGWTR_EL2_PMINTEN | PV_HDFGWTR_EL2_PMOVS | PV_HDFGWTR_EL2_PMSELR_EL0 |           \
 	 PV_HDFGWTR_EL2_PMSWINC_EL0 | PV_HDFGWTR_EL2_PMCR_EL0 | PV_HDFGWTR_EL2_PMUSERENR_EL0)
-#define FGT_PMU_DIRECT_READ (PV_HDFGRTR_EL2_PMEVCNTRn_EL0 | PV_HDFGRTR_EL2_PMCCNTR_EL0)
-#define FGT_PMU_DIRECT_WRITE (PV_HDFGWTR_EL2_PMEVCNTRn_EL0 | PV_HDFGWTR_EL2_PMCCNTR_EL0)
 
+/* FEAT_FGT and a VM with direct access (vpmu.md): what the event filter needs traps, by its
+ * fine-grained bit; the rest of the PMU is the hardware's (PV_FGT_DIRECT_*, trap.h). */
 static void fgt_words(const struct pv_vm *vm, struct pv_trap_words *w)
 {
 	if (vm->pmu.passthrough && vm->hw->fgt) { /* nothing of the PMU traps */
@@ -135,9 +134,9 @@ static void fgt_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	if (!vm->pmu.direct)
 		return;
 	w->hdfgrtr_el2_owned |= FGT_PMU_READ;
-	w->hdfgrtr_el2 |= FGT_PMU_READ & ~FGT_PMU_DIRECT_READ;
+	w->hdfgrtr_el2 |= PV_FGT_DIRECT_READ;
 	w->hdfgwtr_el2_owned |= FGT_PMU_WRITE;
-	w->hdfgwtr_el2 |= FGT_PMU_WRITE & ~FGT_PMU_DIRECT_WRITE;
+	w->hdfgwtr_el2 |= PV_FGT_DIRECT_WRITE;
 }
 
 void pv_trap_words_init(struct pv_vm *vm)

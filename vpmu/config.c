@@ -130,7 +130,6 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 
 	unsigned n = c->nr_counters;
 	unsigned ver = c->version;
-	bool v3p5 = ver >= PV_PMUVER_V3P5;
 	/* The registers' bits are the database's (arch/sysregs.txt: PV_BITS_*, by version and
 	 * by what the PE has); what follows takes from those masks what the handlers keep. */
 	unsigned h = conds_of(hw, &vm->cfg);
@@ -143,10 +142,13 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	p->el3 = hw->el3;
 	p->event_mask = (uint32_t)(PV_BITS_PMEVTYPER_EL0_RW(ver, h) & PV_PMEVTYPER_EVT_V3P1);
 	p->evcntr_mask = PV_BITS_PMEVCNTR_EL0_RW(ver, h);
-	/* Direct access: the hardware's HPMN is set to N (so needs N >= 1 without FEAT_HPMN0,
-	 * which is not used), and a counter read gives the hardware's width. */
+	/* Direct access: every PMU register of the VM but the event types, PMCEID0/1 and PMMIR
+	 * is the hardware's while it runs (vpmu.md), so the hardware's PMU must be the version
+	 * the VM was given (PMCR_EL0's fields, the counters' width, PMUSERENR_EL0; none of the
+	 * later registers, PMICNTR or PMZR, that TPM clear would leave untrapped), and its HPMN
+	 * is set to N (so N >= 1: FEAT_HPMN0 is not used). */
 	p->direct = c->direct && hw->fgt && hw->fgt_words && n >= 1 &&
-		    v3p5 == (hw->pmu_version >= PV_PMUVER_V3P5);
+		    c->version == hw->pmu_version;
 	/* Passthrough: the hardware's PMU is the VM's as it is, so what the guest sees of it
 	 * must be what the VM was given (PMUVer, N = HPMN, every event; the hardware keeps the
 	 * host's counters [HPMN, N) out of its reach), and the hardware itself must keep EL2
@@ -180,8 +182,11 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	p->cycles_allowed = vpmu_event_in_hw(p, PV_EVT_CPU_CYCLES);
 
 	/* PMCEID: what the hardware implements plus the emulated SW_INCR and CHAIN, less what
-	 * the filter denies. The upper halves (events 0x4000+) exist from PMUv3p1. */
-	uint64_t ceid0 = hw->pmceid0 | PV_BIT(PV_EVT_SW_INCR) | PV_BIT(PV_EVT_CHAIN);
+	 * the filter denies (Arm ARM D24.5.4). The upper halves (events 0x4000+) exist from
+	 * PMUv3p1. */
+	uint64_t ceid0 = hw->pmceid0;
+	if (!p->direct) /* direct: the hardware's own SW_INCR and CHAIN, as it has them */
+		ceid0 |= PV_BIT(PV_EVT_SW_INCR) | PV_BIT(PV_EVT_CHAIN);
 	uint64_t ceid1 = hw->pmceid1;
 	if (c->version < PV_PMUVER_V3P1) {
 		ceid0 &= 0xFFFFFFFFu;
@@ -205,7 +210,8 @@ void pv_vpmu_vcpu_init(struct pv_vcpu *v)
 	for (unsigned n = 0; n < PV_PMU_MAX_COUNTERS; n++) {
 		s->evcntr[n] = 0;
 		s->evtyper[n] = 0;
-		s->hwtype[n] = p->hw_nothing; /* event 0 is SW_INCR: counted in software */
+		/* Event 0 is SW_INCR: counted in software, or by the hardware for a direct VM. */
+		s->hwtype[n] = p->direct ? vpmu_hw_evtyper(p, 0) : p->hw_nothing;
 	}
 	s->ccntr = 0;
 	s->ccfiltr = 0;
@@ -216,10 +222,11 @@ void pv_vpmu_vcpu_init(struct pv_vcpu *v)
 	s->slow = ~0u; /* inactive: every access activates first */
 	s->selr = 0;
 	s->userenr = 0;
-	/* Direct: the guest can touch the counters before any trap says so, so its state is in
+	/* Direct: the guest reaches its registers before any trap says so, so its state is in
 	 * the hardware from its first load (and never another vCPU's). */
 	s->active = p->direct || p->passthrough;
 	s->irq_level = false;
+	s->el0_open = 0;
 	v->fast = (struct pv_vpmu_fast){
 		.evcntr_mask = p->evcntr_mask, .xev_el0 = 31, .xev_el1 = 31};
 }

@@ -34,9 +34,12 @@ void pv_vpmu__filter_build(struct pv_vm_pmu *p, const struct pv_pmu_config *c)
 	for (unsigned i = 0; i < c->nr_filters; i++)
 		set_range(p->allowed, c->filters[i].base_event, c->filters[i].nevents,
 			  c->filters[i].action == PV_PMU_FILTER_ALLOW);
-	/* Counted in software whatever the filter says: never by a physical counter. */
-	set_range(p->allowed, PV_EVT_SW_INCR, 1, false);
-	set_range(p->allowed, PV_EVT_CHAIN, 1, false);
+	/* Never filtered: counted in software, never by a physical counter; or, for a direct
+	 * VM, whose PMSWINC_EL0 and counters are the hardware's, by the hardware as it has them
+	 * (Arm ARM D14.3.1: SW_INCR is filtered by the EL of the write, CHAIN counts its even
+	 * partner's overflows). */
+	set_range(p->allowed, PV_EVT_SW_INCR, 1, p->direct);
+	set_range(p->allowed, PV_EVT_CHAIN, 1, p->direct);
 }
 
 /*

@@ -228,7 +228,13 @@ void pv_vpmu__chain_overflows(struct pv_vcpu *v, struct pv_pcpu *cpu, uint32_t o
 
 /* switch.c */
 void pv_vpmu__sync_inten(struct pv_vcpu *v, struct pv_pcpu *cpu);
-void pv_vpmu__chain_traps(struct pv_vcpu *v);
+
+/* The VM's PMU registers are the hardware's while it is loaded (passthrough.c): passthrough
+ * and direct access. */
+static inline bool vpmu_in_hw(const struct pv_vm_pmu *p)
+{
+	return p->passthrough || p->direct;
+}
 
 /* passthrough.c */
 void pv_vpmu__pt_load(struct pv_vcpu *v, struct pv_pcpu *cpu);

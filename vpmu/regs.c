@@ -179,8 +179,8 @@ enum pv_trap_result pv_vpmu_pmselr_read(struct pv_vcpu *v, unsigned idx, unsigne
 	return vpmu_read_kept(v, v->pmu.selr, val);
 }
 
-/* The first write activates after the new SEL is in place: the activation's fast word and
- * (direct access) the hardware's PMSELR_EL0 then take it from there. */
+/* The first write activates after the new SEL is in place: the activation's fast word then
+ * takes it from there. */
 enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t val)
 {
@@ -188,8 +188,6 @@ enum pv_trap_result pv_vpmu_pmselr_write(struct pv_vcpu *v, unsigned idx, unsign
 	v->pmu.selr = (uint8_t)(val &
 				PV_BITS_PMSELR_EL0_RW(v->vm->pmu.version, v->vm->pmu.conds));
 	vpmu_fast_sel(v);
-	if (v->vm->pmu.direct && v->cpu) /* the hardware's, for PMXEVCNTR_EL0 */
-		pv_plat_sysreg_write(v->cpu, PV_PMSELR_EL0, v->pmu.selr);
 	if (!v->pmu.active)
 		return pv_vpmu__activate_handled(v);
 	return PV_TRAP_HANDLED;
@@ -213,8 +211,6 @@ enum pv_trap_result pv_vpmu_pmuserenr_write(struct pv_vcpu *v, unsigned idx, uns
 	v->pmu.userenr = (uint8_t)(val & PV_BITS_PMUSERENR_EL0_RW(v->vm->pmu.version,
 								  v->vm->pmu.conds));
 	vpmu_fast_sync(v);
-	if (v->vm->pmu.direct && v->cpu) /* the hardware's EL0 rule, for direct accesses */
-		pv_plat_sysreg_write(v->cpu, PV_PMUSERENR_EL0, v->pmu.userenr);
 	return PV_TRAP_HANDLED;
 }
 

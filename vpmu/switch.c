@@ -47,46 +47,13 @@ static void load_hw(struct pv_vcpu *v, struct pv_pcpu *cpu)
 	pv_plat_sysreg_write(cpu, PV_PMCCFILTR_EL0, s->hwtype[PV_PMU_CYCLE_IDX]);
 	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, s->ccntr);
 	pv_vpmu__sync_inten(v, cpu);
-	if (v->vm->pmu.direct) {
-		/* The hardware checks the guest's own EL0 rule on a direct access, and reads
-		 * PMXEVCNTR_EL0 from its own PMSELR_EL0 (both kept here, mirrored). */
-		v->pmu.host_selr = (uint8_t)pv_plat_sysreg_read(cpu, PV_PMSELR_EL0);
-		pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, s->userenr);
-		pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, s->selr);
-		pv_vpmu__chain_traps(v);
-	}
 	pv_plat_sysreg_write(cpu, PV_PMCR_EL0, s->pmcr);
 	pv_plat_sysreg_write(cpu, PV_PMCNTENSET_EL0, s->cnten);
 }
 
-/* Direct access (vm->pmu.direct): a CHAIN counter's reads fold first, so while there is one
- * PMEVCNTR<n>_EL0 traps again (HDFGRTR_EL2 and HDFGWTR_EL2, the bit the trap words own);
- * loaded, the change goes to the hardware at once, read-modify-write. */
-static uint64_t with_bit(uint64_t word, uint64_t bit, bool set)
-{
-	return set ? word | bit : word & ~bit;
-}
-
-void pv_vpmu__chain_traps(struct pv_vcpu *v)
-{
-	const uint64_t rbit = PV_HDFGRTR_EL2_PMEVCNTRn_EL0, wbit = PV_HDFGWTR_EL2_PMEVCNTRn_EL0;
-	bool trap = v->pmu.chain != 0;
-	if (!v->vm->pmu.direct || ((v->traps.hdfgrtr_el2 & rbit) != 0) == trap)
-		return;
-	v->traps.hdfgrtr_el2 = with_bit(v->traps.hdfgrtr_el2, rbit, trap);
-	v->traps.hdfgwtr_el2 = with_bit(v->traps.hdfgwtr_el2, wbit, trap);
-	struct pv_pcpu *cpu = v->cpu;
-	if (!cpu)
-		return;
-	pv_plat_sysreg_write(cpu, PV_HDFGRTR_EL2,
-			     with_bit(pv_plat_sysreg_read(cpu, PV_HDFGRTR_EL2), rbit, trap));
-	pv_plat_sysreg_write(cpu, PV_HDFGWTR_EL2,
-			     with_bit(pv_plat_sysreg_read(cpu, PV_HDFGWTR_EL2), wbit, trap));
-}
-
 void pv_vpmu__activate(struct pv_vcpu *v)
 {
-	if (v->vm->pmu.passthrough)
+	if (vpmu_in_hw(&v->vm->pmu))
 		return; /* active from the start, and its state is in hardware when loaded */
 	v->pmu.active = true;
 	vpmu_set_slow(v);
@@ -104,9 +71,9 @@ VPMU_COLD enum pv_trap_result pv_vpmu__activate_handled(struct pv_vcpu *v)
 void pv_vpmu_load(struct pv_vcpu *v)
 {
 	if (v->pmu.active && v->cpu) {
-		if (v->vm->pmu.passthrough) { /* active from the start */
+		if (vpmu_in_hw(&v->vm->pmu)) { /* active from the start */
 			pv_vpmu__pt_load(v, v->cpu);
-			return; /* nothing traps: the fast word stays all slow */
+			return; /* no counter traps: the fast word stays all slow */
 		}
 		load_hw(v, v->cpu);
 		vpmu_set_slow(v);
@@ -118,7 +85,7 @@ void pv_vpmu_put(struct pv_vcpu *v)
 	struct pv_pcpu *cpu = v->cpu;
 	if (!v->pmu.active || !cpu)
 		return;
-	if (v->vm->pmu.passthrough) {
+	if (vpmu_in_hw(&v->vm->pmu)) {
 		pv_vpmu__pt_put(v, cpu);
 		return;
 	}
@@ -128,11 +95,6 @@ void pv_vpmu_put(struct pv_vcpu *v)
 	for (unsigned n = 0; n < nr; n++)
 		v->pmu.evcntr[n] = hw_evcntr_read(cpu, n);
 	v->pmu.ccntr = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
-	if (v->vm->pmu.direct) { /* the pCPU's own: EN for trapping VMs (pcpu_setup), the
-				    host's selection */
-		pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
-		pv_plat_sysreg_write(cpu, PV_PMSELR_EL0, v->pmu.host_selr);
-	}
 	v->pmu.slow = ~0u; /* not loaded from here on */
 	vpmu_fast_clear(v);
 }
@@ -156,13 +118,14 @@ void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 
 /* Physical PMU overflow interrupt. Guest flags are folded into the loaded vCPU; host flags
  * (counters [HPMN, N)) are left set for the host. With no active vCPU loaded, the guest
- * counters are disabled and their flags were folded at put. A passthrough vCPU's interrupt
- * is its own, in its own registers: the host presents it mapped (PV_IRQ_GUEST_MAPPED), and
- * each one it takes is a rising edge of the guest's line (none comes while one is active). */
+ * counters are disabled and their flags were folded at put. A passthrough or direct vCPU's
+ * interrupt is its own, in its own registers (PMCR_EL0.E, PMINTEN, PMOVS: Arm ARM D13.3.1):
+ * the host presents it mapped (PV_IRQ_GUEST_MAPPED), and each one it takes is a rising edge
+ * of the guest's line (none comes while one is active). */
 enum pv_irq_result pv_vpmu_irq(struct pv_pcpu *cpu)
 {
 	struct pv_vcpu *v = cpu->loaded;
-	if (v && v->vm->pmu.passthrough) {
+	if (v && vpmu_in_hw(&v->vm->pmu)) {
 		/* The host's counters first: the guest's level, if high, brings it back. */
 		if (v->vm->pmu.host_mask &&
 		    (pv_plat_sysreg_read(cpu, PV_PMOVSSET_EL0) & v->vm->pmu.host_mask))

@@ -9,12 +9,21 @@
 #define EN PV_PMUSERENR_EN
 
 /* Slow path of a type write: the counter's type is or was SW_INCR or CHAIN, or this is the
- * vCPU's first access. Keeps `emulated`, `chain` and the physical PMINTEN in step. */
+ * vCPU's first access, or the VM is direct. Keeps `emulated`, `chain` and the physical
+ * PMINTEN in step. */
 VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t, uint64_t hw)
 {
 	uint32_t event = (uint32_t)(t & v->vm->pmu.event_mask);
 	uint32_t bit = 1u << n;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
+	if (v->vm->pmu.direct) {
+		/* Its PMOVS, enables and counters are the hardware's, SW_INCR and CHAIN too:
+		 * only the sanitised type goes in (the one path a type has to a direct VM's
+		 * hardware: PMEVTYPER<n>_EL0 and PMXEVTYPER_EL0 trap by one fine-grained bit). */
+		if (cpu)
+			hw_evtyper_write(cpu, n, hw);
+		return;
+	}
 
 	vpmu_settle_chain(v, cpu);
 	v->pmu.emulated &= ~bit;
@@ -25,7 +34,6 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 	if ((v->pmu.chain & bit) != chain) {
 		v->pmu.chain ^= bit;
 		vpmu_set_slow(v);
-		pv_vpmu__chain_traps(v);
 		if (cpu)
 			pv_vpmu__sync_inten(v, cpu);
 	}
@@ -44,7 +52,8 @@ static VPMU_INLINE enum pv_trap_result set_evtyper(struct pv_vcpu *v, unsigned n
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
 	uint64_t t = val & p->evtyper_mask;
-	/* `slow` has every bit until the first access and while not loaded. */
+	/* `slow` has every bit until the first access, while not loaded, and always for a
+	 * direct VM. */
 	if (t == v->pmu.evtyper[n] && !(v->pmu.slow & (1u << n)))
 		return PV_TRAP_HANDLED;
 	uint32_t event = (uint32_t)(t & p->event_mask);
@@ -118,23 +127,33 @@ enum pv_trap_result pv_vpmu_pmccfiltr_write(struct pv_vcpu *v, unsigned idx, uns
 	return set_ccfiltr(v, val);
 }
 
+/* The SEL a PMXEVTYPER_EL0 access used: a loaded direct guest's PMSELR_EL0 is the
+ * hardware's, which it writes untrapped. */
+static unsigned xev_sel(const struct pv_vcpu *v)
+{
+	if (v->vm->pmu.direct && v->cpu)
+		return (unsigned)pv_plat_sysreg_read(v->cpu, PV_PMSELR_EL0) & PV_PMSELR_SEL;
+	return v->pmu.selr;
+}
+
 /* PMXEVTYPER_EL0: PMEVTYPER<SEL>, PMCCFILTR when SEL = 31, UNDEFINED for N <= SEL < 31. */
 enum pv_trap_result pv_vpmu_pmxevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t *val)
 {
 	(void)idx, (void)el;
-	if (v->pmu.selr == PV_PMU_CYCLE_IDX)
+	unsigned sel = xev_sel(v);
+	if (sel == PV_PMU_CYCLE_IDX)
 		return pv_vpmu_pmccfiltr_read(v, 0, 1, val);
-	if (v->pmu.selr >= v->vm->pmu.nr_counters)
+	if (sel >= v->vm->pmu.nr_counters)
 		return PV_TRAP_UNDEF;
-	return pv_vpmu_pmevtyper_read(v, v->pmu.selr, 1, val);
+	return pv_vpmu_pmevtyper_read(v, sel, 1, val);
 }
 
 enum pv_trap_result pv_vpmu_pmxevtyper_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					     uint64_t val)
 {
 	(void)idx, (void)el;
-	unsigned sel = v->pmu.selr;
+	unsigned sel = xev_sel(v);
 	if (sel == PV_PMU_CYCLE_IDX)
 		return set_ccfiltr(v, val);
 	if (sel < v->vm->pmu.nr_counters)

@@ -91,9 +91,9 @@ struct pv_hw {
 	struct pv_pcpu *mpam_cpu;
 	bool fgt; /* FEAT_FGT (ID_AA64MMFR0_EL1.FGT) */
 	/* Set by the hypervisor after pv_hw_probe() when it applies the trap words'
-	 * hdfgrtr_el2/hdfgwtr_el2 at load and lets pv_plat_sysreg_* reach HDFGRTR_EL2 and
-	 * HDFGWTR_EL2: direct counter access needs it (vpmu.md), since without those traps a
-	 * guest would reach the types and enables untrapped. */
+	 * hdfgrtr_el2/hdfgwtr_el2 at load and the hardware takes every trap they set
+	 * (PV_FGT_DIRECT_*, vpmu.h): direct access needs it (vpmu.md), since without those
+	 * traps a guest would write its event types untrapped. */
 	bool fgt_words;
 	struct pv_hw_amu amuhw; /* AMU identification, read only when amu (vamu.h) */
 	struct pv_hw_spe spehw; /* SPE identification, read only when spe (vspe.h) */

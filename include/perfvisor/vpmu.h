@@ -38,10 +38,11 @@ struct pv_pmu_config {
 	uint8_t version;     /* ID_AA64DFR0_EL1.PMUVer to expose: V3, V3P1, V3P4 or V3P5 */
 	uint8_t nr_counters; /* PMCR_EL0.N the guest sees; at most the hardware's HPMN */
 	uint8_t nr_filters;  /* 0: every event allowed */
-	/* 1: counter reads and writes without a trap where the hardware can keep them the
-	 * VM's own: FEAT_FGT and a host that applies the fine-grained trap words
-	 * (pv_hw.fgt_words), at least one counter, the hardware's counter width (docs/vpmu.md,
-	 * "Direct counter access"). Elsewhere, or 0, every PMU access traps. */
+	/* 1: every PMU register but the event types, PMCEID0/1 and PMMIR reached without a
+	 * trap, and the overflow interrupt presented mapped (PV_IRQ_GUEST_MAPPED), where the
+	 * hardware can keep them the VM's own: FEAT_FGT and a host that applies the fine-grained
+	 * trap words (pv_hw.fgt_words, PV_FGT_DIRECT_*), at least one counter, the hardware's
+	 * PMUVer (docs/vpmu.md, "Direct access"). Elsewhere, or 0, every PMU access traps. */
 	uint8_t direct;
 	/* 1: the VM owns the guests' part of the physical PMU ([0, HPMN) and the cycle counter)
 	 * of the pCPU it is loaded on, and no PMU access traps: that PMU is the VM's exactly (the
@@ -52,6 +53,18 @@ struct pv_pmu_config {
 	uint8_t passthrough;
 	struct pv_pmu_filter filters[PV_PMU_MAX_FILTERS];
 };
+
+/*
+ * The fine-grained traps a direct VM's trap words set (HDFGRTR_EL2, HDFGWTR_EL2; Arm ARM
+ * D24.2.67, D24.2.69): the event types (PMEVTYPER<n>_EL0 and PMXEVTYPER_EL0, one bit;
+ * PMCCFILTR_EL0), read and written, and PMCEID0/1_EL0 and PMMIR_EL1, read. A host that
+ * sets pv_hw.fgt_words must take every one of them from EL1 and EL0: one it misses would let
+ * a guest program an event type the filter denies, or count EL2 (docs/vpmu.md).
+ */
+#define PV_FGT_DIRECT_READ                                                                     \
+	(PV_HDFGRTR_EL2_PMEVTYPERn_EL0 | PV_HDFGRTR_EL2_PMCCFILTR_EL0 |                        \
+	 PV_HDFGRTR_EL2_PMCEIDn_EL0 | PV_HDFGRTR_EL2_PMMIR_EL1)
+#define PV_FGT_DIRECT_WRITE (PV_HDFGWTR_EL2_PMEVTYPERn_EL0 | PV_HDFGWTR_EL2_PMCCFILTR_EL0)
 
 /* Per-VM values derived once from the configuration and the hardware. */
 struct pv_vm_pmu {
@@ -69,7 +82,7 @@ struct pv_vm_pmu {
 	/* Derived by vpmu/ at pv_vm_init for its own use: */
 	uint8_t conds;           /* what the PE has for the registers' masks (the core's) */
 	bool el3;                /* NSK/NSU/M are implemented (hw->el3) */
-	bool direct;             /* counters untrapped (pv_pmu_config.direct, and possible) */
+	bool direct;             /* all but the types untrapped (pv_pmu_config.direct) */
 	bool passthrough;        /* nothing traps (pv_pmu_config.passthrough, and possible) */
 	uint32_t event_mask;     /* evtCount width: 0x3FF (PMUv3) or 0xFFFF (PMUv3p1+) */
 	uint32_t host_mask;      /* physical overflow bits of host counters [HPMN, N) */
@@ -117,9 +130,13 @@ struct pv_vpmu {
 	uint32_t emulated; /* counters whose event is SW_INCR or CHAIN (software) */
 	uint8_t selr;      /* PMSELR_EL0.SEL */
 	uint8_t userenr;   /* PMUSERENR_EL0 */
-	uint8_t host_selr; /* direct access: the pCPU's PMSELR_EL0 at load, given back at put */
+	uint8_t host_selr; /* passthrough, direct: the pCPU's PMSELR_EL0 at load, back at put */
 	bool active;       /* touched: its state is switched at load/put */
 	bool irq_level;    /* current level of the virtual PMU interrupt */
+	/* 0xFF while a passthrough or direct vCPU is loaded: its PMUSERENR_EL0 is the
+	 * hardware's, written untrapped (the stored one is stale), and the hardware applied it
+	 * to an EL0 access before it trapped to EL2 (Arm ARM D24.5); 0 otherwise. */
+	uint8_t el0_open;
 	/* vpmu/'s own bookkeeping: */
 	uint32_t chain;      /* odd counters whose event is CHAIN */
 	uint32_t slow;       /* counters (bit 31: the cycle counter) whose accesses take
@@ -158,14 +175,14 @@ PV_API bool pv_vpmu_event_allowed(const struct pv_vm *vm, uint32_t event);
 PV_API uint64_t pv_vpmu_counter(struct pv_vcpu *v, unsigned idx);
 
 /**
- * pv_vpmu_sync() - Bring struct pv_vpmu up to date for a loaded passthrough vCPU.
+ * pv_vpmu_sync() - Bring struct pv_vpmu up to date for a loaded passthrough or direct vCPU.
  * @v: the vCPU, loaded or not.
  *
- * A passthrough vCPU (vm->pmu.passthrough) changes its PMU registers without a trap, so
- * while it is loaded its struct pv_vpmu holds what it had at load. This reads them all
- * back from the hardware, which it does not change. For any other vCPU, and one not
- * loaded, it does nothing: struct pv_vpmu is current (counter values aside:
- * pv_vpmu_counter()).
+ * A passthrough or direct vCPU (vm->pmu.passthrough, vm->pmu.direct) changes its PMU
+ * registers without a trap (a direct one's event types aside), so while it is loaded its
+ * struct pv_vpmu holds what it had at load. This reads them back from the hardware, which it
+ * does not change. For any other vCPU, and one not loaded, it does nothing: struct pv_vpmu
+ * is current (counter values aside: pv_vpmu_counter()).
  *
  * Context: on the vCPU's pCPU while it is loaded.
  */

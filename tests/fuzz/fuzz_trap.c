@@ -29,57 +29,66 @@
  *     their PMCNTEN, PMINTEN and PMOVS bits never changed; their cells hold what the host put
  *     there;
  *   - EL2 is never counted: every physical PMEVTYPER<n>/PMCCFILTR the library writes for a
- *     trapping or direct vCPU counts at most Non-secure EL1 and EL0 (NSH = SH = M = RLK = RLU =
- *     RLH = MT = T = 0, thresholds 0; with EL3, P = U = 1), and an event it counts is one the
- *     VM's filter allows and not SW_INCR or CHAIN; what a passthrough load writes is the
+ *     trapping or direct vCPU, and every one in force while such a vCPU is loaded, counts at
+ *     most Non-secure EL1 and EL0 (NSH = SH = M = RLK = RLU = RLH = MT = T = 0, thresholds 0;
+ *     with EL3, P = U = 1), and an event it counts is one the VM's filter allows (and, for a
+ *     trapping vCPU, not SW_INCR or CHAIN, which it counts in software); a direct guest's
+ *     access to an event type, PMCEID0/1 or PMMIR never reaches the hardware untrapped, by
+ *     any register (PMEVTYPER<n>, PMXEVTYPER through the PMSELR it wrote, PMCCFILTR); what a
+ *     passthrough load writes is the
  *     vCPU's own value (what the hardware held at its put), NSH included, and MDCR_EL2.HPMD
  *     (its event counters) and HCCD (its cycle counter) are in effect as it is written (its
  *     Secure, EL3 and Realm filters are EL3's to prohibit, MDCR_EL3, and not modelled); after
  *     every step, no enabled guest counter counts at EL2 under the MDCR_EL2 in effect;
  *   - the trap words of each mode: trapping: TPM and TPMCR, HPMN the hardware's; direct: TPM
- *     clear, TPMCR set, HPMN = its N, every PMU fine-grained bit set but those of the counters
- *     (PMEVCNTR<n> and PMXEVCNTR too while it has a CHAIN counter); passthrough: TPM and TPMCR
+ *     and TPMCR clear, HPMN = its N, the fine-grained bits of the event types (read and
+ *     write), PMCEID and PMMIR (read) set and no other PMU one; passthrough: TPM and TPMCR
  *     clear, HPMN = its N = the hardware's, no PMU fine-grained bit; in each, HPMD (PMUv3p1)
  *     and HCCD (PMUv3p5) set, MTPME clear, every one of these fields owned; which mode a VM
  *     gets follows docs/vpmu.md's conditions; the registers in effect are the loaded vCPU's
- *     words (the library's read-modify-write of the CHAIN bit included) or the host's;
+ *     words or the host's;
  *   - what the hardware holds between vCPUs: after any put, and whenever no active vCPU is
  *     loaded, no guest counter enabled and no guest overflow pending, and the pCPU's own
- *     PMUSERENR_EL0 (EN) and PMSELR_EL0; after a passthrough put also no interrupt enable and
- *     PMCR.E clear; while a trapping or direct vCPU is loaded, the enables, interrupt enables,
- *     PMCR.E and types of its counters are its own (the interrupt enable of an even counter
- *     also set where its odd partner is an enabled CHAIN counter), a direct vCPU's own
- *     PMUSERENR_EL0 and PMSELR_EL0 are in the hardware, a trapping one's are the pCPU's;
+ *     PMUSERENR_EL0 (EN) and PMSELR_EL0; after a passthrough or direct put also no interrupt
+ *     enable and PMCR.E clear; while a trapping vCPU is loaded, the enables, interrupt
+ *     enables, PMCR.E and types of its counters are its own (the interrupt enable of an even
+ *     counter also set where its odd partner is an enabled CHAIN counter), and its
+ *     PMUSERENR_EL0 and PMSELR_EL0 the pCPU's; while a direct one is, the types of its
+ *     counters are the sanitised copies of its own;
  *   - nothing of one VM in another's view: a load gives the vCPU its own state and nothing
- *     else (every register a passthrough guest can read: counters, types, enables, overflow
- *     and interrupt enables, PMSELR, PMUSERENR, PMCR; the counters and types of a direct or
- *     trapping one, and no overflow pending that is not its own); a put and a load lose and
- *     add no count and no overflow status (what pv_vpmu_counter() reports is the same before
- *     and after, unless an even counter's pending overflow chains); a passthrough put saves
- *     exactly what the hardware held; pv_vpmu_sync() reads a loaded passthrough vCPU's
- *     registers and changes none, and does nothing for any other; pv_vpmu_counter() reports
- *     the vCPU's own counter; an interrupt, a trap or a view of one vCPU changes nothing of
- *     another (byte for byte, and in the hardware of a loaded passthrough vCPU);
+ *     else (every register a passthrough or direct guest can read: counters, types, enables,
+ *     overflow and interrupt enables, PMSELR, PMUSERENR, PMCR; the counters of a trapping
+ *     one, and no overflow pending that is not its own); a put and a load lose and add no
+ *     count and no overflow status (what pv_vpmu_counter() reports is the same before and
+ *     after, unless an even counter's pending overflow chains); a passthrough or direct put
+ *     saves exactly what the hardware held; pv_vpmu_sync() reads a loaded passthrough or
+ *     direct vCPU's registers and changes none, and does nothing for any other;
+ *     pv_vpmu_counter() reports the vCPU's own counter; an interrupt, a trap or a view of one
+ *     vCPU changes nothing of another (byte for byte, and in the hardware of a loaded
+ *     passthrough or direct vCPU; a direct vCPU's own trap, its types alone);
  *   - physical PMCR never gets P or C (they would reset the host's counters at EL2), PMSWINC
  *     and PMXEV* are never written, PMSELR and PMUSERENR only for a direct or passthrough
- *     vCPU (its own value at load, the pCPU's at put), HDFGRTR/HDFGWTR only in the CHAIN bit
- *     of a loaded direct vCPU, nothing outside the PMU and the AMU is written;
+ *     vCPU (its own value at load, the pCPU's at put), HDFGRTR/HDFGWTR never (the host's at
+ *     load and put), nothing outside the PMU and the AMU is written;
  *   - a call reaches only the pCPU of the vCPU it concerns (none for a vCPU not loaded), and
  *     changes no other vCPU and no VM (struct pv_vm is never written after pv_vm_init);
  *   - a trap writes the guest's registers only for a handled read, and only x[Rt];
  *   - counters >= N are UNDEF (never handled; PMXEV* by the SEL the access used, the
  *     hardware's for a loaded passthrough vCPU), registers of a feature the VM lacks UNDEF,
  *     an EL1 access never gets "trap to EL1", a syndrome that is not EC 0x18 is never handled;
- *     a trap of a loaded passthrough vCPU (only a counter past its N sends one) is UNDEF and
- *     changes nothing;
- *   - an EL0 access that reaches EL2 is answered by the guest's own PMUSERENR_EL0, by the
- *     register's rule: to its EL1 exactly when that refuses it (an EL1 register, a
- *     PMUSERENR_EL0 write, a register the VM lacks: UNDEF);
+ *     a trap of a loaded passthrough vCPU (only a counter past its N sends one), or of a
+ *     loaded direct vCPU's register that its words leave untrapped, is UNDEF and changes
+ *     nothing;
+ *   - an EL0 access that reaches EL2 is answered by the guest's own PMUSERENR_EL0 (a loaded
+ *     direct guest's: the one it wrote to the hardware), by the register's rule: to its EL1
+ *     exactly when that refuses it (an EL1 register, a PMUSERENR_EL0 write, a register the VM
+ *     lacks: UNDEF);
  *   - guest-visible reads: PMCR.N is the VM's N, P and C read 0, bitmaps stay in [0, N) + 31;
  *   - the virtual PMU interrupt is high exactly when PMCR.E && (PMINTEN & PMOVS); a
- *     passthrough vCPU's is never driven (it is presented mapped);
+ *     passthrough or direct vCPU's is never driven (it is presented mapped);
  *   - pv_irq says HOST_PENDING exactly when host counters overflowed, and leaves their flags;
- *     for a loaded passthrough vCPU otherwise GUEST_MAPPED exactly when its own level is high.
+ *     for a loaded passthrough or direct vCPU otherwise GUEST_MAPPED exactly when its own
+ *     level is high.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -254,8 +263,11 @@ static void check_type(uint64_t val, const struct pv_vm *ovm, bool ccfiltr, unsi
 			 step_name);
 		return;
 	}
+	/* SW_INCR and CHAIN are counted in software, but a direct VM's PMSWINC_EL0 and
+	 * counters are the hardware's, which counts them (Arm ARM D14.3.1). */
 	uint32_t e = (uint32_t)(val & PV_PMEVTYPER_EVT_V3P1);
-	FZ_CHECK(e <= ovm->pmu.event_mask && e != PV_EVT_SW_INCR && e != PV_EVT_CHAIN &&
+	bool soft = e == PV_EVT_SW_INCR || e == PV_EVT_CHAIN;
+	FZ_CHECK(e <= ovm->pmu.event_mask && (!soft || ovm->pmu.direct) &&
 			 pv_vpmu_event_allowed(ovm, e),
 		 "%s: physical PMEVTYPER%u counts event 0x%x, which the VM may not count in "
 		 "hardware",
@@ -327,15 +339,21 @@ static bool direct_or_passthrough(const struct pv_vcpu *v)
 	return v && mode_of(v->vm) != TRAPPING;
 }
 
-static void check_pmu_write(struct pv_pcpu *c, const struct pv_vcpu *owner, uint32_t reg,
-			    uint64_t val)
+/* Loaded, with its PMU registers in the hardware: what it wrote there untrapped is the
+ * truth, not what struct pv_vpmu kept. */
+static bool owns_hw(const struct pv_vcpu *v)
+{
+	return direct_or_passthrough(v) && v->cpu;
+}
+
+static void check_pmu_write(const struct pv_vcpu *owner, uint32_t reg, uint64_t val)
 {
 	enum mode md = owner ? mode_of(owner->vm) : TRAPPING;
 	switch (reg) {
 	case PV_PMCR_EL0: {
-		uint64_t ok = md == PASSTHROUGH ? PMCR_STATE
-						: PV_PMCR_E | PV_PMCR_D | PV_PMCR_DP |
-							  PV_PMCR_LC | PV_PMCR_LP | PV_PMCR_FZS;
+		uint64_t ok = md != TRAPPING ? PMCR_STATE
+					     : PV_PMCR_E | PV_PMCR_D | PV_PMCR_DP | PV_PMCR_LC |
+						       PV_PMCR_LP | PV_PMCR_FZS;
 		FZ_CHECK(!(val & ~ok),
 			 "%s: physical PMCR write 0x%llx: P or C reset the host's counters at "
 			 "EL2, other bits are not the guest's (FZS: a VM with SPEv1p2)",
@@ -357,24 +375,17 @@ static void check_pmu_write(struct pv_pcpu *c, const struct pv_vcpu *owner, uint
 			 "own, nor the pCPU's",
 			 step_name, (unsigned long long)val);
 		break;
-	case PV_HDFGRTR_EL2:
-	case PV_HDFGWTR_EL2: {
-		/* The PMEVCNTR<n> bit: bit 12 of both registers. */
-		uint64_t bit = PV_HDFGRTR_EL2_PMEVCNTRn_EL0;
-		uint64_t now = CELL(cpu_index(c), reg);
-		FZ_CHECK(md == DIRECT && hw.fgt_words && !((now ^ val) & ~bit),
-			 "%s: HDFG%cTR_EL2 0x%llx -> 0x%llx: only a loaded direct vCPU's "
-			 "PMEVCNTR<n> bit may change",
-			 step_name, reg == PV_HDFGRTR_EL2 ? 'R' : 'W', (unsigned long long)now,
-			 (unsigned long long)val);
-		break;
-	}
 	case PV_PMCCNTR_EL0:
 		break;
 	case PV_PMSWINC_EL0:
 	case PV_PMXEVCNTR_EL0:
 	case PV_PMXEVTYPER_EL0:
 		FZ_CHECK(0, "%s: physical write to 0x%x (PMSWINC or PMXEV*)", step_name, reg);
+		break;
+	case PV_HDFGRTR_EL2:
+	case PV_HDFGWTR_EL2: /* the host's, at load and put: a vCPU's words stay as they are */
+		FZ_CHECK(0, "%s: write to HDFG%cTR_EL2", step_name,
+			 reg == PV_HDFGRTR_EL2 ? 'R' : 'W');
 		break;
 	default:
 		/* The AMU: Op0 = 3, Op1 = 3 (EL0 registers) or 4 (the EL2 offsets), CRn = 13. */
@@ -428,7 +439,7 @@ void __wrap_pv_plat_sysreg_write(struct pv_pcpu *c, uint32_t reg, uint64_t val)
 		bitmap_store(ci, set, is_set ? state | val : state & ~val);
 		return;
 	}
-	check_pmu_write(c, owner, reg, val);
+	check_pmu_write(owner, reg, val);
 	__real_pv_plat_sysreg_write(c, reg, val);
 }
 
@@ -441,10 +452,11 @@ void __wrap_pv_plat_virq_set(struct pv_vcpu *v, uint32_t intid, bool level)
 			v == allow_vcpu[0] || v == allow_vcpu[1],
 			"%s: the interrupt line of a vCPU the call does not concern was driven",
 			step_name);
-		FZ_CHECK(!v->vm->pmu.passthrough,
-			 "%s: a passthrough vCPU's software interrupt line was driven (its "
-			 "interrupt is presented mapped)",
-			 step_name);
+		FZ_CHECK(
+			mode_of(v->vm) == TRAPPING,
+			"%s: a passthrough or direct vCPU's software interrupt line was driven "
+			"(its interrupt is presented mapped)",
+			step_name);
 	}
 	__real_pv_plat_virq_set(v, intid, level);
 }
@@ -464,6 +476,13 @@ void __wrap_pv_plat_virq_set(struct pv_vcpu *v, uint32_t intid, bool level)
 	 PV_HDFGWTR_EL2_PMCNTEN | PV_HDFGWTR_EL2_PMINTEN | PV_HDFGWTR_EL2_PMOVS |              \
 	 PV_HDFGWTR_EL2_PMSELR_EL0 | PV_HDFGWTR_EL2_PMSWINC_EL0 | PV_HDFGWTR_EL2_PMCR_EL0 |    \
 	 PV_HDFGWTR_EL2_PMUSERENR_EL0)
+/* What a direct VM's event filter needs trapped: every path of an event type to the
+ * hardware (PMEVTYPER<n>_EL0 and PMXEVTYPER_EL0 share a bit, PMCCFILTR_EL0 has its own) and
+ * the filtered PMCEID0/1_EL0; and PMMIR_EL1, whose view is the VM's. */
+#define FGT_RD_DIRECT                                                                          \
+	(PV_HDFGRTR_EL2_PMEVTYPERn_EL0 | PV_HDFGRTR_EL2_PMCCFILTR_EL0 |                        \
+	 PV_HDFGRTR_EL2_PMCEIDn_EL0 | PV_HDFGRTR_EL2_PMMIR_EL1)
+#define FGT_WR_DIRECT (PV_HDFGWTR_EL2_PMEVTYPERn_EL0 | PV_HDFGWTR_EL2_PMCCFILTR_EL0)
 
 /* The trap registers in effect on a pCPU: vCPU v's words over the host's, or the host's. A
  * host without fgt_words keeps its fine-grained registers as they are: none of the PMU's
@@ -571,6 +590,15 @@ static const struct preg *preg_of(uint32_t key, unsigned *n)
 	if (!pmev(key, n, &typer) || (!typer && *n == 31))
 		return NULL; /* PMEVCNTR<31> is no register */
 	return &pregs[typer ? NPREGS - 1 : NPREGS - 2];
+}
+
+/* The registers a direct VM's words trap (FGT_RD_DIRECT, FGT_WR_DIRECT). */
+static bool trapped_direct(uint32_t key)
+{
+	unsigned n;
+	const struct preg *r = preg_of(key, &n);
+	return r && (r->kind == K_EVTYPER || r->kind == K_XEVTYPER || r->kind == K_CCFILTR ||
+		     r->kind == K_CEID || r->kind == K_MMIR);
 }
 
 /* What a direct or passthrough vCPU's access runs against: its pCPU's registers if loaded,
@@ -837,9 +865,8 @@ static void check_host(void)
 	}
 }
 
-/* The trap words of a VM (or of one of its vCPUs, whose CHAIN bit may differ) in its mode. */
-static void check_words(const struct pv_vm *m, const struct pv_trap_words *w,
-			const struct pv_vcpu *v)
+/* The trap words of a VM (or of one of its vCPUs) in its mode. */
+static void check_words(const struct pv_vm *m, const struct pv_trap_words *w)
 {
 	if (hw.pmu_version == PV_PMUVER_NI)
 		return;
@@ -865,26 +892,20 @@ static void check_words(const struct pv_vm *m, const struct pv_trap_words *w,
 			 "and partition at HPMN %u",
 			 step_name, (unsigned long long)mdcr, hw.hpmn);
 		break;
-	case DIRECT: {
-		uint64_t rd = FGT_RD_PMU & ~FGT_RD_CNT, wr = FGT_WR_PMU & ~FGT_WR_CNT;
-		if (v && chain_of(v)) {
-			rd |= PV_HDFGRTR_EL2_PMEVCNTRn_EL0;
-			wr |= PV_HDFGWTR_EL2_PMEVCNTRn_EL0;
-		}
-		FZ_CHECK(!tpm && tpmcr && hpmn == m->pmu.nr_counters,
-			 "%s: direct VM: MDCR_EL2 0x%llx, not TPM clear, TPMCR set, HPMN = N "
+	case DIRECT:
+		FZ_CHECK(!tpm && !tpmcr && hpmn == m->pmu.nr_counters,
+			 "%s: direct VM: MDCR_EL2 0x%llx, not TPM and TPMCR clear, HPMN = N "
 			 "= %u",
 			 step_name, (unsigned long long)mdcr, m->pmu.nr_counters);
 		FZ_CHECK((w->hdfgrtr_el2_owned & FGT_RD_PMU) == FGT_RD_PMU &&
 				 (w->hdfgwtr_el2_owned & FGT_WR_PMU) == FGT_WR_PMU &&
-				 (w->hdfgrtr_el2 & FGT_RD_PMU) == rd &&
-				 (w->hdfgwtr_el2 & FGT_WR_PMU) == wr,
-			 "%s: direct VM: HDFGRTR_EL2 0x%llx, HDFGWTR_EL2 0x%llx: not every PMU "
-			 "register but the counters trapped (CHAIN counters 0x%x)",
+				 (w->hdfgrtr_el2 & FGT_RD_PMU) == FGT_RD_DIRECT &&
+				 (w->hdfgwtr_el2 & FGT_WR_PMU) == FGT_WR_DIRECT,
+			 "%s: direct VM: HDFGRTR_EL2 0x%llx, HDFGWTR_EL2 0x%llx: not the event "
+			 "types, PMCEID and PMMIR trapped and nothing else",
 			 step_name, (unsigned long long)w->hdfgrtr_el2,
-			 (unsigned long long)w->hdfgwtr_el2, v ? chain_of(v) : 0u);
+			 (unsigned long long)w->hdfgwtr_el2);
 		break;
-	}
 	case PASSTHROUGH:
 		FZ_CHECK(!tpm && !tpmcr && hpmn == hw.hpmn && hpmn == m->pmu.nr_counters,
 			 "%s: passthrough VM: MDCR_EL2 0x%llx, not TPM and TPMCR clear, HPMN = "
@@ -930,12 +951,6 @@ static void check_pcpu(unsigned c)
 			 "with no direct or passthrough vCPU loaded",
 			 step_name, c, (unsigned long long)userenr, (unsigned long long)selr,
 			 host_selr[c]);
-	else if (md == DIRECT)
-		FZ_CHECK(userenr == v->pmu.userenr && selr == v->pmu.selr,
-			 "%s: pCPU %u: PMUSERENR 0x%llx, PMSELR %llu, not the direct vCPU's "
-			 "(0x%x, %u)",
-			 step_name, c, (unsigned long long)userenr, (unsigned long long)selr,
-			 v->pmu.userenr, v->pmu.selr);
 	uint32_t en = (uint32_t)CELL(c, PV_PMCNTENSET_EL0) & guest_bits;
 	if (!active) {
 		FZ_CHECK(!en && !(CELL(c, PV_PMOVSSET_EL0) & guest_bits),
@@ -944,15 +959,21 @@ static void check_pcpu(unsigned c)
 			 step_name, c, en,
 			 (unsigned long long)(CELL(c, PV_PMOVSSET_EL0) & guest_bits));
 	} else if (md != PASSTHROUGH) {
+		/* A trapping vCPU's enables and PMCR.E are kept by perfvisor (a direct one's
+		 * are the guest's to write in the hardware); the types of both are the
+		 * sanitised copies of what the guest wrote, and count no event the VM's
+		 * filter denies, whatever path the guest took (P5). */
 		const struct pv_vpmu *s = &v->pmu;
 		uint32_t mask = v->vm->pmu.counter_mask;
 		uint32_t inten = (uint32_t)CELL(c, PV_PMINTENSET_EL1) & mask;
-		FZ_CHECK(en == s->cnten && inten == inten_of(v) &&
-				 !((CELL(c, PV_PMCR_EL0) ^ s->pmcr) & PV_PMCR_E),
-			 "%s: pCPU %u: PMCNTEN 0x%x, PMINTEN 0x%x, PMCR 0x%llx: not the loaded "
-			 "vCPU's (0x%x, 0x%x, E of 0x%llx)",
-			 step_name, c, en, inten, (unsigned long long)CELL(c, PV_PMCR_EL0),
-			 s->cnten, inten_of(v), (unsigned long long)s->pmcr);
+		if (md == TRAPPING)
+			FZ_CHECK(en == s->cnten && inten == inten_of(v) &&
+					 !((CELL(c, PV_PMCR_EL0) ^ s->pmcr) & PV_PMCR_E),
+				 "%s: pCPU %u: PMCNTEN 0x%x, PMINTEN 0x%x, PMCR 0x%llx: not "
+				 "the loaded vCPU's (0x%x, 0x%x, E of 0x%llx)",
+				 step_name, c, en, inten,
+				 (unsigned long long)CELL(c, PV_PMCR_EL0), s->cnten,
+				 inten_of(v), (unsigned long long)s->pmcr);
 		for (unsigned k = 0; k < 32; k++) {
 			if (k != CYC && k >= v->vm->pmu.nr_counters)
 				continue;
@@ -961,6 +982,7 @@ static void check_pcpu(unsigned c)
 				 "%s: pCPU %u: type %u is 0x%llx, the loaded vCPU's is 0x%llx",
 				 step_name, c, k, (unsigned long long)CELL(c, key),
 				 (unsigned long long)s->hwtype[k]);
+			check_type(CELL(c, key), v->vm, k == CYC, k);
 		}
 	}
 	for (unsigned k = 0; k < 32; k++) {
@@ -987,12 +1009,12 @@ static void check_vcpus(void)
 			const struct pv_vcpu *v = &vc[i][j];
 			const struct pv_vpmu *s = &v->pmu;
 			bool level = (s->pmcr & PV_PMCR_E) && (s->inten & s->ovs);
-			if (vm[i].pmu.passthrough) {
+			if (mode_of(&vm[i]) != TRAPPING) {
 				/* Its state is the hardware's while it is loaded. */
 				FZ_CHECK(!mv[i][j].line[PV_INTID_PMU] &&
 						 (v->cpu || s->irq_level == level),
-					 "%s: passthrough vCPU %u.%u interrupt line %d, level "
-					 "%d, architected level %d",
+					 "%s: passthrough or direct vCPU %u.%u interrupt line "
+					 "%d, level %d, architected level %d",
 					 step_name, i, j, mv[i][j].line[PV_INTID_PMU],
 					 s->irq_level, level);
 			} else {
@@ -1008,7 +1030,7 @@ static void check_vcpus(void)
 				 "%s: vCPU %u.%u bitmaps beyond its counters", step_name, i, j);
 			FZ_CHECK(!v->cpu || v->cpu->loaded == v,
 				 "%s: vCPU %u.%u load links broken", step_name, i, j);
-			check_words(&vm[i], &v->traps, v);
+			check_words(&vm[i], &v->traps);
 		}
 	}
 	for (unsigned c = 0; c < NCPU; c++) {
@@ -1084,40 +1106,51 @@ static void check_others(const struct pv_vcpu *a, const struct pv_vcpu *b,
 		}
 }
 
-/* The hardware state of every pCPU with a passthrough vCPU loaded (the rest: zero). */
+/* The hardware state of every pCPU with a passthrough or direct vCPU loaded (the rest:
+ * zero). */
 static void pt_snapshot(struct pstate out[NCPU])
 {
 	for (unsigned c = 0; c < NCPU; c++) {
 		const struct pv_vcpu *v = cpu[c].loaded;
-		if (v && v->vm->pmu.passthrough)
+		if (direct_or_passthrough(v))
 			hw_state(c, v->vm, &out[c]);
 		else
 			memset(&out[c], 0, sizeof(out[c]));
 	}
 }
 
-/* A passthrough guest's registers are its own: a call that is not its put, load or access
- * leaves them as they were. */
+/* A passthrough or direct guest's registers are its own: a call that is not its put, load
+ * or access leaves them as they were; its own trap, the event types it wrote alone. */
 static void pt_unchanged(const struct pstate before[NCPU], const struct pv_pcpu *except)
 {
 	for (unsigned c = 0; c < NCPU; c++) {
 		const struct pv_vcpu *v = cpu[c].loaded;
-		if (!v || !v->vm->pmu.passthrough || &cpu[c] == except)
+		if (!direct_or_passthrough(v) || &cpu[c] == except)
 			continue;
 		struct pstate now;
 		hw_state(c, v->vm, &now);
-		check_same_state(&now, &before[c], "a passthrough guest's registers changed");
+		check_same_state(&now, &before[c],
+				 "a passthrough or direct guest's registers changed");
 	}
 }
 
+static void types_only(const struct pv_vcpu *v, const struct pstate *before)
+{
+	struct pstate now;
+	hw_state(cpu_index(v->cpu), v->vm, &now);
+	memcpy(now.typ, before->typ, sizeof(now.typ));
+	check_same_state(&now, before, "a direct guest's trap changed more than its types");
+}
+
 /* An EL0 access that reached EL2 (the hardware's PMUSERENR_EL0 is EN alone, or the direct
- * guest's own, which allowed it) is answered by the guest's own PMUSERENR_EL0 as the Arm ARM's
- * rule for that register says (D24.5): an EL1 register and a PMUSERENR_EL0 write are
- * UNDEFINED at EL0, a register that does not exist (direction, n >= N) UNDEFINED before any
- * rule, and otherwise the access goes to the guest's EL1 exactly when none of the register's
- * bits is set. PMXEV* with SEL >= N is left out: CONSTRAINED UNPREDICTABLE before FEAT_FGT. */
+ * guest's own, which allowed it) is answered by the guest's own PMUSERENR_EL0 (`userenr`: a
+ * loaded direct guest's is the hardware's) as the Arm ARM's rule for that register says
+ * (D24.5): an EL1 register and a PMUSERENR_EL0 write are UNDEFINED at EL0, a register that
+ * does not exist (direction, n >= N) UNDEFINED before any rule, and otherwise the access goes
+ * to the guest's EL1 exactly when none of the register's bits is set. PMXEV* with SEL >= N is
+ * left out: CONSTRAINED UNPREDICTABLE before FEAT_FGT. */
 static void check_el0(const struct pv_vcpu *v, const struct preg *pr, unsigned n, unsigned selr,
-		      bool read, enum pv_trap_result r)
+		      uint8_t userenr, bool read, enum pv_trap_result r)
 {
 	unsigned N = v->vm->pmu.nr_counters;
 	uint8_t need = read ? pr->el0_rd : pr->el0_wr;
@@ -1131,10 +1164,10 @@ static void check_el0(const struct pv_vcpu *v, const struct preg *pr, unsigned n
 	}
 	if ((pr->kind == K_XEVCNTR || (pr->kind == K_XEVTYPER && selr != CYC)) && selr >= N)
 		return;
-	bool allowed = !need || (v->pmu.userenr & need);
+	bool allowed = !need || (userenr & need);
 	FZ_CHECK(allowed ? r == PV_TRAP_HANDLED : r == PV_TRAP_EL1_SYSREG,
 		 "pv_trap: EL0 %s of PMU register kind %u with PMUSERENR 0x%x answered %d",
-		 read ? "read" : "write", pr->kind, v->pmu.userenr, (int)r);
+		 read ? "read" : "write", pr->kind, userenr, (int)r);
 }
 
 static void trap(struct pv_vcpu *v, uint32_t key, bool read, unsigned rt, unsigned el,
@@ -1155,10 +1188,14 @@ static void trap(struct pv_vcpu *v, uint32_t key, bool read, unsigned rt, unsign
 	if (rt < 31)
 		x[rt] = val;
 	memcpy(x0, x, sizeof(x));
-	/* The SEL a PMXEV* access used: a loaded passthrough guest's is the hardware's. */
+	/* The SEL a PMXEV* access used and the PMUSERENR_EL0 that let EL0 through: a loaded
+	 * passthrough or direct guest's are the hardware's. */
 	bool pt_loaded = v->vm->pmu.passthrough && v->cpu;
-	uint8_t selr = pt_loaded ? (uint8_t)(CELL(cpu_index(v->cpu), PV_PMSELR_EL0) & 31)
-				 : v->pmu.selr;
+	bool direct_loaded = v->vm->pmu.direct && v->cpu;
+	uint8_t selr = owns_hw(v) ? (uint8_t)(CELL(cpu_index(v->cpu), PV_PMSELR_EL0) & 31)
+				  : v->pmu.selr;
+	uint8_t userenr = owns_hw(v) ? (uint8_t)CELL(cpu_index(v->cpu), PV_PMUSERENR_EL0)
+				     : v->pmu.userenr;
 	static struct pv_vcpu before[NVM][NVCPU];
 	static struct pv_vcpu self;
 	struct pstate pt_before[NCPU];
@@ -1183,7 +1220,9 @@ static void trap(struct pv_vcpu *v, uint32_t key, bool read, unsigned rt, unsign
 			 "pv_trap: x%u changed (key 0x%x, %s, result %d)", i, key,
 			 read ? "read" : "write", (int)r);
 	check_others(v, NULL, before);
-	pt_unchanged(pt_before, NULL);
+	pt_unchanged(pt_before, direct_loaded ? v->cpu : NULL);
+	if (direct_loaded)
+		types_only(v, &pt_before[cpu_index(v->cpu)]);
 
 	const struct pv_vm *m = v->vm;
 	const struct pv_reg_desc *d = pv_reg_lookup(key);
@@ -1203,7 +1242,7 @@ static void trap(struct pv_vcpu *v, uint32_t key, bool read, unsigned rt, unsign
 	unsigned pn;
 	const struct preg *pr = preg_of(key, &pn);
 	if (sys64 && el == 0 && pr && has_pmu && !m->pmu.passthrough)
-		check_el0(v, pr, pn, selr, read, r);
+		check_el0(v, pr, pn, selr, userenr, read, r);
 	if (pt_loaded && sys64 && d && d->kind == PV_KIND_PMU) {
 		/* Nothing of its PMU traps but a counter past its N (FEAT_FGT), which UNDEFs;
 		 * its state is the hardware's, which no answer changes. */
@@ -1213,6 +1252,16 @@ static void trap(struct pv_vcpu *v, uint32_t key, bool read, unsigned rt, unsign
 			 key, selr, (int)r);
 		FZ_CHECK(unchanged(&v->pmu, &self.pmu, sizeof(v->pmu)),
 			 "pv_trap: a loaded passthrough vCPU's saved state changed by a trap");
+	}
+	if (direct_loaded && sys64 && d && d->kind == PV_KIND_PMU && !trapped_direct(key)) {
+		/* Nothing of its PMU but the types, PMCEID and PMMIR traps; a counter past
+		 * its N does, and UNDEFs: its registers are the hardware's. */
+		FZ_CHECK(r == PV_TRAP_UNDEF,
+			 "pv_trap: a loaded direct vCPU's trap of untrapped register 0x%x "
+			 "(SEL %u) answered %d",
+			 key, selr, (int)r);
+		FZ_CHECK(unchanged(&v->pmu, &self.pmu, sizeof(v->pmu)),
+			 "pv_trap: a loaded direct vCPU's saved state changed by an UNDEF");
 	}
 	if (r == PV_TRAP_HANDLED && read && rt < 31 && has_pmu) {
 		uint64_t got = x[rt];
@@ -1272,6 +1321,12 @@ static void step_access(struct fz *f)
 		trap(v, key, read, rt, el, val, odd, f);
 		break;
 	case DIRECT_ACCESS:
+		/* A direct guest's event types and PMCEID are the filter's: none reaches the
+		 * hardware untrapped, by any path (P5). */
+		FZ_CHECK(mode_of(v->vm) != DIRECT || !trapped_direct(key),
+			 "a direct guest's %s of register 0x%x (kind %u) reached the hardware "
+			 "untrapped",
+			 read ? "read" : "write", key, r->kind);
 		/* Only a loaded guest runs; its reads change nothing. */
 		if (v->cpu && !read) {
 			step_name = "a guest's own write";
@@ -1297,8 +1352,8 @@ static void counters_of(struct pv_vcpu *v, uint64_t out[32])
 
 static bool overflow_pending(const struct pv_vcpu *v)
 {
-	if (!v->cpu || v->vm->pmu.passthrough)
-		return false; /* a passthrough put saves its overflows as they are */
+	if (!v->cpu || direct_or_passthrough(v))
+		return false; /* a passthrough or direct put saves its overflows as they are */
 	return (CELL(cpu_index(v->cpu), PV_PMOVSSET_EL0) & v->vm->pmu.counter_mask) != 0;
 }
 
@@ -1309,7 +1364,7 @@ static uint32_t ovs_view(const struct pv_vcpu *v)
 	if (!v->cpu || !v->pmu.active)
 		return v->pmu.ovs;
 	uint32_t hw_ovs = (uint32_t)CELL(cpu_index(v->cpu), PV_PMOVSSET_EL0) & mask;
-	return v->vm->pmu.passthrough ? hw_ovs : v->pmu.ovs | hw_ovs;
+	return direct_or_passthrough(v) ? hw_ovs : v->pmu.ovs | hw_ovs;
 }
 
 /* A put (explicit): what the hardware holds after it, and what the vCPU saved. */
@@ -1319,8 +1374,8 @@ static void do_put(struct pv_vcpu *v)
 	bool exact = !overflow_pending(v);
 	uint32_t ovs = ovs_view(v);
 	counters_of(v, a);
-	struct pstate held;
-	if (v->cpu && v->vm->pmu.passthrough)
+	struct pstate held = {0}; /* read only when it owns the hardware, loaded */
+	if (owns_hw(v))
 		hw_state(cpu_index(v->cpu), v->vm, &held);
 	static struct pv_vcpu before[NVM][NVCPU];
 	snapshot_others(before);
@@ -1338,21 +1393,23 @@ static void do_put(struct pv_vcpu *v)
 		unsigned c = cpu_index(was);
 		host_words(c, NULL);
 		/* No count, enable or overflow of the guest's where the host or the next vCPU
-		 * would see it (check_pcpu, after the step); a passthrough guest's interrupt
-		 * enables and PMCR.E too. */
-		if (v->vm->pmu.passthrough) {
-			FZ_CHECK(!(CELL(c, PV_PMINTENSET_EL1) & guest_bits) &&
+		 * would see it (check_pcpu, after the step); a passthrough or direct guest's
+		 * interrupt enables and PMCR.E too (a direct guest's counters are [0, N): the
+		 * interrupt enables past them are another VM's, a trapping one's, which its put
+		 * leaves, and its next load writes). */
+		if (direct_or_passthrough(v)) {
+			uint32_t own = v->vm->pmu.counter_mask;
+			FZ_CHECK(!(CELL(c, PV_PMINTENSET_EL1) & own) &&
 					 !(CELL(c, PV_PMCR_EL0) & PV_PMCR_E),
-				 "pv_vcpu_put: a passthrough guest's interrupt enables 0x%llx "
-				 "or "
-				 "PMCR 0x%llx (E) left on pCPU %u",
-				 (unsigned long long)(CELL(c, PV_PMINTENSET_EL1) & guest_bits),
+				 "pv_vcpu_put: a passthrough or direct guest's interrupt "
+				 "enables 0x%llx or PMCR 0x%llx (E) left on pCPU %u",
+				 (unsigned long long)(CELL(c, PV_PMINTENSET_EL1) & own),
 				 (unsigned long long)CELL(c, PV_PMCR_EL0), c);
 			struct pstate saved;
 			saved_state(v, &saved);
-			check_same_state(
-				&saved, &held,
-				"a passthrough put saved other than the hardware held");
+			check_same_state(&saved, &held,
+					 "a passthrough or direct put saved other than the "
+					 "hardware held");
 		}
 	}
 	/* A pending even counter's overflow may chain (and its CHAIN counter overflow). */
@@ -1401,12 +1458,13 @@ static void step_load(struct fz *f)
 		 * put from another pCPU inside this load, if it was loaded there). */
 		struct pstate saved;
 		saved_state(v, &saved);
-		if (v->vm->pmu.passthrough) {
+		if (direct_or_passthrough(v)) {
 			struct pstate now;
 			hw_state(ci, v->vm, &now);
 			check_same_state(
 				&now, &saved,
-				"a passthrough load gave the guest other than its own");
+				"a passthrough or direct load gave the guest other than "
+				"its own");
 		} else {
 			FZ_CHECK(!(CELL(ci, PV_PMOVSSET_EL0) & guest_bits),
 				 "pv_vcpu_load: overflows 0x%llx pending that are not the "
@@ -1445,7 +1503,7 @@ static void step_irq(struct fz *f)
 	struct pv_pcpu *c = &cpu[ci];
 	struct pv_vcpu *v = c->loaded;
 	bool host = (CELL(ci, PV_PMOVSSET_EL0) & host_mask) != 0;
-	bool pt = v && v->vm->pmu.passthrough;
+	bool pt = direct_or_passthrough(v);
 	bool own = pt && (CELL(ci, PV_PMCR_EL0) & PV_PMCR_E) &&
 		   (CELL(ci, PV_PMINTENSET_EL1) & CELL(ci, PV_PMOVSSET_EL0) &
 		    v->vm->pmu.counter_mask);
@@ -1491,7 +1549,7 @@ static void step_view(struct fz *f)
 	allow(NULL, NULL, NULL, NULL);
 	check_others(v, NULL, before);
 	pt_unchanged(pt_before, NULL);
-	if (v->vm->pmu.passthrough && v->cpu) {
+	if (owns_hw(v)) {
 		struct pstate now, saved;
 		hw_state(cpu_index(v->cpu), v->vm, &now);
 		saved_state(v, &saved);
@@ -1499,7 +1557,8 @@ static void step_view(struct fz *f)
 				 "pv_vpmu_sync read other than the hardware holds");
 	} else {
 		FZ_CHECK(unchanged(v, &self, sizeof(*v)),
-			 "pv_vpmu_sync changed a vCPU that is not a loaded passthrough one");
+			 "pv_vpmu_sync changed a vCPU that is not a loaded passthrough or "
+			 "direct one");
 	}
 	/* What pv_vpmu_counter() reports is the vCPU's own counter: in the hardware while it
 	 * is loaded and active, saved otherwise (a CHAIN counter folds first: read after). */
@@ -1658,7 +1717,7 @@ static bool offered(unsigned v)
 
 /* "Fitted": a configuration made to meet what its mode needs on this machine, so that the
  * modes are reached often (docs/vpmu.md: passthrough needs the hardware's PMUVer, N = HPMN
- * and no filter; direct access the hardware's counter width and a counter). */
+ * and no filter; direct access the hardware's PMUVer and a counter). */
 static void fit(struct pv_vm_config *cfg)
 {
 	cfg->features |= PV_FEAT_PMU;
@@ -1667,9 +1726,7 @@ static void fit(struct pv_vm_config *cfg)
 		cfg->pmu.nr_counters = hw.hpmn;
 		cfg->pmu.nr_filters = 0;
 	} else if (cfg->pmu.direct) {
-		cfg->pmu.version = has_pmuv3p5()             ? PV_PMUVER_V3P5
-				   : offered(hw.pmu_version) ? hw.pmu_version
-							     : PV_PMUVER_V3;
+		cfg->pmu.version = offered(hw.pmu_version) ? hw.pmu_version : PV_PMUVER_V3P5;
 		if (!cfg->pmu.nr_counters && hw.hpmn)
 			cfg->pmu.nr_counters = 1;
 	}
@@ -1678,7 +1735,8 @@ static void fit(struct pv_vm_config *cfg)
 /* The mode docs/vpmu.md gives a VM: passthrough where the hardware's PMU (PMUv3p5 exactly,
  * HCCD) is the one the VM was given (its PMUVer, N = HPMN >= 1: FEAT_HPMN0 is not used, no
  * filter); else direct where the host applies the fine-grained words, with a counter and the
- * hardware's counter width; else trapping. */
+ * hardware's PMUVer (its PMCR_EL0, counters and PMUSERENR_EL0 are the hardware's); else
+ * trapping. */
 static void check_mode(const struct pv_vm *m, const struct pv_vm_config *cfg)
 {
 	bool pmu = cfg->features & PV_FEAT_PMU;
@@ -1687,7 +1745,7 @@ static void check_mode(const struct pv_vm *m, const struct pv_vm_config *cfg)
 		  c->version == hw.pmu_version && c->nr_counters == hw.hpmn &&
 		  c->nr_filters == 0 && c->nr_counters >= 1;
 	bool direct = pmu && !pt && c->direct && hw.fgt && hw.fgt_words &&
-		      c->nr_counters >= 1 && (c->version >= PV_PMUVER_V3P5) == has_pmuv3p5();
+		      c->nr_counters >= 1 && c->version == hw.pmu_version;
 	FZ_CHECK(m->pmu.passthrough == pt && m->pmu.direct == direct,
 		 "pv_vm_init: passthrough %d direct %d, docs/vpmu.md says %d %d",
 		 m->pmu.passthrough, m->pmu.direct, pt, direct);
@@ -1741,7 +1799,7 @@ static void vms(struct fz *f)
 			continue;
 		}
 		check_mode(&vm[i], &cfg);
-		check_words(&vm[i], &vm[i].traps, NULL);
+		check_words(&vm[i], &vm[i].traps);
 		for (unsigned j = 0; j < nvcpu[i]; j++) {
 			mv[i][j] = (struct memplat_vcpu){0};
 			pv_vcpu_init(&vc[i][j], &vm[i], j, &mv[i][j]);

@@ -282,7 +282,7 @@ linux_checks() {
 	result "$name: the hypervisor ended with its report"
 }
 
-LINUX_SCENARIOS="linux linux_passthrough linux_busy linux_shell linux_panic"
+LINUX_SCENARIOS="linux linux_passthrough linux_direct linux_busy linux_shell linux_panic"
 linux_suite() {
 	# Under `one`, only when one of its scenarios is named.
 	want=yes
@@ -468,41 +468,44 @@ probe_suite() {
 	fi
 }
 
-# ---- Direct counter access (docs/vpmu.md, "Direct counter access"): pmu_direct=on ---------
+# ---- Direct access (docs/vpmu.md, "Direct access"): pmu_direct=on -------------------------
 # Where the hypervisor can give it (FEAT_FGT, and every fine-grained trap it sets taken: its
-# boot line "hyp: the PMU: ..." says what the PMU does), a VM's counter reads and writes do not
-# trap; elsewhere (QEMU 7.2) it traps them all. The answers are the same either way.
+# boot line "hyp: the PMU: ..." says what the PMU does), a VM's PMU is the hardware's but for
+# its event types, PMCEID and PMMIR, which trap; elsewhere (QEMU 7.2) every PMU access traps.
+# The answers are the same either way.
 
 # direct_mode LOG VM: "direct" when the hypervisor gave VM direct access, else "trapped".
 direct_mode() {
-	if grep -q "^hyp: vm $2: .*, direct (its counters untrapped)\$" "$1"; then
+	if grep -q "^hyp: vm $2: .*, direct (no PMU trap but its event types, PMCEID and PMMIR)\$" "$1"; then
 		echo direct
 	else
 		echo trapped
 	fi
 }
 
-# direct_counts LOG VM: "R T", the counter accesses and the other PMU accesses VM made
-# (tests/guest/pmu_direct.c).
+# direct_counts LOG VM: "R U T", the counter accesses, the other accesses direct access leaves
+# untrapped and the ones it traps that VM made (tests/guest/pmu_direct.c).
 direct_counts() {
-	sed -n "s/^\[$2\] direct: \([0-9]*\) counter accesses, \([0-9]*\) other PMU accesses\$/\1 \2/p" "$1"
+	sed -n "s/^\[$2\] direct: \([0-9]*\) counter accesses, \([0-9]*\) other untrapped PMU accesses, \([0-9]*\) trapped PMU accesses\$/\1 \2 \3/p" "$1"
 }
 
-# direct_traps NAME VM: one test, VM's PMU traps in the report are its other PMU accesses
-# where it is direct, all of them where it traps.
+# direct_traps NAME VM: one test, VM's PMU traps in the report are its trapped accesses where
+# it is direct, all of them where it traps.
 direct_traps() {
 	dt_log=$logdir/$1.log
 	dt_mode=$(direct_mode "$dt_log" "$2")
 	dt_counts=$(direct_counts "$dt_log" "$2")
-	dt_r=${dt_counts% *} dt_t=${dt_counts#* }
+	# shellcheck disable=SC2086
+	set -- "$1" "$2" $dt_counts
+	dt_r=${3:-} dt_u=${4:-} dt_t=${5:-}
 	dt_pmu=$(report_field "$dt_log" "$2" pmu)
 	if [ "$dt_mode" = direct ]; then
 		dt_want=$dt_t
 	else
-		dt_want=$((${dt_r:-0} + ${dt_t:-0}))
+		dt_want=$((${dt_r:-0} + ${dt_u:-0} + ${dt_t:-0}))
 	fi
 	[ -n "$dt_counts" ] && [ "${dt_pmu:-x}" = "$dt_want" ]
-	result "$1: $2 $dt_mode: ${dt_pmu:-no} PMU traps for ${dt_r:-?} counter and ${dt_t:-?} other accesses"
+	result "$1: $2 $dt_mode: ${dt_pmu:-no} PMU traps for ${dt_r:-?} counter, ${dt_u:-?} other untrapped and ${dt_t:-?} trapped accesses"
 }
 
 direct_suite() {
@@ -540,6 +543,16 @@ direct_suite() {
 	scenario direct_filter "pmu_direct=on vm0=filter vm0_pmu_filter=deny:0x8:1 -- filter.denied=8 filter.allowed=0x11" \
 		pmu_filter
 	scenario direct_fast_reads "pmu_direct=on vm0=fast_reads" fast_reads
+	# Two adversaries by volume (a PMSWINC flood, an interrupt storm, overflows pending under
+	# masked interrupts, WFI and power-off with one pending), direct, one with a filter: their
+	# interrupts presented mapped, no escape.
+	scenario attack_direct "pmu_direct=on vm0=irqA vm1=irqB vm1_pmu_filter=deny:0x24:1 slice_us=50" \
+		attack_irq attack_irq
+	for vm in irqA irqB; do
+		selected attack_direct || continue
+		grep -q "^\[$vm\] attacks: [0-9]*, escapes: 0\$" "$logdir/attack_direct.log"
+		result "attack_direct: $vm ($(direct_mode "$logdir/attack_direct.log" $vm)): no escape"
+	done
 }
 
 # ---- Adversarial guests (tests/guest/attack_*.c, docs/security.md) ------------------------
@@ -880,16 +893,16 @@ bench)
 	echo "bench: hyp.switch: ${switch:-n/a} el2-instructions/switch"
 	echo "bench: hyp.switch_no_pmu: ${switch_no_pmu:-n/a} el2-instructions/switch"
 	echo "bench: hyp.idle_ms: ${idle_ms:-n/a} el2-instructions/idle-ms"
-	# Direct counter access (pmu_direct=on), where the hypervisor can give it (FEAT_FGT, every
-	# trap it sets taken): PMU traps per counter read, of tests/guest/pmu_direct.c's 10,000
-	# (the report's PMU traps less the guest's other accesses, over its counter accesses).
+	# Direct access (pmu_direct=on), where the hypervisor can give it (FEAT_FGT, every trap it
+	# sets taken): PMU traps per counter read, of tests/guest/pmu_direct.c's 10,000 (the
+	# report's PMU traps less the guest's trapped accesses, over its counter accesses).
 	log=$logdir/bench_direct.log
 	qemu_run "$log" "pmu_direct=on vm0=direct -- direct.reads=1000" pmu_direct
 	direct_why=$(sed -n 's/^hyp: pmu_direct: not possible here (\(.*\)): .*/\1/p' "$log")
 	if [ "$(direct_mode "$log" direct)" = direct ]; then
 		dc=$(direct_counts "$log" direct)
 		dp=$(report_field "$log" direct pmu)
-		echo "bench: hyp.direct_read: $(awk -v r="${dc% *}" -v t="${dc#* }" -v p="${dp:-x}" 'BEGIN {
+		echo "bench: hyp.direct_read: $(awk -v r="${dc%% *}" -v t="${dc##* }" -v p="${dp:-x}" 'BEGIN {
 			if (p == "x" || r == "" || r == 0) print "n/a"; else printf "%.2f", (p - t) / r }') traps/read"
 	else
 		echo "bench: hyp.direct_read: skipped (no direct access here: ${direct_why:-see $log})"
@@ -913,8 +926,8 @@ bench)
 			"$linuxdir/initramfs.cpio" "" "pvinit_overhead=1 pvinit_console=0"
 		set -- $(linux_overhead "$log")
 		[ "$1" = stat ] && pt_stat_ov=$2 pt_rec_ov=$5
-		# Direct counter access with what passthrough cannot have: an event filter and the
-		# hypervisor's own counter (docs/vpmu.md, "Direct counter access").
+		# Direct access with what passthrough cannot have: an event filter and the
+		# hypervisor's own counter (docs/vpmu.md, "Direct access").
 		log=$logdir/bench_linux_direct.log
 		linux_run "$log" "pmu_direct=on host_counters=1 selfcount_page=on vm0_pmu_filter=deny:0x24:1" \
 			"$image" "$linuxdir/initramfs.cpio" "" "pvinit_overhead=1 pvinit_console=0"

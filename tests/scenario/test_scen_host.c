@@ -4,6 +4,9 @@
  * PMCR.P/C, PMCNTENCLR/PMOVSCLR/PMINTENCLR with every bit set, PMCNTENSET/PMOVSSET/
  * PMINTENSET with every bit set, PMEVCNTR<n>/PMEVTYPER<n> and PMSELR-selected PMXEV* for
  * n >= N (UNDEF), PMSWINC of every bit. Checked after every time slice, not only at the end.
+ * The same with direct access (FEAT_FGT), where every one of those but the types reaches the
+ * hardware untrapped and the hardware itself keeps the host's counters out of the guest's
+ * reach (MDCR_EL2.HPMN = the VM's N: Arm ARM D13.1.1, D24.5.8, D24.5.10, D24.5.24).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,11 +82,12 @@ static unsigned check_host(struct sim_machine *m, const char *tag)
 	return bad;
 }
 
-static unsigned run(uint64_t seed, unsigned version, uint64_t host_initial)
+static unsigned run(uint64_t seed, unsigned version, uint64_t host_initial, bool direct)
 {
 	struct sim_config c = scen_config(seed, 10, HOST, 1000, 30000);
 	c.pmu.version = (uint8_t)version;
 	c.host_initial = host_initial;
+	c.fgt = direct;
 	struct sim_machine *m = scen_machine(&c);
 	assert_non_null(m);
 	static const uint8_t counters[4] = {1, 3, 6, 8};
@@ -93,11 +97,15 @@ static unsigned run(uint64_t seed, unsigned version, uint64_t host_initial)
 		sim_prog_init(&progs[i]);
 		cfg[i] = scen_vm(version > PV_PMUVER_V3P5 ? PV_PMUVER_V3P5 : version,
 				 counters[i]);
+		cfg[i].pmu.direct = direct;
 		hostile_prog(&progs[i], counters[i], i);
-		assert_true(scen_vm_vcpu(m, &cfg[i], 0, &progs[i]) >= 0);
+		int k = scen_vm_vcpu(m, &cfg[i], 0, &progs[i]);
+		assert_true(k >= 0);
+		assert_true(m->vcpu[k].pv.vm->pmu.direct == direct);
 	}
 	char tag[64];
-	snprintf(tag, sizeof(tag), "seed %llu PMUVer %u", (unsigned long long)seed, version);
+	snprintf(tag, sizeof(tag), "seed %llu PMUVer %u%s", (unsigned long long)seed, version,
+		 direct ? " direct" : "");
 	unsigned bad = 0, steps = 0;
 	while (sim_step(m)) {
 		steps++;
@@ -125,8 +133,19 @@ static void test_host_counters_exact(void **state)
 	(void)state;
 	unsigned bad = 0;
 	for (uint64_t seed = 1; seed <= 10; seed++) {
-		bad += run(seed, PV_PMUVER_V3P5, 0);
-		bad += run(seed, PV_PMUVER_V3P1, 0);
+		bad += run(seed, PV_PMUVER_V3P5, 0, false);
+		bad += run(seed, PV_PMUVER_V3P1, 0, false);
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void test_host_counters_exact_direct(void **state)
+{
+	(void)state;
+	unsigned bad = 0;
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		bad += run(seed, PV_PMUVER_V3P5, 0, true);
+		bad += run(seed, PV_PMUVER_V3P1, 0, true);
 	}
 	assert_int_equal(bad, 0);
 }
@@ -136,13 +155,15 @@ static void test_host_counters_exact(void **state)
 static void test_host_counter_crosses_2_32(void **state)
 {
 	(void)state;
-	assert_int_equal(run(3, PV_PMUVER_V3P5, 0xFFFFFFFFu - 100000), 0);
+	assert_int_equal(run(3, PV_PMUVER_V3P5, 0xFFFFFFFFu - 100000, false), 0);
+	assert_int_equal(run(3, PV_PMUVER_V3P5, 0xFFFFFFFFu - 100000, true), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_counters_exact),
+		cmocka_unit_test(test_host_counters_exact_direct),
 		cmocka_unit_test(test_host_counter_crosses_2_32),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,9 @@
  * whatever another occupant left: a load puts exactly the vCPU's own state in the guests'
  * part of the PMU ([0, HPMN) and the cycle counter) and nothing of it into the host's part; a
  * put saves no bit of the host's counters into the vCPU's state and gives the pCPU back its
- * own registers. And the trap words of a VM with direct counter access route every PMU
- * register but the counters to EL2, as the Arm ARM's routing (the machine model's) decides.
+ * own registers, for passthrough and direct VMs alike. And the trap words of a VM with
+ * direct access route to EL2 what its event filter needs (the event types, PMCEID0/1_EL0)
+ * and PMMIR_EL1, and nothing else, as the Arm ARM's routing (the machine model's) decides.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,28 +53,31 @@ static void litter(struct sim_machine *m)
 	hw_set(m, PV_PMCR_EL0, hw(m, PV_PMCR_EL0) | PV_PMCR_E);
 }
 
-static struct pv_vcpu *passthrough_vcpu(struct sim_machine *m, struct sim_prog *p)
+/* A VM whose PMU registers are the hardware's while it runs: passthrough, or direct (on a
+ * machine with FEAT_FGT), with fewer counters than the guests' part. */
+static struct pv_vcpu *owner_vcpu(struct sim_machine *m, struct sim_prog *p, bool direct)
 {
-	struct pv_vm_config cfg = scen_vm(PV_PMUVER_V3P5, HPMN);
-	cfg.pmu.passthrough = 1;
+	struct pv_vm_config cfg = scen_vm(PV_PMUVER_V3P5, direct ? HPMN - 1 : HPMN);
+	cfg.pmu.passthrough = !direct;
+	cfg.pmu.direct = direct;
 	sim_prog_init(p);
 	int i = scen_vm_vcpu(m, &cfg, 0, p);
 	assert_true(i >= 0);
-	assert_true(m->vcpu[i].pv.vm->pmu.passthrough);
+	assert_true(direct ? m->vcpu[i].pv.vm->pmu.direct : m->vcpu[i].pv.vm->pmu.passthrough);
 	return &m->vcpu[i].pv;
 }
 
-/* A passthrough vCPU loaded onto a littered PMU: its enables, interrupt enables and
- * overflows are exactly its own in the guests' part (none of the litter survives: a trapping
- * VM's interrupt enables, say, which a trapping put leaves in place), and the host's part is
- * as it was. */
-static void test_passthrough_load_over_leftovers(void **state)
+/* A passthrough or direct vCPU loaded onto a littered PMU: its enables, interrupt enables
+ * and overflows are exactly its own in the guests' part (none of the litter survives: a
+ * trapping VM's interrupt enables, say, which a trapping put leaves in place), and the host's
+ * part is as it was. */
+static void run_load_over_leftovers(bool direct)
 {
-	(void)state;
-	struct sim_machine *m = machine(false);
+	struct sim_machine *m = machine(direct);
 	assert_non_null(m);
 	struct sim_prog p;
-	struct pv_vcpu *v = passthrough_vcpu(m, &p);
+	struct pv_vcpu *v = owner_vcpu(m, &p, direct);
+	const uint32_t mine = v->vm->pmu.counter_mask; /* its counters and the cycle counter */
 	pv_vcpu_load(v, &m->cpu[0].pv);
 	hw_set(m, PV_PMINTENSET_EL1, 0x2u);
 	hw_set(m, PV_PMOVSSET_EL0, 0x4u);
@@ -86,9 +90,9 @@ static void test_passthrough_load_over_leftovers(void **state)
 
 	litter(m);
 	pv_vcpu_load(v, &m->cpu[0].pv);
-	assert_int_equal(hw(m, PV_PMINTENSET_EL1) & MINE, 0x2u);
-	assert_int_equal(hw(m, PV_PMOVSSET_EL0) & MINE, 0x4u);
-	assert_int_equal(hw(m, PV_PMCNTENSET_EL0) & MINE, 0x80000001u);
+	assert_int_equal(hw(m, PV_PMINTENSET_EL1) & mine, 0x2u);
+	assert_int_equal(hw(m, PV_PMOVSSET_EL0) & mine, 0x4u);
+	assert_int_equal(hw(m, PV_PMCNTENSET_EL0) & mine, 0x80000001u);
 	assert_int_equal(hw(m, PV_PMCR_EL0) & PV_PMCR_E, 0);
 	/* The host's counter: untouched. */
 	assert_true(hw(m, PV_PMINTENSET_EL1) & HOST_BIT);
@@ -99,15 +103,27 @@ static void test_passthrough_load_over_leftovers(void **state)
 	scen_free(m);
 }
 
-/* A put while the host's counter has its interrupt enabled and an overflow pending: neither
- * enters the vCPU's saved state (nor its interrupt level), and both stay the host's. */
-static void test_passthrough_put_keeps_host_bits_out(void **state)
+static void test_passthrough_load_over_leftovers(void **state)
 {
 	(void)state;
-	struct sim_machine *m = machine(false);
+	run_load_over_leftovers(false);
+}
+
+static void test_direct_load_over_leftovers(void **state)
+{
+	(void)state;
+	run_load_over_leftovers(true);
+}
+
+/* A put while the host's counter has its interrupt enabled and an overflow pending: neither
+ * enters the vCPU's saved state (nor its interrupt level), and both stay the host's. */
+static void run_put_keeps_host_bits_out(bool direct)
+{
+	struct sim_machine *m = machine(direct);
 	assert_non_null(m);
 	struct sim_prog p;
-	struct pv_vcpu *v = passthrough_vcpu(m, &p);
+	struct pv_vcpu *v = owner_vcpu(m, &p, direct);
+	const uint32_t mine = v->vm->pmu.counter_mask; /* its counters and the cycle counter */
 	pv_vcpu_load(v, &m->cpu[0].pv);
 	hw_set(m, PV_PMINTENSET_EL1, 0x1u | HOST_BIT);
 	hw_set(m, PV_PMOVSSET_EL0, HOST_BIT);
@@ -122,9 +138,21 @@ static void test_passthrough_put_keeps_host_bits_out(void **state)
 	assert_false(v->pmu.irq_level);
 	assert_true(hw(m, PV_PMINTENSET_EL1) & HOST_BIT);
 	assert_true(hw(m, PV_PMOVSSET_EL0) & HOST_BIT);
-	assert_int_equal(hw(m, PV_PMINTENSET_EL1) & MINE, 0);
+	assert_int_equal(hw(m, PV_PMINTENSET_EL1) & mine, 0);
 	sim_prog_free(&p);
 	scen_free(m);
+}
+
+static void test_passthrough_put_keeps_host_bits_out(void **state)
+{
+	(void)state;
+	run_put_keeps_host_bits_out(false);
+}
+
+static void test_direct_put_keeps_host_bits_out(void **state)
+{
+	(void)state;
+	run_put_keeps_host_bits_out(true);
 }
 
 static struct pv_vcpu *direct_vcpu(struct sim_machine *m, struct sim_prog *p)
@@ -137,9 +165,9 @@ static struct pv_vcpu *direct_vcpu(struct sim_machine *m, struct sim_prog *p)
 	return &m->vcpu[i].pv;
 }
 
-/* A direct vCPU has the hardware's PMUSERENR_EL0 and PMSELR_EL0 while it runs (the hardware
- * checks its EL0 rule and reads PMXEVCNTR through its selection); its put gives the pCPU its
- * own back. */
+/* A direct vCPU has the hardware's PMUSERENR_EL0 and PMSELR_EL0 while it runs, written by
+ * the guest untrapped (the hardware checks its EL0 rule and reads PMXEVCNTR through its
+ * selection); its put keeps them and gives the pCPU its own back. */
 static void test_direct_put_gives_back_pcpu_state(void **state)
 {
 	(void)state;
@@ -163,10 +191,12 @@ static void test_direct_put_gives_back_pcpu_state(void **state)
 	scen_free(m);
 }
 
-/* With direct access every PMU register of the VM traps to EL2 (by MDCR_EL2.TPMCR or its
- * fine-grained bit in HDFGRTR_EL2 or HDFGWTR_EL2, D24.2) in each direction it has, but the counters
- * (PMEVCNTR<n>_EL0, PMXEVCNTR_EL0, PMCCNTR_EL0), which the hardware serves, as long as no
- * counter is a CHAIN one. The routing is the machine model's reading of the Arm ARM. */
+/* With direct access a PMU register of the VM traps to EL2 (Arm ARM D24.2.67, D24.2.69:
+ * HDFGRTR_EL2, HDFGWTR_EL2) in each direction it has exactly when the event filter needs it
+ * to, or it identifies the PMU: the event types (PMEVTYPER<n>_EL0, PMXEVTYPER_EL0,
+ * PMCCFILTR_EL0), PMCEID0/1_EL0 and PMMIR_EL1; the counters, enables, overflow flags,
+ * interrupt enables, PMCR_EL0, PMSELR_EL0, PMUSERENR_EL0 and PMSWINC_EL0 are the hardware's.
+ * The routing is the machine model's reading of the Arm ARM. */
 static void test_direct_routing(void **state)
 {
 	(void)state;
@@ -184,18 +214,19 @@ static void test_direct_routing(void **state)
 		if (d->kind != PV_KIND_PMU || d->min_version > PV_PMUVER_V3P5)
 			continue;
 		uint32_t key = d->key; /* a family's first member stands for it */
-		bool counter = key == PV_PMCCNTR_EL0 || key == PV_PMXEVCNTR_EL0 ||
-			       key == PV_PMEVCNTR_EL0(0);
+		bool filter = key == PV_PMEVTYPER_EL0(0) || key == PV_PMXEVTYPER_EL0 ||
+			      key == PV_PMCCFILTR_EL0 || key == PV_PMCEID0_EL0 ||
+			      key == PV_PMCEID1_EL0 || key == PV_PMMIR_EL1;
 		for (int dir = 0; dir < 2; dir++) {
 			bool read = dir == 0;
 			if (read ? !d->read : !d->write)
 				continue;
 			bool traps = sim_pmu_el2_trap(w->mdcr_el2, w->hdfgrtr_el2,
 						      w->hdfgwtr_el2, key, read);
-			if (traps == counter)
+			if (traps != filter)
 				print_error("%s %s: %s\n", d->name, read ? "read" : "write",
 					    traps ? "traps" : "does not trap");
-			assert_true(traps != counter);
+			assert_true(traps == filter);
 			checked++;
 		}
 	}
@@ -208,7 +239,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_passthrough_load_over_leftovers),
+		cmocka_unit_test(test_direct_load_over_leftovers),
 		cmocka_unit_test(test_passthrough_put_keeps_host_bits_out),
+		cmocka_unit_test(test_direct_put_keeps_host_bits_out),
 		cmocka_unit_test(test_direct_put_gives_back_pcpu_state),
 		cmocka_unit_test(test_direct_routing),
 	};

@@ -214,6 +214,11 @@ struct vm {
 	const char *guest_args;            /* its /chosen/bootargs */
 	uint64_t vttbr;
 	uint64_t *s2_l1, *s2_l2;
+	/* Stage-2 accounting (stage2.c): pages pinned now (a pin count above 0) and at most,
+	 * pin calls, unpins of a page that was not pinned (a bug's trace), pages given back by
+	 * its balloon and unmapped, and give-backs refused because the page was pinned. */
+	uint64_t s2_pinned_pages, s2_pinned_max, s2_pin_calls, s2_unpin_unbalanced;
+	uint64_t s2_unmapped_pages, s2_unmap_refused;
 	struct pv_vm pv;
 	struct vcpu vcpu;
 	char uart_line[1024]; /* the line it is writing (uart.c) */
@@ -290,8 +295,19 @@ void mmu_init(void);
 void dcache_clean(uint64_t addr, size_t len);
 
 /* stage2.c */
+enum s2_result { S2_OK, S2_NOT_RAM, S2_PINNED, S2_NOT_MAPPED, S2_NO_TABLE };
 void stage2_init(struct vm *vm);
-bool stage2_ipa_to_pa(const struct vm *vm, uint64_t ipa, uint64_t *pa);
+/* The PA stage 2 maps `ipa` to now (writable, if `write`); false where it maps nothing. */
+bool stage2_translate(const struct vm *vm, uint64_t ipa, uint64_t *pa, bool write);
+/* Pins counted per 4 KiB page: all or nothing, false with nothing pinned unless every page
+ * of [ipa, ipa + size) is mapped writable. */
+bool stage2_pin(struct vm *vm, uint64_t ipa, uint64_t size);
+void stage2_unpin(struct vm *vm, uint64_t ipa, uint64_t size);
+unsigned stage2_pins(const struct vm *vm, uint64_t ipa);
+/* A balloon's give-back and take-back of one page; a pinned page is refused (S2_PINNED). */
+enum s2_result stage2_unmap_page(struct vm *vm, uint64_t ipa);
+enum s2_result stage2_map_page(struct vm *vm, uint64_t ipa);
+const char *stage2_result_name(enum s2_result r);
 
 /* fdt.c */
 size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm);

@@ -31,8 +31,9 @@ HYP_CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -g -ffreestanding -nostdlib \
 HYP_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,norelro -Wl,--no-warn-rwx-segments
 HYP_DEPS    := $(PV_HDRS) hyp/hyp.h hyp/frame.h $(wildcard el2/*.h) hyp/hyp.mk
 
-# The EL2 accessors every host on the CPU shares (el2/), built with the hypervisor's flags.
-EL2_SRCS    := $(sort $(wildcard el2/*.c))
+# The EL2 accessors every host on the CPU shares (el2/), built with the hypervisor's flags;
+# but the stage-2 stubs of a host without SPE: this one pins and translates (platform.c).
+EL2_SRCS    := $(filter-out el2/plat_no_spe.c,$(sort $(wildcard el2/*.c)))
 HYP_C_SRCS  := $(sort $(wildcard hyp/*.c))
 HYP_S_SRCS  := $(sort $(wildcard hyp/*.S))
 HYP_OBJS    := $(HYP_S_SRCS:hyp/%.S=$(HYP_BUILD)/%.o) $(HYP_C_SRCS:hyp/%.c=$(HYP_BUILD)/%.o) \

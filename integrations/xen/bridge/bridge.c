@@ -4,7 +4,7 @@
  * and the platform contract for a host at EL2 on the CPU itself. The system registers are
  * the shared EL2 accessors (el2/plat_sysreg.h, inline: the core is built with them); the
  * virtual interrupt is the host's (pvx_host_virq); this host offers guests no SPE and no
- * MPAM, so the stage-2 and MMIO functions are el2/plat_no_spe_mpam.c's.
+ * MPAM, so the stage-2 and MMIO functions are el2/plat_no_spe.c's and el2/plat_no_mpam.c's.
  */
 #include <stdbool.h>
 #include <stddef.h>

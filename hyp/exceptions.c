@@ -13,6 +13,11 @@
 #define EC_IABT_LOW 0x20
 #define EC_DABT_LOW 0x24
 #define HYP_CALL_NULL 0xC6000000ul /* vendor hypervisor service 0: returns at once */
+/* Vendor hypervisor services 1 and 2 (SMCCC, DEN 0028): the balloon's give-back of the page
+ * at IPA x1 (unmapped at stage 2; refused while it is pinned) and its take-back; x0 is
+ * enum s2_result (0: done). */
+#define HYP_CALL_BALLOON_GIVE 0xC6000001ul
+#define HYP_CALL_BALLOON_TAKE 0xC6000002ul
 
 static struct frame *finish(struct vcpu *v, enum exit_kind kind, struct vcpu *next)
 {
@@ -174,6 +179,13 @@ static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v)
 	enum exit_kind kind;
 	switch (PV_ESR_EC(esr)) {
 	case PV_EC_HVC64:
+		if (v->f.x[0] == HYP_CALL_BALLOON_GIVE || v->f.x[0] == HYP_CALL_BALLOON_TAKE) {
+			kind = EXIT_HVC_BALLOON;
+			v->f.x[0] = v->f.x[0] == HYP_CALL_BALLOON_GIVE
+					    ? stage2_unmap_page(v->vm, v->f.x[1])
+					    : stage2_map_page(v->vm, v->f.x[1]);
+			break;
+		}
 		kind = EXIT_HVC;
 		next = psci_call(v, false);
 		break;

@@ -146,7 +146,8 @@ static size_t finish(struct fdt_w *w)
 static struct fdt_w fdtw; /* one tree is built at a time */
 
 /* The VM's machine: one CPU (PSCI over HVC), its RAM at RAM_BASE, the PL011, the GICv3
- * (distributor and one redistributor), the generic timer and the PMU (PPI 7 = INTID 23). */
+ * (distributor and one redistributor), the generic timer, the PMU (PPI 7 = INTID 23) and,
+ * when the VM has it, SPE (PPI 5 = INTID 21). */
 size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 {
 	struct fdt_w *w = &fdtw;
@@ -259,6 +260,16 @@ size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 	uint32_t pirq[3] = {1, PV_INTID_PMU - 16, 4};
 	prop_cells(w, "interrupts", pirq, 3);
 	end(w);
+
+	/* SPE (docs/spe.md): its buffer interrupt is PPI 5 (INTID 21), level high, as the
+	 * binding of Linux's arm_spe_pmu driver (arm,statistical-profiling-extension-v1) says. */
+	if (vm->pv.spe.version) {
+		begin(w, "spe-pmu");
+		prop_str(w, "compatible", "arm,statistical-profiling-extension-v1");
+		uint32_t sirq[3] = {1, PV_INTID_SPE - 16, 4};
+		prop_cells(w, "interrupts", sirq, 3);
+		end(w);
+	}
 
 	end(w);
 	return finish(w);

@@ -32,6 +32,7 @@
 #define VM_IMAGE_OFF 0x200000ul
 #define VM_DTB_BLOCK 0x200000ul /* Linux booting.rst: at most 2 MiB, alone in its 2 MiB block */
 #define VM_DTB_MAX 0x10000ul
+#define SPE_MAX_BUFFER (64ul << 20) /* the largest profiling buffer a vCPU may have pinned */
 #define GUEST_ARGS_MAX 512 /* bootargs after "--": every VM's /chosen/bootargs, as they are */
 
 /* Interrupts (GIC INTIDs): PPIs of the virt board. */
@@ -131,6 +132,7 @@ enum exit_kind {
 	EXIT_SYSREG_OTHER,
 	EXIT_HVC,
 	EXIT_HVC_NULL,
+	EXIT_HVC_BALLOON,
 	EXIT_SMC,
 	EXIT_MMIO_UART,
 	EXIT_MMIO_GIC,
@@ -140,6 +142,7 @@ enum exit_kind {
 	EXIT_IRQ_TICK,
 	EXIT_IRQ_POLL,
 	EXIT_IRQ_PMU,
+	EXIT_IRQ_SPE,
 	EXIT_IRQ_MAINT,
 	EXIT_IRQ_OTHER,
 	EXIT_OTHER,

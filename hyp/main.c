@@ -37,6 +37,11 @@
  *                     pmu_passthrough takes precedence
  *   selfcount_page=on|off  a page in every VM whose register reads the EL2 instructions
  *                     spent on it (selfcount.c; default off)
+ *   spe=on|off        every VM gets the Statistical Profiling Extension where the CPU has
+ *                     it and EL3 lets EL2 own it (docs/spe.md; default off: hidden)
+ *   vm<k>_spe=on|off  the same for the VM in slot k alone (it overrides spe=)
+ *   spe_max_kib=N     the largest profiling buffer a vCPU may have pinned, KiB (a multiple
+ *                     of 4, at most 65536, the default)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
  */
 #include "hyp.h"
@@ -64,8 +69,12 @@ static struct {
 	uint64_t mem_mib[MAX_VMS];
 	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
 	char pmu_filter[MAX_VMS][128];
+	bool spe;
+	uint8_t vm_spe[MAX_VMS]; /* 0: as spe=, 1: off, 2: on */
+	uint64_t spe_max_kib;
 	char guest_args[GUEST_ARGS_MAX];
 } cfg = {.slice_us = 1000,
+	 .spe_max_kib = SPE_MAX_BUFFER >> 10,
 	 .pmu_poll_us = 10,
 	 .counters = 0,
 	 .host_counters = 1,
@@ -163,8 +172,17 @@ static void parse_bootargs(const char *a)
 				parse_on_off("selfcount_page", val, vl, &hyp.selfcount_page);
 			else if (kl == 15 && !strncmp(a, "pmu_passthrough", 15))
 				parse_on_off("pmu_passthrough", val, vl, &cfg.pmu_passthrough);
+			else if (kl == 3 && !strncmp(a, "spe", 3))
+				parse_on_off("spe", val, vl, &cfg.spe);
+			else if (kl == 11 && !strncmp(a, "spe_max_kib", 11))
+				cfg.spe_max_kib = parse_num(val, vl);
 			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
+				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_spe", 4)) {
+				bool on = cfg.spe;
+				parse_on_off("vm<k>_spe", val, vl, &on);
+				cfg.vm_spe[a[2] - '0'] = on ? 2 : 1;
+			} else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				   a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
 				cfg.mem_mib[a[2] - '0'] = parse_num(val, vl);
 			else if (kl == 10 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
 				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_initrd", 7)) {
@@ -411,6 +429,49 @@ static unsigned vm_slots(unsigned k)
 	return slots > MAX_VMS - k ? MAX_VMS - k : (unsigned)slots;
 }
 
+/* Each vCPU's pin store (docs/spe.md, "Configuration"): what a buffer of the largest size
+ * spe_max_kib allows needs, in entries of 16 bytes. */
+static struct pv_vspe_pin spe_pins[MAX_VMS][PV_VSPE_PIN_SLOTS(SPE_MAX_BUFFER)];
+
+/* Why the hypervisor can give no VM SPE, or NULL when it can. */
+static const char *spe_refusal(void)
+{
+	if (!hyp.hw.spe)
+		return "the CPU has no SPE (ID_AA64DFR0_EL1.PMSVer 0)";
+	if (!hyp.hw.spehw.usable)
+		return "EL3 keeps the profiling buffer (PMBIDR_EL1.P 1 at EL2) or its ID "
+		       "registers are outside the architecture";
+	return NULL;
+}
+
+/* Whether the VM in slot k asked for SPE (spe=, vm<k>_spe=) and gets it, and its
+ * configuration: the hardware's version up to SPEv1p2, buffers up to spe_max_kib. A VM that
+ * cannot have it runs without, hidden (PMSVer 0, every SPE register UNDEFINED). */
+static bool spe_for(const struct vm *vm, unsigned k, struct pv_vm_config *vc)
+{
+	bool want = cfg.vm_spe[k] ? cfg.vm_spe[k] == 2 : cfg.spe;
+	if (!want)
+		return false;
+	const char *why = spe_refusal();
+	if (why) {
+		hyp_printf("hyp: vm %s: SPE not possible here (%s): hidden\n", vm->name, why);
+		return false;
+	}
+	uint64_t max = cfg.spe_max_kib << 10;
+	if (!max || max > SPE_MAX_BUFFER || max % 4096) {
+		hyp_printf(
+			"hyp: vm %s: spe_max_kib=%lu is not a multiple of 4 from 4 to %lu: it "
+			"gets %lu\n",
+			vm->name, cfg.spe_max_kib, SPE_MAX_BUFFER >> 10, SPE_MAX_BUFFER >> 10);
+		max = SPE_MAX_BUFFER;
+	}
+	vc->features |= PV_FEAT_SPE;
+	vc->spe.version = hyp.hw.spehw.version > PV_SPE_V1P2 ? PV_SPE_V1P2
+							     : hyp.hw.spehw.version;
+	vc->spe.max_buffer = max;
+	return true;
+}
+
 static void vm_create(unsigned k)
 {
 	struct vm *vm = &hyp.vms[k];
@@ -446,6 +507,7 @@ static void vm_create(unsigned k)
 	vc.pmu.direct = cfg.pmu_direct && direct_allowed(vc.pmu.nr_counters);
 	if (!parse_pmu_filter(vm->name, k, cfg.pmu_filter[k], &vc.pmu))
 		return;
+	bool spe = spe_for(vm, k, &vc);
 	int err = pv_vm_init(&vm->pv, &hyp.hw, &vc);
 	if (err == PV_ERR_FILTER_RANGE) {
 		hyp_printf("hyp: vm %s: vm%u_pmu_filter: %s: not started\n", vm->name, k,
@@ -463,6 +525,9 @@ static void vm_create(unsigned k)
 	dcache_clean(dtb_pa, dtb); /* the guest reads it with its MMU off */
 
 	pv_vcpu_init(&v->pv, &vm->pv, 0, v);
+	if (spe) /* its pin store: every page of the largest buffer, with its tables */
+		pv_vspe_vcpu_pins(&v->pv, spe_pins[k],
+				  PV_VSPE_PIN_SLOTS(vm->pv.spe.max_buffer));
 	v->evcntr_reads = vm->pv.pmu.evcntr_mask == UINT64_MAX ? evcntr_reads_64
 							       : evcntr_reads_32;
 	v->evcntr_reads_xev = v->evcntr_reads + EVCNTR_READ_CHECK;
@@ -499,6 +564,9 @@ static void vm_create(unsigned k)
 		"%lx, VMID %u, %u PMU counters%s\n",
 		vm->name, k, vm->ram_size >> 20, vm->pa_base, RAM_BASE, v->f.elr, vm->dtb_ipa,
 		k + 1, (unsigned)vm->pv.pmu.nr_counters, mode);
+	if (spe)
+		hyp_printf("hyp: vm %s: SPE, PMSVer %u, buffers up to %lu KiB pinned\n",
+			   vm->name, (unsigned)vm->pv.spe.version, vm->pv.spe.max_buffer >> 10);
 }
 
 void hyp_main(void)
@@ -527,6 +595,15 @@ void hyp_main(void)
 	hyp_printf("hyp: PMUv3 version %u, %u counters: guests [0,%u), hypervisor [%u,%u)\n",
 		   hyp.hw.pmu_version, hyp.hw.pmu_counters, hyp.hw.hpmn, hyp.hw.hpmn,
 		   hyp.hw.pmu_counters);
+	const char *no_spe = spe_refusal();
+	if (no_spe) {
+		hyp_printf("hyp: SPE: none for VMs: %s\n", no_spe);
+	} else {
+		hyp_printf("hyp: SPE: PMSVer %u, PMSIDR_EL1 %lx, PMBIDR_EL1 %lx\n",
+			   (unsigned)hyp.hw.spehw.version, hyp.hw.spehw.pmsidr,
+			   hyp.hw.spehw.pmbidr);
+		gic_enable_ppi(PV_INTID_SPE, true); /* its buffer interrupt, taken at EL2 */
+	}
 	hyp.hw.fgt_words = direct_hw();
 	if (cfg.pmu_direct && !hyp.hw.fgt_words)
 		hyp_printf("hyp: pmu_direct: not possible here (%s): every VM traps its PMU\n",

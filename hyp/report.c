@@ -12,6 +12,7 @@ static const char *const kind_names[EXIT_KINDS] = {
 	[EXIT_SYSREG_OTHER] = "sysreg-other",
 	[EXIT_HVC] = "hvc-psci",
 	[EXIT_HVC_NULL] = "hvc-null",
+	[EXIT_HVC_BALLOON] = "hvc-balloon",
 	[EXIT_SMC] = "smc-psci",
 	[EXIT_MMIO_UART] = "mmio-uart",
 	[EXIT_MMIO_GIC] = "mmio-gic",
@@ -21,6 +22,7 @@ static const char *const kind_names[EXIT_KINDS] = {
 	[EXIT_IRQ_TICK] = "irq-tick",
 	[EXIT_IRQ_POLL] = "irq-pmu-poll",
 	[EXIT_IRQ_PMU] = "irq-pmu",
+	[EXIT_IRQ_SPE] = "irq-spe",
 	[EXIT_IRQ_MAINT] = "irq-maint",
 	[EXIT_IRQ_OTHER] = "irq-other",
 	[EXIT_OTHER] = "other",
@@ -59,6 +61,22 @@ static void report_vm(const struct vm *vm)
 	hyp_printf("hyp:   scheduled in %lu times; uart lines %lu; injected undef %lu, abort "
 		   "%lu\n",
 		   v->switches_in, vm->uart_lines, v->injected_undef, v->injected_abort);
+	hyp_printf(
+		"hyp:   stage 2: pinned pages %lu (at most %lu, %lu pin calls, %lu unpins of "
+		"unpinned pages), unmapped pages %lu, unmaps refused %lu\n",
+		vm->s2_pinned_pages, vm->s2_pinned_max, vm->s2_pin_calls,
+		vm->s2_unpin_unbalanced, vm->s2_unmapped_pages, vm->s2_unmap_refused);
+	if (vm->pv.spe.version) {
+		const struct pv_vspe_stats *st = &v->pv.spe.stats;
+		hyp_printf(
+			"hyp:   spe: enables %lu, rejected %lu, events %lu, chunks %lu, "
+			"stage-2 "
+			"faults %lu (repaired %lu), records lost %lu, pinned bytes %lu, pmbsr "
+			"%lx\n",
+			st->enables, st->rejected, st->events, st->chunks, st->s2_faults,
+			st->s2_repaired, st->records_lost, v->pv.spe.pinned_bytes,
+			pv_vspe_status(&v->pv));
+	}
 	for (unsigned k = 0; k < EXIT_KINDS; k++) {
 		uint64_t n = exits_of(v, k);
 		if (!n)

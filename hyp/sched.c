@@ -27,6 +27,10 @@ void vcpu_load(struct vcpu *v)
 		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGRTR_EL2, t->hdfgrtr_el2);
 		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGWTR_EL2, t->hdfgwtr_el2);
 	}
+	/* PMSCR_EL2 (Arm ARM D24.7.9): the hypervisor samples nothing of its own (0), and the
+	 * vCPU's word keeps EL2 sampling, PA, PCT and CX clear while it runs. */
+	if (hyp.hw.spehw.usable)
+		pv_plat_sysreg_write(&hyp.pcpu, PV_PMSCR_EL2, t->pmscr_el2);
 	EL1_REGS(EL1_RESTORE)
 	vcpu_regs_restore(v);
 	fpsimd_restore(&v->fp);
@@ -114,6 +118,18 @@ enum exit_kind sched_device_irq(struct vcpu *v, uint32_t intid)
 		gic_eoi(intid);
 		break;
 	}
+	case PV_INTID_SPE:
+		kind = EXIT_IRQ_SPE;
+		/* The loaded vCPU's buffer management event (docs/spe.md): the library takes it
+		 * and drops the line. Not a guest's: the hypervisor owns no buffer, so whatever
+		 * raised it is stopped, and the line with it, rather than taken again. */
+		if (pv_irq(&hyp.pcpu, intid) == PV_IRQ_NOT_MINE) {
+			pv_plat_sysreg_write(&hyp.pcpu, PV_PMBLIMITR_EL1, 0);
+			pv_plat_sysreg_write(&hyp.pcpu, PV_PMBSR_EL1, 0);
+			isb();
+		}
+		gic_eoi(intid);
+		break;
 	case INTID_MAINT:
 		kind = EXIT_IRQ_MAINT;
 		if (v) {
@@ -255,6 +271,9 @@ struct vcpu *vm_end(struct vcpu *v, const char *reason)
 	vm->end_reason = reason;
 	uart_flush(vm);
 	vcpu_put(v);
+	/* Profiling is stopped in the hardware by the put (PMBLIMITR_EL1 = 0 after PSB CSYNC):
+	 * now the buffer's pages are unpinned, whatever the guest was doing. */
+	pv_vspe_release(&v->pv);
 	bool any = false;
 	for (unsigned i = 0; i < MAX_VMS; i++)
 		any |= hyp.vms[i].state == VM_RUNNABLE;
@@ -291,6 +310,9 @@ void sched_end_all(const char *reason)
 	}
 	if (hyp.current)
 		vcpu_put(hyp.current);
+	for (unsigned i = 0; i < MAX_VMS; i++) /* every VM's pins, after the put (vm_end) */
+		if (hyp.vms[i].state == VM_ENDED)
+			pv_vspe_release(&hyp.vms[i].vcpu.pv);
 	records_last();
 	report_all();
 	machine_off();

@@ -75,16 +75,17 @@ static unsigned id_field(const struct pv_hw *hw, uint32_t reg, uint64_t mask)
 
 int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters)
 {
+	/* ID_AA64PFR0_EL1.ELx: 0b0010 means AArch64 and AArch32. */
+	static const uint64_t el_fields[] = {
+		PV_ID_AA64PFR0_EL0_STATES, PV_ID_AA64PFR0_EL1_STATES, PV_ID_AA64PFR0_EL2_STATES,
+		PV_ID_AA64PFR0_EL3_STATES};
+	int err;
 	*hw = (struct pv_hw){.host_counters = (uint8_t)host_counters};
 	if (host_counters > PV_PMU_MAX_COUNTERS)
 		return PV_ERR_HOST_COUNTERS;
 	for (unsigned s = PV_ID_SLOT_FIRST; s < PV_ID_SLOTS; s++)
 		hw->id[s] = pv_plat_sysreg_read(cpu, PV_SYSREG(3, 0, 0, s / 8, s % 8));
 
-	/* ID_AA64PFR0_EL1.ELx: 0b0010 means AArch64 and AArch32. */
-	static const uint64_t el_fields[] = {
-		PV_ID_AA64PFR0_EL0_STATES, PV_ID_AA64PFR0_EL1_STATES, PV_ID_AA64PFR0_EL2_STATES,
-		PV_ID_AA64PFR0_EL3_STATES};
 	for (unsigned i = 0; i < 4; i++)
 		if (id_field(hw, PV_ID_AA64PFR0_EL1, el_fields[i]) == 2)
 			hw->aarch32 = true;
@@ -96,7 +97,7 @@ int pv_hw_probe(struct pv_hw *hw, struct pv_pcpu *cpu, unsigned host_counters)
 	hw->fgt = id_field(hw, PV_ID_AA64MMFR0_EL1, PV_ID_AA64MMFR0_FGT) != 0;
 	/* Each module reads its own registers, only when its feature is present: registers of
 	 * absent features UNDEF even at EL2. */
-	int err = pv_vmpam_probe(hw, cpu);
+	err = pv_vmpam_probe(hw, cpu);
 	if (!err)
 		err = pv_vamu_probe(hw, cpu);
 	if (!err)
@@ -140,6 +141,7 @@ void pv_pcpu_resume(struct pv_pcpu *cpu)
 
 int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_config *cfg)
 {
+	int err;
 	*vm = (struct pv_vm){.cfg = *cfg, .hw = hw};
 	if (cfg->features & ~(PV_FEAT_PMU | PV_FEAT_SPE | PV_FEAT_AMU | PV_FEAT_MPAM))
 		return PV_ERR_UNSUPPORTED;
@@ -151,7 +153,7 @@ int pv_vm_init(struct pv_vm *vm, const struct pv_hw *hw, const struct pv_vm_conf
 		return PV_ERR_FEATURE;
 	if ((cfg->features & PV_FEAT_MPAM) && !hw->mpam_sys)
 		return PV_ERR_MPAM_SYS;
-	int err = pv_vpmu_vm_init(vm);
+	err = pv_vpmu_vm_init(vm);
 	if (!err)
 		err = pv_vamu_vm_init(vm);
 	if (!err)

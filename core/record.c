@@ -123,6 +123,8 @@ size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v, const struct pv
 	struct out o = {.buf = buf, .size = size, .ok = size > 0};
 	bool host_ok = h && name_ok(h->vm_name) && is_word(h->state, PV_RECORD_MAX_STATE) &&
 		       h->nr_exits <= PV_RECORD_MAX_EXIT_KINDS && (h->exits || !h->nr_exits);
+	const struct pv_vpmu *p = &v->pmu;
+	uint32_t crc;
 	for (unsigned k = 0; host_ok && k < h->nr_exits; k++)
 		host_ok = is_word(h->exits[k].kind, PV_RECORD_MAX_WORD);
 	if (!host_ok || !o.ok) {
@@ -152,7 +154,6 @@ size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v, const struct pv
 		put_dec(&o, h->exits[k].el2_instructions);
 	}
 	pv_vpmu_sync(v); /* a passthrough vCPU's registers, read back if it is loaded */
-	const struct pv_vpmu *p = &v->pmu;
 	if (p->active) {
 		put_str(&o, " pmcr=0x");
 		put_hex(&o, p->pmcr, 1);
@@ -171,7 +172,7 @@ size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v, const struct pv
 		buf[0] = '\0';
 		return 0;
 	}
-	uint32_t crc = pv_record_crc32(buf, o.len);
+	crc = pv_record_crc32(buf, o.len);
 	put_str(&o, " crc=");
 	put_hex(&o, crc, 8);
 	put_char(&o, '\n');

@@ -86,6 +86,7 @@ ALWAYS_INLINE enum pv_trap_result trap_read(struct pv_vcpu *v, unsigned kind, un
 					    unsigned idx, unsigned rule, pv_reg_read_fn *fn,
 					    uint32_t iss, unsigned el, uint64_t *x)
 {
+	unsigned rt;
 	v->stats.traps[kind]++;
 	/* A register the VM lacks (hidden feature, later version) or an index past the VM's
 	 * family (PMEVCNTR<n> with n >= N): UNDEF, before any EL0 rule (Arm ARM: an
@@ -97,7 +98,7 @@ ALWAYS_INLINE enum pv_trap_result trap_read(struct pv_vcpu *v, unsigned kind, un
 		if (r != PV_TRAP_HANDLED)
 			return r;
 	}
-	unsigned rt = (iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT;
+	rt = (iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT;
 	if (rt == 31)
 		return fn(v, idx, el, &v->discard);
 	return fn(v, idx, el, &x[rt]);
@@ -107,6 +108,7 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 					     unsigned idx, unsigned rule, pv_reg_write_fn *fn,
 					     uint32_t iss, unsigned el, const uint64_t *x)
 {
+	unsigned rt;
 	v->stats.traps[kind]++;
 	if (idx >= v->reg_limit[id] || !fn)
 		return PV_TRAP_UNDEF; /* or MSR to a read-only register */
@@ -115,7 +117,7 @@ ALWAYS_INLINE enum pv_trap_result trap_write(struct pv_vcpu *v, unsigned kind, u
 		if (r != PV_TRAP_HANDLED)
 			return r;
 	}
-	unsigned rt = (iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT;
+	rt = (iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT;
 	if (rt == 31)
 		return fn(v, idx, el, 0);
 	return fn(v, idx, el, x[rt]);

@@ -62,9 +62,10 @@ const struct pv_reg_desc *pv_reg_lookup(uint32_t key)
 {
 	for (unsigned i = 0; i < RIDX_COUNT; i++) {
 		const struct pv_reg_desc *d = &pv_reg_descs[i];
+		unsigned n;
 		if ((key & d->mask) != (d->key & d->mask))
 			continue;
-		unsigned n = pv_reg_member(d, key);
+		n = pv_reg_member(d, key);
 		if (n < d->first || n > d->last)
 			continue;
 		return d;

@@ -142,13 +142,14 @@ static void fgt_words(const struct pv_vm *vm, struct pv_trap_words *w)
 void pv_trap_words_init(struct pv_vm *vm)
 {
 	struct pv_trap_words *w = &vm->traps;
+	bool voff;
 	*w = (struct pv_trap_words){0};
 	mdcr_words(vm, w);
 
 	/* AMU: every register traps (CPTR_EL2.TAM, bit 30 in both E2H modes), unless the VM
 	 * takes the virtual-offset path: then counters are read directly with the offsets
 	 * applied (HCR_EL2.AMVOFFEN) and only the reads in vm->amu.hafgrtr trap. */
-	bool voff = vm->amu.version && vm->amu.path == PV_AMU_PATH_VOFF;
+	voff = vm->amu.version && vm->amu.path == PV_AMU_PATH_VOFF;
 	if (vm->hw->amu) {
 		w->cptr_el2_owned = PV_CPTR_EL2_TAM;
 		w->cptr_el2 = voff ? 0 : PV_CPTR_EL2_TAM;

@@ -35,9 +35,9 @@ struct pv_sys_access {
  */
 static inline bool pv_decode_sys(uint64_t esr, struct pv_sys_access *out)
 {
+	uint32_t iss = PV_ESR_ISS(esr);
 	if (PV_ESR_EC(esr) != PV_EC_SYS64)
 		return false;
-	uint32_t iss = PV_ESR_ISS(esr);
 	out->key = iss & PV_ISS_SYS_KEY_MASK;
 	out->rt = (uint8_t)((iss & PV_ISS_SYS_RT_MASK) >> PV_ISS_SYS_RT_SHIFT);
 	/* Direction from the raw ISS: a value masked to the key has no direction bit left. */

@@ -163,6 +163,7 @@ bool sim_spe_irq(const struct sim_spe *s)
 void sim_spe_psb(struct sim_spe *s)
 {
 	s->busy_until = 0;
+	s->undrained = false;
 }
 
 void sim_spe_log_free(struct sim_spe_log *l)
@@ -406,6 +407,7 @@ static size_t write_record(struct sim_spe *s, const struct sim_spe_env *e, const
 			pa -= va & 0xFFF;
 		}
 		e->write(e->ctx, pa + (va & 0xFFF), &rec[i], 1);
+		s->undrained = true;
 		s->ptr++;
 	}
 	s->stats.bytes += i;

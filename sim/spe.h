@@ -100,6 +100,9 @@ struct sim_spe {
 	uint64_t limitr, ptr, bsr;                       /* PMB*_EL1 */
 	uint64_t pmsidr, pmbidr;
 	uint64_t rng, cycle, busy_until, seq;
+	/* A record byte written since the last PSB CSYNC; DSB: the model writes at once, but the
+	 * architecture promises those writes complete only then (D17.9). */
+	bool undrained;
 	bool ea_armed; /* fault injection: an External abort after ea_left bytes */
 	uint64_t ea_left;
 	uint64_t coll_left; /* fault injection: samples to collide regardless of timing */
@@ -119,7 +122,8 @@ enum sim_acc sim_spe_read(struct sim_spe *s, unsigned el, unsigned e2pb, uint32_
 enum sim_acc sim_spe_write(struct sim_spe *s, unsigned el, uint32_t key, uint64_t val);
 /* Runs the unit over a chunk of work. */
 void sim_spe_exec(struct sim_spe *s, const struct sim_spe_env *env, const struct sim_work *w);
-/* PSB CSYNC: the sample in flight completes (the model writes records at once). */
+/* PSB CSYNC; DSB: the sample in flight completes (the model writes records at once), and
+ * every record written is drained. */
 void sim_spe_psb(struct sim_spe *s);
 /* Fault injection: the buffer write `after_bytes` bytes from now meets a synchronous External
  * abort. With cfg.ea_events the unit stops as DebugWriteExternalAbort() says (PMBSR_EL1 S, EA,

@@ -21,6 +21,7 @@ struct sim_spe_machine {
 	struct sim_spe_vcpu *vcpu[SIM_MAX_VCPUS];
 	struct pv_vspe_pin *pins[SIM_MAX_VCPUS]; /* the hypervisor's pin stores */
 	uint64_t stray;
+	uint64_t live_unpins;
 };
 
 void sim_spe_machine_config_default(struct sim_spe_machine_config *c)
@@ -152,6 +153,11 @@ uint64_t sim_spe_machine_cntvoff(const struct sim_machine *m, unsigned vm)
 uint64_t sim_spe_machine_stray(const struct sim_machine *m)
 {
 	return m->spe_machine ? m->spe_machine->stray : 0;
+}
+
+uint64_t sim_spe_machine_live_unpins(const struct sim_machine *m)
+{
+	return m->spe_machine ? m->spe_machine->live_unpins : 0;
 }
 
 /* ---- registers -------------------------------------------------------------------------- */
@@ -435,6 +441,13 @@ bool sim_spe_machine_pin(struct sim_vcpu *v, uint64_t ipa, uint64_t size, bool p
 		return false;
 	if (pin)
 		return sim_s2_pin(s2, ipa, size);
+	struct sim_cpu *c = v->pv.cpu ? v->pv.cpu->plat : NULL;
+	const struct sim_spe *u = c ? &v->m->spe_machine->unit[c->idx] : NULL;
+	if (u && ((u->limitr & PV_PMBLIMITR_E) || u->undrained))
+		for (uint64_t off = 0; off < size; off += SIM_PAGE)
+			if (sim_s2_is_ram(s2, ipa + off) &&
+			    s2->pins[(ipa + off - s2->ram_ipa) / SIM_PAGE] == 1)
+				v->m->spe_machine->live_unpins++;
 	sim_s2_unpin(s2, ipa, size);
 	return true;
 }

@@ -103,6 +103,10 @@ struct sim_mem *sim_spe_machine_mem(struct sim_machine *m);
 struct sim_spe_vcpu *sim_spe_machine_vcpu(struct sim_machine *m, unsigned vcpu);
 uint64_t sim_spe_machine_cntvoff(const struct sim_machine *m, unsigned vm);
 uint64_t sim_spe_machine_stray(const struct sim_machine *m);
+/* Pages whose last pin went while their vCPU was loaded on a pCPU whose unit had its buffer
+ * enabled (PMBLIMITR_EL1.E) or records not drained (no PSB CSYNC; DSB since the last one was
+ * written): where a host that frees unpinned pages could receive a late record. */
+uint64_t sim_spe_machine_live_unpins(const struct sim_machine *m);
 /* A builder of the VM's stage-1 tables in its own memory (tables from [pool, + size)). */
 bool sim_spe_machine_s1(struct sim_machine *m, unsigned vm, struct sim_s1 *t, unsigned granule,
 			unsigned va_bits, uint64_t pool, uint64_t pool_size);

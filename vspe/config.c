@@ -134,12 +134,17 @@ void pv_vspe_vcpu_init(struct pv_vcpu *v)
 	pv_vspe__tables_forget(&v->spe);
 }
 
+/* A new store: the old pins go (the hardware's pointer read first, the buffer stopped), and
+ * a buffer still enabled is pinned again into the new one at once rather than left off. */
 void pv_vspe_vcpu_pins(struct pv_vcpu *v, struct pv_vspe_pin *store, uint32_t n)
 {
+	pv_vspe__sync(v, false);
 	if (v->spe.npins)
 		pv_vspe__unpin_all(v);
 	v->spe.pins = store;
 	v->spe.max_pins = store ? n : 0;
+	if (v->spe.used)
+		pv_vspe__apply(v);
 }
 
 void pv_vspe_release(struct pv_vcpu *v)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Pinning the guest's profiling buffer in stage 2, run by run: the pin store of a vCPU, the
- * runs the stage-1 walk (walk.c) finds, and unpinning. Called by walk.c and buffer.c, calling
- * neither.
+ * runs the stage-1 walk (walk.c) finds, and unpinning, the hardware's buffer stopped first.
+ * Called by walk.c and buffer.c, calling neither.
  */
 #include "internal.h"
 
@@ -101,9 +101,25 @@ void pv_vspe__pinner_flush(struct vspe_pinner *p)
 	flush(p, &p->leaf);
 }
 
+/* The hardware stops writing the guest's buffer before a page of it is unpinned, so that
+ * nothing lands in a page the host may then free: PSB CSYNC then DSB completes the writes of
+ * every record already sampled (D17.9), PMBLIMITR_EL1.E = 0 keeps any later one out
+ * (ProfilingBufferEnabled(), D17.7). EL2 is never sampled for a guest, and its next sampled
+ * operation follows the exception return, a Context synchronization event. */
+static void hw_off(struct pv_vcpu *v)
+{
+	struct pv_pcpu *cpu = v->cpu;
+	if (!cpu || !v->spe.hw_on)
+		return;
+	pv_plat_psb_csync(cpu);
+	pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1, 0);
+	v->spe.hw_on = false;
+}
+
 void pv_vspe__unpin_all(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
+	hw_off(v);
 	for (uint32_t i = 0; i < s->npins; i++) {
 		pv_plat_s2_unpin(v, s->pins[i].ipa, s->pins[i].size);
 		s->stats.unpin_calls++;

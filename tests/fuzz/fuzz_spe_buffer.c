@@ -8,6 +8,7 @@
  * loaded in between. Platform: tests/support/memplat with the VM's RAM at [RIG_RAM,
  * RIG_RAM + RIG_RAM_SIZE), pins counted per page. Invariants (docs/security.md):
  *   - every pin is balanced: the library never unpins a page it did not pin;
+ *   - no page loses its last pin while the pCPU's profiling buffer is enabled or undrained;
  *   - the physical PMSCR_EL1 never asks for physical addresses or physical timestamps, and the
  *     VM's PMSCR_EL2 word is zero (no PA, no PCT, no EL2 context);
  *   - when the guest disables its buffer, every pin is released.
@@ -34,6 +35,8 @@ static const uint32_t spe_regs[] = {
 static void check(const struct spe_rig *r)
 {
 	FZ_CHECK(r->mem.bad_unpins == 0, "unpinned a page that was not pinned");
+	FZ_CHECK(r->mem.live_unpins == 0, "%llu pages unpinned under a running buffer",
+		 (unsigned long long)r->mem.live_unpins);
 	uint64_t scr = *memplat_reg((struct memplat_cpu *)&r->mc[0], PV_PMSCR_EL1);
 	FZ_CHECK(!(scr & (PV_PMSCR_PA | PV_PMSCR_PCT)), "PMSCR_EL1 = %#llx",
 		 (unsigned long long)scr);

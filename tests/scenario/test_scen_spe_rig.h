@@ -253,12 +253,14 @@ static inline void rig_free(struct spe_rig *r)
 	free(r);
 }
 
-/* After a run: the library's hygiene, no record outside a VM, no stage-2 fault seen by a unit
- * or a vCPU, and every pin released and balanced. */
+/* After a run: the library's hygiene, no record outside a VM, no page unpinned while its
+ * vCPU's unit could still write it, no stage-2 fault seen by a unit or a vCPU, and every pin
+ * released and balanced. */
 static inline void rig_hygiene(struct sim_machine *m, const char *tag)
 {
 	assert_int_equal(scen_hygiene(m, tag), 0);
 	assert_int_equal(sim_spe_machine_stray(m), 0);
+	assert_int_equal(sim_spe_machine_live_unpins(m), 0);
 	assert_int_equal(RIG_STAT(m, s2_faults), 0);
 	for (unsigned i = 0; i < m->nvcpus; i++) {
 		assert_int_equal(m->vcpu[i].pv.spe.stats.s2_faults, 0);

@@ -15,6 +15,8 @@ void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val)
 	struct memplat_cpu *c = cpu->plat;
 	c->writes++;
 	*memplat_reg(c, reg) = val;
+	if (reg == PV_PMBLIMITR_EL1 && (val & PV_PMBLIMITR_E))
+		c->spe_undrained = true;
 }
 
 void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level)
@@ -125,7 +127,12 @@ void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
 		return;
 	}
 	m->unpin_calls++;
+	struct memplat_cpu *c = v->cpu ? v->cpu->plat : NULL;
+	bool live = c &&
+		    ((*memplat_reg(c, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_E) || c->spe_undrained);
 	for (uint64_t p = (ipa - m->base) >> 12; p < (ipa - m->base + size) >> 12; p++) {
+		if (m->pins[p] == 1 && live)
+			m->live_unpins++;
 		if (m->pins[p])
 			m->pins[p]--;
 		else
@@ -145,7 +152,9 @@ bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa)
 
 void pv_plat_psb_csync(struct pv_pcpu *cpu)
 {
-	((struct memplat_cpu *)cpu->plat)->psb++;
+	struct memplat_cpu *c = cpu->plat;
+	c->psb++;
+	c->spe_undrained = false;
 }
 
 uint64_t memplat_pinned_pages(const struct memplat_mem *m)

@@ -32,6 +32,9 @@ struct memplat_cpu {
 	uint64_t reads, writes;    /* platform register accesses */
 	struct memplat_mmio *mmio; /* NULL: MMIO reads 0 */
 	uint64_t psb;              /* pv_plat_psb_csync calls */
+	/* PMBLIMITR_EL1.E written 1 since the last PSB CSYNC; DSB: the profiler may still have
+	 * records to write (Arm ARM D17.9). */
+	bool spe_undrained;
 };
 
 /*
@@ -44,6 +47,10 @@ struct memplat_mem {
 	uint8_t *bytes;
 	uint32_t *pins;
 	uint64_t reads, pin_calls, unpin_calls, bad_unpins;
+	/* Pages whose last pin went while the vCPU was loaded on a pCPU whose profiling buffer
+	 * was enabled (PMBLIMITR_EL1.E) or not drained: a host that frees unpinned pages could
+	 * see a record written into one after it was given away. */
+	uint64_t live_unpins;
 };
 
 struct memplat_vcpu {

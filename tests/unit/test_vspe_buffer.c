@@ -8,7 +8,7 @@
  * change and on pv_vspe_release, discard mode, and an enable made while not loaded; whatever
  * the guest moves (a pointer back below its pins, a limit raised), every page the profiler may
  * write is pinned, and no more than max_buffer of them; a pin store too small, never written
- * past.
+ * past; every path that drops pins with the vCPU loaded stops and drains the hardware first.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -699,6 +699,77 @@ static void test_discard_mode(void **state)
 	spe_rig_free(r);
 }
 
+/* Pins go only once the hardware has stopped writing the buffer (PSB CSYNC; DSB, then
+ * PMBLIMITR_EL1.E = 0, D17.9): on every path that drops them while the vCPU is loaded, the
+ * platform's unpin finds the pCPU's buffer off and drained (memplat counts the pages released
+ * otherwise), and the hardware's pointer is read before a new pin store replaces the old. */
+static void test_stopped_before_unpin(void **state)
+{
+	(void)state;
+	const uint64_t chunk = PV_VSPE_PIN_CHUNK_MIN, buf = UINT64_C(1) << 20;
+	struct mm mm;
+	struct spe_rig *r = setup_chunked(buf, chunk, 12, true, &mm);
+	struct pv_vcpu *v = &r->v[0];
+	map(r, &mm, KVA, RIG_RAM + (UINT64_C(8) << 20), buf, 0);
+	map(r, &mm, KVA + 2 * buf, RIG_RAM + (UINT64_C(16) << 20), 16 * 4096, 0);
+	uint64_t other = KVA + 2 * buf;
+	/* 1: the guest disables its buffer. */
+	enable(r, KVA, KVA + buf);
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
+	assert_int_equal(rig_pinned(r), 0);
+	/* 2: the buffer enabled moved below its pins (PMBPTR_EL1), pinned anew from there; then
+	 * a limit it cannot have (PMBLIMITR_EL1), refused with its pins gone. */
+	enable(r, KVA + 8 * 4096, KVA + 16 * 4096);
+	guest_msr_ok(v, PV_PMBPTR_EL1, KVA);
+	assert_int_equal(v->spe.stats.enables, 3);
+	assert_int_equal(rig_pinned(r), 16 + 4);
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, (KVA + 2 * buf) | PV_PMBLIMITR_E);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBSR_EL1), S | PV_PMBSR_BSC_SIZE);
+	assert_int_equal(rig_pinned(r), 0);
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
+	guest_msr_ok(v, PV_PMBSR_EL1, 0);
+	/* 3: a restart (PMBSR_EL1.S cleared) under other tables: walked and pinned anew. */
+	enable(r, other, other + 16 * 4096);
+	guest_msr_ok(v, PV_PMBSR_EL1, S);
+	*memplat_reg(&r->mc[0], PV_TTBR1_EL1) |= UINT64_C(1) << 48; /* another ASID */
+	guest_msr_ok(v, PV_PMBSR_EL1, 0);
+	assert_int_equal(v->spe.stats.enables, 5);
+	assert_int_equal(rig_pin_count(r, RIG_RAM + (UINT64_C(16) << 20)), 1);
+	/* 4: the hardware at perfvisor's chunk limit when the guest disables: the next chunk is
+	 * pinned and the hardware re-armed by the synchronisation, then everything goes. */
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
+	enable(r, KVA, KVA + buf);
+	*memplat_reg(&r->mc[0], PV_PMBPTR_EL1) = KVA + chunk - 64;
+	*memplat_reg(&r->mc[0], PV_PMBSR_EL1) = S | PV_PMBSR_BSC_FULL;
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
+	assert_int_equal(v->spe.stats.chunks, 1);
+	assert_int_equal(rig_pinned(r), 0);
+	/* 5: pv_vspe_release. */
+	enable(r, KVA, KVA + buf);
+	pv_vspe_release(v);
+	assert_int_equal(rig_pinned(r), 0);
+	/* 6: a new pin store while the buffer runs: the pointer the hardware reached is kept,
+	 * and the buffer is pinned again into the new store and runs on. */
+	enable(r, KVA, KVA + buf);
+	*memplat_reg(&r->mc[0], PV_PMBPTR_EL1) = KVA + 4096;
+	uint32_t n = PV_VSPE_PIN_SLOTS(buf);
+	struct pv_vspe_pin *store = calloc(n, sizeof(*store));
+	assert_non_null(store);
+	pv_vspe_vcpu_pins(v, store, n);
+	assert_int_equal(v->spe.pins, store);
+	assert_int_equal(hw(r, PV_PMBPTR_EL1), KVA + 4096);
+	assert_int_equal(hw(r, PV_PMBLIMITR_EL1), (KVA + 4096 + chunk) | PV_PMBLIMITR_E);
+	assert_int_equal(rig_pinned(r), chunk / 4096 + 4);
+	assert_int_equal(guest_mrs_ok(v, PV_PMBPTR_EL1), KVA + 4096);
+	guest_msr_ok(v, PV_PMBLIMITR_EL1, 0);
+	assert_int_equal(rig_pinned(r), 0);
+	assert_int_equal(r->mem.live_unpins, 0);
+	assert_int_equal(r->mem.bad_unpins, 0);
+	pv_vspe_vcpu_pins(v, NULL, 0);
+	free(store);
+	spe_rig_free(r);
+}
+
 /* An enable trapped while the vCPU is not loaded (the translation registers are the pCPU's
  * only while it is): done at the next load. */
 static void test_enable_while_not_loaded(void **state)
@@ -737,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_small_pin_store),
 		cmocka_unit_test(test_discard_mode),
 		cmocka_unit_test(test_enable_while_not_loaded),
+		cmocka_unit_test(test_stopped_before_unpin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,8 +106,7 @@ PV_PLATFORM void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t
  * @val: where the 8 bytes go.
  *
  * Used by vspe/ to walk the guest's stage-1 tables over its profiling buffer. The platform
- * faults the page in at stage 2 if it pages. hyp/ always returns false: QEMU virt has no SPE,
- * so no VM is given it there and vspe/ never calls this.
+ * faults the page in at stage 2 if it pages. hyp/ reads through the VM's stage-2 tables.
  *
  * Return: true, with *val read; false if the IPA is not the VM's memory.
  */
@@ -122,7 +121,7 @@ PV_PLATFORM bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t 
  * Every page of [@ipa, @ipa + @size) stays resident and mapped writable at stage 2 until
  * unpinned, so that the profiler never meets a stage-2 fault; pins are counted per page.
  * Used by vspe/ for the profiling buffer and the table pages the stage-1 walk reads. hyp/
- * always returns false (no SPE on QEMU virt).
+ * counts pins per page and refuses to unmap a pinned page (hyp/stage2.c).
  *
  * Return: true if every page is pinned; all or nothing: false, with nothing pinned, if any
  * page is not the VM's RAM.
@@ -143,8 +142,7 @@ PV_PLATFORM void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size
  * @ipa: an IPA of that VM.
  * @pa: where the physical address goes.
  *
- * Used by vspe/ once it has repaired a stage-2 fault of the profiling buffer. hyp/ always
- * returns false (no SPE on QEMU virt).
+ * Used by vspe/ once it has repaired a stage-2 fault of the profiling buffer.
  *
  * Return: true, with *pa set; false if stage 2 does not map @ipa writable.
  */

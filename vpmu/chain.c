@@ -24,9 +24,10 @@ bool pv_vpmu__increment(struct pv_vcpu *v, struct pv_pcpu *cpu, unsigned n)
  * EL filter is not applied. `overflowed` holds even counters only. */
 void pv_vpmu__chain_overflows(struct pv_vcpu *v, struct pv_pcpu *cpu, uint32_t overflowed)
 {
+	uint32_t odd;
 	if (!(v->pmu.pmcr & PV_PMCR_E) || (v->pmu.pmcr & PV_PMCR_LP))
 		return;
-	uint32_t odd = (overflowed << 1) & v->pmu.chain & v->pmu.cnten;
+	odd = (overflowed << 1) & v->pmu.chain & v->pmu.cnten;
 	for (unsigned n = 1; n < PV_PMU_MAX_COUNTERS && (odd >> n); n += 2)
 		if (odd & (1u << n))
 			pv_vpmu__increment(v, cpu, n);

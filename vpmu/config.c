@@ -64,6 +64,7 @@ static unsigned conds_of(const struct pv_hw *hw, const struct pv_vm_config *cfg)
 
 static int check_config(const struct pv_hw *hw, const struct pv_pmu_config *c)
 {
+	uint32_t space;
 	if (hw->pmu_version == PV_PMUVER_NI || hw->pmu_version == PV_PMUVER_IMPDEF)
 		return PV_ERR_NO_PMU;
 	if (!version_offered(c->version) || c->version > hw->pmu_version)
@@ -73,7 +74,7 @@ static int check_config(const struct pv_hw *hw, const struct pv_pmu_config *c)
 	if (c->nr_filters > PV_PMU_MAX_FILTERS)
 		return PV_ERR_FILTER_COUNT;
 	/* Event space: 10-bit event numbers for PMUv3, 16-bit from PMUv3p1. */
-	uint32_t space = c->version >= PV_PMUVER_V3P1 ? 65536u : 1024u;
+	space = c->version >= PV_PMUVER_V3P1 ? 65536u : 1024u;
 	for (unsigned i = 0; i < c->nr_filters; i++) {
 		const struct pv_pmu_filter *f = &c->filters[i];
 		if (f->nevents == 0 || (uint32_t)f->base_event + f->nevents > space)
@@ -117,6 +118,12 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	struct pv_vm_pmu *p = &vm->pmu;
 	const struct pv_hw *hw = vm->hw;
 	const struct pv_pmu_config *c = &vm->cfg.pmu;
+	int err;
+	unsigned n;
+	unsigned ver;
+	unsigned h;
+	uint64_t ceid0;
+	uint64_t ceid1;
 
 	clear_vm_pmu(p);
 	/* Known for every VM: the PMU interrupt handler needs it whatever vCPU is loaded. */
@@ -124,15 +131,15 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 		p->host_mask = (uint32_t)PV_GENMASK(hw->pmu_counters - 1, hw->hpmn);
 	if (!(vm->cfg.features & PV_FEAT_PMU))
 		return PV_OK; /* no PMU: the trap table UNDEFs every PMU register */
-	int err = check_config(hw, c);
+	err = check_config(hw, c);
 	if (err)
 		return err;
 
-	unsigned n = c->nr_counters;
-	unsigned ver = c->version;
+	n = c->nr_counters;
+	ver = c->version;
 	/* The registers' bits are the database's (arch/sysregs.txt: PV_BITS_*, by version and
 	 * by what the PE has); what follows takes from those masks what the handlers keep. */
-	unsigned h = conds_of(hw, &vm->cfg);
+	h = conds_of(hw, &vm->cfg);
 	p->version = (uint8_t)ver;
 	p->nr_counters = (uint8_t)n;
 	p->conds = (uint8_t)h;
@@ -184,10 +191,10 @@ int pv_vpmu_vm_init(struct pv_vm *vm)
 	/* PMCEID: what the hardware implements plus the emulated SW_INCR and CHAIN, less what
 	 * the filter denies (Arm ARM D24.5.4). The upper halves (events 0x4000+) exist from
 	 * PMUv3p1. */
-	uint64_t ceid0 = hw->pmceid0;
+	ceid0 = hw->pmceid0;
 	if (!p->direct) /* direct: the hardware's own SW_INCR and CHAIN, as it has them */
 		ceid0 |= PV_BIT(PV_EVT_SW_INCR) | PV_BIT(PV_EVT_CHAIN);
-	uint64_t ceid1 = hw->pmceid1;
+	ceid1 = hw->pmceid1;
 	if (c->version < PV_PMUVER_V3P1) {
 		ceid0 &= 0xFFFFFFFFu;
 		ceid1 &= 0xFFFFFFFFu;

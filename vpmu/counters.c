@@ -130,8 +130,8 @@ VPMU_COLD static enum pv_trap_result ccntr_write_slow(struct pv_vcpu *v, uint64_
 enum pv_trap_result pv_vpmu_pmccntr_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t *val)
 {
-	(void)idx, (void)el;
 	struct pv_pcpu *cpu = v->cpu;
+	(void)idx, (void)el;
 	if (v->pmu.slow & (1u << PV_PMU_CYCLE_IDX))
 		return ccntr_read_slow(v, val); /* not active, or not loaded */
 	*val = pv_plat_sysreg_read(cpu, PV_PMCCNTR_EL0);
@@ -141,8 +141,8 @@ enum pv_trap_result pv_vpmu_pmccntr_read(struct pv_vcpu *v, unsigned idx, unsign
 enum pv_trap_result pv_vpmu_pmccntr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					  uint64_t val)
 {
-	(void)idx, (void)el;
 	struct pv_pcpu *cpu = v->cpu;
+	(void)idx, (void)el;
 	if (v->pmu.slow & (1u << PV_PMU_CYCLE_IDX))
 		return ccntr_write_slow(v, val); /* not active, or not loaded */
 	pv_plat_sysreg_write(cpu, PV_PMCCNTR_EL0, val);

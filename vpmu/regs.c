@@ -55,9 +55,10 @@ VPMU_NOINLINE static enum pv_trap_result pmcr_write_change(struct pv_vcpu *v, ui
 enum pv_trap_result pv_vpmu_pmcr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 				       uint64_t val)
 {
-	(void)idx, (void)el;
 	const struct pv_vm_pmu *p = &v->vm->pmu;
-	uint64_t pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
+	uint64_t pmcr;
+	(void)idx, (void)el;
+	pmcr = (val & p->pmcr_stored) | p->pmcr_res1;
 	if ((v->pmu.slow & (1u << PV_PMU_CYCLE_IDX)) || (val & (PV_PMCR_P | PV_PMCR_C)) ||
 	    pmcr != v->pmu.pmcr)
 		return pmcr_write_change(v, val);
@@ -105,9 +106,11 @@ enum pv_trap_result pv_vpmu_pmcr_read(struct pv_vcpu *v, unsigned idx, unsigned 
 static enum pv_trap_result write_cnten(struct pv_vcpu *v, uint64_t val, bool set)
 {
 	struct pv_pcpu *cpu = vpmu_cpu(v);
+	uint32_t bits;
+	uint32_t changed;
 	vpmu_settle_chain(v, cpu);
-	uint32_t bits = (uint32_t)val & v->vm->pmu.counter_mask;
-	uint32_t changed = set ? bits & ~v->pmu.cnten : bits & v->pmu.cnten;
+	bits = (uint32_t)val & v->vm->pmu.counter_mask;
+	changed = set ? bits & ~v->pmu.cnten : bits & v->pmu.cnten;
 	v->pmu.cnten ^= changed;
 	if (cpu && changed) {
 		pv_plat_sysreg_write(cpu, set ? PV_PMCNTENSET_EL0 : PV_PMCNTENCLR_EL0, changed);

@@ -22,14 +22,18 @@ static bool counts_at(uint64_t t, unsigned el)
 enum pv_trap_result pv_vpmu_pmswinc_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					  uint64_t val)
 {
+	struct pv_pcpu *cpu;
+	const struct pv_vm_pmu *p;
+	uint32_t todo;
+	uint32_t chained;
 	(void)idx;
-	struct pv_pcpu *cpu = vpmu_cpu(v);
+	cpu = vpmu_cpu(v);
 	if (!(v->pmu.pmcr & PV_PMCR_E))
 		return PV_TRAP_HANDLED;
-	const struct pv_vm_pmu *p = &v->vm->pmu;
-	uint32_t todo = (uint32_t)(val & PV_BITS_PMSWINC_EL0_WO(p->version, p->conds)) &
-			v->pmu.cnten & v->pmu.emulated;
-	uint32_t chained = 0;
+	p = &v->vm->pmu;
+	todo = (uint32_t)(val & PV_BITS_PMSWINC_EL0_WO(p->version, p->conds)) & v->pmu.cnten &
+	       v->pmu.emulated;
+	chained = 0;
 	for (unsigned n = 0; n < PV_PMU_MAX_COUNTERS && (todo >> n); n++) {
 		uint64_t t = v->pmu.evtyper[n];
 		if (!(todo & (1u << n)) || (t & p->event_mask) != PV_EVT_SW_INCR ||

@@ -83,13 +83,14 @@ void pv_vpmu_load(struct pv_vcpu *v)
 void pv_vpmu_put(struct pv_vcpu *v)
 {
 	struct pv_pcpu *cpu = v->cpu;
+	unsigned nr;
 	if (!v->pmu.active || !cpu)
 		return;
 	if (vpmu_in_hw(&v->vm->pmu)) {
 		pv_vpmu__pt_put(v, cpu);
 		return;
 	}
-	unsigned nr = v->vm->pmu.nr_counters;
+	nr = v->vm->pmu.nr_counters;
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, v->vm->pmu.counter_mask);
 	pv_vpmu__fold(v, cpu);
 	for (unsigned n = 0; n < nr; n++)
@@ -106,9 +107,10 @@ void pv_vpmu_put(struct pv_vcpu *v)
  * overflow pending. */
 void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 {
+	uint64_t guest;
 	if (hw->pmu_version == PV_PMUVER_NI)
 		return;
-	uint64_t guest = (PV_BIT(hw->hpmn) - 1) | PV_BIT(PV_PMU_CYCLE_IDX);
+	guest = (PV_BIT(hw->hpmn) - 1) | PV_BIT(PV_PMU_CYCLE_IDX);
 	pv_plat_sysreg_write(cpu, PV_PMUSERENR_EL0, PV_PMUSERENR_EN);
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, guest);
 	pv_plat_sysreg_write(cpu, PV_PMINTENCLR_EL1, guest);
@@ -125,6 +127,7 @@ void pv_vpmu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 enum pv_irq_result pv_vpmu_irq(struct pv_pcpu *cpu)
 {
 	struct pv_vcpu *v = cpu->loaded;
+	uint64_t host;
 	if (v && vpmu_in_hw(&v->vm->pmu)) {
 		/* The host's counters first: the guest's level, if high, brings it back. */
 		if (v->vm->pmu.host_mask &&
@@ -135,7 +138,7 @@ enum pv_irq_result pv_vpmu_irq(struct pv_pcpu *cpu)
 		v->stats.pmu_irqs++;
 		return PV_IRQ_GUEST_MAPPED;
 	}
-	uint64_t host = 0;
+	host = 0;
 	if (v && v->pmu.active) {
 		host = pv_vpmu__fold(v, cpu) & v->vm->pmu.host_mask;
 	} else {

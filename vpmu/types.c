@@ -16,6 +16,7 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 	uint32_t event = (uint32_t)(t & v->vm->pmu.event_mask);
 	uint32_t bit = 1u << n;
 	struct pv_pcpu *cpu = vpmu_cpu(v);
+	uint32_t chain;
 	if (v->vm->pmu.direct) {
 		/* Its PMOVS, enables and counters are the hardware's, SW_INCR and CHAIN too:
 		 * only the sanitised type goes in (the one path a type has to a direct VM's
@@ -30,7 +31,7 @@ VPMU_COLD static void evtyper_changed(struct pv_vcpu *v, unsigned n, uint64_t t,
 	if (event == PV_EVT_SW_INCR || event == PV_EVT_CHAIN)
 		v->pmu.emulated |= bit;
 	/* CHAIN is meaningful on odd counters only (it chains to counter n - 1). */
-	uint32_t chain = (event == PV_EVT_CHAIN && (n & 1)) ? bit : 0;
+	chain = (event == PV_EVT_CHAIN && (n & 1)) ? bit : 0;
 	if ((v->pmu.chain & bit) != chain) {
 		v->pmu.chain ^= bit;
 		vpmu_set_slow(v);
@@ -52,13 +53,16 @@ static VPMU_INLINE enum pv_trap_result set_evtyper(struct pv_vcpu *v, unsigned n
 	const struct pv_vm_pmu *p = &v->vm->pmu;
 	struct pv_pcpu *cpu = v->cpu;
 	uint64_t t = val & p->evtyper_mask;
+	uint32_t event;
+	bool in_hw;
+	uint64_t hw;
 	/* `slow` has every bit until the first access, while not loaded, and always for a
 	 * direct VM. */
 	if (t == v->pmu.evtyper[n] && !(v->pmu.slow & (1u << n)))
 		return PV_TRAP_HANDLED;
-	uint32_t event = (uint32_t)(t & p->event_mask);
-	bool in_hw = vpmu_event_in_hw(p, event);
-	uint64_t hw = in_hw ? event | vpmu_hw_filter(p, t) : p->hw_nothing;
+	event = (uint32_t)(t & p->event_mask);
+	in_hw = vpmu_event_in_hw(p, event);
+	hw = in_hw ? event | vpmu_hw_filter(p, t) : p->hw_nothing;
 
 	v->pmu.evtyper[n] = t;
 	v->pmu.hwtype[n] = hw;
@@ -140,8 +144,9 @@ static unsigned xev_sel(const struct pv_vcpu *v)
 enum pv_trap_result pv_vpmu_pmxevtyper_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					    uint64_t *val)
 {
+	unsigned sel;
 	(void)idx, (void)el;
-	unsigned sel = xev_sel(v);
+	sel = xev_sel(v);
 	if (sel == PV_PMU_CYCLE_IDX)
 		return pv_vpmu_pmccfiltr_read(v, 0, 1, val);
 	if (sel >= v->vm->pmu.nr_counters)
@@ -152,8 +157,9 @@ enum pv_trap_result pv_vpmu_pmxevtyper_read(struct pv_vcpu *v, unsigned idx, uns
 enum pv_trap_result pv_vpmu_pmxevtyper_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					     uint64_t val)
 {
+	unsigned sel;
 	(void)idx, (void)el;
-	unsigned sel = xev_sel(v);
+	sel = xev_sel(v);
 	if (sel == PV_PMU_CYCLE_IDX)
 		return set_ccfiltr(v, val);
 	if (sel < v->vm->pmu.nr_counters)

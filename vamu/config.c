@@ -21,21 +21,23 @@ const uint32_t pv_vamu__voff_key[PV_AMU_COUNTERS] = {
 int pv_vamu_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
 	unsigned amu = PV_ID_FIELD(hw->id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)], PV_ID_AA64PFR0_AMU);
+	struct pv_hw_amu *a = &hw->amuhw;
+	unsigned cg1nc;
+	uint32_t below;
 	hw->amu = amu != 0;
 	hw->amuv1p1 = amu >= 2;
 	if (!hw->amu)
 		return PV_OK;
-	struct pv_hw_amu *a = &hw->amuhw;
 	a->amcr = pv_plat_sysreg_read(cpu, PV_AMCR_EL0);
 	a->amcfgr = pv_plat_sysreg_read(cpu, PV_AMCFGR_EL0);
 	a->amcgcr = pv_plat_sysreg_read(cpu, PV_AMCGCR_EL0);
 	a->cnten0 = pv_plat_sysreg_read(cpu, PV_AMCNTENSET0_EL0) & 0xF;
 	/* No auxiliary counters (AMCFGR_EL0.NCG = 0): the group 1 registers UNDEF. */
-	unsigned cg1nc = (unsigned)PV_FIELD_GET(PV_AMCGCR_CG1NC, a->amcgcr);
+	cg1nc = (unsigned)PV_FIELD_GET(PV_AMCGCR_CG1NC, a->amcgcr);
 	if (PV_FIELD_GET(PV_AMCFGR_NCG, a->amcfgr) == 0)
 		cg1nc = 0;
 	a->aux = (uint8_t)(cg1nc > PV_AMU_AUX_MAX ? PV_AMU_AUX_MAX : cg1nc);
-	uint32_t below = (uint32_t)(PV_BIT(a->aux) - 1);
+	below = (uint32_t)(PV_BIT(a->aux) - 1);
 	a->aux_present = (uint16_t)below;
 	if (hw->amuv1p1) {
 		a->amcg1idr = pv_plat_sysreg_read(cpu, PV_AMCG1IDR_EL0);
@@ -69,21 +71,24 @@ int pv_vamu_vm_init(struct pv_vm *vm)
 	struct pv_vm_amu *p = &vm->amu;
 	const struct pv_hw *hw = vm->hw;
 	const struct pv_amu_config *c = &vm->cfg.amu;
+	const struct pv_hw_amu *a = &hw->amuhw;
+	unsigned hwver;
+	uint32_t aux_mask;
+	bool cg1rz;
 	*p = (struct pv_vm_amu){0};
 	if (!(vm->cfg.features & PV_FEAT_AMU))
 		return PV_OK; /* no AMU: the trap table UNDEFs every AMU register */
-	const struct pv_hw_amu *a = &hw->amuhw;
-	unsigned hwver = hw->amuv1p1 ? PV_AMU_V1P1 : PV_AMU_V1;
+	hwver = hw->amuv1p1 ? PV_AMU_V1P1 : PV_AMU_V1;
 	if ((c->version != PV_AMU_V1 && c->version != PV_AMU_V1P1) || c->version > hwver)
 		return PV_ERR_AMU_VERSION;
 	if (c->nr_aux > a->aux)
 		return PV_ERR_AMU_AUX;
-	uint32_t aux_mask = (uint32_t)(PV_BIT(c->nr_aux) - 1);
+	aux_mask = (uint32_t)(PV_BIT(c->nr_aux) - 1);
 	if (aux_mask & ~(uint32_t)a->aux_present)
 		return PV_ERR_AMU_AUX;
 	/* With AMCR_EL0.CG1RZ group 1 reads as zero below the highest EL, EL2 included: only
 	 * an AMUv1p1 VM has the field that says so. */
-	bool cg1rz = hw->amuv1p1 && (a->amcr & PV_AMCR_CG1RZ);
+	cg1rz = hw->amuv1p1 && (a->amcr & PV_AMCR_CG1RZ);
 	if (cg1rz && c->version < PV_AMU_V1P1 && c->nr_aux)
 		return PV_ERR_AMU_AUX;
 

@@ -76,10 +76,10 @@ enum pv_trap_result pv_vamu_amuserenr_write(struct pv_vcpu *v, unsigned idx, uns
 enum pv_trap_result pv_vamu_amcnten1_read(struct pv_vcpu *v, unsigned idx, unsigned el,
 					  uint64_t *val)
 {
-	(void)idx, (void)el;
 	const struct pv_vm_amu *a = &v->vm->amu; /* it has an auxiliary counter (gate AUX) */
-	uint64_t en = v->cpu ? pv_plat_sysreg_read(v->cpu, PV_AMCNTENSET1_EL0)
-			     : v->vm->hw->amuhw.cnten1;
+	uint64_t en;
+	(void)idx, (void)el;
+	en = v->cpu ? pv_plat_sysreg_read(v->cpu, PV_AMCNTENSET1_EL0) : v->vm->hw->amuhw.cnten1;
 	*val = en & a->aux_mask;
 	return PV_TRAP_HANDLED;
 }

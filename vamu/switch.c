@@ -22,9 +22,9 @@ void pv_vamu_load(struct pv_vcpu *v)
 {
 	const struct pv_vm_amu *a = &v->vm->amu;
 	struct pv_pcpu *cpu = v->cpu;
+	struct pv_vamu *s = &v->amu;
 	if (!a->version || !cpu)
 		return;
-	struct pv_vamu *s = &v->amu;
 	for (unsigned k = 0; k < a->nr; k++)
 		s->off[k] = pv_plat_sysreg_read(cpu, pv_vamu__cntr_key[k]) - s->val[k];
 	/* Reads at EL0/EL1 return PCount - AMEVCNTVOFF<g><n>_EL2 (HCR_EL2.AMVOFFEN = 1). */
@@ -42,9 +42,9 @@ void pv_vamu_put(struct pv_vcpu *v)
 {
 	const struct pv_vm_amu *a = &v->vm->amu;
 	struct pv_pcpu *cpu = v->cpu;
+	struct pv_vamu *s = &v->amu;
 	if (!a->version || !cpu)
 		return;
-	struct pv_vamu *s = &v->amu;
 	for (unsigned k = 0; k < a->nr; k++)
 		s->val[k] = pv_plat_sysreg_read(cpu, pv_vamu__cntr_key[k]) - s->off[k];
 	if (a->path == PV_AMU_PATH_VOFF) {

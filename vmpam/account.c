@@ -63,11 +63,12 @@ static uint64_t bound(uint64_t sq, uint64_t open, uint64_t lin, uint64_t gran)
 
 static void update_dev(struct pv_vmpam_acct *a, uint64_t r)
 {
+	uint64_t d;
 	if (!(a->flags & ACCT_SAMPLED)) {
 		a->dev = r; /* nothing known: a change as large as the rate */
 		return;
 	}
-	uint64_t d = r > a->rate ? r - a->rate : a->rate - r;
+	d = r > a->rate ? r - a->rate : a->rate - r;
 	a->dev = a->dev - (a->dev >> DEV_WEIGHT) + (d >> DEV_WEIGHT);
 }
 
@@ -81,12 +82,15 @@ static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint6
 {
 	uint64_t w = now > t_prog ? now - t_prog : 0;
 	uint64_t dark = nrdy < w ? nrdy : w;
+	uint64_t r;
+	bool idle_before;
+	uint64_t comp;
 	if (w == dark)
 		return false;
-	uint64_t r = vmpam_rate(bytes, w - dark);
+	r = vmpam_rate(bytes, w - dark);
 	/* A new VM whose monitors were set up before it ran has no bytes in the dark part. */
-	bool idle_before = (a->flags & ACCT_NEW) && !(a->flags & ACCT_GAP);
-	uint64_t comp = idle_before ? 0 : vmpam_bytes(r, dark);
+	idle_before = (a->flags & ACCT_NEW) && !(a->flags & ACCT_GAP);
+	comp = idle_before ? 0 : vmpam_bytes(r, dark);
 	if ((a->flags & ACCT_GAP) && t_prog > a->at) {
 		uint64_t g = t_prog - a->at;
 		bool known = a->flags & ACCT_SAMPLED;
@@ -125,9 +129,10 @@ static bool window(struct pv_vmpam_acct *a, uint64_t bytes, uint32_t gran, uint6
  * whole 2^RATE_SHIFT ns, so never late; UINT64_MAX if not within 64-bit time. */
 static uint64_t overflow_time(const struct pv_vmpam_acct *a)
 {
+	uint64_t periods;
 	if (!a->bytes || !a->rate)
 		return UINT64_MAX;
-	uint64_t periods = (0 - a->bytes) / a->rate;
+	periods = (0 - a->bytes) / a->rate;
 	if (periods > (UINT64_MAX - a->at) >> RATE_SHIFT)
 		return UINT64_MAX;
 	return a->at + (periods << RATE_SHIFT);
@@ -138,9 +143,10 @@ static uint64_t overflow_time(const struct pv_vmpam_acct *a)
  * joining, leaving or moving only resets, clears or copies accounts: no gap comes earlier. */
 static void note_gap(struct pv_vmpam_node *n, const struct pv_vmpam_acct *a)
 {
+	uint64_t t;
 	if ((a->flags & (ACCT_GAP | ACCT_SAMPLED | ACCT_OVERFLOW)) != (ACCT_GAP | ACCT_SAMPLED))
 		return;
-	uint64_t t = overflow_time(a);
+	t = overflow_time(a);
 	if (t < n->seal_at)
 		n->seal_at = t;
 }
@@ -185,19 +191,22 @@ static void read_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i
 	struct pv_vmpam_node *n = &sys->node[i];
 	for (unsigned s = 0; s < n->nmons;) {
 		uint32_t e = n->slot[s];
-		if (e == PV_VMPAM_SLOT_FREE || SLOT_VP(e) != 0) {
-			s++;
-			continue;
-		}
-		unsigned k = sys->vms[ACCT_VM(sys, SLOT_ACCT(e))]->nr_partids;
+		unsigned k;
 		bool ok = true;
 		uint64_t bytes = 0;
 		uint32_t gran = 0;
 		bool over = false;
+		struct pv_vmpam_acct *a;
+		if (e == PV_VMPAM_SLOT_FREE || SLOT_VP(e) != 0) {
+			s++;
+			continue;
+		}
+		k = sys->vms[ACCT_VM(sys, SLOT_ACCT(e))]->nr_partids;
 		for (unsigned j = s; j < s + k && (ok || !n->rotating); j++) {
 			for (unsigned r = 0; r < n->nris && (ok || !n->rotating); r++) {
 				bool ded = !n->rotating;
 				uint64_t raw, d;
+				unsigned scale;
 				if (!pv_vmpam__mon_read(sys, cpu, n, r, j,
 							ded ? n->last[j][r] : 0,
 							ded ? n->pred[j][r] : 0, &raw, &d)) {
@@ -213,14 +222,14 @@ static void read_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i
 				 * description, MPAM spec IHI 0099): a 63-bit count with
 				 * SCALE 31 does not fit 64 bits, so that is noted, not
 				 * wrapped. */
-				unsigned scale = pv_vmpam__mon_scale(sys, n, r);
+				scale = pv_vmpam__mon_scale(sys, n, r);
 				if (scale >= 64 || d > (UINT64_MAX >> scale) ||
 				    __builtin_add_overflow(bytes, d << scale, &bytes))
 					over = true;
 				gran += (UINT32_C(1) << scale) - 1;
 			}
 		}
-		struct pv_vmpam_acct *a = vmpam_acct(sys, SLOT_ACCT(e), i);
+		a = vmpam_acct(sys, SLOT_ACCT(e), i);
 		if (over || (!n->rotating && __builtin_add_overflow(bytes, a->pend, &bytes)))
 			a->flags |= ACCT_OVERFLOW;
 		if (n->rotating) {
@@ -274,9 +283,9 @@ static void fill_slots(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, unsigned i
 {
 	struct pv_vmpam_node *n = &sys->node[i];
 	uint32_t naccts = sys->nvms << sys->acct_shift;
+	unsigned s = 0;
 	free_slots(n);
 	n->t_prog = now;
-	unsigned s = 0;
 	for (uint32_t seen = 0; seen < naccts; seen++) {
 		uint32_t idx = dedicated ? seen : n->cursor < naccts ? n->cursor : 0;
 		const struct pv_vm_mpam *vm = sys->vms[ACCT_VM(sys, idx)];
@@ -342,6 +351,7 @@ void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now)
 		now = sys->now;
 	for (unsigned i = 0; i < sys->nnodes; i++) {
 		struct pv_vmpam_node *n = &sys->node[i];
+		bool rotate;
 		if (!n->nmons)
 			continue;
 		if (now >= n->seal_at)
@@ -351,7 +361,7 @@ void pv_vmpam_tick(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint64_t now)
 		if (n->rotating && now - n->t_prog < n->nrdy_ns)
 			continue;
 		read_slots(sys, cpu, i, now);
-		bool rotate = n->used > n->nmons;
+		rotate = n->used > n->nmons;
 		if (rotate && !n->rotating)
 			to_rotation(sys, i);
 		else if ((!rotate && n->rotating) || n->repack)
@@ -385,14 +395,15 @@ void pv_vmpam__acct_add(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct pv
 		for (unsigned kind = 0; kind < 1u << sys->acct_shift; kind++) {
 			uint32_t acc = vmpam_account(sys, vm->index, kind);
 			struct pv_vmpam_acct *a = vmpam_acct(sys, acc, i);
+			int s;
 			*a = (struct pv_vmpam_acct){.at = sys->now,
 						    .flags = ACCT_USED | ACCT_NEW,
 						    .status = PV_VMPAM_MEASURED};
 			if (!n->nmons)
 				continue;
 			n->used += vm->nr_partids;
-			int s = n->rotating || n->used > n->nmons ? -1
-								  : free_run(n, vm->nr_partids);
+			s = n->rotating || n->used > n->nmons ? -1
+							      : free_run(n, vm->nr_partids);
 			if (s < 0) {
 				/* Rotation (from the next tick), or a repack of the dedicated slots. */
 				a->flags |= ACCT_GAP;
@@ -446,12 +457,12 @@ void pv_vmpam__acct_move(struct pv_vmpam_sys *sys, uint32_t from, uint32_t to)
 static int read_account(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam *vm,
 			unsigned kind, unsigned node, struct pv_vmpam_reading *out)
 {
+	const struct pv_vmpam_acct *a;
 	*out = (struct pv_vmpam_reading){.at_ns = sys->now, .status = PV_VMPAM_NO_DATA};
 	if (!vm || vm->sys != sys || node >= sys->nnodes || !sys->node[node].nmons ||
 	    kind >= 1u << sys->acct_shift)
 		return out->status;
-	const struct pv_vmpam_acct *a = vmpam_acct(sys, vmpam_account(sys, vm->index, kind),
-						   node);
+	a = vmpam_acct(sys, vmpam_account(sys, vm->index, kind), node);
 	if (a->flags & ACCT_OVERFLOW)
 		return out->status = PV_VMPAM_OVERFLOW;
 	if (!(a->flags & ACCT_SAMPLED))
@@ -491,6 +502,9 @@ int pv_vmpam_read_local(const struct pv_vmpam_sys *sys, const struct pv_vm_mpam 
 int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_reading *to,
 		  struct pv_vmpam_rate *out)
 {
+	uint64_t sq;
+	uint64_t lin;
+	uint64_t gran;
 	*out = (struct pv_vmpam_rate){.status = from->status > to->status ? from->status
 									  : to->status};
 	if (out->status > PV_VMPAM_ESTIMATED || to->at_ns < from->at_ns)
@@ -498,9 +512,9 @@ int pv_vmpam_rate(const struct pv_vmpam_reading *from, const struct pv_vmpam_rea
 	out->ns = to->at_ns - from->at_ns;
 	out->bytes = to->bytes > from->bytes ? to->bytes - from->bytes : 0;
 	/* A gap open at `from` is counted whole: in to->sq once closed, in to->open if not. */
-	uint64_t sq = to->sq > from->sq ? to->sq - from->sq : 0;
-	uint64_t lin = to->lin > from->lin ? to->lin - from->lin : 0;
-	uint64_t gran = to->gran > from->gran ? to->gran : from->gran;
+	sq = to->sq > from->sq ? to->sq - from->sq : 0;
+	lin = to->lin > from->lin ? to->lin - from->lin : 0;
+	gran = to->gran > from->gran ? to->gran : from->gran;
 	out->bound = bound(sq, to->open, lin, gran);
 	out->status = (sq || lin || to->open) ? PV_VMPAM_ESTIMATED : PV_VMPAM_MEASURED;
 	if (out->ns) {

@@ -64,12 +64,13 @@ static int pcpu_pmg(const struct pv_vm_mpam *vm, const struct pv_pcpu *cpu)
 
 void pv_vmpam__vm_views(const struct pv_vmpam_sys *sys, struct pv_vm_mpam *vm)
 {
+	struct pv_vmpam_el2 *e = &vm->el2;
+	unsigned n = vm->nr_partids;
 	/* MPAMIDR_EL1: PARTID_MAX and PMG_MAX of the VM; no HCR/VPM (no EL2 in the guest), no
 	 * bandwidth controls, ALTSP, TIDR, SP4, FORCE_NS or SDEFLT. */
 	vm->mpamidr = PV_FIELD_PREP(PV_MPAMIDR_PARTID_MAX, vm->nr_partids - 1) |
 		      PV_FIELD_PREP(PV_MPAMIDR_PMG_MAX, vm->pmg_max);
 
-	struct pv_vmpam_el2 *e = &vm->el2;
 	*e = (struct pv_vmpam_el2){0};
 	e->mpam2_el2_owned = PV_MPAM2_EL2_TRAPMPAM0EL1 | PV_MPAM2_EL2_TRAPMPAM1EL1 |
 			     PV_MPAM2_EL2_TIDR | PV_MPAM2_EL2_EnMPAMSM;
@@ -86,7 +87,6 @@ void pv_vmpam__vm_views(const struct pv_vmpam_sys *sys, struct pv_vm_mpam *vm)
 			 PV_MPAMHCR_EL2_EL0_VPMEN;
 	/* Entry v maps virtual PARTID v; the unused rest of the last register repeats the
 	 * default. Only the VM's entries are valid: any other falls back to entry 0. */
-	unsigned n = vm->nr_partids;
 	e->nvpm = (uint8_t)((n + PV_MPAMVPM_ENTRIES - 1) / PV_MPAMVPM_ENTRIES);
 	for (unsigned v = 0; v < e->nvpm * PV_MPAMVPM_ENTRIES; v++)
 		e->vpm[v / 4] |= (uint64_t)vm->partid[v < n ? v : 0] << (16 * (v % 4));
@@ -174,12 +174,13 @@ enum pv_trap_result pv_vmpam_mpam0_read(struct pv_vcpu *v, unsigned idx, unsigne
 static enum pv_trap_result write_labels(struct pv_vcpu *v, uint64_t val, bool el1)
 {
 	struct pv_vmpam *s = PV_VMPAM_VCPU(v);
-	if (!s->vm)
-		return PV_TRAP_UNDEF;
 	/* Each register's own mask, though today's are the same bits. */
 	const uint64_t rw1 = PV_BITS_MPAM1_EL1_RW(1, 0), rw0 = PV_BITS_MPAM0_EL1_RW(1, 0);
-	uint64_t guest = val & (el1 ? rw1 : rw0),
-		 hw = hw_value(s->vm, guest, pcpu_pmg(s->vm, v->cpu));
+	uint64_t guest, hw;
+	if (!s->vm)
+		return PV_TRAP_UNDEF;
+	guest = val & (el1 ? rw1 : rw0);
+	hw = hw_value(s->vm, guest, pcpu_pmg(s->vm, v->cpu));
 	if (el1) {
 		s->mpam1 = guest;
 		s->hw_mpam1 = hw;

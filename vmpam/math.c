@@ -28,14 +28,15 @@ uint64_t pv_vmpam__mulshr_portable(uint64_t a, uint64_t b, unsigned s)
 
 uint64_t pv_vmpam__muldiv(uint64_t a, uint64_t b, uint64_t c)
 {
-	uint64_t hi, lo;
+	uint64_t hi, lo, q, r;
 	mul128(a, b, &hi, &lo);
 	if (!hi)
 		return lo / c;
 	if (hi >= c)
 		return UINT64_MAX;
 	/* Long division of hi:lo by c, one bit at a time; the remainder stays below c. */
-	uint64_t q = 0, r = hi;
+	q = 0;
+	r = hi;
 	for (int i = 63; i >= 0; i--) {
 		uint64_t carry = r >> 63;
 		r = r << 1 | (lo >> i & 1);

@@ -53,12 +53,13 @@ static void probe_ris(struct pv_pcpu *cpu, const struct pv_vmpam_msc *m, uint32_
 int pv_vmpam__msc_probe(struct pv_pcpu *cpu, const struct pv_vmpam_msc_desc *d,
 			struct pv_vmpam_msc *m)
 {
+	uint64_t idr;
 	*m = (struct pv_vmpam_msc){
 		.base = d->base, .nrdy_ns = d->nrdy_ns, .kind = d->kind, .id = d->id};
 	/* MPAM v1.x only (as Linux's mpam_msc_hw_probe). */
 	if (PV_AIDR_MAJOR(rd(cpu, m, PV_MPAMF_AIDR)) != 1)
 		return PV_VMPAM_ERR_MSC_ARCH;
-	uint64_t idr = rd(cpu, m, PV_MPAMF_IDR);
+	idr = rd(cpu, m, PV_MPAMF_IDR);
 	if (idr & PV_IDR_EXT)
 		idr |= (uint64_t)rd(cpu, m, PV_MPAMF_IDR + 4) << 32;
 	m->partid_max = (uint16_t)(idr & PV_IDR_PARTID_MAX);
@@ -85,11 +86,12 @@ int pv_vmpam__msc_probe(struct pv_pcpu *cpu, const struct pv_vmpam_msc_desc *d,
 
 uint32_t pv_vmpam__mbw_max(unsigned pct, unsigned wd)
 {
+	uint32_t v;
 	if (pct == 0 || pct >= 100)
 		return (uint32_t)PV_MBW_FRAC;
 	/* A fraction (MAX + 1) / 2^wd of the bandwidth, nearest to pct (Linux's
 	 * percent_to_mbw_max): only the top wd bits of the 16-bit field are implemented. */
-	uint32_t v = ((uint32_t)pct << wd) + 50;
+	v = ((uint32_t)pct << wd) + 50;
 	v /= 100;
 	if (v)
 		v--;
@@ -117,10 +119,12 @@ int pv_vmpam__msc_program(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint16_
 	for (unsigned i = 0; i < sys->nmsc; i++) {
 		const struct pv_vmpam_msc *m = &sys->msc[i];
 		bool touched = false;
+		uint32_t esr;
 		for (unsigned k = 0; k < m->nris; k++) {
 			const struct pv_vmpam_ris *r = &m->ris[k];
 			bool mbw = m->kind == PV_VMPAM_MSC_MEMORY && (r->bwa_wd || r->has_min);
 			bool cpor = m->kind == PV_VMPAM_MSC_CACHE && r->cpbm_wd;
+			uint64_t bm;
 			if (!mbw && !cpor)
 				continue;
 			touched = true;
@@ -132,7 +136,7 @@ int pv_vmpam__msc_program(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint16_
 				   pv_vmpam__mbw_max(cfg ? cfg->mbw_max[m->id] : 0, r->bwa_wd));
 			if (!cpor)
 				continue;
-			uint64_t bm = cfg && cfg->cpbm[m->id] ? cfg->cpbm[m->id] : ~UINT64_C(0);
+			bm = cfg && cfg->cpbm[m->id] ? cfg->cpbm[m->id] : ~UINT64_C(0);
 			/* cpbm_wd <= 64 (probe_ris): w is 0 or 1. */
 			for (unsigned w = 0; w * 32 < r->cpbm_wd; w++)
 				/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
@@ -140,7 +144,7 @@ int pv_vmpam__msc_program(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, uint16_
 		}
 		if (!touched)
 			continue;
-		uint32_t esr = rd(cpu, m, PV_MPAMF_ESR);
+		esr = rd(cpu, m, PV_MPAMF_ESR);
 		if (esr & PV_ESR_ERRCODE) {
 			clear_esr(sys, cpu, i, esr);
 			err = PV_VMPAM_ERR_MSC_ERROR;
@@ -254,14 +258,19 @@ static bool read31(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, const struct p
 		   uint64_t *raw, uint64_t *units)
 {
 	uint32_t c1, c2;
+	uint32_t ctl;
+	uint64_t v1, v2;
+	bool wrapped;
+	uint64_t d;
 	if (!read_ready(sys, cpu, m, &c1))
 		return false;
-	uint32_t ctl = rd(cpu, m, PV_MSMON_CFG_MBWU_CTL);
+	ctl = rd(cpu, m, PV_MSMON_CFG_MBWU_CTL);
 	if (!read_ready(sys, cpu, m, &c2))
 		return false;
-	uint64_t v1 = c1 & PV_MBWU_VALUE, v2 = c2 & PV_MBWU_VALUE;
-	bool wrapped = (ctl & PV_MBWU_CTL_OFLOW_STATUS) || v2 < v1;
-	uint64_t d = (v2 - last) & PV_MBWU_VALUE;
+	v1 = c1 & PV_MBWU_VALUE;
+	v2 = c2 & PV_MBWU_VALUE;
+	wrapped = (ctl & PV_MBWU_CTL_OFLOW_STATUS) || v2 < v1;
+	d = (v2 - last) & PV_MBWU_VALUE;
 	if (wrapped) {
 		wr(cpu, m, PV_MSMON_CFG_MBWU_CTL, ctl_value(r, match_pmg));
 		sys->stats.wraps++;

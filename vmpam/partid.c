@@ -85,9 +85,10 @@ static int nodes_setup(struct pv_vmpam_sys *sys, const struct pv_vmpam_setup *s)
 {
 	for (unsigned i = 0; i < sys->nmsc; i++) {
 		const struct pv_vmpam_msc *m = &sys->msc[i];
+		struct pv_vmpam_node *n;
 		if (m->kind != PV_VMPAM_MSC_MEMORY)
 			continue;
-		struct pv_vmpam_node *n = &sys->node[m->id];
+		n = &sys->node[m->id];
 		if (m->nrdy_ns > n->nrdy_ns)
 			n->nrdy_ns = m->nrdy_ns;
 		for (unsigned k = 0; k < m->nris; k++) {
@@ -142,9 +143,12 @@ static int local_setup(struct pv_vmpam_sys *sys, const struct pv_vmpam_setup *s,
 
 int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, const struct pv_vmpam_setup *s)
 {
+	unsigned host;
+	unsigned nodes;
+	int err;
 	*sys = (struct pv_vmpam_sys){.partid_max = 0xFFFF, .pmg_max = 0xFF};
-	unsigned host = s->host_partids ? s->host_partids : 1;
-	unsigned nodes = memory_nodes(s->msc, s->nmsc);
+	host = s->host_partids ? s->host_partids : 1;
+	nodes = memory_nodes(s->msc, s->nmsc);
 	if (s->nmsc > PV_VMPAM_MAX_MSCS || !s->vms || !s->max_vms || s->max_vms > (1u << 25) ||
 	    nodes > PV_VMPAM_MAX_NODES ||
 	    (nodes && (!s->acct || s->nacct < pv_vmpam_acct_entries(s))))
@@ -154,9 +158,10 @@ int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, const struct pv
 	cpus_range(sys, s->cpu_mpamidr, s->ncpus);
 	for (unsigned i = 0; i < s->nmsc; i++) {
 		struct pv_vmpam_msc *m = &sys->msc[i];
+		int err;
 		if (s->msc[i].id >= PV_VMPAM_MAX_CACHES)
 			return PV_VMPAM_ERR_SETUP;
-		int err = pv_vmpam__msc_probe(cpu, &s->msc[i], m);
+		err = pv_vmpam__msc_probe(cpu, &s->msc[i], m);
 		if (err)
 			return err;
 		if (m->partid_max < sys->partid_max)
@@ -168,7 +173,7 @@ int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, const struct pv
 	}
 	if (host > sys->partid_max)
 		return PV_VMPAM_ERR_SETUP; /* no PARTID would be left for VMs */
-	int err = local_setup(sys, s, nodes);
+	err = local_setup(sys, s, nodes);
 	if (err)
 		return err;
 	sys->nmsc = (uint8_t)s->nmsc;
@@ -198,9 +203,10 @@ static int partid_alloc(struct pv_vmpam_sys *sys)
 	unsigned words = ((unsigned)sys->partid_max + 64) / 64;
 	for (unsigned w = sys->host_partids / 64; w < words; w++) {
 		uint64_t free = ~sys->partid_used[w];
+		unsigned p;
 		if (!free)
 			continue;
-		unsigned p = w * 64 + (unsigned)__builtin_ctzll(free);
+		p = w * 64 + (unsigned)__builtin_ctzll(free);
 		if (p > sys->partid_max)
 			break;
 		sys->partid_used[w] |= UINT64_C(1) << (p % 64);
@@ -253,9 +259,10 @@ static int check_limits(const struct pv_vmpam_sys *sys, const struct pv_vmpam_co
 			return PV_VMPAM_ERR_BANDWIDTH;
 	}
 	for (unsigned i = 0; i < PV_VMPAM_MAX_CACHES; i++) {
+		unsigned wd;
 		if (!c->cpbm[i])
 			continue;
-		unsigned wd = cache_width(sys, i);
+		wd = cache_width(sys, i);
 		if (!wd || (wd < 64 && c->cpbm[i] >> wd))
 			return PV_VMPAM_ERR_CACHE;
 	}
@@ -281,12 +288,13 @@ int pv_vmpam_partition_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 {
 	struct pv_vmpam_config c = cfg ? *cfg : (struct pv_vmpam_config){0};
 	unsigned n = c.nr_partids ? c.nr_partids : 1;
+	int err;
 	/* A refused VM holds nothing: sys stays NULL, so releasing it is a no-op. */
 	*vm = (struct pv_vm_mpam){0};
 	c.nr_partids = (uint8_t)n;
 	if (n > PV_VMPAM_MAX_VPARTIDS || (sys->has_hcr && n > sys->vpm_entries))
 		return PV_VMPAM_ERR_VPARTIDS;
-	int err = check_limits(sys, &c);
+	err = check_limits(sys, &c);
 	if (err)
 		return err;
 	for (unsigned i = 0; i < sys->nnodes; i++)
@@ -330,8 +338,9 @@ int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct
 			   const struct pv_vmpam_config *cfg)
 {
 	struct pv_vmpam_config c = *cfg;
+	int err;
 	c.nr_partids = vm->nr_partids;
-	int err = check_limits(sys, &c);
+	err = check_limits(sys, &c);
 	if (err)
 		return err;
 	err = program_vm(sys, cpu, vm, &c);
@@ -346,6 +355,7 @@ int pv_vmpam_vm_set_limits(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, struct
 void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 				struct pv_vm_mpam *vm)
 {
+	uint32_t last;
 	/* Only a VM of this table, once: a refused or released one holds nothing. */
 	if (vm->sys != sys || vm->index >= sys->nvms || sys->vms[vm->index] != vm)
 		return;
@@ -355,7 +365,7 @@ void pv_vmpam_partition_release(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu,
 		partid_free(sys, vm->partid[v]);
 	}
 	/* Keep the table dense: the last VM takes the freed place. */
-	uint32_t last = sys->nvms - 1;
+	last = sys->nvms - 1;
 	if (vm->index != last) {
 		struct pv_vm_mpam *moved = sys->vms[last];
 		sys->vms[vm->index] = moved;

@@ -12,7 +12,10 @@
 #        fixes off (HW_GUEST_SUITE=off leaves them out: make fresh-check's new system);
 #     5. Linux booted directly on this QEMU with -smp 2: instructions:u of a loop pinned to
 #        each CPU, exact per CPU with the fixes on, the other CPU's counted too with them off
-#        (tests/hw/linux-smp.sh; skipped, with the reason, where no kernel can be fetched).
+#        (tests/hw/linux-smp.sh; skipped, with the reason, where no kernel can be fetched);
+#     6. Linux booted directly with SPE: its own arm_spe_pmu driver and Debian's perf record
+#        a known loop (tests/hw/linux-spe.sh; skipped, with the reason, where no kernel,
+#        module or perf can be fetched).
 # Last line "N passed, M failed" (", 1 skipped" with the line before saying why). Logs in
 # build/hw-check.
 set -u
@@ -128,5 +131,25 @@ fi
 echo "linux_smp: $(tail -n1 "$logdir/linux-smp.log") (log: $logdir/linux-smp.log)"
 grep '^linux_smp (.*): cpu0 task \|^    FAIL' "$logdir/linux-smp.log" | sed 's/^/    /'
 grep '^linux_smp: skipped: ' "$logdir/linux-smp.log"
+
+
+# Linux on this QEMU with SPE and no hypervisor: Debian's arm_spe_pmu module probes, and
+# Debian's perf records a known loop through it: PCs in the loop, data addresses in its
+# buffer, the AUX buffer wrapped with nothing lost; with SPE off, no arm_spe_0.
+sh tests/hw/linux-spe.sh "$qemu" "$logdir/linux-spe" >"$logdir/linux-spe.log" 2>&1
+ls=$(tail -n1 "$logdir/linux-spe.log" |
+	sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p')
+if [ -n "$ls" ]; then
+	# shellcheck disable=SC2086 # the three numbers
+	set -- $ls
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+	skipped=$((skipped + ${3:-0}))
+else
+	failed=$((failed + 1))
+fi
+echo "linux_spe: $(tail -n1 "$logdir/linux-spe.log") (log: $logdir/linux-spe.log)"
+grep '^linux_spe (.*): [0-9]* AUX records\|^    FAIL' "$logdir/linux-spe.log" | sed 's/^/    /'
+grep '^linux_spe: skipped: ' "$logdir/linux-spe.log"
 
 summary

@@ -3,8 +3,8 @@
 # mkcpio.sh OUT INIT [NAME=FILE...]: writes OUT, an initramfs (cpio "newc", the format the
 # kernel unpacks: Documentation/driver-api/early-userspace/buffer-format.rst) holding /dev,
 # /proc, INIT as /init and each FILE as /NAME (executable; NAME may be in /bin, which it then
-# has). Plain POSIX sh: headers are ASCII, file data is copied with cat, padding from
-# /dev/zero.
+# has, or in any other directory, which is then made before it). Plain POSIX sh: headers are
+# ASCII, file data is copied with cat, padding from /dev/zero.
 set -eu
 out=$1
 init=$2
@@ -37,8 +37,23 @@ entry dev $((0040755)) -
 entry proc $((0040555)) -
 [ $# -eq 0 ] || entry bin $((0040755)) -
 entry init $((0100755)) "$init"
+made=" bin "
 for extra in "$@"; do
-	entry "${extra%%=*}" $((0100755)) "${extra#*=}"
+	target=${extra%%=*}
+	# Each directory above NAME once, parents first (the kernel makes no missing ones).
+	dir=""
+	rest=$target
+	while [ "${rest#*/}" != "$rest" ]; do
+		dir=$dir${rest%%/*}
+		rest=${rest#*/}
+		case $made in *" $dir "*) ;; *)
+			entry "$dir" $((0040755)) -
+			made="$made$dir "
+			;;
+		esac
+		dir=$dir/
+	done
+	entry "$target" $((0100755)) "${extra#*=}"
 done
 entry TRAILER!!! 0 -
 mv "$tmp" "$out"

@@ -233,9 +233,9 @@ int pv_spe_record_decode(const uint8_t *buf, size_t len, size_t *pos, struct pv_
 		}
 		bool dup = false;
 		switch (p.type) {
-		case PV_SPE_PKT_PAD: /* Padding ends nothing: it is not allowed inside a record */
-			*pos = at;
-			return PV_SPE_ERR_BAD;
+		case PV_SPE_PKT_PAD: /* a header like any other within a record (D18.1.2), one
+					that ends nothing: skipped */
+			break;
 		case PV_SPE_PKT_END:
 			*pos = at + (size_t)n;
 			return 1;

@@ -8,7 +8,8 @@
  * for Address and Counter packets with an index of 8 or more), and a little-endian payload of
  * 1 << header[5:4] bytes. A record is a sequence of packets ending with an End packet, or with a
  * Timestamp packet when it has one; Padding bytes (0x00) may stand between records (the hardware
- * pads each record to PMBIDR_EL1.Align).
+ * pads each record to PMBIDR_EL1.Align) and, as headers of a record's sequence (D18.1.2), between
+ * its packets: hardware does write them there.
  */
 #ifndef PERFVISOR_SPE_PACKET_H
 #define PERFVISOR_SPE_PACKET_H
@@ -146,8 +147,8 @@ size_t pv_spe_record_encode(const struct pv_spe_record *r, unsigned align, uint8
  *
  * Return: 1 (a record), 0 (nothing but Padding up to @len), or a PV_SPE_ERR_* with *pos at
  * the offending packet: PV_SPE_ERR_TRUNCATED also when the bytes end before the record's End
- * or Timestamp packet (*pos is then @len), PV_SPE_ERR_BAD also for Padding inside a record,
- * PV_SPE_ERR_DUPLICATE for a packet the record already has.
+ * or Timestamp packet (*pos is then @len), PV_SPE_ERR_DUPLICATE for a packet the record
+ * already has. Padding between a record's packets is skipped (not counted in @pads).
  */
 int pv_spe_record_decode(const uint8_t *buf, size_t len, size_t *pos, struct pv_spe_record *r,
 			 size_t *pads);

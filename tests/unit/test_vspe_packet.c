@@ -4,7 +4,7 @@
  * type byte by byte, the extended header for indexes 8..31, payload sizes, the record layout of
  * SPEConstructRecord() with its padding, round trips of random records, and the decoder's
  * refusals: truncated packets and records, reserved headers, fixed-size packets of the wrong
- * size, a packet repeated in a record, Padding inside a record.
+ * size, a packet repeated in a record; Padding between a record's packets read through.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -190,6 +190,44 @@ static void test_record_round_trip(void **state)
 	}
 }
 
+/* Padding between a record's packets (D18.1.2: a record is a sequence of headers, Padding among
+ * them; D18.2.8; hardware writes it there): each random record, re-laid with one to three
+ * Padding bytes after each of its packets but the last, decodes as it was, to its last byte,
+ * with only the Padding before it counted. */
+static void test_record_padding_inside(void **state)
+{
+	(void)state;
+	uint64_t seed = 11;
+	for (unsigned i = 0; i < 200; i++) {
+		struct pv_spe_record in, out;
+		random_record(&in, &seed);
+		uint8_t rec[1024], laid[4096] = {0, 0};
+		size_t n = pv_spe_record_encode(&in, 0, rec, sizeof(rec)), at = 0, len = 2;
+		assert_true(n > 0);
+		unsigned gaps = 0;
+		while (at < n) {
+			struct pv_spe_pkt p;
+			int k = pv_spe_pkt_decode(rec + at, n - at, &p);
+			assert_true(k > 0);
+			memcpy(laid + len, rec + at, (size_t)k);
+			len += (size_t)k;
+			at += (size_t)k;
+			if (at < n) {
+				size_t pad = 1 + (size_t)(rnd(&seed) % 3);
+				memset(laid + len, 0, pad);
+				len += pad;
+				gaps++;
+			}
+		}
+		assert_true(gaps > 0);
+		size_t pos = 0, pads = 9;
+		assert_int_equal(pv_spe_record_decode(laid, len, &pos, &out, &pads), 1);
+		assert_memory_equal(&out, &in, sizeof(out));
+		assert_int_equal(pos, len);
+		assert_int_equal(pads, 2);
+	}
+}
+
 /* The layout SPEConstructRecord() produces: contexts, counters, addresses, data source,
  * operation type, events, then Timestamp (no End) or End. */
 static void test_record_order(void **state)
@@ -264,11 +302,13 @@ static void test_record_errors(void **state)
 			 PV_SPE_ERR_BAD);
 	assert_int_equal(pos, 5);
 	assert_int_equal(pads, 3);
-	/* Padding inside a record (after a packet, before End). */
-	uint8_t padin[] = {0x42, 2, 0x00, 0x01};
+	/* Padding inside a record is one of its headers (D18.1.2), not the end of anything: a
+	 * packet after it is still a repeat. */
+	uint8_t dup_pad[] = {0x42, 2, 0x00, 0x00, 0x42, 2, 0x01};
 	pos = 0;
-	assert_int_equal(pv_spe_record_decode(padin, sizeof(padin), &pos, &out, NULL),
-			 PV_SPE_ERR_BAD);
+	assert_int_equal(pv_spe_record_decode(dup_pad, sizeof(dup_pad), &pos, &out, NULL),
+			 PV_SPE_ERR_DUPLICATE);
+	assert_int_equal(pos, 4);
 	/* Only Padding: no record, the position at the end. */
 	uint8_t pad[8] = {0};
 	pos = 0;
@@ -287,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_decode_each_header_byte),
 		cmocka_unit_test(test_decode_truncated),
 		cmocka_unit_test(test_record_round_trip),
+		cmocka_unit_test(test_record_padding_inside),
 		cmocka_unit_test(test_record_order),
 		cmocka_unit_test(test_record_errors),
 	};

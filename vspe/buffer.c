@@ -48,16 +48,20 @@ static void pin_range(struct pv_vcpu *v, const struct vspe_regime *r, uint64_t f
 	struct pv_vspe *s = &v->spe;
 	struct vspe_pinner p = {.v = v, .tables = s->tables};
 	struct vspe_walker w;
+	uint64_t va, end, hi;
 	pv_vspe__walker_init(&w, v, r, &p);
-	uint64_t va = from & ~PAGE_MASK, end = (to + PAGE_MASK) & ~PAGE_MASK, hi = to;
+	va = from & ~PAGE_MASK;
+	end = (to + PAGE_MASK) & ~PAGE_MASK;
+	hi = to;
 	while (va < end && !p.failed) {
 		struct vspe_xlate x;
+		uint64_t n;
 		pv_vspe__translate(&w, va, &x);
 		if (x.fsc != VSPE_OK) {
 			hi = va > from ? va : from;
 			break;
 		}
-		uint64_t n = x.span < end - va ? x.span : end - va;
+		n = x.span < end - va ? x.span : end - va;
 		pv_vspe__pinner_add(&p, &p.leaf, x.ipa, n, va);
 		s->stats.pages_walked += n / PV_SPE_PAGE;
 		va += n;
@@ -129,12 +133,17 @@ static void enable(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
 	struct vspe_regime r;
+	uint64_t ptr, limit;
+	uint64_t rec;
+	unsigned bsc;
+	bool bad;
 	pv_vspe__regime_read(v, &r);
-	uint64_t ptr = s->ptr, limit = vspe_limit(s->limitr);
-	uint64_t rec = UINT64_C(1) << v->vm->spe.max_record;
+	ptr = s->ptr;
+	limit = vspe_limit(s->limitr);
+	rec = UINT64_C(1) << v->vm->spe.max_record;
 	/* Checked on every enable, a restart of a buffer that is already pinned included. */
-	unsigned bsc = 0;
-	bool bad = buffer_refused(v, ptr, limit, &bsc);
+	bsc = 0;
+	bad = buffer_refused(v, ptr, limit, &bsc);
 	/* Already pinned up to the pointer: a pointer moved on within the same buffer (Linux
 	 * after each fill). The pins stay, as long as they and the buffer span no more than
 	 * max_buffer (what the pin store is sized for); a record must fit below the hardware's
@@ -171,6 +180,9 @@ void pv_vspe__apply(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
 	struct pv_pcpu *cpu = v->cpu;
+	bool on;
+	uint64_t fm;
+	uint64_t limit;
 	if (!(s->limitr & PV_PMBLIMITR_E)) {
 		if (s->npins)
 			pv_vspe__unpin_all(v);
@@ -182,11 +194,11 @@ void pv_vspe__apply(struct pv_vcpu *v)
 	}
 	if (!cpu)
 		return;
-	bool on = vspe_enabled(s) && (discard(v) || s->ready);
-	uint64_t fm = discard(v) ? PV_FIELD_PREP(PV_PMBLIMITR_FM, PV_PMBLIMITR_FM_DISCARD) : 0;
+	on = vspe_enabled(s) && (discard(v) || s->ready);
+	fm = discard(v) ? PV_FIELD_PREP(PV_PMBLIMITR_FM, PV_PMBLIMITR_FM_DISCARD) : 0;
 	pv_plat_sysreg_write(cpu, PV_PMBPTR_EL1, s->ptr);
 	pv_plat_sysreg_write(cpu, PV_PMBSR_EL1, 0);
-	uint64_t limit = discard(v) ? vspe_limit(s->limitr) : s->hw_limit;
+	limit = discard(v) ? vspe_limit(s->limitr) : s->hw_limit;
 	pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1, on ? limit | fm | PV_PMBLIMITR_E : 0);
 	s->hw_on = on;
 }
@@ -199,15 +211,18 @@ void pv_vspe__apply(struct pv_vcpu *v)
 static bool repair(struct pv_vcpu *v, uint64_t hw_bsr)
 {
 	struct pv_vspe *s = &v->spe;
+	struct vspe_pinner p;
+	struct vspe_regime r;
+	struct vspe_walker w;
+	struct vspe_xlate x;
+	uint64_t va, dl, pa;
 	s->stats.s2_faults++;
 	s->stats.records_lost++; /* the write that faulted: the rest of its record is dropped */
-	uint64_t va = s->ptr & ~PAGE_MASK, dl = hw_bsr & PV_PMBSR_DL, pa;
-	struct vspe_regime r;
+	va = s->ptr & ~PAGE_MASK;
+	dl = hw_bsr & PV_PMBSR_DL;
 	pv_vspe__regime_read(v, &r);
-	struct vspe_pinner p = {.v = v, .refresh = true};
-	struct vspe_walker w;
+	p = (struct vspe_pinner){.v = v, .refresh = true};
 	pv_vspe__walker_init(&w, v, &r, &p);
-	struct vspe_xlate x;
 	pv_vspe__translate(&w, va, &x);
 	if (x.fsc == VSPE_OK)
 		pv_vspe__pinner_add(&p, &p.leaf, x.ipa, PV_SPE_PAGE, va);
@@ -230,16 +245,17 @@ void pv_vspe__sync(struct pv_vcpu *v, bool drained)
 {
 	struct pv_vspe *s = &v->spe;
 	struct pv_pcpu *cpu = v->cpu;
+	uint64_t bsr;
+	bool stop = false;
 	if (!cpu || !s->hw_on)
 		return;
 	if (!drained)
 		pv_plat_psb_csync(cpu);
-	uint64_t bsr = pv_plat_sysreg_read(cpu, PV_PMBSR_EL1);
+	bsr = pv_plat_sysreg_read(cpu, PV_PMBSR_EL1);
 	s->ptr = pv_plat_sysreg_read(cpu, PV_PMBPTR_EL1);
 	if (!(bsr & (PV_PMBSR_S | PV_PMBSR_COLL)))
 		return;
 	s->bsr |= bsr & PV_PMBSR_COLL; /* collisions accumulate in the guest's view */
-	bool stop = false;
 	if (bsr & PV_PMBSR_S) {
 		if (PV_FIELD_GET(PV_PMBSR_EC, bsr) == PV_PMBSR_EC_FAULT_S2 &&
 		    (bsr & PV_PMBSR_EA)) {

@@ -26,11 +26,14 @@ static const uint8_t pa_bits[8] = {32, 36, 40, 42, 44, 48, 48, 48};
 
 int pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
+	struct pv_hw_spe *a = &hw->spehw;
+	uint64_t mmfr0;
+	unsigned max;
+	unsigned align;
 	hw->spe = PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)], PV_ID_AA64DFR0_PMSVER) != 0;
 	if (!hw->spe)
 		return PV_OK;
-	struct pv_hw_spe *a = &hw->spehw;
-	uint64_t mmfr0 = hw->id[SLOT(PV_ID_AA64MMFR0_EL1)];
+	mmfr0 = hw->id[SLOT(PV_ID_AA64MMFR0_EL1)];
 	a->version = (uint8_t)PV_ID_FIELD(hw->id[SLOT(PV_ID_AA64DFR0_EL1)],
 					  PV_ID_AA64DFR0_PMSVER);
 	a->ecv = PV_ID_FIELD(mmfr0, PV_ID_AA64MMFR0_ECV) != 0;
@@ -44,8 +47,8 @@ int pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 	if (a->pmbidr & PV_PMBIDR_P)
 		return PV_OK; /* not usable: a VM asking for SPE is refused at pv_vm_init */
 	a->pmsidr = pv_plat_sysreg_read(cpu, PV_PMSIDR_EL1);
-	unsigned max = (unsigned)PV_FIELD_GET(PV_PMSIDR_MAXSIZE, a->pmsidr);
-	unsigned align = (unsigned)PV_FIELD_GET(PV_PMBIDR_ALIGN, a->pmbidr);
+	max = (unsigned)PV_FIELD_GET(PV_PMSIDR_MAXSIZE, a->pmsidr);
+	align = (unsigned)PV_FIELD_GET(PV_PMBIDR_ALIGN, a->pmbidr);
 	/* MaxSize 16 B..2 KiB, Align at most 2 KiB and at most MaxSize (D24.7.1, D24.7.14). */
 	if (max < 4 || max > 11 || align > max || a->version == 0 || !a->tgran)
 		return PV_OK;
@@ -67,11 +70,14 @@ int pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 static uint64_t maxbuff_encode(uint64_t bytes)
 {
 	uint64_t pages = bytes >> 12;
+	unsigned msb;
+	unsigned e;
+	uint64_t m;
 	if (pages < 512)
 		return pages;
-	unsigned msb = 63 - (unsigned)__builtin_clzll(bytes);
-	unsigned e = msb - 20;
-	uint64_t m = (bytes >> (e + 11)) - 512;
+	msb = 63 - (unsigned)__builtin_clzll(bytes);
+	e = msb - 20;
+	m = (bytes >> (e + 11)) - 512;
 	return (uint64_t)e << 9 | m;
 }
 
@@ -86,6 +92,8 @@ int pv_vspe_vm_init(struct pv_vm *vm)
 	struct pv_vm_spe *p = &vm->spe;
 	const struct pv_spe_config *c = &vm->cfg.spe;
 	const struct pv_hw_spe *a = &vm->hw->spehw;
+	bool v1p2;
+	uint64_t code;
 	*p = (struct pv_vm_spe){0};
 	if (!(vm->cfg.features & PV_FEAT_SPE))
 		return PV_OK;
@@ -100,8 +108,8 @@ int pv_vspe_vm_init(struct pv_vm *vm)
 	    (c->pin_chunk < PV_VSPE_PIN_CHUNK_MIN || c->pin_chunk > PV_SPE_MAX_BUFFER ||
 	     (c->pin_chunk & (c->pin_chunk - 1))))
 		return PV_ERR_SPE_BUFFER;
-	bool v1p2 = c->version >= PV_SPE_V1P2;
-	uint64_t code = maxbuff_encode(c->max_buffer);
+	v1p2 = c->version >= PV_SPE_V1P2;
+	code = maxbuff_encode(c->max_buffer);
 	p->version = c->version;
 	p->max_buffer = maxbuff_decode(code);
 	p->pin_chunk = c->pin_chunk ? c->pin_chunk : PV_VSPE_PIN_CHUNK;
@@ -178,9 +186,9 @@ void pv_vspe_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 bool pv_vspe_irq(struct pv_pcpu *cpu)
 {
 	const struct pv_hw *hw = cpu->hw;
+	struct pv_vcpu *v = cpu->loaded;
 	if (!hw || !hw->spehw.usable)
 		return false;
-	struct pv_vcpu *v = cpu->loaded;
 	if (v && vspe_has(v) && v->spe.hw_on) {
 		pv_vspe__sync(v, false);
 		return true;

@@ -134,8 +134,9 @@ enum pv_trap_result pv_vspe_pmsicr_read(struct pv_vcpu *v, unsigned idx, unsigne
 enum pv_trap_result pv_vspe_pmsicr_write(struct pv_vcpu *v, unsigned idx, unsigned el,
 					 uint64_t val)
 {
+	bool ernd;
 	UNUSED_IDX_EL();
-	bool ernd = v->vm->spe.pmsidr & PV_PMSIDR_ERND;
+	ernd = v->vm->spe.pmsidr & PV_PMSIDR_ERND;
 	v->spe.icr = val & (PV_PMSICR_COUNT | (ernd ? PV_PMSICR_ECOUNT : 0));
 	touch(v);
 	if (v->cpu)

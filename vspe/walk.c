@@ -57,6 +57,9 @@ static void half_params(const struct vspe_walker *w, unsigned hi, struct vspe_ha
 	static const uint8_t tg0[4] = {12, 16, 14, 0}, tg1[4] = {0, 14, 12, 16};
 	unsigned tsz = hi ? TCR_T1SZ(tcr) : TCR_T0SZ(tcr);
 	unsigned g = hi ? tg1[TCR_TG1(tcr)] : tg0[TCR_TG0(tcr)];
+	unsigned levels;
+	uint64_t root;
+	uint64_t table;
 	h->g = (uint8_t)granule(w->hw, g);
 	h->epd = (tcr & (hi ? TCR_EPD1 : TCR_EPD0)) != 0;
 	h->tbi = (tcr & (hi ? TCR_TBI1 : TCR_TBI0)) != 0;
@@ -68,17 +71,19 @@ static void half_params(const struct vspe_walker *w, unsigned hi, struct vspe_ha
 		tsz = 39;
 	h->ia = (uint8_t)(64 - tsz);
 	h->stride = (uint8_t)(h->g - 3);
-	unsigned levels = (h->ia - h->g + h->stride - 1u) / h->stride;
+	levels = (h->ia - h->g + h->stride - 1u) / h->stride;
 	h->start = (uint8_t)(4 - levels);
 	h->top_bits = (uint8_t)(h->ia - h->g - h->stride * (levels - 1));
-	uint64_t root = (hi ? w->r.ttbr1 : w->r.ttbr0) & PV_GENMASK(47, 1);
-	uint64_t table = UINT64_C(8) << h->top_bits;
+	root = (hi ? w->r.ttbr1 : w->r.ttbr0) & PV_GENMASK(47, 1);
+	table = UINT64_C(8) << h->top_bits;
 	h->root = root & ~((table < 64 ? 64 : table) - 1);
 }
 
 void pv_vspe__walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct vspe_regime *r,
 			  struct vspe_pinner *pin)
 {
+	unsigned ips;
+	bool f;
 	w->v = v;
 	w->pin = pin;
 	w->hw = &v->vm->hw->spehw;
@@ -86,9 +91,9 @@ void pv_vspe__walker_init(struct vspe_walker *w, struct pv_vcpu *v, const struct
 	w->mmu = (r->sctlr & PV_SCTLR_M) != 0;
 	w->cache_valid[0] = w->cache_valid[1] = 0;
 	/* Output addresses above the effective PA size (min of TCR_EL1.IPS and PARange) fault. */
-	unsigned ips = pa_range_bits[TCR_IPS(r->tcr)];
+	ips = pa_range_bits[TCR_IPS(r->tcr)];
 	w->out_bits = (uint8_t)(ips < w->hw->pa_bits ? ips : w->hw->pa_bits);
-	bool f = (w->hw->pmbidr & PV_PMBIDR_F) != 0;
+	f = (w->hw->pmbidr & PV_PMBIDR_F) != 0;
 	w->ha = f && (r->tcr & TCR_HA);
 	w->hd = f && (r->tcr & TCR_HD);
 	half_params(w, 0, &w->half[0]);
@@ -104,6 +109,13 @@ static bool block_allowed(unsigned g, unsigned level)
 
 void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x)
 {
+	unsigned hi;
+	const struct vspe_half *h;
+	unsigned ob;
+	bool wp;
+	unsigned level;
+	uint64_t table;
+	bool from_cache;
 	x->fsc = VSPE_OK;
 	if (!w->mmu) { /* stage 1 off: IPA = VA (D8.2.12.1) */
 		if (va >> w->hw->pa_bits) {
@@ -114,12 +126,12 @@ void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x
 		x->span = PV_SPE_PAGE - (va & (PV_SPE_PAGE - 1));
 		return;
 	}
-	unsigned hi = (unsigned)(va >> 55 & 1);
-	const struct vspe_half *h = &w->half[hi];
-	unsigned ob = w->out_bits;
-	bool wp = false;
-	unsigned level = h->start;
-	uint64_t table = h->root;
+	hi = (unsigned)(va >> 55 & 1);
+	h = &w->half[hi];
+	ob = w->out_bits;
+	wp = false;
+	level = h->start;
+	table = h->root;
 	if ((w->cache_valid[hi] & 8) && w->cache_key[hi][3] == va >> (h->g + h->stride)) {
 		/* The previous page's last-level table maps this one (the VA bits above it are the
 		 * same: the range checks passed). */
@@ -143,11 +155,16 @@ void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x
 			}
 		}
 	}
-	bool from_cache = level != h->start;
+	from_cache = level != h->start;
 	for (;; level++) {
 		unsigned shift = h->g + h->stride * (3 - level);
 		unsigned bits = level == h->start ? h->top_bits : h->stride;
 		uint64_t idx = va >> shift & ((UINT64_C(1) << bits) - 1);
+		uint64_t d;
+		bool leaf;
+		uint64_t oa;
+		bool dirty_ok;
+		uint64_t off;
 		if (level > h->start && !from_cache) {
 			w->cache_key[hi][level] = va >> (shift + bits);
 			w->cache_table[hi][level] = table | (wp ? 1 : 0);
@@ -165,7 +182,6 @@ void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x
 				*last = lo;
 		}
 		from_cache = false;
-		uint64_t d;
 		if (!pv_plat_guest_read64(w->v, table + idx * 8, &d)) {
 			x->fsc = VSPE_NOMEM;
 			return;
@@ -175,8 +191,8 @@ void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x
 			x->fsc = (int)PV_FSC_TRANSLATION(level);
 			return;
 		}
-		bool leaf = level == 3 || (d & 3) == 1;
-		uint64_t oa = d & PV_GENMASK(47, leaf ? shift : h->g);
+		leaf = level == 3 || (d & 3) == 1;
+		oa = d & PV_GENMASK(47, leaf ? shift : h->g);
 		if (oa >> ob) {
 			x->fsc = (int)PV_FSC_ADDR_SIZE(level);
 			return;
@@ -190,12 +206,12 @@ void pv_vspe__translate(struct vspe_walker *w, uint64_t va, struct vspe_xlate *x
 			x->fsc = (int)PV_FSC_ACCESS_FLAG(level);
 			return;
 		}
-		bool dirty_ok = w->hd && (d & DESC_DBM);
+		dirty_ok = w->hd && (d & DESC_DBM);
 		if (wp || ((d & DESC_AP2) && !dirty_ok)) {
 			x->fsc = (int)PV_FSC_PERMISSION(level);
 			return;
 		}
-		uint64_t off = va & ((UINT64_C(1) << shift) - 1);
+		off = va & ((UINT64_C(1) << shift) - 1);
 		x->ipa = oa | off;
 		x->span = (UINT64_C(1) << shift) - off;
 		return;

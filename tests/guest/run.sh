@@ -19,7 +19,9 @@
 # HYP_ARGS=fasttrap=off); the logs go to GUEST_LOGDIR (default build/guest-logs).
 # The Linux scenarios need a kernel: tests/guest/linux/fetch-kernel.sh gets one from Debian's
 # packages into build/linux/Image (once), or LINUX_IMAGE=/path/to/Image names one;
-# LINUX_GUEST=off skips them. Their initramfs is build/linux/initramfs.cpio (make hyp).
+# LINUX_GUEST=off skips them. Their initramfs is build/linux/initramfs.cpio (make hyp);
+# linux_spe's (SPE, on a QEMU with SPE only) is tests/guest/linux/mkspe.sh's, with Debian's
+# perf and arm_spe_pmu.ko of the kernel's version (skipped, with the reason, without them).
 mode=$1
 hyp=$2
 gdir=$3
@@ -31,6 +33,8 @@ linuxdir=build/linux
 mkdir -p "$logdir"
 # shellcheck source=tests/guest/suite.sh
 . tests/guest/suite.sh
+# shellcheck source=tests/guest/linux/spe-checks.sh
+. tests/guest/linux/spe-checks.sh
 # `one`: the scenarios named, and those that ran (so that a name the list lacks fails).
 only=""
 ran=""
@@ -282,7 +286,7 @@ linux_checks() {
 	result "$name: the hypervisor ended with its report"
 }
 
-LINUX_SCENARIOS="linux linux_passthrough linux_direct linux_busy linux_shell linux_panic"
+LINUX_SCENARIOS="linux linux_passthrough linux_direct linux_busy linux_shell linux_panic linux_spe"
 linux_suite() {
 	# Under `one`, only when one of its scenarios is named.
 	want=yes
@@ -355,6 +359,7 @@ linux_suite() {
 		linux_checks linux_busy "$logdir/linux_busy.log"
 	fi
 	linux_shell "$image"
+	linux_spe "$image"
 	if selected linux_busy; then
 		log=$logdir/linux_busy.log
 		p=$(grep -c '^\[busy\] ok ' "$log")
@@ -407,6 +412,61 @@ linux_shell() {
 	result "linux_shell: a command typed at the shell's prompt ran (shell-says-42)"
 	grep -q '^hyp: vm linux: PSCI SYSTEM_OFF$' "$log"
 	result "linux_shell: poweroff -f at the prompt powered the VM off"
+}
+
+# linux_spe IMAGE: Linux's own SPE driver in a VM the hypervisor gives SPE (spe=on), on a
+# QEMU with SPE only: the initramfs and checks of tests/hw/linux-spe.sh (mkspe.sh,
+# spe-checks.sh: perf record -e arm_spe_0//u of a known loop, its PCs and data addresses, the
+# AUX buffer wrapped with nothing lost), and the hypervisor's side: no stage-2 fault on the
+# buffer (so none reached the guest), no abort injected, and the pages pinned at most no more
+# than the AUX buffer's with their stage-1 tables, all released at the VM's end. 256 MiB for
+# the VM: the initramfs unpacks to 30 MB (perf and its libraries).
+LINUX_SPE_AUX_PAGES=8
+linux_spe() {
+	runs linux_spe || return 0
+	case ${QEMU_CPU:-max} in *pv-spe=off*) why="QEMU_CPU has pv-spe=off" ;; *) why="" ;; esac
+	if [ -z "$why" ] &&
+		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-spe; then
+		why="this QEMU has no SPE model (make hw-qemu builds the QEMU of our own)"
+	elif [ -z "$why" ] && [ ! -f "$linuxdir/Image.package" ]; then
+		why="$1 is not from a Debian package: no module or perf of its version"
+	elif [ -z "$why" ] && ! made=$(sh tests/guest/linux/mkspe.sh build/linux-spe \
+		"$(cat "$linuxdir/Image.package")" 2>"$logdir/linux-spe.err"); then
+		why=$(tail -n1 "$logdir/linux-spe.err")
+	fi
+	if [ -n "$why" ]; then
+		echo "linux_spe: skipped: $why"
+		skipped=$((skipped + 1))
+		return
+	fi
+	cpu=${QEMU_CPU:-max}
+	case $cpu in *pv-spe=on*) ;; *) cpu=$cpu,pv-spe=on ;; esac
+	log=$logdir/linux_spe.log
+	# Boot, perf record, perf script and perf report take about 40 s of host time here.
+	ls_mem=$LINUX_MEM
+	ls_timeout=$QEMU_TIMEOUT
+	LINUX_MEM=256
+	QEMU_TIMEOUT=${LINUX_SPE_TIMEOUT:-300}
+	LINUX_TYPED=- with_cpu "$cpu" linux_run "$log" "spe=on limit_ms=60000" "$1" \
+		"$(echo "$made" | sed -n 1p)" "" \
+		"quiet $(echo "$made" | sed -n 2p) pvspe_aux_pages=$LINUX_SPE_AUX_PAGES"
+	LINUX_MEM=$ls_mem
+	QEMU_TIMEOUT=$ls_timeout
+	echo "linux_spe: QEMU ran ${secs}s (log: $log)"
+	spe_linux_checks linux_spe "$log" '\[linux\] ' build/linux-spe/spe-loop "$LINUX_SPE_AUX_PAGES"
+	grep -q '^hyp: vm linux: PSCI SYSTEM_OFF$' "$log"
+	result "linux_spe: the kernel powered the VM off"
+	[ "$(spe_field linux_spe linux 'stage-2 faults')" = 0 ] &&
+		[ "$(spe_field linux_spe linux 'records lost')" = 0 ] &&
+		[ "$(report_field "$log" linux abort)" = 0 ] && [ "$(spe_field linux_spe linux enables)" -gt 0 ]
+	result "linux_spe: no stage-2 fault on the buffer, no record lost, no abort injected ($(spe_field linux_spe linux enables) enables, $(spe_field linux_spe linux events) buffer events)"
+	spe_pins linux_spe linux
+	# The AUX buffer's pages, and at most one page of each of the four stage-1 levels above
+	# them: what Linux's driver gives the profiler is pinned, and nothing more.
+	ls_max=$(report_of "$log" linux | sed -n 's/^hyp:   stage 2: .*(at most \([0-9]*\),.*/\1/p')
+	[ -n "$ls_max" ] && [ "$ls_max" -le $((LINUX_SPE_AUX_PAGES + 4)) ]
+	result "linux_spe: ${ls_max:-no} pages pinned at most, within the AUX buffer's $LINUX_SPE_AUX_PAGES and their stage-1 tables"
+	report_of "$log" linux | grep -E '^hyp:   (stage 2|spe|traps to perfvisor):' | sed 's/^/    /'
 }
 
 compare_counts_pvinit() {

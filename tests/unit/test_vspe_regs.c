@@ -106,6 +106,27 @@ static void test_id_view_and_trap_words(void **state)
 	spe_rig_free(r);
 }
 
+/* Linux's SPE driver refuses to probe where the kernel unmaps itself at EL0, which it does
+ * unless the CPU says it needs not: ID_AA64PFR0_EL1.CSV3 and ID_AA64MMFR2_EL1.E0PD, both
+ * bits [63:60] (Arm ARM D24.2). An SPE VM's view keeps the hardware's, whatever the version. */
+static void test_id_view_keeps_csv3_e0pd(void **state)
+{
+	(void)state;
+	const uint64_t top = UINT64_C(0xF) << 60;
+	struct spe_rig *r = spe_rig_new(&V1P2);
+	r->hw.id[PV_ID_SLOT(PV_ID_AA64PFR0_EL1)] |= UINT64_C(1) << 60;
+	r->hw.id[PV_ID_SLOT(PV_ID_AA64MMFR2_EL1)] |= UINT64_C(1) << 60;
+	for (unsigned version = 0; version <= 3; version++) {
+		assert_int_equal(spe_rig_vm(r, version ? PV_FEAT_SPE : 0, version, 1 << 20),
+				 PV_OK);
+		assert_int_equal(guest_mrs_ok(&r->v[0], PV_ID_AA64PFR0_EL1) & top,
+				 UINT64_C(1) << 60);
+		assert_int_equal(guest_mrs_ok(&r->v[0], PV_ID_AA64MMFR2_EL1) & top,
+				 UINT64_C(1) << 60);
+	}
+	spe_rig_free(r);
+}
+
 static void test_hidden_undef(void **state)
 {
 	(void)state;
@@ -300,6 +321,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_id_view_and_trap_words),
+		cmocka_unit_test(test_id_view_keeps_csv3_e0pd),
 		cmocka_unit_test(test_hidden_undef),
 		cmocka_unit_test(test_fields_per_version),
 		cmocka_unit_test(test_pmbidr_maxbuffsize),

@@ -76,8 +76,13 @@ WERROR  ?= -Werror
 CFLAGS_BASE := -std=c11 -Wall -Wextra $(WERROR) -Iinclude -I$(GEN) -MMD -MP
 SANITIZE ?=
 CFLAGS_HOST := $(CFLAGS_BASE) $(SANITIZE) -D_DEFAULT_SOURCE $(CPPFLAGS) $(CFLAGS)
+# The warnings of the hosts that build the core inside their own trees (Linux, Xen) beyond
+# -Wall -Wextra, so that a file that would break their build breaks this one; the whole sets,
+# with where they come from, are tests/install/hostflags.sh's (test_tool_install).
+CORE_HOST_WARN := -Wdeclaration-after-statement -Wmissing-prototypes -Wmissing-declarations \
+	-Wstrict-prototypes -Wold-style-definition -Wundef -Wvla -Wredundant-decls -Wnested-externs
 # The core, hosted builds too: -ffreestanding, so that it cannot come to depend on libc.
-CFLAGS_CORE := $(CFLAGS_BASE) $(SANITIZE) -ffreestanding $(CPPFLAGS) $(CFLAGS)
+CFLAGS_CORE := $(CFLAGS_BASE) $(CORE_HOST_WARN) $(SANITIZE) -ffreestanding $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_HOST := $(SANITIZE) $(LDFLAGS)
 
 # The freestanding core: only <stdint.h>, <stddef.h>, <stdbool.h>.
@@ -122,8 +127,8 @@ AARCH64_CC     ?= aarch64-linux-gnu-gcc
 AARCH64_AR     ?= aarch64-linux-gnu-ar
 AARCH64_LD     ?= aarch64-linux-gnu-ld
 AARCH64_NM     ?= aarch64-linux-gnu-nm
-AARCH64_CFLAGS := -std=c11 -Wall -Wextra $(WERROR) -O2 -ffreestanding -fno-builtin \
-                  -mgeneral-regs-only -Iinclude -I$(GEN) -MMD -MP
+AARCH64_CFLAGS := -std=c11 -Wall -Wextra $(CORE_HOST_WARN) -Wframe-larger-than=2048 $(WERROR) \
+                  -O2 -ffreestanding -fno-builtin -mgeneral-regs-only -Iinclude -I$(GEN) -MMD -MP
 AARCH64_OBJS   := $(CORE_SRCS:%.c=$(BUILD)/aarch64/%.o)
 
 .PHONY: all check demo bench aarch64 aarch64-cc docs docs-check format format-check clean deps tests check-host \

@@ -286,9 +286,11 @@ uninstall:
 # built first, so that its make only copies; it makes the same build, with the same WERROR
 # and sanitizers.
 $(BUILD)/tests/tool/test_tool_install: $(LIB) $(SHLIB) $(INSTALL_HDRS) $(MAN_PAGE) \
-	lib/libperfvisor.pc.in $(EXAMPLES) $(EXAMPLES_DEMO) tests/install/consumer.c
+	lib/libperfvisor.pc.in $(EXAMPLES) $(EXAMPLES_DEMO) \
+	$(wildcard tests/install/*.c tests/install/*.cpp tests/install/*.h tests/install/*.sh)
 $(BUILD)/tests/tool/test_tool_install: CFLAGS_HOST += -DPV_BUILD_DIR='"$(BUILD)"' \
-	-DPV_SANITIZE='"$(SANITIZE)"' -DPV_WERROR='"$(WERROR)"' -DPV_MAKE='"$(MAKE)"' -DPV_CC='"$(CC)"'
+	-DPV_SANITIZE='"$(SANITIZE)"' -DPV_WERROR='"$(WERROR)"' -DPV_MAKE='"$(MAKE)"' -DPV_CC='"$(CC)"' \
+	-DPV_AARCH64_CC='"$(AARCH64_CC)"'
 
 # The record codec's unit test links the codec (host code, in sim/).
 $(BUILD)/tests/unit/test_vspe_packet: UNIT_EXTRA := $(BUILD)/sim/spe_packet.o

@@ -42,6 +42,9 @@
 #ifndef PV_CC
 #define PV_CC "cc"
 #endif
+#ifndef PV_AARCH64_CC
+#define PV_AARCH64_CC "aarch64-linux-gnu-gcc"
+#endif
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -51,6 +54,10 @@
 	"perfvisor " PV_VERSION_STRING "\n"                                                    \
 	"pv_hw_probe: 0 success\n"                                                             \
 	"pv_vm_init: -1 a PMU was requested but the hardware has no PMUv3\n"
+#define INTEGRATION_OUTPUT                                                                     \
+	"probe: 0, registers read\n"                                                           \
+	"vm: -1 a PMU was requested but the hardware has no PMUv3\n"                           \
+	"trap: PMCR_EL0 x3 read\n"
 
 /* Every path below holds "tests/install/", which make memcheck's valgrind does not follow
  * (the commands are make, the compiler, binutils and groff, none of them ours). */
@@ -397,6 +404,63 @@ static void test_cplusplus_program(void **state)
 	tt_free(&r);
 }
 
+/* The core, every file, with Linux's and with Xen's warning flags (tests/install/hostflags.sh
+ * says which and where they come from), -Werror: for aarch64 as those hosts build it, code
+ * generated (frame sizes, fall-through), and on this host up to the front end, where every
+ * other warning of the sets is; without the cross compiler, the host alone. */
+static void test_core_with_host_flags(void **state)
+{
+	(void)state;
+	struct cmd_result r = run("GEN=" PV_BUILD_DIR
+				  "/gen sh tests/install/hostflags.sh core " PV_CC
+				  " -fsyntax-only",
+				  true);
+	assert_int_equal(r.status, 0);
+	tt_free(&r);
+	r = run("command -v " PV_AARCH64_CC, false);
+	int cross = r.status == 0;
+	tt_free(&r);
+	if (!cross)
+		return;
+	r = run("GEN=" PV_BUILD_DIR "/gen sh tests/install/hostflags.sh core " PV_AARCH64_CC,
+		true);
+	assert_int_equal(r.status, 0);
+	tt_free(&r);
+}
+
+/* An out-of-tree integration (tests/install/integration.h): its platform in C and its
+ * hypervisor in C++, built against the installed headers and shared library with each host's
+ * warning flags (as a hosted program: their diagnostics, not their code generation), -Werror,
+ * linked and run. */
+static void test_integration_with_host_flags(void **state)
+{
+	(void)state;
+	static const char *const hosts[] = {"linux", "xen"};
+	for (unsigned i = 0; i < 2; i++) {
+		const char *h = hosts[i];
+		struct cmd_result r = run(
+			fmt("export %s; set -e; inc=$(pkg-config --cflags libperfvisor); "
+			    "c=$(sh tests/install/hostflags.sh flags %s " PV_CC " warnings); "
+			    "cxx=$(sh tests/install/hostflags.sh flags %s-c++ g++ "
+			    "warnings); " PV_CC " $c -Werror " PV_SANITIZE
+			    " $inc -c tests/install/integration_plat.c "
+			    "-o %s/plat-%s.o; "
+			    "g++ -std=c++17 -pedantic $cxx -Werror " PV_SANITIZE " $inc "
+			    "-c tests/install/integration.cpp -o %s/hv-%s.o; "
+			    "g++ " PV_SANITIZE " -o %s/integration-%s %s/hv-%s.o %s/plat-%s.o "
+			    "$(pkg-config --libs libperfvisor)",
+			    env, h, h, work, h, work, h, work, h, work, h, work, h),
+			true);
+		assert_int_equal(r.status, 0);
+		tt_free(&r);
+		r = run(fmt("LD_LIBRARY_PATH=%s/usr/lib %s/integration-%s", dest, work, h),
+			true);
+		assert_int_equal(r.status, 0);
+		assert_string_equal(r.out, INTEGRATION_OUTPUT);
+		tt_free(&r);
+	}
+}
+
 static void test_man_page_renders_without_warnings(void **state)
 {
 	(void)state;
@@ -509,6 +573,8 @@ int main(void)
 		cmocka_unit_test(test_static_program),
 		cmocka_unit_test(test_shared_program),
 		cmocka_unit_test(test_cplusplus_program),
+		cmocka_unit_test(test_core_with_host_flags),
+		cmocka_unit_test(test_integration_with_host_flags),
 		cmocka_unit_test(test_man_page_renders_without_warnings),
 		cmocka_unit_test(test_man_page_has_every_command_and_option),
 		cmocka_unit_test(test_uninstall_removes_it_all),

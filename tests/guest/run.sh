@@ -673,7 +673,7 @@ attack_suite() {
 # Only the QEMU of our own has SPE, behind -cpu max,pv-spe=on (docs/qemu.md, "The SPE model"):
 # there the SPE scenarios run with it on; elsewhere they are skipped, saying so. The VM that
 # asks for SPE where the CPU has none runs with it hidden, on any QEMU.
-SPE_SCENARIOS="spe spe_busy spe_hidden spe_end_limit spe_end_crash"
+SPE_SCENARIOS="spe spe_swap spe_busy spe_hidden spe_end_limit spe_end_crash"
 
 # spe_pins NAME VM: one test, the VM's pins all released at its end (its stage-2 line in the
 # report: no page pinned, some were, no unpin of a page that was not pinned).
@@ -743,6 +743,10 @@ spe_suite() {
 		result "spe: one give-back refused (pinned); the page given back met once as a stage-2 fault, not repaired, the guest told (EC 0x1F)"
 		report_of "$logdir/spe.log" spe | grep -E '^hyp:   (stage 2|spe):' | sed 's/^/    /'
 	fi
+	# The buffer's pages swapped in pairs at the guest's stage 1 over the VM's 2 MiB stage-2
+	# blocks: a record across a page boundary goes on in the next stage-1 page, not the next PA.
+	with_cpu "$spe_cpu" scenario spe_swap "spe=on vm0=spe -- spe.swap=1" spe_basic
+	selected spe_swap && spe_pins spe_swap spe
 	# The same beside a VM without SPE (named hidden: it expects none), time-sliced every
 	# 50 us: the buffer is put and loaded mid-profile, and the neighbour's SPE stays hidden.
 	with_cpu "$spe_cpu" scenario spe_busy "spe=on vm0=spe vm1=hidden vm1_spe=off slice_us=50" \

@@ -492,7 +492,14 @@ static void pv_spe_write(PvSpe *s, const uint8_t *rec, unsigned len)
                          arm_fi_to_lfsc(&fi) & 0x3f, done != 0);
             return;
         }
-        page_left = (1ULL << res.f.lg_page_size) - (ptr & ((1ULL << res.f.lg_page_size) - 1));
+        /*
+         * The write goes no further than the 4 KiB page it starts in, the smallest granule
+         * (D8.2): with two stages, get_phys_addr() reports the larger of the two stages' page
+         * sizes, so a 4 KiB stage-1 page over a 2 MiB stage-2 block would read as 2 MiB, and
+         * a record's tail would land after its head in physical memory instead of in the
+         * next stage-1 page.
+         */
+        page_left = 0x1000 - (ptr & 0xfff);
         n = MIN(len - done, page_left);
         /* External aborts on these writes are ignored (PMBIDR_EL1.EA = 0b0001). */
         address_space_write(cpu_get_address_space(cs, arm_asidx_from_attrs(cs, res.f.attrs)),

@@ -11,7 +11,10 @@
  * Arguments: spe.expect=0 (or a VM named hidden...): the VM must have no SPE (PMSVer 0, every register UNDEFINED, no
  * device-tree node); spe.end=1: profiling runs until the hypervisor ends the VM (limit_ms);
  * spe.end=2: the VM crashes mid-profile (its exception vectors outside its memory);
- * spe.swap=1: the buffer's pages swapped in pairs at stage 1 (above).
+ * spe.swap=1: the buffer's pages swapped in pairs at stage 1 (above); spe.case=1: stage-1
+ * faults on the buffer; spe.case=2: the enables D17.7.4 leaves to the implementation, rewrites
+ * while enabled, RES0 garbage (spe.max_kib=N: the VM's spe_max_kib); VMs named side1 and
+ * side2: two VMs profiling side by side, each its own loop.
  */
 #include "guest.h"
 
@@ -57,6 +60,7 @@ static uint64_t s1_l1[512] __attribute__((aligned(4096)));
 static uint64_t s1_l2[512] __attribute__((aligned(4096)));
 static uint64_t s1_l3[512] __attribute__((aligned(4096)));
 static uint64_t data[1024] __attribute__((aligned(4096)));
+static uint64_t data2[1024] __attribute__((aligned(4096)));
 
 #define D_BLOCK 0x1ul
 #define D_TABLE 0x3ul
@@ -95,32 +99,37 @@ static void mmu_on(void)
 	isb();
 }
 
-/* The known loop: PMSCR_EL1 := scr, n iterations of six instructions over data[], then
- * PMSCR_EL1 := 0. Every sampled operation is one of spe_loop's. */
+/* The known loop: PMSCR_EL1 := scr, n iterations of six instructions over d[], then
+ * PMSCR_EL1 := 0. Every sampled operation is one of spe_loop's. spe_loop2 is the same at
+ * other addresses, for the second of two VMs profiling side by side. */
 void spe_loop(uint64_t *d, uint64_t n, uint64_t scr);
-extern const char spe_loop_end[];
-__asm__(".text\n"
-	".global spe_loop\n"
-	".global spe_loop_end\n"
-	".balign 64\n"
-	"spe_loop:\n"
-	"	msr S3_0_C9_C9_0, x2\n"
-	"	isb\n"
-	"1:	and x3, x1, #0x3ff\n"
-	"	ldr x4, [x0, x3, lsl #3]\n"
-	"	add x4, x4, #1\n"
-	"	str x4, [x0, x3, lsl #3]\n"
-	"	subs x1, x1, #1\n"
-	"	b.ne 1b\n"
-	"	msr S3_0_C9_C9_0, xzr\n"
-	"	isb\n"
-	"	ret\n"
-	"spe_loop_end:\n");
+void spe_loop2(uint64_t *d, uint64_t n, uint64_t scr);
+extern const char spe_loop_end[], spe_loop2_end[];
+#define SPE_LOOP_ASM(name)                                                                     \
+	".global " name "\n"                                                                   \
+	".global " name "_end\n"                                                               \
+	".balign 64\n" name ":\n"                                                              \
+	"	msr S3_0_C9_C9_0, x2\n"                                                              \
+	"	isb\n"                                                                               \
+	"1:	and x3, x1, #0x3ff\n"                                                              \
+	"	ldr x4, [x0, x3, lsl #3]\n"                                                          \
+	"	add x4, x4, #1\n"                                                                    \
+	"	str x4, [x0, x3, lsl #3]\n"                                                          \
+	"	subs x1, x1, #1\n"                                                                   \
+	"	b.ne 1b\n"                                                                           \
+	"	msr S3_0_C9_C9_0, xzr\n"                                                             \
+	"	isb\n"                                                                               \
+	"	ret\n" name "_end:\n"
+__asm__(".text\n" SPE_LOOP_ASM("spe_loop") SPE_LOOP_ASM("spe_loop2"));
+
+/* What the decoder holds every record to: the loop's PCs and its array's addresses. */
+static uint64_t want_pc_lo, want_pc_hi, want_data_lo, want_data_hi;
 
 /* ---- A decoder of the records (Arm ARM D18): enough to hold each to the loop --------- */
 struct decoded {
 	unsigned records, pcs, data_vas, bad_pc, bad_el, bad_data, bad_packet;
 	uint64_t first_bad;
+	bool cut; /* the bad packet is the last, cut short by the end of the bytes */
 };
 
 static uint64_t sext56(uint64_t a)
@@ -162,6 +171,7 @@ static void decode(const uint8_t *b, uint64_t len, struct decoded *d)
 			return;
 		}
 		if (i + size > len) {
+			d->cut = !d->bad_packet;
 			if (!d->bad_packet++)
 				d->first_bad = i - 1;
 			return;
@@ -176,14 +186,14 @@ static void decode(const uint8_t *b, uint64_t len, struct decoded *d)
 			if (index == 0) { /* PC: EL in bits [62:61] */
 				uint64_t pc = sext56(v);
 				d->pcs++;
-				if (pc < (uint64_t)spe_loop || pc >= (uint64_t)spe_loop_end)
+				if (pc < want_pc_lo || pc >= want_pc_hi)
 					d->bad_pc++;
 				if (((v >> 61) & 3) != 1)
 					d->bad_el++;
 			} else if (index == 2) { /* data virtual address */
 				uint64_t va = sext56(v);
 				d->data_vas++;
-				if (va < (uint64_t)data || va >= (uint64_t)(data + 1024))
+				if (va < want_data_lo || va >= want_data_hi)
 					d->bad_data++;
 			}
 		} else if (h == 0x71) { /* Timestamp: the record's last packet */
@@ -343,6 +353,305 @@ static void buffer_over_ballooned_page(void)
 	isb();
 }
 
+/* ---- spe.case=1: a stage-1 fault, the guest's own (docs/spe.md, "Walk and pin") ------------ */
+
+/* "PREFIX: TEXT" for a check's name, in one of two buffers (a check names two at most). */
+static const char *named(const char *prefix, const char *text)
+{
+	static char buf[2][96];
+	static unsigned k;
+	char *b = buf[k++ & 1];
+	size_t n = strlen(prefix), m = strlen(text);
+	if (n + m + 3 > sizeof(buf[0]))
+		m = sizeof(buf[0]) - n - 3;
+	memcpy(b, prefix, n);
+	memcpy(b + n, ": ", 2);
+	memcpy(b + n + 2, text, m);
+	b[n + 2 + m] = 0;
+	return b;
+}
+
+/* One level-3 descriptor of the guest's stage 1 changed, its old translation forgotten. */
+static void s1_set(uint64_t page, uint64_t desc)
+{
+	s1_l3[page] = desc;
+	__asm__ volatile("dsb ish\n\ttlbi vmalle1\n\tdsb nsh" ::: "memory");
+	isb();
+}
+
+#define PMBSR_DL (1ul << 19)
+#define D_RDONLY (1ul << 7) /* AP[2]: read-only at EL1, so no SPU write (D17.7.1) */
+
+/* The third page of a four-page buffer made unwritable in the guest's own stage 1: the SPU's
+ * write there is a stage-1 Data Abort, the guest's event: EC 0x24 with the FSC (D24.7.4),
+ * PMBPTR_EL1 at the faulting page, the records before it in place; the hypervisor pins what
+ * translates and never meets (nor shows) a stage-2 fault. Once the page is mapped again the
+ * buffer restarts there (D17.7.4: an MMU fault may be restarted from the saved pointer). */
+static void stage1_fault(const char *what, uint64_t first, uint64_t desc, unsigned fsc)
+{
+	uint64_t va = BUF_VA + first * PAGE, bad_va = va + 2 * PAGE;
+	uint64_t good = buf_ipa(first + 2) | D_PAGE | D_MEM;
+	struct decoded d;
+	memset((void *)va, 0, 2 * PAGE);
+	s1_set(first + 2, desc);
+	buffer_on(va, 4 * PAGE);
+	spe_loop(data, 20000, PMSCR_E1SPE | PMSCR_TS);
+	drain();
+	uint64_t bsr = rd(PMBSR_EL1), ptr = rd(PMBPTR_EL1);
+	check((bsr & PMBSR_S) && PMBSR_EC(bsr) == 0x24 && (bsr & 0x3F) == fsc,
+	      named(what, "PMBSR_EL1 S, EC 0x24 (stage-1 Data Abort) with its FSC"),
+	      "PMBSR_EL1 %lx, want FSC %x", bsr, fsc);
+	CHECK_EQ(ptr, bad_va, named(what, "PMBPTR_EL1 at the faulting page"));
+	check(gic_ppi_pending() & (1u << INTID_SPE),
+	      named(what, "the virtual INTID 21 is pending"), "GICR_ISPENDR0 %x",
+	      gic_ppi_pending());
+	decode((const uint8_t *)va, bad_va - va, &d);
+	/* A record cut by the page is data lost: DL says PMBPTR_EL1 may not follow a whole one. */
+	check(d.records >= 100 && !d.bad_pc && !d.bad_data &&
+		      (!d.bad_packet || (d.bad_packet == 1 && d.cut && (bsr & PMBSR_DL))),
+	      named(what, "the records before the page are in place"),
+	      "%u records, %u bad PCs, %u bad data, %u bad packets (cut %d), PMBSR_EL1 %lx",
+	      d.records, d.bad_pc, d.bad_data, d.bad_packet, d.cut, bsr);
+	s1_set(first + 2, good);
+	wr(PMBPTR_EL1, bad_va);
+	wr(PMBSR_EL1, 0);
+	isb();
+	check(!(gic_ppi_pending() & (1u << INTID_SPE)),
+	      named(what, "mapped again, S cleared: INTID 21 no longer pending"),
+	      "GICR_ISPENDR0 %x", gic_ppi_pending());
+	spe_loop(data, 2000, PMSCR_E1SPE | PMSCR_TS);
+	drain();
+	bsr = rd(PMBSR_EL1);
+	ptr = rd(PMBPTR_EL1);
+	check(bsr == 0 && ptr > bad_va && ptr < va + 4 * PAGE,
+	      named(what, "restarted at the page, records written there"),
+	      "PMBSR_EL1 %lx PMBPTR_EL1 %lx", bsr, ptr);
+	wr(PMBLIMITR_EL1, 0);
+	isb();
+}
+
+/* ---- spe.case=2: what the architecture leaves to the implementation (D17.7.4) -------------- */
+
+static uint64_t rec_max, ptr_align;
+
+/* An enable the vSPE refuses (docs/spe.md, "Enable: checks"): PMBSR_EL1 S with EC 0 and `bsc`
+ * at once, INTID 21 pending, PMBPTR_EL1 as written, and nothing written (the bytes at `mem`
+ * keep their pattern) however long the loop runs. */
+static void refused(const char *what, uint64_t ptr, uint64_t limitr, unsigned bsc, uint64_t mem)
+{
+	memset((void *)mem, 0xA5, 256);
+	wr(PMBPTR_EL1, ptr);
+	wr(PMBSR_EL1, 0);
+	wr(PMBLIMITR_EL1, limitr);
+	isb();
+	uint64_t bsr = rd(PMBSR_EL1);
+	check(bsr == (PMBSR_S | bsc) && (gic_ppi_pending() & (1u << INTID_SPE)),
+	      named(what, "a buffer management event at once: S, EC 0, its BSC; INTID 21"),
+	      "PMBSR_EL1 %lx, want %lx; GICR_ISPENDR0 %x", bsr, PMBSR_S | bsc,
+	      gic_ppi_pending());
+	spe_loop(data, 5000, PMSCR_E1SPE | PMSCR_TS);
+	drain();
+	unsigned changed = 0;
+	for (unsigned i = 0; i < 256; i++)
+		changed += ((const uint8_t *)mem)[i] != 0xA5;
+	check(rd(PMBPTR_EL1) == ptr && rd(PMBSR_EL1) == bsr && !changed,
+	      named(what, "nothing written, PMBPTR_EL1 as written"),
+	      "PMBPTR_EL1 %lx (wrote %lx), PMBSR_EL1 %lx, %u bytes changed", rd(PMBPTR_EL1),
+	      ptr, rd(PMBSR_EL1), changed);
+	wr(PMBLIMITR_EL1, 0);
+	wr(PMBSR_EL1, 0);
+	isb();
+}
+
+/* Profiles into [va, ...) with the buffer already enabled; true if records came, whole. */
+static bool profiled(uint64_t va, uint64_t n, struct decoded *d)
+{
+	spe_loop(data, n, PMSCR_E1SPE | PMSCR_TS);
+	drain();
+	uint64_t ptr = rd(PMBPTR_EL1);
+	if (ptr <= va || ptr - va > 64 * PAGE)
+		return false;
+	decode((const uint8_t *)va, ptr - va, d);
+	return d->records > 0 && !d->bad_packet && !d->bad_pc && !d->bad_data;
+}
+
+static void adversarial(void)
+{
+	uint64_t base = BUF_VA + 64 * PAGE, top = 0x0100000000000000ul;
+	struct decoded d;
+	rec_max = 1ul << ((rd(PMSIDR_EL1) >> 12) & 0xF);
+	ptr_align = 1ul << (rd(PMBIDR_EL1) & 0xF);
+	gprintf("spe: records up to %lu bytes, pointer aligned to %lu\n", rec_max, ptr_align);
+
+	/* No room for one record: SPEBufferIsFull() (BSC 1). */
+	refused("at the limit", base + PAGE, (base + PAGE) | PMBLIMITR_E, 1, base);
+	refused("past the limit", base + 2 * PAGE, (base + PAGE) | PMBLIMITR_E, 1, base);
+	if (ptr_align < rec_max)
+		refused("less than a record below the limit", base + PAGE - ptr_align,
+			(base + PAGE) | PMBLIMITR_E, 1, base);
+	/* RHLXGD: PTR aligned to PMBIDR_EL1.Align; RHXSYK: PTR[63:56] == LIMIT[63:56]. */
+	if (ptr_align > 1) {
+		refused("misaligned", base + ptr_align / 2, (base + PAGE) | PMBLIMITR_E, 0,
+			base);
+	} else {
+		/* Align 0: every byte address is aligned, so an odd pointer is a buffer. */
+		buffer_on(base + 0x21, PAGE);
+		check(rd(PMBSR_EL1) == 0 && profiled(base + 0x21, 1000, &d),
+		      "odd pointer (PMBIDR_EL1.Align 0): accepted, records from there",
+		      "PMBSR_EL1 %lx PMBPTR_EL1 %lx", rd(PMBSR_EL1), rd(PMBPTR_EL1));
+		wr(PMBLIMITR_EL1, 0);
+		isb();
+	}
+	refused("top byte of PMBPTR_EL1 only", base | top, (base + PAGE) | PMBLIMITR_E, 0,
+		base);
+	refused("top byte of PMBLIMITR_EL1 only", base, ((base + PAGE) | top) | PMBLIMITR_E, 0,
+		base);
+
+	/* Larger than PMBIDR_EL1.MaxBuffSize says (the VM's spe_max_kib): BSC 4. Exactly that
+	 * size works. */
+	uint64_t mbs = (rd(PMBIDR_EL1) >> 32) & 0xFFFF, m = mbs & 0x1FF, e = (mbs >> 9) & 0x1F;
+	uint64_t max = e ? (512 + m) << (e + 11) : m << 12;
+	uint64_t want = arg_num("spe.max_kib", 0) << 10;
+	check(want && max == want, "size: PMBIDR_EL1.MaxBuffSize is the VM's spe_max_kib",
+	      "MaxBuffSize %lx: %lu bytes, want %lu", mbs, max, want);
+	if (max && max <= BUF_PAGES * PAGE) {
+		refused("a page more than MaxBuffSize", BUF_VA,
+			(BUF_VA + max + PAGE) | PMBLIMITR_E, 4, BUF_VA);
+		buffer_on(BUF_VA, max);
+		check(rd(PMBSR_EL1) == 0 && profiled(BUF_VA, 2000, &d),
+		      "size: a buffer of exactly MaxBuffSize works", "PMBSR_EL1 %lx",
+		      rd(PMBSR_EL1));
+		wr(PMBLIMITR_EL1, 0);
+		isb();
+	}
+
+	/* PMBPTR_EL1 rewritten while enabled, within the buffer: the records go on from there;
+	 * between the old pointer and the new nothing is written. */
+	memset((void *)base, 0xA5, 8 * PAGE);
+	buffer_on(base, 8 * PAGE);
+	bool ok = profiled(base, 1000, &d);
+	uint64_t old = rd(PMBPTR_EL1);
+	wr(PMBPTR_EL1, base + 4 * PAGE);
+	isb();
+	ok = ok && profiled(base + 4 * PAGE, 1000, &d) && rd(PMBSR_EL1) == 0;
+	unsigned changed = 0;
+	for (uint64_t a = old; a < base + 4 * PAGE; a++)
+		changed += *(const uint8_t *)a != 0xA5;
+	check(ok && !changed,
+	      "rewrite: PMBPTR_EL1 moved while enabled, records go on from there",
+	      "PMBSR_EL1 %lx PMBPTR_EL1 %lx, %u bytes changed between", rd(PMBSR_EL1),
+	      rd(PMBPTR_EL1), changed);
+	/* The buffer moved while enabled (PMBLIMITR_EL1, then PMBPTR_EL1) to pages 512 KiB on:
+	 * its records there, and the old buffer's pages no longer pinned (the balloon takes one). */
+	uint64_t far = base + 128 * PAGE;
+	wr(PMBLIMITR_EL1, (far + 8 * PAGE) | PMBLIMITR_E);
+	wr(PMBPTR_EL1, far);
+	isb();
+	check(profiled(far, 1000, &d) && rd(PMBSR_EL1) == 0,
+	      "rewrite: the buffer moved while enabled, records in the new one",
+	      "PMBSR_EL1 %lx", rd(PMBSR_EL1));
+	CHECK_EQ(hvc_call(HYP_CALL_BALLOON_GIVE, buf_ipa(64), 0, 0), S2_OK,
+		 "rewrite: a page of the old buffer is no longer pinned (given back)");
+	CHECK_EQ(hvc_call(HYP_CALL_BALLOON_GIVE, buf_ipa(128 + 64), 0, 0), S2_PINNED,
+		 "rewrite: a page of the new one is (refused)");
+	CHECK_EQ(hvc_call(HYP_CALL_BALLOON_TAKE, buf_ipa(64), 0, 0), S2_OK,
+		 "rewrite: the old page taken back");
+	/* PMBLIMITR_EL1 rewritten below the pointer while enabled: no room, buffer full at once. */
+	uint64_t ptr = rd(PMBPTR_EL1);
+	wr(PMBLIMITR_EL1, far | PMBLIMITR_E);
+	isb();
+	uint64_t bsr = rd(PMBSR_EL1);
+	spe_loop(data, 2000, PMSCR_E1SPE | PMSCR_TS);
+	drain();
+	check(bsr == (PMBSR_S | 1) && rd(PMBPTR_EL1) == ptr && rd(PMBSR_EL1) == bsr,
+	      "rewrite: PMBLIMITR_EL1 below the pointer while enabled: buffer full, nothing "
+	      "written",
+	      "PMBSR_EL1 %lx PMBPTR_EL1 %lx (was %lx)", bsr, rd(PMBPTR_EL1), ptr);
+	wr(PMBLIMITR_EL1, 0);
+	wr(PMBSR_EL1, 0);
+	isb();
+
+	/* Garbage in RES0 bits (D24.7): perfvisor keeps only the fields the VM's version has
+	 * (read back without them; docs/spe.md), and the buffer is the one its fields say. */
+	uint64_t junk_limit = 0xF00ul | (1ul << 7) | (1ul << 6) |
+			      (3ul << 3); /* [11:6], [4:3] */
+	wr(PMBLIMITR_EL1, (base + PAGE) | junk_limit);
+	CHECK_EQ(rd(PMBLIMITR_EL1), base + PAGE, "RES0: PMBLIMITR_EL1 reads back without them");
+	wr(PMBLIMITR_EL1, 0);
+	wr(PMSCR_EL1, 0xFFFFFFFFFFFFFF00ul | (1ul << 2));
+	CHECK_EQ(rd(PMSCR_EL1), 0, "RES0: PMSCR_EL1 reads back without them");
+	wr(PMSCR_EL1, 0);
+	wr(PMBSR_EL1, 0xFFFFFFFF00000000ul | (0x3Ful << 20));
+	CHECK_EQ(rd(PMBSR_EL1), 0, "RES0: PMBSR_EL1 reads back without them (S clear)");
+	check(!(gic_ppi_pending() & (1u << INTID_SPE)), "RES0: and no event for them",
+	      "GICR_ISPENDR0 %x", gic_ppi_pending());
+	wr(PMSIRR_EL1, 0x100 | 0xFFFFFFFF00000000ul | (0x7Eul << 1));
+	CHECK_EQ(rd(PMSIRR_EL1) & ~1ul, 0x100, "RES0: PMSIRR_EL1 reads back without them");
+	wr(PMSIRR_EL1, 0x100);
+	/* A one-page buffer enabled with them set fills at its LIMIT, as without them. */
+	memset((void *)base, 0, PAGE);
+	wr(PMBPTR_EL1, base);
+	wr(PMBSR_EL1, 0);
+	wr(PMBLIMITR_EL1, (base + PAGE) | junk_limit | PMBLIMITR_E);
+	isb();
+	spe_loop(data, 20000, PMSCR_E1SPE | PMSCR_TS);
+	drain();
+	bsr = rd(PMBSR_EL1);
+	ptr = rd(PMBPTR_EL1);
+	check(bsr == (PMBSR_S | 1) && ptr <= base + PAGE && ptr > base + PAGE - 2 * rec_max,
+	      "RES0: a buffer enabled with them fills at its LIMIT",
+	      "PMBSR_EL1 %lx PMBPTR_EL1 %lx", bsr, ptr);
+	wr(PMBLIMITR_EL1, 0);
+	wr(PMBSR_EL1, 0);
+	isb();
+}
+
+/* ---- Two VMs side by side (named side1 and side2) -------------------------------------------- */
+
+/* Each profiles its own loop (side2: spe_loop2 over data2) into its buffer, at the same VA
+ * and IPA as the other's, for several rounds while the hypervisor switches them every few
+ * tens of us: every record holds one of its own PCs and data addresses, never the other's. */
+static void side_by_side(bool second)
+{
+	void (*loop)(uint64_t *, uint64_t, uint64_t) = second ? spe_loop2 : spe_loop;
+	uint64_t *d_arr = second ? data2 : data;
+	unsigned records = 0, bad = 0, rounds = 6, data_vas = 0;
+	if (second) {
+		want_pc_lo = (uint64_t)spe_loop2;
+		want_pc_hi = (uint64_t)spe_loop2_end;
+		want_data_lo = (uint64_t)data2;
+		want_data_hi = (uint64_t)(data2 + 1024);
+	}
+	for (unsigned r = 0; r < rounds; r++) {
+		struct decoded d;
+		memset((void *)BUF_VA, 0, 64 * 1024);
+		buffer_on(BUF_VA, 64 * 1024);
+		loop(d_arr, 20000, PMSCR_E1SPE | PMSCR_TS);
+		drain();
+		uint64_t ptr = rd(PMBPTR_EL1), bsr = rd(PMBSR_EL1);
+		wr(PMBLIMITR_EL1, 0);
+		isb();
+		if (bsr || ptr <= BUF_VA || ptr >= BUF_VA + 64 * 1024) {
+			bad++;
+			gprintf("spe: round %u: PMBSR_EL1 %lx PMBPTR_EL1 %lx\n", r, bsr, ptr);
+			continue;
+		}
+		decode((const uint8_t *)BUF_VA, ptr - BUF_VA, &d);
+		records += d.records;
+		data_vas += d.data_vas;
+		if (d.bad_packet || d.bad_pc || d.bad_el || d.bad_data || d.records < 300) {
+			bad++;
+			gprintf("spe: round %u: %u records, %u bad packets, %u PCs and %u data "
+				"addresses not its own\n",
+				r, d.records, d.bad_packet, d.bad_pc, d.bad_data);
+		}
+	}
+	gprintf("spe: %u records in %u rounds, %u data addresses\n", records, rounds, data_vas);
+	check(!bad && data_vas >= records / 4,
+	      "side by side: every record has its own loop's PC and its own array's address",
+	      "%u of %u rounds bad", bad, rounds);
+}
+
 /* Ended while profiling: the hypervisor's accounting must show every pin released. */
 static void end_mid_profile(uint64_t how)
 {
@@ -363,6 +672,10 @@ static void end_mid_profile(uint64_t how)
 
 void test_main(void)
 {
+	want_pc_lo = (uint64_t)spe_loop;
+	want_pc_hi = (uint64_t)spe_loop_end;
+	want_data_lo = (uint64_t)data;
+	want_data_hi = (uint64_t)(data + 1024);
 	swap = arg_num("spe.swap", 0) ? 1 : 0;
 	mmu_on();
 	const char *name = dt_vm_name();
@@ -384,6 +697,16 @@ void test_main(void)
 	uint64_t how = arg_num("spe.end", 0);
 	if (how)
 		end_mid_profile(how);
+	if (name && !strncmp(name, "side", 4))
+		side_by_side(name[4] == '2');
+	else if (how == 0 && arg_num("spe.case", 0) == 1) {
+		stage1_fault("s1 translation", 160, 0, 0x07);
+		stage1_fault("s1 permission", 176, buf_ipa(178) | D_PAGE | D_MEM | D_RDONLY,
+			     0x0F);
+	} else if (how == 0 && arg_num("spe.case", 0) == 2)
+		adversarial();
+	if (arg_num("spe.case", 0) || (name && !strncmp(name, "side", 4)))
+		done();
 	profile_known_loop();
 	buffer_full_and_restart();
 	buffer_over_ballooned_page();

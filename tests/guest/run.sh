@@ -1105,6 +1105,45 @@ bench)
 	else
 		echo "bench: hyp.direct_read: skipped (no direct access here: ${direct_why:-see $log})"
 	fi
+	# SPE (docs/spe.md), on a QEMU with it (the suite's CPU plus pv-spe=on, as spe_suite
+	# picks it): tests/guest/spe_basic.c's spe.bench=1. hyp.spe_enable: the EL2 instructions
+	# of the trapped PMBLIMITR_EL1 write that enables a 64 MiB buffer (walk and first chunk),
+	# from the guest's clock: its ticks across that write less those across a NOP, per enable
+	# (1 GHz under -icount shift=0: a tick is an instruction). hyp.spe_event: the VM's irq-spe
+	# exits while it profiles about 2 MiB into that buffer, each a chunk advance (the
+	# report's own count). hyp.spe_pinned_ratio: the most pages pinned at once over the
+	# bytes written plus one chunk (PV_VSPE_PIN_CHUNK, 256 KiB).
+	case ${QEMU_CPU:-max} in *pv-spe=off*) spe_why="QEMU_CPU has pv-spe=off" ;; *) spe_why="" ;; esac
+	if [ -z "$spe_why" ] &&
+		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-spe; then
+		spe_why="this QEMU has no SPE model"
+	fi
+	spe_enable="" spe_event="" spe_ratio=""
+	if [ -z "$spe_why" ]; then
+		spe_cpu=${QEMU_CPU:-max}
+		case $spe_cpu in *pv-spe=on*) ;; *) spe_cpu=$spe_cpu,pv-spe=on ;; esac
+		log=$logdir/bench_spe.log
+		with_cpu "$spe_cpu" qemu_run "$log" "spe=on vm0=spe -- spe.bench=1" spe_basic
+		if grep -q '^\[spe\] done: [0-9]* passed, 0 failed' "$log"; then
+			spe_enable=$(sed -n 's/^\[spe\] spe: bench: \([0-9]*\) Hz: enable-64mib \([0-9]*\) enables \([0-9]*\) ticks; nop [0-9]* \([0-9]*\) ticks;.*/\1 \2 \3 \4/p' "$log" |
+				awk '{ printf "%.0f", ($3 - $4) * 1e9 / $1 / $2 }')
+			spe_event=$(report_of "$log" spe | awk '$2 == "exits" && $3 == "irq-spe" && $4 > 0 {
+				printf "%.0f", $6 / $4 }')
+			spe_written=$(sed -n 's/^\[spe\] spe: bench: .* profile \([0-9]*\) bytes written$/\1/p' "$log")
+			spe_pages=$(report_of "$log" spe | sed -n 's/^hyp:   stage 2: .*(at most \([0-9]*\),.*/\1/p')
+			spe_ratio=$(awk -v p="${spe_pages:-0}" -v w="${spe_written:-0}" 'BEGIN {
+				if (p > 0 && w > 0) printf "%.3f", p * 4096 / (w + 262144) }')
+		else
+			echo "bench: the SPE run did not pass (see $log)" >&2
+		fi
+		echo "bench: hyp.spe_enable: ${spe_enable:-n/a} el2-instructions/enable"
+		echo "bench: hyp.spe_event: ${spe_event:-n/a} el2-instructions/event"
+		echo "bench: hyp.spe_pinned_ratio: ${spe_ratio:-n/a} pinned/(written+chunk)"
+	else
+		for f in spe_enable spe_event spe_pinned_ratio; do
+			echo "bench: hyp.$f: skipped (no SPE here: $spe_why)"
+		done
+	fi
 	# A Linux guest's own perf: EL2 instructions (the self-count) over the guest's while perf
 	# stat counts ten events over the workload of tests/guest/linux/init.c, and while perf
 	# record -c 10000 samples it; with the PMU passed through, the way to run a guest's perf

@@ -54,7 +54,8 @@
 #define BUF_VA 0x60000000ul
 #define BUF_IPA 0x42000000ul
 #define BUF_PAGES 512ul
-#define CRASH_VA 0xC0000000ul /* mapped at stage 1, not the VM's at stage 2 */
+#define PV_CHUNK (256ul << 10) /* the hypervisor's pin chunk (docs/spe.md) */
+#define CRASH_VA 0xC0000000ul  /* mapped at stage 1, not the VM's at stage 2 */
 
 static uint64_t s1_l1[512] __attribute__((aligned(4096)));
 static uint64_t s1_l2[512] __attribute__((aligned(4096)));
@@ -652,6 +653,72 @@ static void side_by_side(bool second)
 	      "%u of %u rounds bad", bad, rounds);
 }
 
+/* ---- spe.bench=1: the figures of `make bench` (docs/benchmarks.md) ------------------------- */
+
+/* A 64 MiB buffer at BIG_VA, 4 KiB pages as a kernel's vmalloc gives them, onto 16 MiB of IPA
+ * from BUF_IPA over and over: only what is written (a few MiB) must be distinct. */
+#define BIG_VA 0x80000000ul
+#define BIG_SIZE (64ul << 20)
+static uint64_t big_l2[512] __attribute__((aligned(4096)));
+static uint64_t big_l3[32][512] __attribute__((aligned(4096)));
+
+static void big_map(void)
+{
+	for (uint64_t t = 0; t < 32; t++) {
+		for (uint64_t i = 0; i < 512; i++)
+			big_l3[t][i] = (BUF_IPA + ((t * 512 + i) % 4096) * PAGE) | D_PAGE |
+				       D_MEM;
+		big_l2[t] = (uint64_t)big_l3[t] | D_TABLE;
+	}
+	s1_l1[BIG_VA >> 30] = (uint64_t)big_l2 | D_TABLE;
+	__asm__ volatile("dsb ish\n\ttlbi vmalle1\n\tdsb nsh" ::: "memory");
+	isb();
+}
+
+static uint64_t now(void)
+{
+	isb();
+	return rd(cntvct_el0);
+}
+
+/* Under -icount shift=0 one instruction is one nanosecond, so CNTVCT_EL0 counts the
+ * instructions of every level: the ticks across the enabling PMBLIMITR_EL1 write, less those
+ * across a NOP in the same frame, are the EL2 instructions of the enable (the trapped MSR does
+ * not retire; the runner divides). Then a profile of about 2 MiB into the same buffer, whose
+ * chunk advances are the hypervisor's buffer management events (its report's irq-spe). */
+static void bench(void)
+{
+	const unsigned n = 32;
+	uint64_t enable = 0, nop = 0;
+	big_map();
+	for (unsigned i = 0; i < n; i++) {
+		wr(PMBPTR_EL1, BIG_VA);
+		wr(PMBSR_EL1, 0);
+		uint64_t t0 = now();
+		wr(PMBLIMITR_EL1, (BIG_VA + BIG_SIZE) | PMBLIMITR_E);
+		uint64_t t1 = now();
+		__asm__ volatile("nop");
+		uint64_t t2 = now();
+		enable += t1 - t0;
+		nop += t2 - t1;
+		CHECK_EQ(rd(PMBSR_EL1), 0, "bench: the 64 MiB buffer enabled");
+		wr(PMBLIMITR_EL1, 0);
+		isb();
+	}
+	buffer_on(BIG_VA, BIG_SIZE);
+	spe_loop(data, 2600000, PMSCR_E1SPE | PMSCR_TS);
+	drain();
+	uint64_t written = rd(PMBPTR_EL1) - BIG_VA, bsr = rd(PMBSR_EL1);
+	wr(PMBLIMITR_EL1, 0);
+	isb();
+	check(bsr == 0 && written > 4 * PV_CHUNK && written < BIG_SIZE,
+	      "bench: a profile of several chunks, no event for the guest",
+	      "PMBSR_EL1 %lx, %lu bytes written", bsr, written);
+	gprintf("spe: bench: %lu Hz: enable-64mib %u enables %lu ticks; nop %u %lu ticks; "
+		"profile %lu bytes written\n",
+		rd(cntfrq_el0), n, enable, n, nop, written);
+}
+
 /* Ended while profiling: the hypervisor's accounting must show every pin released. */
 static void end_mid_profile(uint64_t how)
 {
@@ -697,6 +764,10 @@ void test_main(void)
 	uint64_t how = arg_num("spe.end", 0);
 	if (how)
 		end_mid_profile(how);
+	if (arg_num("spe.bench", 0)) {
+		bench();
+		done();
+	}
 	if (name && !strncmp(name, "side", 4))
 		side_by_side(name[4] == '2');
 	else if (how == 0 && arg_num("spe.case", 0) == 1) {

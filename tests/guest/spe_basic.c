@@ -384,7 +384,7 @@ static void s1_set(uint64_t page, uint64_t desc)
 #define D_RDONLY (1ul << 7) /* AP[2]: read-only at EL1, so no SPU write (D17.7.1) */
 
 /* The third page of a four-page buffer made unwritable in the guest's own stage 1: the SPU's
- * write there is a stage-1 Data Abort, the guest's event: EC 0x24 with the FSC (D24.7.4),
+ * write there is a stage-1 Data Abort, the guest's event: EC 0x24 with the FSC (D24.7.5),
  * PMBPTR_EL1 at the faulting page, the records before it in place; the hypervisor pins what
  * translates and never meets (nor shows) a stage-2 fault. Once the page is mapped again the
  * buffer restarts there (D17.7.4: an MMU fault may be restarted from the saved pointer). */

@@ -158,7 +158,6 @@ int pv_vmpam_init(struct pv_vmpam_sys *sys, struct pv_pcpu *cpu, const struct pv
 	cpus_range(sys, s->cpu_mpamidr, s->ncpus);
 	for (unsigned i = 0; i < s->nmsc; i++) {
 		struct pv_vmpam_msc *m = &sys->msc[i];
-		int err;
 		if (s->msc[i].id >= PV_VMPAM_MAX_CACHES)
 			return PV_VMPAM_ERR_SETUP;
 		err = pv_vmpam__msc_probe(cpu, &s->msc[i], m);

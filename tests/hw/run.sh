@@ -61,6 +61,9 @@ stock() {
 		"spe_trap_e2pb_10 spe_trap_e2pb_00 spe_pmbidr_p spe_fgt_pmsirr" \
 		"spe_fgt_pmsnevfr_set spe_fgt_npmsnevfr spe_pmscr_el2_at_el1 spe_el0_undef" \
 		"spe_register_bits spe_irq_follows_s spe_host_codec" ;;
+	# No AMU at all: every check but the one that ID_AA64PFR0_EL1.AMU and the registers agree.
+	amu) sed -n 's/^.*"\(amu_[a-z0-9_]*\)".*$/\1/p; s/^\t\t"\(amu_.*\)",$/\1/p' tests/hw/amu.c |
+		tr -d '",' | tr ' ' '\n' | grep -v '^amu_id_agrees$\|^$' | sort -u | tr '\n' ' ' ;;
 	# None of the five events.
 	events) echo "events_pmceid events_ldst events_pairs events_acqrel events_excl" \
 		"events_atomics events_dczva events_simd events_sve events_mops events_branches" \
@@ -76,6 +79,7 @@ run() {
 	log=$logdir/$1-$2.log
 	case $2 in
 	on) cpu=max,pv-pmu-fixes=on,pv-spe=on ;;
+	amu) cpu=max,pv-pmu-fixes=on,pv-spe=on,pv-amu=on ;;
 	off) cpu=max,pv-pmu-fixes=off ;;
 	*) cpu=max,pv-pmu-fixes=off,pv-spe=on ;;
 	esac
@@ -93,6 +97,8 @@ for elf in "$dir"/*.elf; do
 	prog=$(basename "$elf" .elf)
 	modes="on off"
 	[ "$prog" != spe ] || modes="on off spe"
+	# The AMU program: the AMU on with the other models (pv-amu=on), and stock QEMU.
+	[ "$prog" != amu ] || modes="amu off"
 	for mode in $modes; do
 		log=$(run "$prog" "$mode")
 		expect=" $(stock "$prog") "
@@ -134,6 +140,7 @@ for elf in "$dir"/*.elf; do
 		failed=$((failed + f))
 		case $mode in
 		spe) what="SPE alone" ;;
+		amu) what="models on, AMU on" ;;
 		*) what="models $mode" ;;
 		esac
 		if [ "$f" -eq 0 ]; then

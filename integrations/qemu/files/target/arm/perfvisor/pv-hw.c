@@ -6,6 +6,9 @@
  *   pv-pmu-fixes=on|off   the PMU as the Arm ARM says (off: QEMU's own PMU); default on
  *   pv-spe=on|off         the Statistical Profiling Extension (pv-spe.c); default off, which
  *                         is stock QEMU's: no SPE
+ *   pv-amu=off|on|v1      the Activity Monitors (pv-amu.c): on is FEAT_AMUv1p1, v1 FEAT_AMUv1
+ *                         (no virtual offsets, so that a hypervisor's trap path can be tested);
+ *                         default off, stock QEMU's: no AMU
  * One switch for every PMU fix rather than one each: the two machines worth having are the
  * one the Arm ARM describes and stock QEMU, which perfvisor must also run on; a mix of the two
  * is neither, and each would need tests of its own. The fixes are pv-pmu.c's (overflow,
@@ -42,6 +45,7 @@
 
 #define PV_PMU_FIXES "pv-pmu-fixes"
 #define PV_SPE "pv-spe"
+#define PV_AMU "pv-amu"
 
 static PvHwCPU *pv_hw_cpus[PV_HW_MAX_CPUS];
 
@@ -90,6 +94,43 @@ static void pv_hw_set_bool(Object *obj, Visitor *v, const char *name, void *opaq
     *pv_hw_flag(s, name) = value;
 }
 
+static const char *const pv_hw_amu_modes[] = {
+    [PV_AMU_OFF] = "off", [PV_AMU_MODE_V1] = "v1", [PV_AMU_MODE_V1P1] = "on",
+};
+
+static void pv_hw_get_amu(Object *obj, Visitor *v, const char *name, void *opaque,
+                          Error **errp)
+{
+    PvHwCPU *s = opaque;
+    char *value = g_strdup(pv_hw_amu_modes[s->amu]);
+
+    visit_type_str(v, name, &value, errp);
+    g_free(value);
+}
+
+static void pv_hw_set_amu(Object *obj, Visitor *v, const char *name, void *opaque,
+                          Error **errp)
+{
+    PvHwCPU *s = opaque;
+    g_autofree char *value = NULL;
+    unsigned i;
+
+    if (!visit_type_str(v, name, &value, errp)) {
+        return;
+    }
+    if (DEVICE(obj)->realized) {
+        error_setg(errp, "%s can be set only before the CPU is realized", name);
+        return;
+    }
+    for (i = 0; i < ARRAY_SIZE(pv_hw_amu_modes); i++) {
+        if (!strcmp(value, pv_hw_amu_modes[i])) {
+            s->amu = i;
+            return;
+        }
+    }
+    error_setg(errp, "%s: 'off', 'on' (AMUv1p1) or 'v1' (AMUv1), not '%s'", name, value);
+}
+
 static void pv_hw_release(Object *obj, const char *name, void *opaque)
 {
     PvHwCPU *s = opaque;
@@ -100,7 +141,9 @@ static void pv_hw_release(Object *obj, const char *name, void *opaque)
     }
     migrate_del_blocker(&s->migration_blocker);
     migrate_del_blocker(&s->spe_migration_blocker);
+    migrate_del_blocker(&s->amu_migration_blocker);
     pv_spe_free(s);
+    pv_amu_free(s);
     g_free(s);
 }
 
@@ -122,6 +165,10 @@ void pv_hw_cpu_post_init(Object *obj)
     object_property_set_description(obj, PV_SPE,
                                     "perfvisor: the Statistical Profiling Extension, SPEv1p2 "
                                     "(TCG with -icount only; default off)");
+    object_property_add(obj, PV_AMU, "string", pv_hw_get_amu, pv_hw_set_amu, NULL, s);
+    object_property_set_description(obj, PV_AMU,
+                                    "perfvisor: the Activity Monitors, off, on (AMUv1p1) or "
+                                    "v1 (AMUv1) (TCG with -icount only; default off)");
     /* PMBIRQ, wired by the board (pv_hw_virt_connect()) to PPI 21. */
     qdev_init_gpio_out_named(DEVICE(obj), &s->spe_irq, "pv-spe-interrupt", 1);
 }
@@ -157,12 +204,19 @@ bool pv_hw_cpu_realize(ARMCPU *cpu, Error **errp)
                     "EL3: SPE is off", PV_SPE);
         s->spe = false;
     }
-    if (!s->pmu_fixes && !s->spe) {
+    if (s->amu && (!tcg_enabled() || !precise || arm_feature(&cpu->env, ARM_FEATURE_EL3) ||
+                   !arm_feature(&cpu->env, ARM_FEATURE_EL2) ||
+                   !arm_feature(&cpu->env, ARM_FEATURE_AARCH64))) {
+        warn_report("perfvisor: %s needs TCG with -icount (shift=N), an AArch64 CPU with EL2 "
+                    "and no EL3: the AMU is off", PV_AMU);
+        s->amu = PV_AMU_OFF;
+    }
+    if (!s->pmu_fixes && !s->spe && !s->amu) {
         return true;
     }
     if (cs->cpu_index < 0 || cs->cpu_index >= PV_HW_MAX_CPUS) {
-        error_setg(errp, "perfvisor: %s and %s support CPU indexes below %d, not %d",
-                   PV_PMU_FIXES, PV_SPE, PV_HW_MAX_CPUS, cs->cpu_index);
+        error_setg(errp, "perfvisor: %s, %s and %s support CPU indexes below %d, not %d",
+                   PV_PMU_FIXES, PV_SPE, PV_AMU, PV_HW_MAX_CPUS, cs->cpu_index);
         return false;
     }
     s->count_insns = precise;
@@ -188,6 +242,17 @@ bool pv_hw_cpu_realize(ARMCPU *cpu, Error **errp)
                    "perfvisor: %s keeps Statistical Profiling state that is not migrated "
                    "(-cpu max,%s=off to migrate)", PV_SPE, PV_SPE);
         if (migrate_add_blocker(&s->spe_migration_blocker, errp) < 0) {
+            return false;
+        }
+    }
+    if (s->amu) {
+        if (!pv_amu_realize(cpu, s, s->amu == PV_AMU_MODE_V1P1, errp)) {
+            return false;
+        }
+        error_setg(&s->amu_migration_blocker,
+                   "perfvisor: %s keeps Activity Monitors state that is not migrated "
+                   "(-cpu max,%s=off to migrate)", PV_AMU, PV_AMU);
+        if (migrate_add_blocker(&s->amu_migration_blocker, errp) < 0) {
             return false;
         }
     }

@@ -26,10 +26,19 @@ typedef struct PvHwCounts {
 extern PvHwCounts pv_hw_counts[PV_HW_MAX_CPUS];
 
 typedef struct PvSpe PvSpe;
+typedef struct PvAmu PvAmu;
+
+/* pv-amu: off, or the version of the AMU the CPU has (ID_AA64PFR0_EL1.AMU's values) */
+typedef enum PvAmuMode {
+    PV_AMU_OFF,
+    PV_AMU_MODE_V1 = 1,
+    PV_AMU_MODE_V1P1 = 2,
+} PvAmuMode;
 
 typedef struct PvHwCPU {
     bool pmu_fixes;     /* asked for (the property); after realize: in force */
     bool spe;           /* pv-spe: asked for; after realize: in force */
+    PvAmuMode amu;      /* pv-amu: asked for; after realize: in force */
     bool realized;
     /*
      * The instructions the CPU executed under icount: those of its finished runs, and at the
@@ -41,6 +50,8 @@ typedef struct PvHwCPU {
     int64_t run_budget;
     Error *migration_blocker;
     Error *spe_migration_blocker;
+    Error *amu_migration_blocker;
+    PvAmu *amu_state;   /* the AMU model (pv-amu.c) */
     /* The SPE model (pv-spe.c): its state, and its interrupt line (PMBIRQ). */
     PvSpe *spe_state;
     qemu_irq spe_irq;
@@ -65,6 +76,10 @@ bool pv_events_counting(CPUState *cs);
 /* pv-spe.c: the Statistical Profiling Extension on a realized CPU; its state freed. */
 bool pv_spe_realize(ARMCPU *cpu, PvHwCPU *s, Error **errp);
 void pv_spe_free(PvHwCPU *s);
+
+/* pv-amu.c: the Activity Monitors (FEAT_AMUv1p1, or FEAT_AMUv1) on a realized CPU. */
+bool pv_amu_realize(ARMCPU *cpu, PvHwCPU *s, bool v1p1, Error **errp);
+void pv_amu_free(PvHwCPU *s);
 
 /*
  * pv-spe-a64.c: what the Statistical Profiling Unit records of an A64 instruction, decoded at

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The AMU model alone (-cpu max,pv-amu=on: FEAT_AMUv1p1), bare metal at EL2, EL1 and EL0,
+ * against the Arm ARM: the ID fields (D24.2.93, D24.6.1 to D24.6.3), the group 0 events and
+ * the auxiliary ones (D16.3), INST_RETIRED exact on a known loop under icount, CNT_CYCLES
+ * against CNTPCT_EL0, the enables, writes only at the highest EL, AMUSERENR_EL0.EN for EL0,
+ * CPTR_EL2.TAM and HAFGRTR_EL2 (D24.2.61) with EC 0x18 and the ISS, the virtual offsets of
+ * counters 0, 2 and 3 below EL2 with HCR_EL2.AMVOFFEN (D16.2.5, D24.6.11), RES0 bits.
+ * Without the model (stock QEMU) ID_AA64PFR0_EL1.AMU is 0 and the registers are UNDEFINED:
+ * amu_id_agrees passes there too, every other check fails with "no AMU".
+ */
+#include "hw.h"
+
+#define AMCR S3_3_C13_C2_0
+#define AMCFGR S3_3_C13_C2_1
+#define AMCGCR S3_3_C13_C2_2
+#define AMUSERENR S3_3_C13_C2_3
+#define AMCNTENCLR0 S3_3_C13_C2_4
+#define AMCNTENSET0 S3_3_C13_C2_5
+#define AMCG1IDR S3_3_C13_C2_6
+#define AMCNTENCLR1 S3_3_C13_C3_0
+#define AMCNTENSET1 S3_3_C13_C3_1
+#define AMEVCNTR00 S3_3_C13_C4_0
+#define AMEVCNTR01 S3_3_C13_C4_1
+#define AMEVCNTR02 S3_3_C13_C4_2
+#define AMEVCNTR03 S3_3_C13_C4_3
+#define AMEVTYPER00 S3_3_C13_C6_0
+#define AMEVTYPER01 S3_3_C13_C6_1
+#define AMEVTYPER02 S3_3_C13_C6_2
+#define AMEVTYPER03 S3_3_C13_C6_3
+#define AMEVCNTR10 S3_3_C13_C12_0
+#define AMEVCNTR11 S3_3_C13_C12_1
+#define AMEVCNTR12 S3_3_C13_C12_2
+#define AMEVTYPER10 S3_3_C13_C14_0
+#define AMEVTYPER12 S3_3_C13_C14_2
+#define AMEVCNTVOFF00 S3_4_C13_C8_0
+#define AMEVCNTVOFF01 S3_4_C13_C8_1
+#define AMEVCNTVOFF02 S3_4_C13_C8_2
+#define AMEVCNTVOFF10 S3_4_C13_C10_0
+#define AMEVCNTVOFF12 S3_4_C13_C10_2
+#define HAFGRTR_EL2 S3_4_C3_C1_6
+
+#define CPTR_TAM (1UL << 30)
+#define HCR_AMVOFFEN (1UL << 51)
+#define HCR_TGE (1UL << 27)
+#define HAFGRTR_AMEVCNTR0(x) (1UL << ((x) + 1))
+#define HAFGRTR_AMCNTEN0 1UL
+
+#define LOOP 1000
+
+static bool amu;
+
+static void absent(const char *name)
+{
+	hw_check(false, name, "no AMU (ID_AA64PFR0_EL1.AMU is 0)");
+}
+
+/* One access at EL2 that may be UNDEFINED: whether it was. */
+#define EL2_UNDEF(stmt)                                                                        \
+	({                                                                                     \
+		unsigned f_ = hw_el2_faults;                                                   \
+		hw_el2_skip_faults = true;                                                     \
+		stmt;                                                                          \
+		hw_el2_skip_faults = false;                                                    \
+		hw_el2_faults != f_ && ((hw_el2_esr >> 26) & 0x3f) == HW_EC_UNKNOWN;           \
+	})
+
+/* A counter around LOOP iterations of SUBS and B.NE: the second MRS and 2 * LOOP. */
+#define COUNT_LOOP(reg)                                                                        \
+	({                                                                                     \
+		uint64_t a_, b_, n_ = LOOP;                                                    \
+		__asm__ volatile("mrs %0, " HW_XSTR(reg) "\n"                                  \
+							 "1: subs %2, %2, #1\n"                \
+							 "b.ne 1b\n"                           \
+							 "mrs %1, " HW_XSTR(reg)               \
+				 : "=&r"(a_), "=&r"(b_), "+r"(n_)                              \
+				 :                                                             \
+				 : "cc");                                                      \
+		b_ - a_;                                                                       \
+	})
+
+static uint64_t inst_loop(void)
+{
+	return COUNT_LOOP(AMEVCNTR02);
+}
+
+static void check_ids(void)
+{
+	uint64_t pfr0 = READ_SYSREG(id_aa64pfr0_el1);
+	bool undef = EL2_UNDEF((void)READ_SYSREG(AMCFGR));
+
+	amu = ((pfr0 >> 44) & 0xf) != 0;
+	hw_check(amu != undef, "amu_id_agrees", "ID_AA64PFR0_EL1.AMU %llu, AMCFGR_EL0 %s",
+		 (unsigned long long)((pfr0 >> 44) & 0xf), undef ? "UNDEFINED" : "accessible");
+	if (!amu) {
+		return;
+	}
+	HW_CHECK_EQ("amu_id_v1p1", (pfr0 >> 44) & 0xf, 2);
+	/* NCG 1 (two groups), HDBG, SIZE 63, N 6 (seven counters) */
+	HW_CHECK_EQ("amu_amcfgr", READ_SYSREG(AMCFGR),
+		    (1UL << 28) | (1UL << 24) | (63UL << 8) | 6);
+	HW_CHECK_EQ("amu_amcgcr", READ_SYSREG(AMCGCR), (3UL << 8) | 4);
+	/* counters 0..2, offsets on 0 and 1 */
+	HW_CHECK_EQ("amu_amcg1idr", READ_SYSREG(AMCG1IDR), (3UL << 16) | 7);
+	hw_check(READ_SYSREG(AMEVTYPER00) == 0x11 && READ_SYSREG(AMEVTYPER01) == 0x4004 &&
+			 READ_SYSREG(AMEVTYPER02) == 0x8 && READ_SYSREG(AMEVTYPER03) == 0x4005,
+		 "amu_group0_types",
+		 "not CPU_CYCLES, CNT_CYCLES, INST_RETIRED, STALL_BACKEND_MEM");
+	hw_check(READ_SYSREG(AMEVTYPER10) == 0xc0 && READ_SYSREG(AMEVTYPER12) == 0xc2,
+		 "amu_group1_types", "not 0xc0..0xc2");
+	hw_check(EL2_UNDEF(WRITE_SYSREG(AMEVTYPER10, 0x11)), "amu_evtyper_fixed",
+		 "a write of a fixed type did not UNDEF");
+	hw_check(EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF01)) &&
+			 EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF12)),
+		 "amu_no_offset_undef", "AMEVCNTVOFF01_EL2 or AMEVCNTVOFF12_EL2 accessible");
+}
+
+static void check_counts(void)
+{
+	uint64_t a, b, c, d, got;
+
+	WRITE_SYSREG(AMCNTENSET0, 0xf);
+	WRITE_SYSREG(AMCNTENSET1, 0x7);
+	ISB();
+	HW_CHECK_EQ("amu_enables", READ_SYSREG(AMCNTENSET0) | READ_SYSREG(AMCNTENCLR1) << 8,
+		    0x70f);
+	/* the second MRS, the LOOP SUBS and B.NE, the last not taken */
+	got = inst_loop();
+	HW_CHECK_EQ("amu_inst_retired_exact", got, 2 * LOOP + 1);
+	/* one cycle per instruction in the model */
+	HW_CHECK_EQ("amu_cpu_cycles", COUNT_LOOP(AMEVCNTR00), 2 * LOOP + 1);
+	a = READ_SYSREG(cntpct_el0);
+	b = READ_SYSREG(AMEVCNTR01);
+	(void)inst_loop();
+	c = READ_SYSREG(AMEVCNTR01);
+	d = READ_SYSREG(cntpct_el0);
+	hw_check(c - b > 0 && c - b <= d - a && (d - a) - (c - b) <= 8, "amu_cnt_cycles",
+		 "CNT_CYCLES advanced %llu, CNTPCT_EL0 %llu", (unsigned long long)(c - b),
+		 (unsigned long long)(d - a));
+	a = READ_SYSREG(AMEVCNTR03);
+	(void)inst_loop();
+	HW_CHECK_EQ("amu_stall_backend_mem", READ_SYSREG(AMEVCNTR03) - a, 0);
+	HW_CHECK_EQ("amu_aux_el2_insns", COUNT_LOOP(AMEVCNTR12), 2 * LOOP + 1);
+	/* disabled: frozen */
+	WRITE_SYSREG(AMCNTENCLR0, 1UL << 2);
+	ISB();
+	a = READ_SYSREG(AMEVCNTR02);
+	(void)inst_loop();
+	HW_CHECK_EQ("amu_disabled_frozen", READ_SYSREG(AMEVCNTR02) - a, 0);
+	WRITE_SYSREG(AMEVCNTR02, 1000000);
+	HW_CHECK_EQ("amu_write_el2", READ_SYSREG(AMEVCNTR02), 1000000);
+	WRITE_SYSREG(AMCNTENSET0, 1UL << 2);
+	ISB();
+	/* RES0 */
+	WRITE_SYSREG(AMCR, ~0UL);
+	HW_CHECK_EQ("amu_amcr_res0", READ_SYSREG(AMCR), (1UL << 17) | (1UL << 10));
+	WRITE_SYSREG(AMCR, 0);
+	WRITE_SYSREG(AMUSERENR, ~0UL);
+	HW_CHECK_EQ("amu_amuserenr_res0", READ_SYSREG(AMUSERENR), 1);
+	WRITE_SYSREG(AMUSERENR, 0);
+	WRITE_SYSREG(AMCNTENSET0, ~0UL);
+	HW_CHECK_EQ("amu_amcntenset0_res0", READ_SYSREG(AMCNTENSET0), 0xf);
+}
+
+/* ---- Below EL2 ---------------------------------------------------------------------------- */
+
+static uint64_t outcome, value;
+
+static uint64_t lower_read_cfgr(uint64_t arg)
+{
+	(void)arg;
+	outcome = HW_OUTCOME(value = READ_SYSREG(AMCFGR));
+	return 0;
+}
+
+static uint64_t lower_read_cnt2(uint64_t arg)
+{
+	(void)arg;
+	outcome = HW_OUTCOME(value = READ_SYSREG(AMEVCNTR02));
+	return 0;
+}
+
+static uint64_t lower_read_cnt0(uint64_t arg)
+{
+	(void)arg;
+	outcome = HW_OUTCOME(value = READ_SYSREG(AMEVCNTR00));
+	return 0;
+}
+
+static uint64_t lower_read_cnt1(uint64_t arg)
+{
+	(void)arg;
+	outcome = HW_OUTCOME(value = READ_SYSREG(AMEVCNTR01));
+	return 0;
+}
+
+static uint64_t lower_write_cnt2(uint64_t arg)
+{
+	outcome = HW_OUTCOME(WRITE_SYSREG(AMEVCNTR02, arg));
+	return 0;
+}
+
+static uint64_t lower_write_userenr(uint64_t arg)
+{
+	outcome = HW_OUTCOME(WRITE_SYSREG(AMUSERENR, arg));
+	return 0;
+}
+
+static uint64_t lower_read_aux11(uint64_t arg)
+{
+	(void)arg;
+	return COUNT_LOOP(AMEVCNTR11);
+}
+
+static bool trapped_el2(uint64_t iss)
+{
+	return hw_outcome_is(outcome, HW_AT_EL2, HW_EC_SYS64, iss);
+}
+
+#define ISS_CFGR HW_ISS_SYS64(3, 3, 13, 2, 1, 1)
+#define ISS_CNT2 HW_ISS_SYS64(3, 3, 13, 4, 2, 1)
+
+static void check_lower(void)
+{
+	uint64_t cptr = READ_SYSREG(cptr_el2), hcr = READ_SYSREG(hcr_el2), before, after;
+
+	hw_el2_take_lower_traps = true;
+	hw_run_lower(lower_read_cfgr, 0, 1);
+	hw_check(outcome == HW_DONE && value == READ_SYSREG(AMCFGR), "amu_el1_read",
+		 "EL1's read of AMCFGR_EL0: %#llx", (unsigned long long)outcome);
+	hw_run_lower(lower_write_cnt2, 5, 1);
+	hw_check(hw_outcome_is(outcome, HW_AT_EL1, HW_EC_UNKNOWN, 0), "amu_el1_write_undef",
+		 "EL1's write of AMEVCNTR02_EL0: %#llx", (unsigned long long)outcome);
+	HW_CHECK_EQ("amu_aux_el1_insns", hw_run_lower(lower_read_aux11, 0, 1), 2 * LOOP + 1);
+
+	/* CPTR_EL2.TAM */
+	WRITE_SYSREG(cptr_el2, cptr | CPTR_TAM);
+	ISB();
+	hw_run_lower(lower_read_cfgr, 0, 1);
+	hw_check(trapped_el2(ISS_CFGR), "amu_tam_el1", "EL1's read with TAM: %#llx",
+		 (unsigned long long)outcome);
+	WRITE_SYSREG(AMUSERENR, 1);
+	hw_run_lower(lower_read_cnt2, 0, 0);
+	hw_check(trapped_el2(ISS_CNT2), "amu_tam_el0", "EL0's read with TAM and EN: %#llx",
+		 (unsigned long long)outcome);
+	hw_check(!EL2_UNDEF((void)READ_SYSREG(AMCFGR)), "amu_tam_not_el2",
+		 "TAM trapped EL2's own access");
+	WRITE_SYSREG(cptr_el2, cptr);
+	ISB();
+
+	/* AMUSERENR_EL0.EN at EL0 (to EL1: HCR_EL2.TGE is 0) */
+	hw_run_lower(lower_read_cnt2, 0, 0);
+	hw_check(outcome == HW_DONE, "amu_el0_en", "EL0's read with EN: %#llx",
+		 (unsigned long long)outcome);
+	WRITE_SYSREG(AMUSERENR, 0);
+	hw_run_lower(lower_read_cnt2, 0, 0);
+	hw_check(hw_outcome_is(outcome, HW_AT_EL1, HW_EC_SYS64, ISS_CNT2), "amu_el0_no_en",
+		 "EL0's read without EN: %#llx", (unsigned long long)outcome);
+	hw_run_lower(lower_write_userenr, 1, 0);
+	hw_check(hw_outcome_is(outcome, HW_AT_EL1, HW_EC_UNKNOWN, 0), "amu_el0_userenr_write",
+		 "EL0's write of AMUSERENR_EL0: %#llx", (unsigned long long)outcome);
+
+	/* HAFGRTR_EL2 */
+	WRITE_SYSREG(HAFGRTR_EL2, ~0UL);
+	HW_CHECK_EQ("amu_hafgrtr_res0", READ_SYSREG(HAFGRTR_EL2), 0x1fUL | (0x3fUL << 17));
+	WRITE_SYSREG(HAFGRTR_EL2, HAFGRTR_AMEVCNTR0(2));
+	ISB();
+	hw_run_lower(lower_read_cnt2, 0, 1);
+	hw_check(trapped_el2(ISS_CNT2), "amu_fgt_amevcntr02", "EL1's read: %#llx",
+		 (unsigned long long)outcome);
+	hw_run_lower(lower_read_cnt0, 0, 1);
+	hw_check(outcome == HW_DONE, "amu_fgt_only_its_counter", "EL1's read of 00: %#llx",
+		 (unsigned long long)outcome);
+	WRITE_SYSREG(HAFGRTR_EL2, 0);
+	ISB();
+
+	/* Offsets: 0, 2 and 3 below EL2 with AMVOFFEN; never 1; never at EL2 */
+	WRITE_SYSREG(AMEVCNTVOFF02, 500);
+	WRITE_SYSREG(AMEVCNTVOFF00, 700);
+	WRITE_SYSREG(AMEVCNTVOFF10, 9);
+	HW_CHECK_EQ("amu_voff_readback",
+		    READ_SYSREG(AMEVCNTVOFF02) + READ_SYSREG(AMEVCNTVOFF10), 509);
+	before = READ_SYSREG(AMEVCNTR02);
+	hw_run_lower(lower_read_cnt2, 0, 1);
+	after = READ_SYSREG(AMEVCNTR02);
+	hw_check(value > before && value < after, "amu_voff_off",
+		 "no AMVOFFEN: %llu not in (%llu, %llu)", (unsigned long long)value,
+		 (unsigned long long)before, (unsigned long long)after);
+	WRITE_SYSREG(hcr_el2, hcr | HCR_AMVOFFEN);
+	ISB();
+	hw_check(READ_SYSREG(hcr_el2) & HCR_AMVOFFEN, "amu_hcr_amvoffen",
+		 "HCR_EL2.AMVOFFEN reads 0");
+	before = READ_SYSREG(AMEVCNTR02);
+	hw_run_lower(lower_read_cnt2, 0, 1);
+	after = READ_SYSREG(AMEVCNTR02);
+	hw_check(value + 500 > before && value + 500 < after, "amu_voff_el1_cnt2",
+		 "%llu + 500 not in (%llu, %llu)", (unsigned long long)value,
+		 (unsigned long long)before, (unsigned long long)after);
+	WRITE_SYSREG(AMUSERENR, 1);
+	before = READ_SYSREG(AMEVCNTR00);
+	hw_run_lower(lower_read_cnt0, 0, 0);
+	after = READ_SYSREG(AMEVCNTR00);
+	hw_check(value + 700 > before && value + 700 < after, "amu_voff_el0_cnt0",
+		 "%llu + 700 not in (%llu, %llu)", (unsigned long long)value,
+		 (unsigned long long)before, (unsigned long long)after);
+	before = READ_SYSREG(AMEVCNTR01);
+	hw_run_lower(lower_read_cnt1, 0, 1);
+	after = READ_SYSREG(AMEVCNTR01);
+	hw_check(value > before && value < after, "amu_voff_none_cnt1",
+		 "CNT_CYCLES %llu not in (%llu, %llu)", (unsigned long long)value,
+		 (unsigned long long)before, (unsigned long long)after);
+	before = READ_SYSREG(AMEVCNTR02);
+	after = READ_SYSREG(AMEVCNTR02);
+	hw_check(after - before < 8, "amu_voff_not_el2", "EL2's reads offset");
+	WRITE_SYSREG(AMUSERENR, 0);
+	WRITE_SYSREG(hcr_el2, hcr);
+	ISB();
+	hw_el2_take_lower_traps = false;
+}
+
+int main(void)
+{
+	static const char *const rest[] = {
+		"amu_id_v1p1",
+		"amu_amcfgr",
+		"amu_amcgcr",
+		"amu_amcg1idr",
+		"amu_group0_types",
+		"amu_group1_types",
+		"amu_evtyper_fixed",
+		"amu_no_offset_undef",
+		"amu_enables",
+		"amu_inst_retired_exact",
+		"amu_cpu_cycles",
+		"amu_cnt_cycles",
+		"amu_stall_backend_mem",
+		"amu_aux_el2_insns",
+		"amu_disabled_frozen",
+		"amu_write_el2",
+		"amu_amcr_res0",
+		"amu_amuserenr_res0",
+		"amu_amcntenset0_res0",
+		"amu_el1_read",
+		"amu_el1_write_undef",
+		"amu_aux_el1_insns",
+		"amu_tam_el1",
+		"amu_tam_el0",
+		"amu_tam_not_el2",
+		"amu_el0_en",
+		"amu_el0_no_en",
+		"amu_el0_userenr_write",
+		"amu_hafgrtr_res0",
+		"amu_fgt_amevcntr02",
+		"amu_fgt_only_its_counter",
+		"amu_voff_readback",
+		"amu_voff_off",
+		"amu_hcr_amvoffen",
+		"amu_voff_el1_cnt2",
+		"amu_voff_el0_cnt0",
+		"amu_voff_none_cnt1",
+		"amu_voff_not_el2",
+	};
+	unsigned i;
+
+	check_ids();
+	if (!amu) {
+		for (i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
+			absent(rest[i]);
+		}
+		hw_done();
+	}
+	check_counts();
+	check_lower();
+	hw_done();
+}

@@ -170,6 +170,62 @@ static struct vcpu *fetch_abort(struct vcpu *v)
 	return v;
 }
 
+/* AArch32 EL0. The guest's EL1 is AArch64 (HCR_EL2.RW = 1), so what EL2 takes from its EL0
+ * comes through the lower-EL AArch64 vectors whatever state EL0 runs in (Arm ARM D1.4.1.6,
+ * the vector by the state of the EL below EL2), but where the PE has AArch32 at EL0
+ * (ID_AA64PFR0_EL1.EL0 = 0b0010) an instruction trapped from there is 2 or 4 bytes
+ * (ESR_EL2.IL), and one in a T32 IT block advances ITSTATE as it completes (ITAdvance():
+ * SPSR_EL2.IT[7:2] in bits [15:10], IT[1:0] in [26:25]). */
+#define SPSR_M_AARCH32 (1ul << 4)
+#define SPSR_A32_T (1ul << 5)
+static void skip_instr32(struct vcpu *v, uint64_t esr)
+{
+	uint64_t spsr = v->f.spsr & ~SPSR_SS;
+	unsigned it = (unsigned)(((spsr >> 8) & 0xFC) | ((spsr >> 25) & 3));
+	v->f.elr += (esr & PV_ESR_IL) ? 4 : 2;
+	if ((spsr & SPSR_A32_T) && it) {
+		it = (it & 7) == 0 ? 0 : (it & 0xE0) | ((it << 1) & 0x1F);
+		spsr &= ~((0x3Ful << 10) | (3ul << 25));
+		spsr |= ((uint64_t)(it & 0xFC) << 8) | ((uint64_t)(it & 3) << 25);
+	}
+	v->f.spsr = spsr;
+}
+
+/* A synchronous exception from AArch32 EL0: a WFI (HCR_EL2.TWI, where the guest's EL1 lets
+ * EL0 run one: SCTLR_EL1.nTWI), a fetch or access outside the VM's memory (an external abort:
+ * the emulated devices are for AArch64), a debug register's first access (MDCR_EL2.TDA: cp14,
+ * EC 0x05, 0x06, 0x0C), and what the VM has not been given (a PMU register by MDCR_EL2.TPM,
+ * EC 0x03: perfvisor gives no AArch32 PMU, ID_DFR0_EL1.PerfMon, so UNDEFINED, with the
+ * instruction's own length). */
+static __attribute__((noinline)) struct frame *sync_aarch32(struct vcpu *v, uint64_t esr)
+{
+	struct vcpu *next = v;
+	enum exit_kind kind = EXIT_OTHER;
+	switch (PV_ESR_EC(esr)) {
+	case EC_WFX:
+		skip_instr32(v, esr);
+		kind = EXIT_WFI;
+		next = (esr & 3) == 0 ? sched_wfi(v) : sched_next(v);
+		break;
+	case EC_DABT_LOW:
+	case EC_IABT_LOW:
+		inject_abort(v, PV_ESR_EC(esr) == EC_DABT_LOW, read_sysreg(far_el2),
+			     (esr & (1ul << 6)) != 0);
+		break;
+	case 0x05: /* MCR/MRC to CP14 */
+	case 0x06: /* LDC/STC to CP14 */
+	case 0x0C: /* MRRC to CP14 */
+		if (vcpu_regs_debug_trap(v))
+			break; /* the instruction runs again, untrapped */
+			       /* fall through */
+	default:
+		v->injected_undef++;
+		inject_sync(v, esr & PV_ESR_IL, 0, false); /* EC 0x00, the trapped IL */
+		break;
+	}
+	return finish(v, kind, next);
+}
+
 /* The synchronous exceptions off the hot paths; any of these may switch vCPUs. ESR_EL2 is
  * read again here, so that the hot paths need not keep it. */
 static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v)
@@ -177,6 +233,8 @@ static __attribute__((noinline)) struct frame *sync_slow(struct vcpu *v)
 	uint64_t esr = read_sysreg(esr_el2);
 	struct vcpu *next = v;
 	enum exit_kind kind;
+	if (v->f.spsr & SPSR_M_AARCH32) /* none of the hot paths' exceptions come from there */
+		return sync_aarch32(v, esr);
 	switch (PV_ESR_EC(esr)) {
 	case PV_EC_HVC64:
 		if (v->f.x[0] == HYP_CALL_BALLOON_GIVE || v->f.x[0] == HYP_CALL_BALLOON_TAKE) {

@@ -815,6 +815,9 @@ check | one)
 	scenario hello "vm0=hello" hello
 	probe_suite
 	scenario boot "vm0=boot -- boot.argc=3 alpha beta" boot
+	# AArch32 at EL0 (the PE's, where it has it): interrupts and traps from there are a
+	# guest's like any other, switched out and back beside a busy VM (tests/guest/el0_a32.c).
+	scenario el0_a32 "vm0=a32 vm1=busy slice_us=50" el0_a32 busy
 	scenario isolate "vm0=isoA vm1=isoB slice_us=50" isolate isolate
 	scenario isolate_read "vm0=isoA vm1=isoR slice_us=50" isolate isolate
 	# The PMU passed through (docs/vpmu.md, "Passthrough"): two VMs that own it in turn keep

@@ -226,9 +226,10 @@ unsigned expect_end(void)
 }
 
 void guest_exception(struct gframe *f, unsigned vec);
+extern const char run_el0_end[];
 void guest_exception(struct gframe *f, unsigned vec)
 {
-	if (vec == 5 || vec == 9) { /* IRQ from EL1h or EL0 */
+	if (vec == 5 || vec == 9 || vec == 13) { /* IRQ from EL1h, EL0 or AArch32 EL0 */
 		uint32_t intid = (uint32_t)rd(S3_0_C12_C12_0) & 0xFFFFFF; /* ICC_IAR1_EL1 */
 		if (intid >= 1020)
 			return;
@@ -239,11 +240,16 @@ void guest_exception(struct gframe *f, unsigned vec)
 		return;
 	}
 	uint64_t esr = rd(esr_el1);
+	if (vec == 12 && (esr >> 26) == EC_SVC32) { /* run_el0_a32's end, at EL1h */
+		f->elr = (uint64_t)run_el0_end;
+		f->spsr = 0x3c5;
+		return;
+	}
 	g_last_esr = esr;
 	g_last_far = rd(far_el1);
 	g_last_elr = f->elr;
 	g_last_vector = vec;
-	if ((vec == 4 || vec == 8) && (esr >> 26) == expect_ec) {
+	if ((vec == 4 || vec == 8 || vec == 12) && (esr >> 26) == expect_ec) {
 		expect_count++;
 		/* SVC's preferred return address is already the next instruction. */
 		if (expect_ret)

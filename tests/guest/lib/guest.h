@@ -51,7 +51,7 @@ void expect_begin_ret(unsigned ec);
 /* Disarm; returns how many were taken. */
 unsigned expect_end(void);
 extern uint64_t g_last_esr, g_last_far, g_last_elr;
-extern unsigned g_last_vector; /* 4: from EL1h, 8: from EL0 */
+extern unsigned g_last_vector; /* 4: from EL1h, 8: from EL0, 12: from AArch32 EL0 */
 #define EC_UNKNOWN 0x00
 #define EC_SYS64 0x18
 #define EC_IABT_CUR 0x21
@@ -85,6 +85,10 @@ __attribute__((noreturn)) void system_off(void);
 
 /* ---- EL0 ---- */
 uint64_t run_el0(uint64_t (*fn)(uint64_t), uint64_t arg);
+/* A32 code (T32 with t32) at AArch32 EL0 until its SVC (vector 12, EC 0x11); its r0.
+ * Exceptions it takes otherwise come to guest_exception as vector 12 (sync) or 13 (IRQ). */
+uint64_t run_el0_a32(const void *code, uint64_t arg, bool t32);
+#define EC_SVC32 0x11
 
 /* ---- device tree handed over in x0 ---- */
 extern const void *g_dtb;

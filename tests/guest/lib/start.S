@@ -123,6 +123,10 @@ vec_\v:
 	save_frame \v
 	.endr
 
+/* run_el0_end: where an SVC from AArch32 EL0 resumes at EL1h (guest.c), ending run_el0 or
+ * run_el0_a32 with its x0, as the AArch64 SVC above does (the stack is the saved one). */
+	.global	run_el0_end
+run_el0_end:
 el0_svc:
 	add	sp, sp, #16
 	adrp	x9, el1_saved_sp
@@ -162,6 +166,29 @@ run_el0:
 	eret
 el0_exit:
 	svc	#0
+
+/* uint64_t run_el0_a32(const void *code, uint64_t arg, bool t32): runs A32 code (T32 with
+ * t32) at AArch32 EL0 (User mode, A, I and F masked; r0 = arg) until it executes SVC, and
+ * returns its r0. */
+	.global	run_el0_a32
+run_el0_a32:
+	sub	sp, sp, #96
+	stp	x19, x20, [sp, #0]
+	stp	x21, x22, [sp, #16]
+	stp	x23, x24, [sp, #32]
+	stp	x25, x26, [sp, #48]
+	stp	x27, x28, [sp, #64]
+	stp	x29, x30, [sp, #80]
+	mov	x9, sp
+	adrp	x10, el1_saved_sp
+	str	x9, [x10, :lo12:el1_saved_sp]
+	msr	elr_el1, x0
+	mov	x9, #0x1d0		/* M[4] = 1 (AArch32), User mode; A, I, F masked; A32 */
+	cbz	x2, 1f
+	orr	x9, x9, #0x20		/* T: T32 */
+1:	msr	spsr_el1, x9
+	mov	x0, x1
+	eret
 
 	.bss
 	.balign	8

@@ -126,7 +126,14 @@ sync_tree() {
 		elif ! cmp -s "$src/$f" "$tree/$f"; then
 			cp "$src/$f" "$tree/$f" || exit 1
 		fi
-	done
+	done || return 1
+	# A file the source no longer has goes from the copy too: a build that globs a folder
+	# would link it (a file split in two, its old whole beside its halves).
+	printf '%s\n' "$files" | grep -v '^build/' | LC_ALL=C sort >"$tree.want" &&
+		(cd "$tree" && find . -path ./build -prune -o -type f -print) | sed 's|^\./||' |
+		LC_ALL=C sort | LC_ALL=C comm -23 - "$tree.want" | while IFS= read -r f; do
+			rm -f "$tree/$f"
+		done
 }
 
 # build_test TEST: builds it in the tree; prints nothing, status of make.

@@ -298,13 +298,13 @@ static const char *direct_refusal(const struct pv_vm_config *vc)
 		return "no FEAT_FGT";
 	if (hyp.probe.fgt_untrapped)
 		return "a fine-grained trap it needs is not taken";
+	if (!vc->pmu.nr_counters)
+		return "no counter";
 	if (!direct_allowed(vc->pmu.nr_counters))
 		return "counters past HPMN are not hidden, and it has fewer than the guests' "
 		       "part";
-	if (!vc->pmu.nr_counters)
-		return "no counter";
 	if (vc->pmu.version != hyp.hw.pmu_version)
-		return "the PMU's version is later than the VM's, PMUv3p5";
+		return "its PMU version is not the hardware's";
 	return "docs/vpmu.md";
 }
 

@@ -162,7 +162,10 @@ static void test_partition_and_el0(void **state)
 	sim_prog_expect(&p, xev, SIM_OUT_UNDEF);
 	size_t xty = sim_prog_msr(&p, 1, PV_PMXEVTYPER_EL0, PV_EVT_INST_RETIRED);
 	sim_prog_expect(&p, xty, SIM_OUT_UNDEF);
-	sim_prog_msr(&p, 1, PV_PMSELR_EL0, 31); /* PMXEVTYPER_EL0 is PMCCFILTR_EL0 */
+	size_t xty_r = sim_prog_mrs(&p, 1, PV_PMXEVTYPER_EL0); /* SEL in [N, 31): D24.5.28 */
+	sim_prog_expect(&p, xty_r, SIM_OUT_UNDEF);
+	size_t mmir = sim_prog_mrs(&p, 1, PV_PMMIR_EL1); /* trapped, and answered */
+	sim_prog_msr(&p, 1, PV_PMSELR_EL0, 31);          /* PMXEVTYPER_EL0 is PMCCFILTR_EL0 */
 	size_t ccf_w = sim_prog_msr(&p, 1, PV_PMXEVTYPER_EL0, PV_PMEVTYPER_P);
 	size_t ccf = sim_prog_mrs(&p, 1, PV_PMCCFILTR_EL0);
 	size_t pmcr = sim_prog_mrs(&p, 1, PV_PMCR_EL0);
@@ -192,9 +195,10 @@ static void test_partition_and_el0(void **state)
 	assert_int_equal(p.unexpected, 0);
 	assert_int_equal(scen_verify(m, 0, "partition"), 0);
 	assert_int_equal(scen_hygiene(m, "partition"), 0);
-	const size_t to_el2[] = {past, past_w, host, host_t, xev, xty, el0_past2};
+	const size_t to_el2[] = {past, past_w, host, host_t, xev, xty, xty_r, el0_past2};
 	for (size_t i = 0; i < sizeof(to_el2) / sizeof(to_el2[0]); i++)
 		assert_true(p.ops[to_el2[i]].trapped); /* to EL2, where perfvisor UNDEFs it */
+	assert_true(p.ops[mmir].trapped);
 	assert_true(p.ops[ccf_w].trapped && p.ops[ccf].trapped);
 	assert_int_equal(p.ops[ccf].value, PV_PMEVTYPER_P);
 	assert_false(p.ops[pmcr].trapped);
@@ -326,6 +330,33 @@ static void test_swinc_chain_hardware(void **state)
 	traps_of(&p, &traps, &wrong);
 	assert_int_equal(traps, 5); /* four type writes, PMCEID0_EL0 */
 	assert_int_equal(wrong, 0);
+	sim_prog_free(&p);
+	scen_free(m);
+}
+
+/* A direct VM's counter whose type it never wrote counts what the architecture's type 0
+ * is, SW_INCR at every EL but EL2 (the hardware holds its sanitised copy from the first load:
+ * the guest's PMSWINC_EL0 and counters are the hardware's), not nothing. */
+static void test_unwritten_type_is_swincr(void **state)
+{
+	(void)state;
+	struct sim_machine *m = machine(9, true);
+	assert_non_null(m);
+	struct sim_prog p;
+	sim_prog_init(&p);
+	sim_prog_msr(&p, 1, PV_PMCNTENSET_EL0, 0x1u);
+	sim_prog_msr(&p, 1, PV_PMCR_EL0, PV_PMCR_E);
+	sim_prog_msr(&p, 1, PV_PMSWINC_EL0, 0x1u);
+	sim_prog_msr(&p, 1, PV_PMSWINC_EL0, 0x1u);
+	size_t cnt = sim_prog_mrs(&p, 1, PV_PMEVCNTR_EL0(0));
+	size_t typ = sim_prog_mrs(&p, 1, PV_PMEVTYPER_EL0(0));
+	struct pv_vm_config cfg = direct_vm(2);
+	assert_true(scen_vm_vcpu(m, &cfg, 0, &p) >= 0);
+	sim_run(m);
+	assert_int_equal(p.unexpected, 0);
+	assert_int_equal(p.ops[cnt].value, 2);
+	assert_int_equal(p.ops[typ].value, 0);
+	assert_int_equal(scen_hygiene(m, "unwritten type"), 0);
 	sim_prog_free(&p);
 	scen_free(m);
 }
@@ -668,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_partition_and_el0),
 		cmocka_unit_test(test_denied_never_counts),
 		cmocka_unit_test(test_swinc_chain_hardware),
+		cmocka_unit_test(test_unwritten_type_is_swincr),
 		cmocka_unit_test(test_ceid_hardware),
 		cmocka_unit_test(test_overflow_mapped),
 		cmocka_unit_test(test_mixed),

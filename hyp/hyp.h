@@ -217,11 +217,6 @@ struct vm {
 	const char *guest_args;            /* its /chosen/bootargs */
 	uint64_t vttbr;
 	uint64_t *s2_l1, *s2_l2;
-	/* Stage-2 accounting (stage2.c): pages pinned now (a pin count above 0) and at most,
-	 * pin calls, unpins of a page that was not pinned (a bug's trace), pages given back by
-	 * its balloon and unmapped, and give-backs refused because the page was pinned. */
-	uint64_t s2_pinned_pages, s2_pinned_max, s2_pin_calls, s2_unpin_unbalanced;
-	uint64_t s2_unmapped_pages, s2_unmap_refused;
 	struct pv_vm pv;
 	struct vcpu vcpu;
 	char uart_line[1024]; /* the line it is writing (uart.c) */
@@ -311,6 +306,15 @@ unsigned stage2_pins(const struct vm *vm, uint64_t ipa);
 enum s2_result stage2_unmap_page(struct vm *vm, uint64_t ipa);
 enum s2_result stage2_map_page(struct vm *vm, uint64_t ipa);
 const char *stage2_result_name(enum s2_result r);
+/* A VM's stage-2 accounting: pages pinned now (a pin count above 0) and at most, pin calls,
+ * unpins of a page that was not pinned (a bug's trace), pages given back by its balloon and
+ * unmapped, and give-backs refused because the page was pinned. Kept out of struct vm, whose
+ * size the scheduler's loops over hyp.vms[] multiply by. */
+struct s2_account {
+	uint64_t pinned_pages, pinned_max, pin_calls, unpin_unbalanced;
+	uint64_t unmapped_pages, unmap_refused;
+};
+const struct s2_account *stage2_account(const struct vm *vm);
 
 /* fdt.c */
 size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm);

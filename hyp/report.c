@@ -61,11 +61,12 @@ static void report_vm(const struct vm *vm)
 	hyp_printf("hyp:   scheduled in %lu times; uart lines %lu; injected undef %lu, abort "
 		   "%lu\n",
 		   v->switches_in, vm->uart_lines, v->injected_undef, v->injected_abort);
+	const struct s2_account *s2 = stage2_account(vm);
 	hyp_printf(
 		"hyp:   stage 2: pinned pages %lu (at most %lu, %lu pin calls, %lu unpins of "
 		"unpinned pages), unmapped pages %lu, unmaps refused %lu\n",
-		vm->s2_pinned_pages, vm->s2_pinned_max, vm->s2_pin_calls,
-		vm->s2_unpin_unbalanced, vm->s2_unmapped_pages, vm->s2_unmap_refused);
+		s2->pinned_pages, s2->pinned_max, s2->pin_calls, s2->unpin_unbalanced,
+		s2->unmapped_pages, s2->unmap_refused);
 	if (vm->pv.spe.version) {
 		const struct pv_vspe_stats *st = &v->pv.spe.stats;
 		hyp_printf(

@@ -38,6 +38,17 @@
 static uint64_t s2_tables[MAX_VMS][2][512] __attribute__((aligned(4096)));
 static uint64_t s2_l3[S2_L3_TABLES][512] __attribute__((aligned(4096)));
 static unsigned s2_l3_used;
+static struct s2_account s2_accounts[MAX_VMS];
+
+static struct s2_account *acct(const struct vm *vm)
+{
+	return &s2_accounts[vm->index];
+}
+
+const struct s2_account *stage2_account(const struct vm *vm)
+{
+	return acct(vm);
+}
 static uint16_t pin_count[SLOT_PAGES];
 
 void stage2_init(struct vm *vm)
@@ -46,6 +57,7 @@ void stage2_init(struct vm *vm)
 	uint64_t *l2 = s2_tables[vm->index][1];
 	memset(l1, 0, 4096);
 	memset(l2, 0, 4096);
+	*acct(vm) = (struct s2_account){0};
 	for (uint64_t off = 0; off < vm->ram_size; off += BLOCK_2M)
 		l2[(RAM_BASE + off - L2_BASE) / BLOCK_2M] = (vm->pa_base + off) | S2_BLOCK |
 							    S2_ATTRS;
@@ -113,10 +125,10 @@ bool stage2_pin(struct vm *vm, uint64_t ipa, uint64_t size)
 			return false;
 	for (uint64_t a = ipa; a < ipa + size; a += PAGE_4K)
 		if ((*pins_of(vm, a))++ == 0)
-			vm->s2_pinned_pages++;
-	if (vm->s2_pinned_pages > vm->s2_pinned_max)
-		vm->s2_pinned_max = vm->s2_pinned_pages;
-	vm->s2_pin_calls++;
+			acct(vm)->pinned_pages++;
+	if (acct(vm)->pinned_pages > acct(vm)->pinned_max)
+		acct(vm)->pinned_max = acct(vm)->pinned_pages;
+	acct(vm)->pin_calls++;
 	return true;
 }
 
@@ -125,11 +137,11 @@ void stage2_unpin(struct vm *vm, uint64_t ipa, uint64_t size)
 	for (uint64_t a = ipa; a - ipa < size; a += PAGE_4K) {
 		uint16_t *n = in_ram(vm, a) ? pins_of(vm, a) : NULL;
 		if (!n || !*n) {
-			vm->s2_unpin_unbalanced++; /* never pinned: the report shows it */
+			acct(vm)->unpin_unbalanced++; /* never pinned: the report shows it */
 			continue;
 		}
 		if (--*n == 0)
-			vm->s2_pinned_pages--;
+			acct(vm)->pinned_pages--;
 	}
 }
 
@@ -182,7 +194,7 @@ enum s2_result stage2_unmap_page(struct vm *vm, uint64_t ipa)
 	if (ipa % PAGE_4K || !in_ram(vm, ipa))
 		return S2_NOT_RAM;
 	if (*pins_of(vm, ipa)) {
-		vm->s2_unmap_refused++;
+		acct(vm)->unmap_refused++;
 		return S2_PINNED; /* the profiler may write it: it stays until unpinned */
 	}
 	uint64_t pa;
@@ -193,7 +205,7 @@ enum s2_result stage2_unmap_page(struct vm *vm, uint64_t ipa)
 	uint64_t *l3 = (uint64_t *)(*l2_entry(vm, ipa) & S2_OA_MASK);
 	l3[(ipa / PAGE_4K) % 512] = 0;
 	tlb_flush_ipa(vm, ipa);
-	vm->s2_unmapped_pages++;
+	acct(vm)->unmapped_pages++;
 	return S2_OK;
 }
 
@@ -208,7 +220,7 @@ enum s2_result stage2_map_page(struct vm *vm, uint64_t ipa)
 	uint64_t *l3 = (uint64_t *)(*l2_entry(vm, ipa) & S2_OA_MASK);
 	l3[(ipa / PAGE_4K) % 512] = (vm->pa_base + (ipa - RAM_BASE)) | S2_PAGE | S2_ATTRS;
 	dsb(ishst);
-	vm->s2_unmapped_pages--;
+	acct(vm)->unmapped_pages--;
 	return S2_OK;
 }
 

@@ -5,6 +5,7 @@
  */
 #include "perfvisor/record.h"
 #include "perfvisor/vpmu.h"
+#include "perfvisor/vspe.h"
 
 /* Appends to a bounded buffer; once anything did not fit, `ok` stays false. */
 struct out {
@@ -167,6 +168,26 @@ size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v, const struct pv
 			put_dec(&o, value);
 		}
 		field(&o, "ccnt", pv_vpmu_counter(v, PV_PMU_CYCLE_IDX));
+	}
+	if (v->vm->spe.version) {
+		const struct pv_vspe_stats *st = &v->spe.stats;
+		/* One field, not seven: their keys would not fit in PV_RECORD_MAX beside the
+		 * longest host's side (record.h). */
+		uint64_t spe[7];
+		pv_vspe_pointer(v); /* a loaded vCPU's bytes written up to now */
+		spe[0] = st->bytes;
+		spe[1] = v->spe.pinned_bytes;
+		spe[2] = st->enables;
+		spe[3] = st->rejected;
+		spe[4] = st->events;
+		spe[5] = st->chunks;
+		spe[6] = st->s2_faults;
+		put_str(&o, " spe=");
+		for (unsigned k = 0; k < 7; k++) {
+			if (k)
+				put_char(&o, ',');
+			put_dec(&o, spe[k]);
+		}
 	}
 	if (!o.ok) { /* the CRC must cover all of it: no room, no record */
 		buf[0] = '\0';

@@ -245,14 +245,19 @@ void pv_vspe__sync(struct pv_vcpu *v, bool drained)
 {
 	struct pv_vspe *s = &v->spe;
 	struct pv_pcpu *cpu = v->cpu;
-	uint64_t bsr;
+	uint64_t bsr, ptr;
 	bool stop = false;
 	if (!cpu || !s->hw_on)
 		return;
 	if (!drained)
 		pv_plat_psb_csync(cpu);
 	bsr = pv_plat_sysreg_read(cpu, PV_PMBSR_EL1);
-	s->ptr = pv_plat_sysreg_read(cpu, PV_PMBPTR_EL1);
+	ptr = pv_plat_sysreg_read(cpu, PV_PMBPTR_EL1);
+	/* While the hardware runs, s->ptr is where it was started or last read: the pointer
+	 * only moves on, by what was written. */
+	if (ptr > s->ptr)
+		s->stats.bytes += ptr - s->ptr;
+	s->ptr = ptr;
 	if (!(bsr & (PV_PMBSR_S | PV_PMBSR_COLL)))
 		return;
 	s->bsr |= bsr & PV_PMBSR_COLL; /* collisions accumulate in the guest's view */

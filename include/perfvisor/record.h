@@ -27,7 +27,8 @@ PV_BEGIN_DECLS
 
 /* What a record may hold: the host's words and the VM's name are refused beyond these. With
  * them the longest record (31 counters, 32 exit kinds, every name byte escaped, every number
- * at its widest) is 3945 bytes with its newline and NUL: PV_RECORD_MAX is always enough. */
+ * at its widest) is 3945 bytes with its newline and NUL, and 4096 with the SPE figures (151:
+ * " spe=", seven numbers of 20 digits, six commas): PV_RECORD_MAX is always enough. */
 #define PV_RECORD_MAX 4096
 #define PV_RECORD_MAX_EXIT_KINDS 32
 #define PV_RECORD_MAX_NAME 63  /* bytes of the VM's name */
@@ -62,7 +63,10 @@ struct pv_record_host {
  * The library's side: the vCPU's id, its traps by register group (trap.pmu, trap.spe,
  * trap.amu, trap.mpam, trap.id), its loads, the virtual PMU interrupt's rising edges
  * (pmu_irqs), and for a vCPU that has used its PMU its PMCR_EL0 and every counter the guest
- * has (pmc.<n>=<event>:<value>, ccnt=<value>), read as the guest would read them.
+ * has (pmc.<n>=<event>:<value>, ccnt=<value>), read as the guest would read them; for a vCPU
+ * of a VM with SPE its figures (spe=<bytes written>,<bytes pinned>,<enables>,<rejected>,
+ * <events>,<chunks>,<stage-2 faults>: struct pv_vspe_stats), the hardware's write pointer
+ * read first while it is loaded, as pv_vspe_pointer() does.
  * A VM name byte outside [A-Za-z0-9._:-] is written as %xx (lower-case hexadecimal).
  *
  * Context: on the vCPU's pCPU while it is loaded (its counters are then the hardware's).

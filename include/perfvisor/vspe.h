@@ -122,6 +122,12 @@ struct pv_vspe_stats {
 	uint64_t drains;       /* PSB CSYNC at put */
 	uint64_t
 		chunks; /* chunks pinned when the profiler reached the end of the pinned part */
+	/* Bytes the profiler moved the guest's PMBPTR_EL1 on by, counted whenever perfvisor reads
+	 * it back from the hardware (each synchronisation: an event, a put, a guest's access to a
+	 * buffer register, pv_vspe_pointer()): what it wrote into the guest's buffers, records and
+	 * padding, a record a fault cut short included; what it wrote since the last such read
+	 * is not yet in it. */
+	uint64_t bytes;
 };
 
 struct pv_vspe {

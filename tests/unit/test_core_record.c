@@ -17,6 +17,7 @@
 #include "vcpu_rig.h"
 #include "perfvisor/record.h"
 #include "perfvisor/trap.h"
+#include "perfvisor/vspe.h"
 
 static struct vcpu_rig *rig_new(void)
 {
@@ -123,14 +124,31 @@ static void test_names_escaped_host_words_checked(void **state)
 	free(r);
 }
 
-/* The host's side within the limits, every number at its widest, every name byte escaped:
- * the record fits in PV_RECORD_MAX with room for the counters this VM lacks (31 in all, each
- * " pmc.NN=0xffff:" and 20 digits at most); beyond the limits there is none. */
+/* The record's length with its NUL were its counters at their widest: 31 of them (those the
+ * VM has and those it lacks), each " pmc.NN=0xffff:" and 20 digits, and ccnt's 20 digits. */
+static size_t widest_counters(const char *rec, size_t len, unsigned missing)
+{
+	size_t n = len + 1 + missing * 35;
+	for (const char *p = strstr(rec, " pmc."); p; p = strstr(p + 1, " pmc."))
+		n = n - (strcspn(p + 1, " ") + 1) + 35;
+	const char *ccnt = strstr(rec, " ccnt=");
+	assert_non_null(ccnt);
+	return n - strcspn(ccnt + 6, " ") + 20;
+}
+
+/* The host's side within the limits, every number at its widest, every name byte escaped,
+ * the VM with SPE: the record fits in PV_RECORD_MAX with room for the counters this VM lacks
+ * (31 in all), exactly the 4096 bytes record.h counts; beyond the limits there is none. */
 static void test_limits(void **state)
 {
 	(void)state;
 	struct vcpu_rig *r = rig_new();
 	guest_write(r, PV_PMCR_EL0, 1); /* the PMU used: its fields are written */
+	r->v.pmu.pmcr = UINT64_MAX;
+	r->v.id = UINT32_MAX;
+	r->vm.spe.version = PV_SPE_V1; /* its figures written, every one at its widest */
+	memset(&r->v.spe.stats, 0xFF, sizeof(r->v.spe.stats));
+	r->v.spe.pinned_bytes = UINT64_MAX;
 	static char kinds[PV_RECORD_MAX_EXIT_KINDS][PV_RECORD_MAX_WORD + 2];
 	struct pv_record_exit ex[PV_RECORD_MAX_EXIT_KINDS];
 	for (unsigned k = 0; k < PV_RECORD_MAX_EXIT_KINDS; k++) {
@@ -155,7 +173,8 @@ static void test_limits(void **state)
 	size_t len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
 	unsigned missing = 31 - r->vm.pmu.nr_counters;
 	assert_true(len > 0);
-	assert_true(len + 1 + missing * 35 <= PV_RECORD_MAX);
+	assert_non_null(strstr(rec, " spe=18446744073709551615,18446744073709551615,"));
+	assert_int_equal(widest_counters(rec, len, missing), PV_RECORD_MAX);
 	/* one more byte of name, of state, of an exit kind: refused */
 	name[PV_RECORD_MAX_NAME] = 'x';
 	name[PV_RECORD_MAX_NAME + 1] = '\0';
@@ -171,6 +190,35 @@ static void test_limits(void **state)
 	assert_true(pv_record_vcpu(rec, sizeof(rec), &r->v, &h) > 0);
 	h.vm_name = "";
 	assert_int_equal(pv_record_vcpu(rec, sizeof(rec), &r->v, &h), 0);
+	free(r);
+}
+
+/* A vCPU of a VM with SPE: its figures in their order, after the PMU's; none without SPE. */
+static void test_spe_figures(void **state)
+{
+	(void)state;
+	struct vcpu_rig *r = rig_new();
+	char rec[PV_RECORD_MAX], body[PV_RECORD_MAX];
+	struct pv_record_host h = host("exact");
+	h.nr_exits = 0;
+	struct pv_vspe_stats *st = &r->v.spe.stats;
+	st->bytes = 1;
+	r->v.spe.pinned_bytes = 2;
+	st->enables = 3;
+	st->rejected = 4;
+	st->events = 5;
+	st->chunks = 6;
+	st->s2_faults = 7;
+	st->records_lost = st->pin_calls = 99; /* not in the record */
+	size_t len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
+	check_crc(rec, len, body, sizeof(body));
+	assert_null(strstr(body, " spe="));
+	r->vm.spe.version = PV_SPE_V1P1;
+	len = pv_record_vcpu(rec, sizeof(rec), &r->v, &h);
+	check_crc(rec, len, body, sizeof(body));
+	assert_string_equal(body, "PVR1 seq=3 t_ns=1500000 vm=exact vcpu=0 state=running "
+				  "loads=1 switches=2 pmu_irqs=0 trap.pmu=0 trap.spe=0 "
+				  "trap.amu=0 trap.mpam=0 trap.id=0 spe=1,2,3,4,5,6,7");
 	free(r);
 }
 
@@ -219,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_record_with_counters),
 		cmocka_unit_test(test_names_escaped_host_words_checked),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_spe_figures),
 		cmocka_unit_test(test_no_partial_record),
 		cmocka_unit_test(test_pmu_irqs_count_rising_edges),
 	};

@@ -148,8 +148,27 @@ enum {
 	K_IRQS = 1u << 7,
 	K_PMCR = 1u << 8,
 	K_CCNT = 1u << 9,
-	K_TRAP0 = 1u << 10, /* and up: rec_trap_groups[] */
+	K_SPE = 1u << 10,
+	K_TRAP0 = 1u << 11, /* and up: rec_trap_groups[] */
 };
+
+/* spe=<bytes>,<pinned>,<enables>,<rejected>,<events>,<chunks>,<s2_faults>: seven numbers,
+ * no more, no fewer. */
+static bool spe_figures(const char *v, size_t vl, struct rec_spe *spe)
+{
+	uint64_t *x[] = {&spe->bytes,  &spe->pinned, &spe->enables,  &spe->rejected,
+			 &spe->events, &spe->chunks, &spe->s2_faults};
+	const char *end = v + vl;
+	for (unsigned i = 0; i < sizeof(x) / sizeof(x[0]); i++) {
+		const char *sep = memchr(v, ',', (size_t)(end - v));
+		const char *e = sep ? sep : end;
+		if ((i + 1 < sizeof(x) / sizeof(x[0])) != (sep != NULL) ||
+		    !number(v, (size_t)(e - v), false, x[i]))
+			return false;
+		v = e + 1;
+	}
+	return true;
+}
 
 /* Marks key `bit` seen; false if it was already (a record holds each once). */
 static bool once(unsigned *seen, unsigned bit)
@@ -224,6 +243,10 @@ static bool parse_field(struct rec_vcpu *r, const char *k, size_t kl, const char
 			return false;
 		r->ncounters++;
 		return true;
+	}
+	if (key_is(k, kl, "spe")) {
+		r->has_spe = true;
+		return once(seen, K_SPE) && spe_figures(v, vl, &r->spe);
 	}
 	if (key_is(k, kl, "ccnt")) {
 		struct rec_counter *c = &r->counter[r->ncounters];

@@ -39,6 +39,10 @@ struct rec_vcpu {
 	uint64_t pmcr;
 	unsigned ncounters; /* event counters, then the cycle counter last */
 	struct rec_counter counter[32];
+	bool has_spe; /* spe= is present: the VM has SPE */
+	struct rec_spe {
+		uint64_t bytes, pinned, enables, rejected, events, chunks, s2_faults;
+	} spe;
 };
 
 enum rec_status {

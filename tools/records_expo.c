@@ -138,6 +138,59 @@ static void exits(struct expo *e, const struct rec_store *s)
 		}
 }
 
+/* The SPE figures (spe=), a family each, samples only for the vCPUs of VMs with SPE. */
+static void spe(struct expo *e, const struct rec_store *s)
+{
+	static const struct {
+		const char *name, *unit, *help;
+		enum expo_type type;
+		size_t offset;
+	} fam[] = {
+		{"perfvisor_vcpu_spe_written_bytes_total", "bytes",
+		 "Bytes the vCPU's profiler wrote into its guest's SPE buffers (the write "
+		 "pointer's progress, counted when perfvisor reads it back).",
+		 EXPO_COUNTER, offsetof(struct rec_spe, bytes)},
+		{"perfvisor_vcpu_spe_pinned_bytes", "bytes",
+		 "Bytes of the VM's memory the vCPU holds pinned in stage 2 for its SPE buffer "
+		 "now (buffer pages and the stage-1 tables they are reached through).",
+		 EXPO_GAUGE, offsetof(struct rec_spe, pinned)},
+		{"perfvisor_vcpu_spe_buffer_enables_total", NULL,
+		 "SPE buffers of the guest checked, walked and pinned.", EXPO_COUNTER,
+		 offsetof(struct rec_spe, enables)},
+		{"perfvisor_vcpu_spe_buffer_rejected_total", NULL,
+		 "Enables of an SPE buffer refused with a buffer management event.",
+		 EXPO_COUNTER, offsetof(struct rec_spe, rejected)},
+		{"perfvisor_vcpu_spe_buffer_events_total", NULL,
+		 "SPE buffer management events reflected to the guest (buffer full, stage-1 "
+		 "fault, refusals...).",
+		 EXPO_COUNTER, offsetof(struct rec_spe, events)},
+		{"perfvisor_vcpu_spe_pin_chunks_total", NULL,
+		 "Chunks of an SPE buffer pinned as the profiler reached the end of what was.",
+		 EXPO_COUNTER, offsetof(struct rec_spe, chunks)},
+		{"perfvisor_vcpu_spe_stage2_faults_total", NULL,
+		 "Stage-2 faults the SPE profiler met on the guest's buffer (0 unless its "
+		 "memory "
+		 "moved under a pin).",
+		 EXPO_COUNTER, offsetof(struct rec_spe, s2_faults)},
+	};
+	bool any = false;
+	for (unsigned i = 0; i < s->n; i++)
+		any |= s->vcpu[i].has_spe;
+	if (!any)
+		return;
+	for (unsigned f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		expo_family(e, fam[f].name, fam[f].type, fam[f].unit, fam[f].help);
+		for (unsigned i = 0; i < s->n; i++) {
+			struct vlabels b = {0};
+			uint64_t v;
+			if (!s->vcpu[i].has_spe)
+				continue;
+			memcpy(&v, (const char *)&s->vcpu[i].spe + fam[f].offset, sizeof(v));
+			expo_sample(e, vl(&b, &s->vcpu[i], NULL, NULL, NULL, NULL), v);
+		}
+	}
+}
+
 static void state(struct expo *e, const struct rec_store *s)
 {
 	if (!s->n)
@@ -173,6 +226,7 @@ void records_expo(struct expo *e, const struct rec_store *s)
 	per_vcpu(e, s, "perfvisor_vcpu_pmu_interrupts_total",
 		 "Rising edges of the vCPU's virtual PMU overflow interrupt.",
 		 offsetof(struct rec_vcpu, pmu_irqs));
+	spe(e, s);
 	state(e, s);
 	expo_family(
 		e, "perfvisor_records_read_total", EXPO_COUNTER, NULL,

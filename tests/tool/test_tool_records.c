@@ -380,6 +380,88 @@ static void test_exposition_formats(void **state)
 	free(s);
 }
 
+/* A vCPU of a VM with SPE: the library's spe= read back and served, a family a figure,
+ * samples for that vCPU only; none of them when no vCPU has SPE. */
+static void test_spe_figures(void **state)
+{
+	(void)state;
+	static struct pv_vm vm;
+	static struct pv_vcpu v;
+	memset(&vm, 0, sizeof(vm));
+	memset(&v, 0, sizeof(v));
+	vm.spe.version = PV_SPE_V1P1;
+	v.vm = &vm;
+	v.id = 2;
+	v.spe.stats = (struct pv_vspe_stats){.bytes = 2094149,
+					     .enables = 52,
+					     .rejected = 3,
+					     .events = 22,
+					     .chunks = 7,
+					     .s2_faults = 1,
+					     .records_lost = 1};
+	v.spe.pinned_bytes = 45056;
+	struct pv_record_host h = {.vm_name = "spe", .state = "running"};
+	char line[PV_RECORD_MAX];
+	size_t n = pv_record_vcpu(line, sizeof(line), &v, &h);
+	assert_true(n > 0);
+	struct rec_store *s = calloc(1, sizeof(*s));
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	assert_true(s->vcpu[0].has_spe);
+	assert_int_equal(s->vcpu[0].spe.bytes, 2094149);
+	assert_int_equal(s->vcpu[0].spe.pinned, 45056);
+	assert_int_equal(s->vcpu[0].spe.enables, 52);
+	assert_int_equal(s->vcpu[0].spe.rejected, 3);
+	assert_int_equal(s->vcpu[0].spe.events, 22);
+	assert_int_equal(s->vcpu[0].spe.chunks, 7);
+	assert_int_equal(s->vcpu[0].spe.s2_faults, 1);
+	n = library_record(line, sizeof(line), "nospe", 2); /* beside it, a VM without */
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	assert_false(s->vcpu[1].has_spe);
+	char *prom = render(s, EXPO_PROMETHEUS), *om = render(s, EXPO_OPENMETRICS);
+	static const char *const want[] = {
+		"# TYPE perfvisor_vcpu_spe_written_bytes_total counter\n"
+		"perfvisor_vcpu_spe_written_bytes_total{domain=\"spe\",vcpu=\"2\"} 2094149\n",
+		"# TYPE perfvisor_vcpu_spe_pinned_bytes gauge\n"
+		"perfvisor_vcpu_spe_pinned_bytes{domain=\"spe\",vcpu=\"2\"} 45056\n",
+		"perfvisor_vcpu_spe_buffer_enables_total{domain=\"spe\",vcpu=\"2\"} 52\n",
+		"perfvisor_vcpu_spe_buffer_rejected_total{domain=\"spe\",vcpu=\"2\"} 3\n",
+		"perfvisor_vcpu_spe_buffer_events_total{domain=\"spe\",vcpu=\"2\"} 22\n",
+		"perfvisor_vcpu_spe_pin_chunks_total{domain=\"spe\",vcpu=\"2\"} 7\n",
+		"perfvisor_vcpu_spe_stage2_faults_total{domain=\"spe\",vcpu=\"2\"} 1\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(prom, want[i]))
+			fail_msg("missing: %s", want[i]);
+	assert_null(strstr(prom, "vcpu_spe_pinned_bytes{domain=\"nospe\""));
+	assert_non_null(strstr(om, "# TYPE perfvisor_vcpu_spe_written_bytes counter\n"
+				   "# UNIT perfvisor_vcpu_spe_written_bytes bytes\n"));
+	assert_non_null(strstr(om, "# UNIT perfvisor_vcpu_spe_pinned_bytes bytes\n"));
+	free(prom);
+	free(om);
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	prom = render(s, EXPO_PROMETHEUS);
+	assert_null(strstr(prom, "_spe_"));
+	free(prom);
+	/* Seven numbers, no more, no fewer, once. */
+	static const char *const bad[] = {
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running spe=1,2,3,4,5,6",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running spe=1,2,3,4,5,6,7,8",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running spe=1,2,3,,5,6,7",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running spe=1,2,3,4,5,6,x",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running spe=1,2,3,4,5,6,7,",
+		"PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running spe=1,2,3,4,5,6,7 "
+		"spe=1,2,3,4,5,6,7",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rec_vcpu r;
+		n = signed_line(line, sizeof(line), bad[i]);
+		if (rec_parse(line, n, &r) != REC_MALFORMED)
+			fail_msg("accepted: %s", bad[i]);
+	}
+	free(s);
+}
+
 static void test_negotiation(void **state)
 {
 	(void)state;
@@ -426,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_store_keeps_the_last),
 		cmocka_unit_test(test_lines_bounded),
 		cmocka_unit_test(test_exposition_formats),
+		cmocka_unit_test(test_spe_figures),
 		cmocka_unit_test(test_negotiation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,8 @@
 #   run.sh linux HYP_ELF GUEST_DIR   the Linux guest scenarios alone (make qemu-linux)
 #   run.sh demo  HYP_ELF GUEST_DIR   two VMs time-sliced, with the hypervisor's report
 #   run.sh bench HYP_ELF GUEST_DIR   "bench: hyp.*" lines
+#   run.sh bench-linux-spe HYP_ELF GUEST_DIR
+#                                    hyp.linux_spe_el2_share's line alone
 #   run.sh shell HYP_ELF GUEST_DIR   the Linux guest with a shell, at this terminal (make run-linux)
 # Every QEMU run is bounded by `timeout` (QEMU_TIMEOUT seconds, default 60, and a KILL 5 s
 # later: a QEMU whose machine hangs may not end on the TERM); a run that hangs
@@ -422,8 +424,9 @@ linux_shell() {
 # than the AUX buffer's with their stage-1 tables, all released at the VM's end. 256 MiB for
 # the VM: the initramfs unpacks to 30 MB (perf and its libraries).
 LINUX_SPE_AUX_PAGES=8
-linux_spe() {
-	runs linux_spe || return 0
+# linux_spe_made IMAGE: the SPE initramfs (mkspe.sh) for the kernel IMAGE, its two lines in
+# $made and the CPU with SPE in $cpu; or why it cannot run here in $why.
+linux_spe_made() {
 	case ${QEMU_CPU:-max} in *pv-spe=off*) why="QEMU_CPU has pv-spe=off" ;; *) why="" ;; esac
 	if [ -z "$why" ] &&
 		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-spe; then
@@ -434,13 +437,18 @@ linux_spe() {
 		"$(cat "$linuxdir/Image.package")" 2>"$logdir/linux-spe.err"); then
 		why=$(tail -n1 "$logdir/linux-spe.err")
 	fi
+	cpu=${QEMU_CPU:-max}
+	case $cpu in *pv-spe=on*) ;; *) cpu=$cpu,pv-spe=on ;; esac
+}
+
+linux_spe() {
+	runs linux_spe || return 0
+	linux_spe_made "$1"
 	if [ -n "$why" ]; then
 		echo "linux_spe: skipped: $why"
 		skipped=$((skipped + 1))
 		return
 	fi
-	cpu=${QEMU_CPU:-max}
-	case $cpu in *pv-spe=on*) ;; *) cpu=$cpu,pv-spe=on ;; esac
 	log=$logdir/linux_spe.log
 	# Boot, perf record, perf script and perf report take about 40 s of host time here.
 	ls_mem=$LINUX_MEM
@@ -467,6 +475,62 @@ linux_spe() {
 	[ -n "$ls_max" ] && [ "$ls_max" -le $((LINUX_SPE_AUX_PAGES + 4)) ]
 	result "linux_spe: ${ls_max:-no} pages pinned at most, within the AUX buffer's $LINUX_SPE_AUX_PAGES and their stage-1 tables"
 	report_of "$log" linux | grep -E '^hyp:   (stage 2|spe|traps to perfvisor):' | sed 's/^/    /'
+}
+
+# linux_spe_share IMAGE: "bench: hyp.linux_spe_el2_share: X %" (docs/spe.md, "Linux in a
+# guest"), or skipped with the reason: the SPE initramfs in its bench mode (spe-init.sh,
+# pvspe_bench=1) under the reference hypervisor with its self-count page, the VM alone on
+# the one pCPU: perf record -e arm_spe_0/period=LINUX_SPE_PERIOD/u with an AUX buffer of
+# LINUX_SPE_AUX_PAGES pages runs the loop through /bin/pvwindow (window.c), which reads the
+# hypervisor's EL2 instructions and the guest's own (INST_RETIRED on CPU 0, EL0 and EL1)
+# across the loop's life. Then the hypervisor's exits of the whole run by kind, for what the
+# EL2 instructions are (the window is most of the SPE ones, none of the boot's).
+LINUX_SPE_PERIOD=256
+linux_spe_share() {
+	linux_spe_made "$1"
+	if [ -n "$why" ]; then
+		echo "bench: hyp.linux_spe_el2_share: skipped (no Linux SPE here: $why)"
+		return
+	fi
+	log=$logdir/bench_linux_spe.log
+	ls_mem=$LINUX_MEM
+	ls_timeout=$QEMU_TIMEOUT
+	LINUX_MEM=256
+	QEMU_TIMEOUT=${LINUX_SPE_TIMEOUT:-300}
+	LINUX_TYPED=- with_cpu "$cpu" linux_run "$log" "spe=on selfcount_page=on limit_ms=60000" \
+		"$1" "$(echo "$made" | sed -n 1p)" "" \
+		"quiet $(echo "$made" | sed -n 2p) pvspe_aux_pages=$LINUX_SPE_AUX_PAGES pvspe_bench=1 pvspe_period=$LINUX_SPE_PERIOD"
+	LINUX_MEM=$ls_mem
+	QEMU_TIMEOUT=$ls_timeout
+	ss_el2=$(spe_v "$log" '\[linux\] ' window-el2-instructions)
+	ss_guest=$(spe_v "$log" '\[linux\] ' window-guest-instructions)
+	ss_ticks=$(spe_v "$log" '\[linux\] ' window-ticks)
+	ss_share=""
+	if [ "$(spe_v "$log" '\[linux\] ' record)" = 0 ] &&
+		[ "$(spe_v "$log" '\[linux\] ' window-status)" = 0 ] &&
+		[ "$(spe_v "$log" '\[linux\] ' record-lost)" = 0 ] &&
+		[ "$(spe_v "$log" '\[linux\] ' record-period)" = "$LINUX_SPE_PERIOD" ] &&
+		[ "$(spe_field bench_linux_spe linux 'stage-2 faults')" = 0 ] &&
+		[ "${ss_el2:--1}" -ge 0 ] && [ "${ss_guest:-0}" -gt 0 ]; then
+		ss_share=$(awk -v e="$ss_el2" -v g="$ss_guest" 'BEGIN { printf "%.2f", e * 100 / g }')
+		echo "bench: linux_spe: $ss_el2 EL2 instructions over $ss_guest of the guest's own;" \
+			"$ss_ticks ticks (the rest: the CPU waiting); the run's exits:" >&2
+		report_of "$log" linux | grep -E '^hyp:   (exits|spe:|traps to)' | sed 's/^/    /' >&2
+	else
+		echo "bench: the Linux SPE run did not measure its window (see $log)" >&2
+	fi
+	echo "bench: hyp.linux_spe_el2_share: ${ss_share:-n/a} %"
+}
+
+# bench_linux_spe: hyp.linux_spe_el2_share where a Linux guest can run, else skipped.
+bench_linux_spe() {
+	if [ "${LINUX_GUEST:-}" = off ]; then
+		echo "bench: hyp.linux_spe_el2_share: skipped (LINUX_GUEST=off)"
+	elif image=$(sh tests/guest/linux/fetch-kernel.sh "$linuxdir" 2>"$logdir/linux-fetch.err"); then
+		linux_spe_share "$image"
+	else
+		echo "bench: hyp.linux_spe_el2_share: skipped (no Linux kernel: $(tail -n1 "$logdir/linux-fetch.err"))"
+	fi
 }
 
 compare_counts_pvinit() {
@@ -1186,9 +1250,14 @@ bench)
 	else
 		echo "bench: hyp.linux_perf_record_overhead_direct: ${di_rec_ov:-n/a} %"
 	fi
+	bench_linux_spe
+	;;
+bench-linux-spe)
+	echo "bench: baseline $(sh bench/gate.sh key "${QEMU:-qemu-system-aarch64}")"
+	bench_linux_spe
 	;;
 *)
-	echo "usage: run.sh check|linux|demo|bench|shell HYP_ELF GUEST_DIR, run.sh one HYP_ELF GUEST_DIR SCENARIO..." >&2
+	echo "usage: run.sh check|linux|demo|bench|bench-linux-spe|shell HYP_ELF GUEST_DIR, run.sh one HYP_ELF GUEST_DIR SCENARIO..." >&2
 	exit 2
 	;;
 esac

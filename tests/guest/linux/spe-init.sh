@@ -30,6 +30,25 @@ dmesg | grep 'arm_spe_pmu' | sed 's/^/pvspe-dmesg: /'
 say "arm_spe_0 $?"
 say "min_interval $(cat /sys/bus/event_source/devices/arm_spe_0/caps/min_interval)"
 
+# pvspe_bench=1 (tests/guest/run.sh bench): hyp.linux_spe_el2_share's window alone. The
+# same record of the same loop, its interval fixed by the event's period term (pvspe_period,
+# default 256: a sample every 257 instructions, the model's minimum) and its AUX buffer by -m,
+# the loop run by /bin/pvwindow (window.c), which prints the virtual counter's ticks, the
+# hypervisor's EL2 instructions and the guest's own across the loop's life under perf record.
+if [ "${pvspe_bench:-0}" = 1 ]; then
+	perf record -e "arm_spe_0/period=${pvspe_period:-256}/u" -m ,"$aux_pages" \
+		-o /tmp/perf.data -- /bin/pvwindow /bin/spe-loop >/tmp/record.out 2>&1
+	say "record $?"
+	sed -n 's/^pvwindow: /pvspe: window-/p' /tmp/record.out
+	grep -v '^pvwindow: ' /tmp/record.out | sed 's/^/pvspe-record: /'
+	say "record-lost $(grep -c 'AUX data lost' /tmp/record.out)"
+	perf evlist -v -i /tmp/perf.data 2>/dev/null | grep '^arm_spe' | sed 's/^/pvspe-evlist: /'
+	say "record-period $(perf evlist -v -i /tmp/perf.data 2>/dev/null | grep '^arm_spe' |
+		sed -n 's/.*sample_period[a-z_, }]*: \([0-9]*\).*/\1/p')"
+	say "done"
+	poweroff -f
+fi
+
 t0=$(up)
 perf record -e arm_spe_0//u -m ,"$aux_pages" -o /tmp/perf.data -- /bin/spe-loop \
 	>/tmp/record.out 2>&1

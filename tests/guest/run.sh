@@ -425,12 +425,15 @@ linux_shell() {
 # the VM: the initramfs unpacks to 30 MB (perf and its libraries).
 LINUX_SPE_AUX_PAGES=8
 # linux_spe_made IMAGE: the SPE initramfs (mkspe.sh) for the kernel IMAGE, its two lines in
-# $made and the CPU with SPE in $cpu; or why it cannot run here in $why.
+# $made and the CPU with SPE in $cpu; or why it cannot run here in $why ($spe_here too when
+# the reason is this QEMU, which has no SPE or is told not to).
 linux_spe_made() {
 	case ${QEMU_CPU:-max} in *pv-spe=off*) why="QEMU_CPU has pv-spe=off" ;; *) why="" ;; esac
+	spe_here=$why
 	if [ -z "$why" ] &&
 		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-spe; then
 		why="this QEMU has no SPE model (make hw-qemu builds the QEMU of our own)"
+		spe_here=$why
 	elif [ -z "$why" ] && [ ! -f "$linuxdir/Image.package" ]; then
 		why="$1 is not from a Debian package: no module or perf of its version"
 	elif [ -z "$why" ] && ! made=$(sh tests/guest/linux/mkspe.sh build/linux-spe \
@@ -444,7 +447,10 @@ linux_spe_made() {
 linux_spe() {
 	runs linux_spe || return 0
 	linux_spe_made "$1"
-	if [ -n "$why" ]; then
+	if [ -n "$spe_here" ]; then # not a skip, as the SPE scenarios (spe_suite)
+		echo "linux_spe: not on this QEMU: $why"
+		return
+	elif [ -n "$why" ]; then
 		echo "linux_spe: skipped: $why"
 		skipped=$((skipped + 1))
 		return
@@ -788,8 +794,8 @@ spe_suite() {
 		spe_why="this QEMU has no SPE model (make hw-qemu builds the QEMU of our own)"
 	fi
 	if [ -n "$spe_why" ]; then
-		echo "spe: skipped: no SPE: $spe_why"
-		skipped=$((skipped + 1))
+		# Not a skip: they are for a QEMU with SPE, and make hw-check runs the suite on ours.
+		echo "spe: not on this QEMU: $spe_why"
 		for s in $SPE_SCENARIOS; do
 			runs "$s"
 		done

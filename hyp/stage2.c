@@ -29,15 +29,16 @@
 #define PAGE_4K 0x1000ul
 #define L2_BASE 0x40000000ul /* the IPA the level-2 table's first entry maps */
 
-/* Level-3 tables for split blocks, shared by every VM: a balloon gives back a few pages. */
-#define S2_L3_TABLES 16
+/* Level-3 tables for split blocks, a few for each VM: a balloon gives back a few pages, and
+ * one VM's give-backs never use up another's. */
+#define S2_L3_TABLES 4
 
 /* Pin counts of every page of the VM slots (by PA), each VM's in its own slots. */
 #define SLOT_PAGES (MAX_VMS * VM_RAM_SIZE / PAGE_4K)
 
 static uint64_t s2_tables[MAX_VMS][2][512] __attribute__((aligned(4096)));
-static uint64_t s2_l3[S2_L3_TABLES][512] __attribute__((aligned(4096)));
-static unsigned s2_l3_used;
+static uint64_t s2_l3[MAX_VMS][S2_L3_TABLES][512] __attribute__((aligned(4096)));
+static unsigned s2_l3_used[MAX_VMS];
 static struct s2_account s2_accounts[MAX_VMS];
 
 static struct s2_account *acct(const struct vm *vm)
@@ -58,6 +59,7 @@ void stage2_init(struct vm *vm)
 	memset(l1, 0, 4096);
 	memset(l2, 0, 4096);
 	*acct(vm) = (struct s2_account){0};
+	s2_l3_used[vm->index] = 0;
 	for (uint64_t off = 0; off < vm->ram_size; off += BLOCK_2M)
 		l2[(RAM_BASE + off - L2_BASE) / BLOCK_2M] = (vm->pa_base + off) | S2_BLOCK |
 							    S2_ATTRS;
@@ -176,9 +178,9 @@ static bool split_block(struct vm *vm, uint64_t ipa)
 	uint64_t *d = l2_entry(vm, ipa);
 	if ((*d & S2_TYPE_MASK) == S2_TABLE)
 		return true;
-	if (s2_l3_used == S2_L3_TABLES)
+	if (s2_l3_used[vm->index] == S2_L3_TABLES)
 		return false;
-	uint64_t *l3 = s2_l3[s2_l3_used++];
+	uint64_t *l3 = s2_l3[vm->index][s2_l3_used[vm->index]++];
 	uint64_t base = *d & S2_OA_MASK & ~(BLOCK_2M - 1);
 	for (unsigned i = 0; i < 512; i++)
 		l3[i] = (base + i * PAGE_4K) | S2_PAGE | S2_ATTRS;

@@ -191,6 +191,13 @@ static void skip_instr32(struct vcpu *v, uint64_t esr)
 	v->f.spsr = spsr;
 }
 
+/* UNDEFINED at the guest's EL1: EC 0x00 with the trapped instruction's IL. */
+static void undef32(struct vcpu *v, uint64_t esr)
+{
+	v->injected_undef++;
+	inject_sync(v, esr & PV_ESR_IL, 0, false);
+}
+
 /* A synchronous exception from AArch32 EL0: a WFI (HCR_EL2.TWI, where the guest's EL1 lets
  * EL0 run one: SCTLR_EL1.nTWI), a fetch or access outside the VM's memory (an external abort:
  * the emulated devices are for AArch64), a debug register's first access (MDCR_EL2.TDA: cp14,
@@ -215,12 +222,12 @@ static __attribute__((noinline)) struct frame *sync_aarch32(struct vcpu *v, uint
 	case 0x05: /* MCR/MRC to CP14 */
 	case 0x06: /* LDC/STC to CP14 */
 	case 0x0C: /* MRRC to CP14 */
-		if (vcpu_regs_debug_trap(v))
-			break; /* the instruction runs again, untrapped */
-			       /* fall through */
+		/* The first: the instruction runs again, untrapped. Later ones: as below. */
+		if (!vcpu_regs_debug_trap(v))
+			undef32(v, esr);
+		break;
 	default:
-		v->injected_undef++;
-		inject_sync(v, esr & PV_ESR_IL, 0, false); /* EC 0x00, the trapped IL */
+		undef32(v, esr);
 		break;
 	}
 	return finish(v, kind, next);

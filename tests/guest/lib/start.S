@@ -141,10 +141,9 @@ el0_svc:
 	add	sp, sp, #96
 	ret
 
-/* uint64_t run_el0(uint64_t (*fn)(uint64_t), uint64_t arg): runs fn(arg) at EL0t (IRQs
- * masked) and returns its result once it executes `svc #0` (el0_exit). */
-	.global	run_el0
-run_el0:
+/* EL1's callee-saved registers and stack pointer, kept for el0_svc (run_el0_end) to give
+ * back when the EL0 code ends. */
+	.macro	save_el1_context
 	sub	sp, sp, #96
 	stp	x19, x20, [sp, #0]
 	stp	x21, x22, [sp, #16]
@@ -155,6 +154,13 @@ run_el0:
 	mov	x9, sp
 	adrp	x10, el1_saved_sp
 	str	x9, [x10, :lo12:el1_saved_sp]
+	.endm
+
+/* uint64_t run_el0(uint64_t (*fn)(uint64_t), uint64_t arg): runs fn(arg) at EL0t (IRQs
+ * masked) and returns its result once it executes `svc #0` (el0_exit). */
+	.global	run_el0
+run_el0:
+	save_el1_context
 	adrp	x9, el0_stack_top
 	add	x9, x9, :lo12:el0_stack_top
 	msr	sp_el0, x9
@@ -172,16 +178,7 @@ el0_exit:
  * returns its r0. */
 	.global	run_el0_a32
 run_el0_a32:
-	sub	sp, sp, #96
-	stp	x19, x20, [sp, #0]
-	stp	x21, x22, [sp, #16]
-	stp	x23, x24, [sp, #32]
-	stp	x25, x26, [sp, #48]
-	stp	x27, x28, [sp, #64]
-	stp	x29, x30, [sp, #80]
-	mov	x9, sp
-	adrp	x10, el1_saved_sp
-	str	x9, [x10, :lo12:el1_saved_sp]
+	save_el1_context
 	msr	elr_el1, x0
 	mov	x9, #0x1d0		/* M[4] = 1 (AArch32), User mode; A, I, F masked; A32 */
 	cbz	x2, 1f

@@ -534,7 +534,7 @@ BEGIN {
 		if (op2[r] != 0 || (crm[r] % (2 ^ kbits[r])) != 0 || kbits[r] > 4)
 			fail("a family's first encoding has n's CRm and Op2 bits zero")
 	}
-	check_in($8, "PMU SPE AMU MPAM ID EL2 EL1 FGT", "feature")
+	check_in($8, "PMU SPE AMU MPAM ID EL2 EL1 FGT FGTAMU", "feature")
 	feature[r] = $8
 	minv[r] = version_expr($8, $9)
 	check_in($10, "- PMEV AMEV0 AMEV1 AUX ID", "gate")
@@ -545,7 +545,8 @@ BEGIN {
 	guest[r] = $12
 	el0rd[r] = el0_expr($13)
 	el0wr[r] = el0_expr($14)
-	if (guest[r] != "-" && (feature[r] == "EL1" || feature[r] == "EL2" || feature[r] == "FGT"))
+	if (guest[r] != "-" && (feature[r] == "EL1" || feature[r] == "EL2" || feature[r] == "FGT" ||
+	    feature[r] == "FGTAMU"))
 		fail("feature " feature[r] " is for registers only EL2 uses")
 	for (n = first[r]; n <= last[r]; n++) {
 		if (guest[r] != "-")

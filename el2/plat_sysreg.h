@@ -60,6 +60,7 @@ extern struct plat_feat plat_feat;
 #define PLAT_HAS_SPE(min) (plat_feat.spever >= (min))
 #define PLAT_HAS_MPAM(min) plat_feat.mpam
 #define PLAT_HAS_FGT(min) plat_feat.fgt
+#define PLAT_HAS_FGTAMU(min) (plat_feat.fgt && plat_feat.amuver >= (min))
 #define PLAT_HAS_ID(min) 1
 #define PLAT_HAS_EL1(min) 1
 #define PLAT_HAS_EL2(min) 1

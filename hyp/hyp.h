@@ -245,6 +245,7 @@ struct hyp {
 	uint64_t pmu_poll_ticks; /* 0: no overflow polling (see timer.c) */
 	bool poll_armed;         /* the timer is set for an overflow poll, not the slice end */
 	bool split_eoi;          /* ICC_CTLR_EL1.EOImode = 1: PMU interrupts mapped (gic.c) */
+	bool amu_fgt;            /* HAFGRTR_EL2 exists: FEAT_FGT and the AMU (sched.c) */
 	uint64_t cntfrq;         /* CNTFRQ_EL0: ticks a second */
 	bool switched;           /* the current exception switched vCPUs */
 	bool selfcount;          /* the host counter counts EL2 instructions */

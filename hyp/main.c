@@ -42,6 +42,9 @@
  *   vm<k>_spe=on|off  the same for the VM in slot k alone (it overrides spe=)
  *   spe_max_kib=N     the largest profiling buffer a vCPU may have pinned, KiB (a multiple
  *                     of 4, at most 65536, the default)
+ *   amu=on|off        every VM gets the Activity Monitors where the CPU has them: its
+ *                     version, all of its auxiliary counters (docs/amu.md; default on)
+ *   vm<k>_amu=on|off  the same for the VM in slot k alone (it overrides amu=)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
  */
 #include "hyp.h"
@@ -69,8 +72,9 @@ static struct {
 	uint64_t mem_mib[MAX_VMS];
 	uint64_t initrd_off[MAX_VMS], initrd_size[MAX_VMS];
 	char pmu_filter[MAX_VMS][128];
-	bool spe;
+	bool spe, amu;
 	uint8_t vm_spe[MAX_VMS]; /* 0: as spe=, 1: off, 2: on */
+	uint8_t vm_amu[MAX_VMS]; /* 0: as amu=, 1: off, 2: on */
 	uint64_t spe_max_kib;
 	char guest_args[GUEST_ARGS_MAX];
 } cfg = {.slice_us = 1000,
@@ -79,6 +83,7 @@ static struct {
 	 .counters = 0,
 	 .host_counters = 1,
 	 .focus = MAX_VMS,
+	 .amu = true,
 	 .fasttrap = true};
 
 /* A decimal or 0x-prefixed hexadecimal number at the start of s[0, n); *used = its length. */
@@ -181,6 +186,13 @@ static void parse_bootargs(const char *a)
 				bool on = cfg.spe;
 				parse_on_off("vm<k>_spe", val, vl, &on);
 				cfg.vm_spe[a[2] - '0'] = on ? 2 : 1;
+			} else if (kl == 3 && !strncmp(a, "amu", 3))
+				parse_on_off("amu", val, vl, &cfg.amu);
+			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
+				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_amu", 4)) {
+				bool on = cfg.amu;
+				parse_on_off("vm<k>_amu", val, vl, &on);
+				cfg.vm_amu[a[2] - '0'] = on ? 2 : 1;
 			} else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
 				   a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
 				cfg.mem_mib[a[2] - '0'] = parse_num(val, vl);
@@ -472,6 +484,66 @@ static bool spe_for(const struct vm *vm, unsigned k, struct pv_vm_config *vc)
 	return true;
 }
 
+/* Where no EL3 is implemented EL2 is the highest EL, the only one that may enable the
+ * activity counters (Arm ARM D24.6: AMCNTENSET0/1_EL0 writes at the highest EL only), and
+ * they reset disabled (D16.2.3). Firmware's part, then: every group 0 counter and every
+ * implemented auxiliary one counts from boot, as TF-A enables them (amu_enable). Below an
+ * EL3 the enables are firmware's, and perfvisor shows them as they are. */
+static void amu_enable_as_highest_el(void)
+{
+	uint64_t pfr0 = read_sysreg(id_aa64pfr0_el1);
+	unsigned amu = (unsigned)PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_AMU);
+	if (!amu || PV_ID_FIELD(pfr0, PV_ID_AA64PFR0_EL3_STATES))
+		return;
+	uint64_t cgcr = pv_plat_sysreg_read(&hyp.pcpu, PV_AMCGCR_EL0);
+	unsigned cg0 = (unsigned)PV_FIELD_GET(PV_AMCGCR_CG0NC, cgcr);
+	unsigned cg1 = (unsigned)PV_FIELD_GET(PV_AMCGCR_CG1NC, cgcr);
+	pv_plat_sysreg_write(&hyp.pcpu, PV_AMCNTENSET0_EL0, PV_BIT(cg0 > 16 ? 16 : cg0) - 1);
+	if (!cg1 || !PV_FIELD_GET(PV_AMCFGR_NCG, pv_plat_sysreg_read(&hyp.pcpu, PV_AMCFGR_EL0)))
+		return;
+	/* AMUv1p1: only the auxiliary counters AMCG1IDR_EL0 lists are implemented. */
+	uint64_t present = PV_BIT(cg1 > 16 ? 16 : cg1) - 1;
+	if (amu >= PV_AMU_V1P1)
+		present &= pv_plat_sysreg_read(&hyp.pcpu, PV_AMCG1IDR_EL0);
+	pv_plat_sysreg_write(&hyp.pcpu, PV_AMCNTENSET1_EL0, present);
+}
+
+/* The auxiliary counters a VM can be given: those from 0 up that the CPU implements
+ * (AMCG1IDR_EL0 with AMUv1p1; an AMUv1 AMU implements all AMCGCR_EL0.CG1NC). Under
+ * AMCR_EL0.CG1RZ only an AMUv1p1 VM has the field that says they read as zero (vamu.h). */
+static uint8_t amu_aux(void)
+{
+	const struct pv_hw_amu *a = &hyp.hw.amuhw;
+	uint8_t n = 0;
+	while (n < a->aux && (a->aux_present >> n & 1))
+		n++;
+	if (!hyp.hw.amuv1p1 && (a->amcr & PV_AMCR_CG1RZ))
+		n = 0;
+	return n;
+}
+
+/* Whether the VM in slot k gets the AMU (amu=, vm<k>_amu=): the hardware's version and
+ * every auxiliary counter it implements, so that an AMUv1p1 VM can take the
+ * virtual-offset path (vamu/config.c). A VM without it has it hidden: ID_AA64PFR0_EL1.AMU 0,
+ * every AMU register UNDEFINED (CPTR_EL2.TAM). */
+static bool amu_for(const struct vm *vm, unsigned k, struct pv_vm_config *vc)
+{
+	bool want = cfg.vm_amu[k] ? cfg.vm_amu[k] == 2 : cfg.amu;
+	if (!want)
+		return false;
+	if (!hyp.hw.amu) {
+		if (cfg.vm_amu[k] == 2) /* asked for by name: say why not */
+			hyp_printf("hyp: vm %s: AMU not possible here (the CPU has none): "
+				   "hidden\n",
+				   vm->name);
+		return false;
+	}
+	vc->features |= PV_FEAT_AMU;
+	vc->amu.version = hyp.hw.amuv1p1 ? PV_AMU_V1P1 : PV_AMU_V1;
+	vc->amu.nr_aux = amu_aux();
+	return true;
+}
+
 static void vm_create(unsigned k)
 {
 	struct vm *vm = &hyp.vms[k];
@@ -508,6 +580,7 @@ static void vm_create(unsigned k)
 	if (!parse_pmu_filter(vm->name, k, cfg.pmu_filter[k], &vc.pmu))
 		return;
 	bool spe = spe_for(vm, k, &vc);
+	bool amu = amu_for(vm, k, &vc);
 	int err = pv_vm_init(&vm->pv, &hyp.hw, &vc);
 	if (err == PV_ERR_FILTER_RANGE) {
 		hyp_printf("hyp: vm %s: vm%u_pmu_filter: %s: not started\n", vm->name, k,
@@ -567,6 +640,22 @@ static void vm_create(unsigned k)
 	if (spe)
 		hyp_printf("hyp: vm %s: SPE, PMSVer %u, buffers up to %lu KiB pinned\n",
 			   vm->name, (unsigned)vm->pv.spe.version, vm->pv.spe.max_buffer >> 10);
+	if (amu) {
+		const struct pv_vm_amu *a = &vm->pv.amu;
+		unsigned trapped = (unsigned)__builtin_popcount(
+			(uint32_t)(a->hafgrtr & ~PV_HAFGRTR_AMEVCNTR0(PV_AMU_CNT_CYCLES)));
+		if (a->path == PV_AMU_PATH_VOFF)
+			hyp_printf("hyp: vm %s: AMU (AMUv1%s, %u auxiliary counters), virtual "
+				   "offsets (reads trap: CNT_CYCLES and %u of the auxiliary "
+				   "counters)\n",
+				   vm->name, a->version == PV_AMU_V1P1 ? "p1" : "",
+				   (unsigned)a->nr_aux, trapped);
+		else
+			hyp_printf(
+				"hyp: vm %s: AMU (AMUv1%s, %u auxiliary counters), trapped\n",
+				vm->name, a->version == PV_AMU_V1P1 ? "p1" : "",
+				(unsigned)a->nr_aux);
+	}
 }
 
 void hyp_main(void)
@@ -585,6 +674,7 @@ void hyp_main(void)
 	pv_pcpu_init(&hyp.pcpu, &hyp.plat);
 	probe_pmu();
 	keep_counters_from_owners();
+	amu_enable_as_highest_el();
 	int err = pv_hw_probe(&hyp.hw, &hyp.pcpu, cfg.host_counters);
 	if (err) {
 		hyp_printf("hyp: pv_hw_probe: %s; no host counter\n", pv_strerror(err));
@@ -604,6 +694,16 @@ void hyp_main(void)
 			   hyp.hw.spehw.pmbidr);
 		gic_enable_ppi(PV_INTID_SPE, true); /* its buffer interrupt, taken at EL2 */
 	}
+	if (hyp.hw.amu)
+		hyp_printf(
+			"hyp: AMU: AMUv1%s, AMCFGR_EL0 %lx, AMCGCR_EL0 %lx, AMCG1IDR_EL0 %lx; "
+			"%s\n",
+			hyp.hw.amuv1p1 ? "p1" : "", hyp.hw.amuhw.amcfgr, hyp.hw.amuhw.amcgcr,
+			hyp.hw.amuhw.amcg1idr,
+			hyp.hw.amuhw.voff ? "virtual offsets (AMUv1p1, FEAT_FGT)"
+					  : "trapped (no virtual offsets here)");
+	else
+		hyp_puts("hyp: AMU: none for VMs: the CPU has none (ID_AA64PFR0_EL1.AMU 0)\n");
 	hyp.hw.fgt_words = direct_hw();
 	if (cfg.pmu_direct && !hyp.hw.fgt_words)
 		hyp_printf("hyp: pmu_direct: not possible here (%s): every VM traps its PMU\n",
@@ -611,6 +711,9 @@ void hyp_main(void)
 	if (plat_feat.fgt) { /* none of its own: an EL1 register access traps only for a VM */
 		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGRTR_EL2, 0);
 		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGWTR_EL2, 0);
+		hyp.amu_fgt = hyp.hw.amu;
+		if (hyp.amu_fgt)
+			pv_plat_sysreg_write(&hyp.pcpu, PV_HAFGRTR_EL2, 0);
 	}
 
 	hyp.hcr_hyp = HCR_HYP;

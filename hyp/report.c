@@ -78,6 +78,20 @@ static void report_vm(const struct vm *vm)
 			st->s2_repaired, st->records_lost, v->pv.spe.pinned_bytes,
 			pv_vspe_status(&v->pv));
 	}
+	if (vm->pv.amu.version) {
+		/* The vCPU's own activity (docs/amu.md), loaded or not. */
+		const struct pv_vcpu *pv = &v->pv;
+		char aux[PV_AMU_AUX_MAX * 21 + 1] = "";
+		size_t len = 0;
+		for (unsigned n = 0; n < vm->pv.amu.nr_aux; n++)
+			len += (size_t)hyp_snprintf(aux + len, sizeof(aux) - len, "%s%lu",
+						    n ? "," : "",
+						    pv_vamu_counter(pv, PV_AMU_GROUP0 + n));
+		hyp_printf("hyp:   amu: cpu_cycles %lu, cnt_cycles %lu, inst_retired %lu, "
+			   "stall_backend_mem %lu, aux %s\n",
+			   pv_vamu_counter(pv, 0), pv_vamu_counter(pv, 1),
+			   pv_vamu_counter(pv, 2), pv_vamu_counter(pv, 3), len ? aux : "none");
+	}
 	for (unsigned k = 0; k < EXIT_KINDS; k++) {
 		uint64_t n = exits_of(v, k);
 		if (!n)

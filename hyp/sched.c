@@ -27,6 +27,10 @@ void vcpu_load(struct vcpu *v)
 		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGRTR_EL2, t->hdfgrtr_el2);
 		pv_plat_sysreg_write(&hyp.pcpu, PV_HDFGWTR_EL2, t->hdfgwtr_el2);
 	}
+	/* HAFGRTR_EL2 (Arm ARM D24.2.61): on the AMU's virtual-offset path the reads of the
+	 * counters without an offset register trap alone; the hypervisor's own traps are none. */
+	if (hyp.amu_fgt)
+		pv_plat_sysreg_write(&hyp.pcpu, PV_HAFGRTR_EL2, t->hafgrtr_el2);
 	/* PMSCR_EL2 (Arm ARM D24.7.9): the hypervisor samples nothing of its own (0), and the
 	 * vCPU's word keeps EL2 sampling, PA, PCT and CX clear while it runs. */
 	if (hyp.hw.spehw.usable)

@@ -55,7 +55,7 @@ void pv_vamu_put(struct pv_vcpu *v)
 
 /* Saving the loaded vCPU's counts (as put does) and recomputing its offsets from whatever
  * the counters read after power-up is right whether firmware restored them or not. */
-uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k)
+uint64_t pv_vamu_counter(const struct pv_vcpu *v, unsigned k)
 {
 	const struct pv_vm_amu *a = &v->vm->amu;
 	if (k >= PV_AMU_GROUP0 + a->nr_aux || !a->version)

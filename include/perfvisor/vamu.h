@@ -116,7 +116,7 @@ struct pv_vamu {
  * the VM has no AMU, @k is past its counters (4 + nr_aux), or group 1 reads as zero
  * (AMCR_EL0.CG1RZ).
  */
-PV_API uint64_t pv_vamu_counter(struct pv_vcpu *v, unsigned k);
+PV_API uint64_t pv_vamu_counter(const struct pv_vcpu *v, unsigned k);
 
 PV_END_DECLS
 

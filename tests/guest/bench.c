@@ -18,6 +18,13 @@
  * loop there reads counters only (PMCCNTR_EL0, PMEVCNTR<n>_EL0, PMXEVCNTR_EL0): what a
  * host's fast path serves (hyp.trap_fast); a fourth writes PMSELR_EL0 and a fifth reads
  * PMCR_EL0, what it leaves to the slow path (hyp.trap_write_slow, hyp.trap_pmcr_read).
+ *
+ * With `bench.amu=1` as well (a VM with the AMU, docs/amu.md) the clock phase ends with
+ * "bench: clock ... amu-reads ...": activity counter reads, the mix a frequency governor
+ * makes (the core cycles, instructions, memory stalls and two auxiliary counters, never
+ * CNT_CYCLES, which has no virtual offset: Arm ARM D24.6.9), MIX per round. On AMUv1p1 none
+ * traps (hyp.amu_read: the report's AMU traps per read); on AMUv1 each does
+ * (hyp.amu_read_v1: EL2 instructions per read, from the clock as above).
  */
 #include "pmu.h"
 
@@ -106,6 +113,32 @@ static uint64_t reads(unsigned rounds)
 	return sum;
 }
 
+/* The activity counters (Arm ARM D24.6): AMEVCNTR0<n>_EL0 and AMEVCNTR1<n>_EL0. */
+#define AMEVCNTR00_EL0 S3_3_C13_C4_0
+#define AMEVCNTR02_EL0 S3_3_C13_C4_2
+#define AMEVCNTR03_EL0 S3_3_C13_C4_3
+#define AMEVCNTR10_EL0 S3_3_C13_C12_0
+#define AMEVCNTR11_EL0 S3_3_C13_C12_1
+
+/* Activity counter reads, MIX per round. */
+static uint64_t amu_reads(unsigned rounds)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < rounds; i++) {
+		sum += rd(AMEVCNTR00_EL0);
+		sum += rd(AMEVCNTR02_EL0);
+		sum += rd(AMEVCNTR03_EL0);
+		sum += rd(AMEVCNTR10_EL0);
+		sum += rd(AMEVCNTR11_EL0);
+		sum += rd(AMEVCNTR00_EL0);
+		sum += rd(AMEVCNTR02_EL0);
+		sum += rd(AMEVCNTR00_EL0);
+		sum += rd(AMEVCNTR02_EL0);
+		sum += rd(AMEVCNTR03_EL0);
+	}
+	return sum;
+}
+
 static uint64_t now(void)
 {
 	isb();
@@ -134,6 +167,14 @@ static void clock_phase(unsigned rounds, uint64_t pmcr)
 		rd(cntfrq_el0), rounds * MIX, t1 - t0, g1 - g0, rounds * MIX, t2 - t1, g2 - g1,
 		rounds * MIX, t3 - t2, g3 - g2, rounds * MIX, t4 - t3, g4 - g3, rounds * MIX,
 		t5 - t4, g5 - g4, sum);
+	if (!arg_num("bench.amu", 0))
+		return;
+	t0 = now(), g0 = rd(pmevcntr2_el0);
+	sum = amu_reads(rounds);
+	t1 = now(), g1 = rd(pmevcntr2_el0);
+	gprintf("bench: clock %lu Hz: amu-reads %u accesses %lu ticks %lu guest-instructions "
+		"(sum %lx)\n",
+		rd(cntfrq_el0), rounds * MIX, t1 - t0, g1 - g0, sum);
 }
 
 void test_main(void)

@@ -1217,6 +1217,46 @@ bench)
 			echo "bench: hyp.$f: skipped (no SPE here: $spe_why)"
 		done
 	fi
+	# The AMU (docs/amu.md), on a QEMU with it (the suite's CPU plus pv-amu=on, or pv-amu=v1
+	# for the trap path): tests/guest/bench.c's bench.amu=1 reads the activity counters a
+	# governor reads. hyp.amu_read: the report's AMU traps per read on AMUv1p1 (the virtual
+	# offsets: 0). hyp.amu_read_v1: EL2 instructions per read on AMUv1, where each traps,
+	# from the guest's clock as the PMU reads'. hyp.amu_switch: what the AMU adds to
+	# hyp.switch, the same two VMs switched on a CPU with AMUv1p1, every VM given it.
+	case ${QEMU_CPU:-max} in *pv-amu=off*) amu_why="QEMU_CPU has pv-amu=off" ;; *) amu_why="" ;; esac
+	if [ -z "$amu_why" ] &&
+		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-amu; then
+		amu_why="this QEMU has no AMU model"
+	fi
+	if [ -z "$amu_why" ]; then
+		amu_cpu=$(echo "${QEMU_CPU:-max}" | sed 's/,pv-amu=[a-z0-9]*//')
+		amu_read="" amu_read_v1="" amu_switch=""
+		log=$logdir/bench_amu.log
+		with_cpu "$amu_cpu,pv-amu=on" qemu_run "$log" \
+			"vm0=bench -- bench.rounds=2000 bench.clock=1 bench.amu=1" bench
+		amu_n=$(sed -n 's/^\[bench\] bench: clock .* amu-reads \([0-9]*\) accesses .*/\1/p' "$log")
+		amu_t=$(report_field "$log" bench amu)
+		if grep -q '^hyp: vm bench: AMU (AMUv1p1, .*), virtual offsets' "$log" && [ -n "$amu_n" ]; then
+			amu_read=$(awk -v t="${amu_t:-x}" -v n="$amu_n" 'BEGIN {
+				if (t != "x" && n > 0) printf "%.2f", t / n }')
+		fi
+		log=$logdir/bench_amu_v1.log
+		with_cpu "$amu_cpu,pv-amu=v1" qemu_run "$log" \
+			"vm0=bench -- bench.rounds=2000 bench.clock=1 bench.amu=1" bench
+		grep -q '^hyp: vm bench: AMU (AMUv1, .*), trapped$' "$log" && amu_read_v1=$(clock_of amu-reads)
+		log=$logdir/bench_amu_switch.log
+		with_cpu "$amu_cpu,pv-amu=on" qemu_run "$log" "fasttrap=off vm0=bench vm1=busy slice_us=20" \
+			bench busy
+		if grep -q '^hyp: vm busy: AMU (AMUv1p1, ' "$log" && [ -n "$switch" ]; then
+			amu_switch=$(each switch)
+			amu_switch=${amu_switch:+$((amu_switch - switch))}
+		fi
+		echo "bench: hyp.amu_read: ${amu_read:-n/a} traps/read"
+		echo "bench: hyp.amu_read_v1: ${amu_read_v1:-n/a} el2-instructions/read"
+		echo "bench: hyp.amu_switch: ${amu_switch:-n/a} el2-instructions/switch"
+	else
+		echo "bench: hyp.amu_*: skipped (no AMU here: $amu_why)"
+	fi
 	# A Linux guest's own perf: EL2 instructions (the self-count) over the guest's while perf
 	# stat counts ten events over the workload of tests/guest/linux/init.c, and while perf
 	# record -c 10000 samples it; with the PMU passed through, the way to run a guest's perf

@@ -18,6 +18,21 @@ void pv_vamu_pcpu_setup(struct pv_pcpu *cpu, const struct pv_hw *hw)
 	pv_plat_sysreg_write(cpu, PV_AMUSERENR_EL0, PV_AMUSERENR_EN);
 }
 
+/* dst[k] = counter k - sub[k] for the counters a VM has, k < nr: at load the offsets from the
+ * counts, at put the counts from the offsets. Group 0 always has its four, named here by
+ * constant keys, so that on an inline platform (platform.h) each is one MRS; the auxiliary
+ * ones go by key. */
+static inline void counters_less(struct pv_pcpu *cpu, uint64_t *dst, const uint64_t *sub,
+				 unsigned nr)
+{
+	dst[0] = pv_plat_sysreg_read(cpu, PV_AMEVCNTR0_EL0(0)) - sub[0];
+	dst[1] = pv_plat_sysreg_read(cpu, PV_AMEVCNTR0_EL0(1)) - sub[1];
+	dst[2] = pv_plat_sysreg_read(cpu, PV_AMEVCNTR0_EL0(2)) - sub[2];
+	dst[3] = pv_plat_sysreg_read(cpu, PV_AMEVCNTR0_EL0(3)) - sub[3];
+	for (unsigned k = PV_AMU_GROUP0; k < nr; k++)
+		dst[k] = pv_plat_sysreg_read(cpu, pv_vamu__cntr_key[k]) - sub[k];
+}
+
 void pv_vamu_load(struct pv_vcpu *v)
 {
 	const struct pv_vm_amu *a = &v->vm->amu;
@@ -25,13 +40,16 @@ void pv_vamu_load(struct pv_vcpu *v)
 	struct pv_vamu *s = &v->amu;
 	if (!a->version || !cpu)
 		return;
-	for (unsigned k = 0; k < a->nr; k++)
-		s->off[k] = pv_plat_sysreg_read(cpu, pv_vamu__cntr_key[k]) - s->val[k];
-	/* Reads at EL0/EL1 return PCount - AMEVCNTVOFF<g><n>_EL2 (HCR_EL2.AMVOFFEN = 1). */
+	counters_less(cpu, s->off, s->val, a->nr);
+	/* Reads at EL0/EL1 return PCount - AMEVCNTVOFF<g><n>_EL2 (HCR_EL2.AMVOFFEN = 1). Group
+	 * 0's offsets (counters 0, 2 and 3: vamu/config.c) by constant keys, as above. */
 	if (a->path != PV_AMU_PATH_VOFF)
 		return;
-	for (uint32_t m = a->voff; m; m &= m - 1) {
-		unsigned k = (unsigned)__builtin_ctz(m);
+	pv_plat_sysreg_write(cpu, PV_AMEVCNTVOFF0_EL2(0), s->off[0]);
+	pv_plat_sysreg_write(cpu, PV_AMEVCNTVOFF0_EL2(2), s->off[2]);
+	pv_plat_sysreg_write(cpu, PV_AMEVCNTVOFF0_EL2(3), s->off[3]);
+	for (uint32_t m = a->voff >> PV_AMU_GROUP0; m; m &= m - 1) {
+		unsigned k = PV_AMU_GROUP0 + (unsigned)__builtin_ctz(m);
 		pv_plat_sysreg_write(cpu, pv_vamu__voff_key[k], s->off[k]);
 	}
 	/* The guest's EL1 accesses AMUSERENR_EL0 directly on this path. */
@@ -45,8 +63,7 @@ void pv_vamu_put(struct pv_vcpu *v)
 	struct pv_vamu *s = &v->amu;
 	if (!a->version || !cpu)
 		return;
-	for (unsigned k = 0; k < a->nr; k++)
-		s->val[k] = pv_plat_sysreg_read(cpu, pv_vamu__cntr_key[k]) - s->off[k];
+	counters_less(cpu, s->val, s->off, a->nr);
 	if (a->path == PV_AMU_PATH_VOFF) {
 		s->userenr = pv_plat_sysreg_read(cpu, PV_AMUSERENR_EL0) & PV_AMUSERENR_EN;
 		pv_plat_sysreg_write(cpu, PV_AMUSERENR_EL0, PV_AMUSERENR_EN);

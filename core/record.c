@@ -4,6 +4,7 @@
  * core, so that every host emits the same format; freestanding, no libc.
  */
 #include "perfvisor/record.h"
+#include "perfvisor/vamu.h"
 #include "perfvisor/vpmu.h"
 #include "perfvisor/vspe.h"
 
@@ -187,6 +188,21 @@ size_t pv_record_vcpu(char *buf, size_t size, struct pv_vcpu *v, const struct pv
 			if (k)
 				put_char(&o, ',');
 			put_dec(&o, spe[k]);
+		}
+	}
+	if (v->vm->amu.version) {
+		/* The four group 0 counters, then each auxiliary counter the VM has, as the
+		 * guest reads them (zeros under AMCR_EL0.CG1RZ, Arm ARM D24.6). One field, as
+		 * spe= is: twenty keys of their own would not fit in PV_RECORD_MAX. pv_vm_init()
+		 * allows no more than PV_AMU_AUX_MAX auxiliary counters; bounding them here too
+		 * keeps the record within PV_RECORD_MAX whatever struct pv_vm_amu holds. */
+		unsigned aux = v->vm->amu.nr_aux < PV_AMU_AUX_MAX ? v->vm->amu.nr_aux
+								  : PV_AMU_AUX_MAX;
+		put_str(&o, " amu=");
+		for (unsigned k = 0; k < PV_AMU_GROUP0 + aux; k++) {
+			if (k)
+				put_char(&o, ',');
+			put_dec(&o, pv_vamu_counter(v, k));
 		}
 	}
 	if (!o.ok) { /* the CRC must cover all of it: no room, no record */

@@ -149,7 +149,8 @@ enum {
 	K_PMCR = 1u << 8,
 	K_CCNT = 1u << 9,
 	K_SPE = 1u << 10,
-	K_TRAP0 = 1u << 11, /* and up: rec_trap_groups[] */
+	K_AMU = 1u << 11,
+	K_TRAP0 = 1u << 12, /* and up: rec_trap_groups[] */
 };
 
 /* spe=<bytes>,<pinned>,<enables>,<rejected>,<events>,<chunks>,<s2_faults>: seven numbers,
@@ -168,6 +169,26 @@ static bool spe_figures(const char *v, size_t vl, struct rec_spe *spe)
 		v = e + 1;
 	}
 	return true;
+}
+
+/* amu=<the four group 0 counters>,<one per auxiliary counter of the VM>: 4 to
+ * PV_AMU_COUNTERS numbers, none empty. */
+static bool amu_figures(const char *v, size_t vl, struct rec_vcpu *r)
+{
+	const char *end = v + vl;
+	unsigned n = 0;
+	for (;;) {
+		const char *sep = memchr(v, ',', (size_t)(end - v));
+		const char *e = sep ? sep : end;
+		if (n == PV_AMU_COUNTERS || !number(v, (size_t)(e - v), false, &r->amu[n]))
+			return false;
+		n++;
+		if (!sep)
+			break;
+		v = sep + 1;
+	}
+	r->namu = n;
+	return n >= PV_AMU_GROUP0;
 }
 
 /* Marks key `bit` seen; false if it was already (a record holds each once). */
@@ -248,6 +269,8 @@ static bool parse_field(struct rec_vcpu *r, const char *k, size_t kl, const char
 		r->has_spe = true;
 		return once(seen, K_SPE) && spe_figures(v, vl, &r->spe);
 	}
+	if (key_is(k, kl, "amu"))
+		return once(seen, K_AMU) && amu_figures(v, vl, r);
 	if (key_is(k, kl, "ccnt")) {
 		struct rec_counter *c = &r->counter[r->ncounters];
 		if (!once(seen, K_CCNT) || r->ncounters >= 32 ||

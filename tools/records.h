@@ -43,6 +43,10 @@ struct rec_vcpu {
 	struct rec_spe {
 		uint64_t bytes, pinned, enables, rejected, events, chunks, s2_faults;
 	} spe;
+	/* amu=: 0 (absent: the VM has no AMU), or PV_AMU_GROUP0 + its auxiliary counters; amu[k]
+	 * is counter k as pv_vamu_counter() numbers them (4 + n: AMEVCNTR1<n>). */
+	unsigned namu;
+	uint64_t amu[PV_AMU_COUNTERS];
 };
 
 enum rec_status {

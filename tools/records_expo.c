@@ -3,7 +3,8 @@
  * The records' figures as metric families, with the labels libvirt-exporter users know:
  * `domain` (the VM's name) and `vcpu`; `counter`, `event` (its number) and `name` (as perf
  * spells it, the event database's) for PMU counters, `group` for
- * trap groups, `kind` for exit kinds. A family is written only when some vCPU has a sample.
+ * trap groups, `kind` for exit kinds, `counter` for AMU counters (the group 0 counter's name,
+ * an auxiliary counter's index). A family is written only when some vCPU has a sample.
  */
 #include "records_expo.h"
 
@@ -191,6 +192,46 @@ static void spe(struct expo *e, const struct rec_store *s)
 	}
 }
 
+_Static_assert(REP_AMU_COUNT == PV_AMU_GROUP0, "amu= starts with the stats' four counters");
+
+/* The AMU counters (amu=), samples only for the vCPUs of VMs with the AMU: group 0 in the
+ * family `perfvisor stats` writes for a run (its name, labels and help: one query serves
+ * both), each auxiliary counter by its index n (AMEVCNTR1<n>_EL0, whose event is the
+ * hardware's AMEVTYPER1<n>_EL0) in a family of its own, where the VM has any. */
+static void amu(struct expo *e, const struct rec_store *s)
+{
+	bool any = false, aux = false;
+	for (unsigned i = 0; i < s->n; i++) {
+		any |= s->vcpu[i].namu > 0;
+		aux |= s->vcpu[i].namu > PV_AMU_GROUP0;
+	}
+	if (!any)
+		return;
+	expo_family(e, "perfvisor_vcpu_amu_events_total", EXPO_COUNTER, NULL,
+		    rep_amu_events_help);
+	for (unsigned i = 0; i < s->n; i++)
+		for (unsigned k = 0; k < REP_AMU_COUNT && s->vcpu[i].namu; k++) {
+			struct vlabels b = {0};
+			expo_sample(
+				e, vl(&b, &s->vcpu[i], "counter", rep_amu_names[k], NULL, NULL),
+				s->vcpu[i].amu[k]);
+		}
+	if (!aux)
+		return;
+	expo_family(
+		e, "perfvisor_vcpu_amu_aux_events_total", EXPO_COUNTER, NULL,
+		"A vCPU's own count of an auxiliary activity monitor (AMU group 1): counter "
+		"is its index n, the event the hardware's AMEVTYPER1<n>_EL0.");
+	for (unsigned i = 0; i < s->n; i++)
+		for (unsigned k = PV_AMU_GROUP0; k < s->vcpu[i].namu; k++) {
+			char idx[12];
+			struct vlabels b = {0};
+			snprintf(idx, sizeof(idx), "%u", k - PV_AMU_GROUP0);
+			expo_sample(e, vl(&b, &s->vcpu[i], "counter", idx, NULL, NULL),
+				    s->vcpu[i].amu[k]);
+		}
+}
+
 static void state(struct expo *e, const struct rec_store *s)
 {
 	if (!s->n)
@@ -227,6 +268,7 @@ void records_expo(struct expo *e, const struct rec_store *s)
 		 "Rising edges of the vCPU's virtual PMU overflow interrupt.",
 		 offsetof(struct rec_vcpu, pmu_irqs));
 	spe(e, s);
+	amu(e, s);
 	state(e, s);
 	expo_family(
 		e, "perfvisor_records_read_total", EXPO_COUNTER, NULL,

@@ -19,6 +19,10 @@ const char *const rep_amu_help[REP_AMU_COUNT] = {
 #undef REP_AMU_HELP
 };
 
+const char rep_amu_events_help[] =
+	"A vCPU's own activity-monitor count (AMU group 0: processor cycles, "
+	"constant-frequency cycles, instructions retired, cycles stalled on memory).";
+
 const struct rep_spe_figure rep_spe_figures[] = {
 #define REP_SPE_FIG(f, j, d, m, t, u, l, h) {offsetof(struct rep_spe, f), j, d, m, t, u, l, h},
 	REP_SPE_FIGURES(REP_SPE_FIG)

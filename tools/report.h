@@ -53,6 +53,9 @@ enum {
 };
 extern const char *const rep_amu_names[REP_AMU_COUNT];
 extern const char *const rep_amu_help[REP_AMU_COUNT];
+/* The help of perfvisor_vcpu_amu_events_total{counter}: `stats` writes the family from a run,
+ * `serve` from live records, with the same labels and meaning, so one text for both. */
+extern const char rep_amu_events_help[];
 
 struct rep_vcpu {
 	unsigned id, pcpu;

@@ -174,10 +174,8 @@ static void amu(const struct report *r, struct expo *e)
 			any |= r->domain[i].vcpu[c].amu_measured;
 	if (!any)
 		return;
-	expo_family(
-		e, "perfvisor_vcpu_amu_events_total", EXPO_COUNTER, NULL,
-		"A vCPU's own activity-monitor count (AMU group 0: processor cycles, "
-		"constant-frequency cycles, instructions retired, cycles stalled on memory).");
+	expo_family(e, "perfvisor_vcpu_amu_events_total", EXPO_COUNTER, NULL,
+		    rep_amu_events_help);
 	amu_samples(r, e, false);
 	expo_family(e, "perfvisor_vcpu_amu_frequency_hertz", EXPO_GAUGE, "hertz",
 		    "Average core frequency a vCPU ran at: its AMU CPU_CYCLES over CNT_CYCLES, "

@@ -27,9 +27,12 @@ PV_BEGIN_DECLS
 
 /* What a record may hold: the host's words and the VM's name are refused beyond these. With
  * them the longest record (31 counters, 32 exit kinds, every name byte escaped, every number
- * at its widest) is 3945 bytes with its newline and NUL, and 4096 with the SPE figures (151:
- * " spe=", seven numbers of 20 digits, six commas): PV_RECORD_MAX is always enough. */
-#define PV_RECORD_MAX 4096
+ * at its widest) is 3935 bytes with its newline and NUL; 4086 with the SPE figures (151:
+ * " spe=", seven numbers of 20 digits, six commas); and 4510 with the AMU counters too (424:
+ * " amu=", 4 + 16 numbers of 20 digits, 19 commas): PV_RECORD_MAX is always enough. Its 98
+ * bytes beyond that are room for a short field a later PVR1 may add, so that a reader built
+ * with this bound still takes the longest record of such a writer. */
+#define PV_RECORD_MAX 4608
 #define PV_RECORD_MAX_EXIT_KINDS 32
 #define PV_RECORD_MAX_NAME 63  /* bytes of the VM's name */
 #define PV_RECORD_MAX_WORD 23  /* characters of an exit kind */
@@ -66,7 +69,9 @@ struct pv_record_host {
  * has (pmc.<n>=<event>:<value>, ccnt=<value>), read as the guest would read them; for a vCPU
  * of a VM with SPE its figures (spe=<bytes written>,<bytes pinned>,<enables>,<rejected>,
  * <events>,<chunks>,<stage-2 faults>: struct pv_vspe_stats), the hardware's write pointer
- * read first while it is loaded, as pv_vspe_pointer() does.
+ * read first while it is loaded, as pv_vspe_pointer() does; for a vCPU of a VM with the AMU
+ * its activity counters as pv_vamu_counter() gives them (amu=<the 4 of group 0>, then one for
+ * each auxiliary counter the VM has).
  * A VM name byte outside [A-Za-z0-9._:-] is written as %xx (lower-case hexadecimal).
  *
  * Context: on the vCPU's pCPU while it is loaded (its counters are then the hardware's).

@@ -3,9 +3,10 @@
  * Reading live figures records (tools/records.c) and serving them (tools/records_expo.c,
  * tools/expo.c): records the library wrote are read back field for field; a record with one
  * byte changed, cut short, of another version, or with a bad field is skipped and counted,
- * never misread; the metrics come out in both exposition formats as each defines them, and
- * an HTTP Accept header picks the format as Prometheus' negotiation expects. A console is
- * split into lines in bounded memory.
+ * never misread; the longest record the library can write is read; the metrics come out in
+ * both exposition formats as each defines them, the SPE and AMU figures only for the vCPUs
+ * that have them, and an HTTP Accept header picks the format as Prometheus' negotiation
+ * expects. A console is split into lines in bounded memory.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -462,6 +463,209 @@ static void test_spe_figures(void **state)
 	free(s);
 }
 
+/* A record the library wrote for vCPU `id` of a VM with the AMU and `aux` auxiliary counters,
+ * not loaded: its counters are those it had at its last put, count[k]. */
+static size_t amu_record(char *buf, size_t size, const char *name, unsigned id, unsigned aux,
+			 const uint64_t *count)
+{
+	static struct pv_vm vm;
+	static struct pv_vcpu v;
+	memset(&vm, 0, sizeof(vm));
+	memset(&v, 0, sizeof(v));
+	vm.amu.version = PV_AMU_V1P1;
+	vm.amu.nr_aux = (uint8_t)aux;
+	vm.amu.nr = (uint8_t)(PV_AMU_GROUP0 + aux);
+	v.vm = &vm;
+	v.id = id;
+	memcpy(v.amu.val, count, (PV_AMU_GROUP0 + aux) * sizeof(count[0]));
+	struct pv_record_host h = {.vm_name = name, .state = "running"};
+	return pv_record_vcpu(buf, size, &v, &h);
+}
+
+/* A vCPU of a VM with the AMU: the library's amu= read back, counter for counter, and served:
+ * group 0 in perfvisor_vcpu_amu_events_total{counter=<name>}, as `perfvisor stats` has it, the
+ * auxiliary counters in perfvisor_vcpu_amu_aux_events_total{counter=<n>}; nothing for a vCPU
+ * without the AMU, no auxiliary family where no VM has one, no family at all where no VM has
+ * the AMU. A malformed amu= is refused and counted, and the vCPU's last good record stays. */
+static void test_amu_figures(void **state)
+{
+	(void)state;
+	const uint64_t counts[7] = {40439880, 20219944, 12479960, 1234567, 11, 0, UINT64_MAX};
+	char line[PV_RECORD_MAX];
+	size_t n = amu_record(line, sizeof(line), "amu", 3, 3, counts);
+	assert_true(n > 0);
+	assert_non_null(strstr(line, " amu=40439880,20219944,12479960,1234567,11,0,"
+				     "18446744073709551615 crc="));
+	struct rec_store *s = calloc(1, sizeof(*s));
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	assert_int_equal(s->vcpu[0].namu, 7);
+	assert_memory_equal(s->vcpu[0].amu, counts, sizeof(counts));
+	n = library_record(line, sizeof(line), "noamu", 2); /* beside it, a VM without */
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	assert_int_equal(s->vcpu[1].namu, 0);
+	char *prom = render(s, EXPO_PROMETHEUS), *om = render(s, EXPO_OPENMETRICS);
+	static const char *const want[] = {
+		"# HELP perfvisor_vcpu_amu_events_total A vCPU's own activity-monitor count",
+		"# TYPE perfvisor_vcpu_amu_events_total counter\n"
+		"perfvisor_vcpu_amu_events_total{domain=\"amu\",vcpu=\"3\","
+		"counter=\"cpu_cycles\"} 40439880\n"
+		"perfvisor_vcpu_amu_events_total{domain=\"amu\",vcpu=\"3\","
+		"counter=\"cnt_cycles\"} 20219944\n"
+		"perfvisor_vcpu_amu_events_total{domain=\"amu\",vcpu=\"3\","
+		"counter=\"inst_retired\"} 12479960\n"
+		"perfvisor_vcpu_amu_events_total{domain=\"amu\",vcpu=\"3\","
+		"counter=\"stall_backend_mem\"} 1234567\n"
+		"# HELP perfvisor_vcpu_amu_aux_events_total ",
+		"# TYPE perfvisor_vcpu_amu_aux_events_total counter\n"
+		"perfvisor_vcpu_amu_aux_events_total{domain=\"amu\",vcpu=\"3\",counter=\"0\"} "
+		"11\n"
+		"perfvisor_vcpu_amu_aux_events_total{domain=\"amu\",vcpu=\"3\",counter=\"1\"} "
+		"0\n"
+		"perfvisor_vcpu_amu_aux_events_total{domain=\"amu\",vcpu=\"3\",counter=\"2\"} "
+		"18446744073709551615\n#",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(prom, want[i]))
+			fail_msg("missing: %s\nin:\n%s", want[i], prom);
+	assert_null(strstr(prom, "amu_events_total{domain=\"noamu\""));
+	assert_null(strstr(prom, "amu_aux_events_total{domain=\"noamu\""));
+	assert_non_null(strstr(om, "# TYPE perfvisor_vcpu_amu_events counter\n"));
+	assert_non_null(strstr(om, "# TYPE perfvisor_vcpu_amu_aux_events counter\n"));
+	assert_non_null(strstr(om, "perfvisor_vcpu_amu_aux_events_total{domain=\"amu\","
+				   "vcpu=\"3\",counter=\"0\"} 11\n"));
+	free(prom);
+	free(om);
+	/* A VM with the AMU and no auxiliary counter: group 0 only. */
+	memset(s, 0, sizeof(*s));
+	n = amu_record(line, sizeof(line), "g0", 0, 0, counts);
+	assert_non_null(strstr(line, " amu=40439880,20219944,12479960,1234567 crc="));
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	assert_int_equal(s->vcpu[0].namu, 4);
+	prom = render(s, EXPO_PROMETHEUS);
+	assert_non_null(strstr(prom, "perfvisor_vcpu_amu_events_total{domain=\"g0\",vcpu=\"0\","
+				     "counter=\"stall_backend_mem\"} 1234567\n"));
+	assert_null(strstr(prom, "_aux_"));
+	free(prom);
+	/* No VM with the AMU: no AMU family. */
+	memset(s, 0, sizeof(*s));
+	n = library_record(line, sizeof(line), "noamu", 2);
+	assert_int_equal(rec_store_line(s, line, n), REC_OK);
+	prom = render(s, EXPO_PROMETHEUS);
+	assert_null(strstr(prom, "_amu_"));
+	free(prom);
+	/* 4 to 20 decimal numbers, none empty, once. */
+#define AMU_REC "PVR1 seq=1 t_ns=2 vm=a vcpu=0 state=running "
+	static const char *const good[] = {
+		AMU_REC "amu=1,2,3,4",
+		AMU_REC "amu=0,0,0,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,18446744073709551615",
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct rec_vcpu r;
+		n = signed_line(line, sizeof(line), good[i]);
+		if (rec_parse(line, n, &r) != REC_OK)
+			fail_msg("refused: %s", good[i]);
+		assert_int_equal(r.namu, i ? 20 : 4);
+		assert_int_equal(r.amu[r.namu - 1], i ? UINT64_MAX : 4);
+	}
+	static const char *const bad[] = {
+		AMU_REC "amu=",
+		AMU_REC "amu=1,2,3",
+		AMU_REC "amu=0,0,0,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17",
+		AMU_REC "amu=1,2,,4",
+		AMU_REC "amu=1,2,3,4,",
+		AMU_REC "amu=,1,2,3,4",
+		AMU_REC "amu=1,2,3,x",
+		AMU_REC "amu=1,2,3,4a",
+		AMU_REC "amu=1,2,3,0x4",
+		AMU_REC "amu=1,2,3,-4",
+		AMU_REC "amu=1,2,3,+4",
+		AMU_REC "amu=1,2,3,18446744073709551616", /* 2^64 */
+		AMU_REC "amu=1,2,3,4 amu=1,2,3,4",
+	};
+	/* Each after a good record of the same vCPU: refused, counted, and that one kept. */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(s, 0, sizeof(*s));
+		n = signed_line(line, sizeof(line), good[0]);
+		assert_int_equal(rec_store_line(s, line, n), REC_OK);
+		n = signed_line(line, sizeof(line), bad[i]);
+		if (rec_store_line(s, line, n) != REC_MALFORMED)
+			fail_msg("accepted: %s", bad[i]);
+		assert_int_equal(s->n, 1);
+		assert_int_equal(s->lines[REC_MALFORMED], 1);
+		assert_int_equal(s->vcpu[0].namu, 4);
+		for (unsigned k = 0; k < 4; k++)
+			assert_int_equal(s->vcpu[0].amu[k], k + 1);
+	}
+#undef AMU_REC
+	free(s);
+}
+
+/* The longest record the library can write (every limit of the host's side reached, every
+ * name byte escaped, 31 counters, SPE, the AMU with 16 auxiliary counters, every number at its
+ * widest) is read, with its newline or CR LF: the reader's bound is the writer's. */
+static void test_longest_record_read(void **state)
+{
+	(void)state;
+	static struct pv_vm vm;
+	static struct pv_vcpu v;
+	memset(&vm, 0, sizeof(vm));
+	memset(&v, 0, sizeof(v));
+	vm.pmu.nr_counters = 31;
+	vm.pmu.event_mask = 0xFFFF;
+	vm.pmu.evcntr_mask = UINT64_MAX;
+	vm.spe.version = PV_SPE_V1P2;
+	vm.amu.version = PV_AMU_V1P1;
+	vm.amu.nr_aux = PV_AMU_AUX_MAX;
+	vm.amu.nr = PV_AMU_COUNTERS;
+	v.vm = &vm;
+	v.id = UINT32_MAX;
+	v.pmu.active = true;
+	v.pmu.pmcr = UINT64_MAX;
+	for (unsigned k = 0; k < 31; k++) {
+		v.pmu.evtyper[k] = 0xFFFF;
+		v.pmu.evcntr[k] = UINT64_MAX;
+	}
+	v.pmu.ccntr = UINT64_MAX;
+	v.stats.loads = v.stats.pmu_irqs = UINT64_MAX;
+	for (unsigned k = 0; k < PV_KIND_COUNT; k++)
+		v.stats.traps[k] = UINT64_MAX;
+	memset(&v.spe.stats, 0xFF, sizeof(v.spe.stats));
+	v.spe.pinned_bytes = UINT64_MAX;
+	for (unsigned k = 0; k < PV_AMU_COUNTERS; k++)
+		v.amu.val[k] = UINT64_MAX;
+	static char kinds[PV_RECORD_MAX_EXIT_KINDS][PV_RECORD_MAX_WORD + 1];
+	struct pv_record_exit ex[PV_RECORD_MAX_EXIT_KINDS];
+	for (unsigned k = 0; k < PV_RECORD_MAX_EXIT_KINDS; k++) {
+		memset(kinds[k], 'a' + k % 26, PV_RECORD_MAX_WORD);
+		kinds[k][0] = (char)('a' + k / 26);
+		ex[k] = (struct pv_record_exit){kinds[k], UINT64_MAX, UINT64_MAX};
+	}
+	char name[PV_RECORD_MAX_NAME + 1];
+	memset(name, '"', PV_RECORD_MAX_NAME); /* each written as %22 */
+	name[PV_RECORD_MAX_NAME] = '\0';
+	struct pv_record_host h = {.seq = UINT64_MAX,
+				   .time_ns = UINT64_MAX,
+				   .vm_name = name,
+				   .state = "aaaaaaaaaaaaaaa",
+				   .switches_in = UINT64_MAX,
+				   .nr_exits = PV_RECORD_MAX_EXIT_KINDS,
+				   .exits = ex};
+	static char line[PV_RECORD_MAX + 1];
+	size_t n = pv_record_vcpu(line, PV_RECORD_MAX, &v, &h);
+	assert_int_equal(n + 1, 4510); /* with its NUL: record.h's arithmetic */
+	struct rec_vcpu r;
+	assert_int_equal(rec_parse(line, n, &r), REC_OK);
+	assert_int_equal(r.ncounters, 32);
+	assert_int_equal(r.nexits, PV_RECORD_MAX_EXIT_KINDS);
+	assert_string_equal(r.vm, name);
+	assert_int_equal(r.namu, PV_AMU_COUNTERS);
+	for (unsigned k = 0; k < PV_AMU_COUNTERS; k++)
+		assert_int_equal(r.amu[k], UINT64_MAX);
+	assert_int_equal(r.spe.s2_faults, UINT64_MAX);
+	memcpy(line + n - 1, "\r\n", 3);
+	assert_int_equal(rec_parse(line, n + 1, &r), REC_OK);
+}
+
 static void test_negotiation(void **state)
 {
 	(void)state;
@@ -509,6 +713,8 @@ int main(void)
 		cmocka_unit_test(test_lines_bounded),
 		cmocka_unit_test(test_exposition_formats),
 		cmocka_unit_test(test_spe_figures),
+		cmocka_unit_test(test_amu_figures),
+		cmocka_unit_test(test_longest_record_read),
 		cmocka_unit_test(test_negotiation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,10 @@
 # checks listed below for the program must fail, as stock QEMU fails them (which proves that
 # the properties switch each model), and every other check must pass. The SPE program runs a
 # third time with SPE alone (-cpu max,pv-pmu-fixes=off,pv-spe=on), where every check must pass:
-# the SPE model does not lean on the PMU fixes. Each program prints one
+# the SPE model does not lean on the PMU fixes. The AMU program runs with FEAT_AMUv1p1
+# (-cpu max,pv-pmu-fixes=on,pv-spe=on,pv-amu=on), with FEAT_AMUv1 (the same with pv-amu=v1),
+# where every check must pass and the program must say it found that version ("amu version:"),
+# and on stock QEMU. Each program prints one
 # "ok NAME..." or "not ok NAME: why" line per check and ends with "done: ..." (tests/hw/lib).
 # One result per check and mode; the last line is "N passed, M failed". Logs in
 # HW_LOGDIR (default build/hw-tests/logs); each run bounded by timeout (QEMU_TIMEOUT, 60 s).
@@ -61,9 +64,10 @@ stock() {
 		"spe_trap_e2pb_10 spe_trap_e2pb_00 spe_pmbidr_p spe_fgt_pmsirr" \
 		"spe_fgt_pmsnevfr_set spe_fgt_npmsnevfr spe_pmscr_el2_at_el1 spe_el0_undef" \
 		"spe_register_bits spe_irq_follows_s spe_host_codec" ;;
-	# No AMU at all: every check but the one that ID_AA64PFR0_EL1.AMU and the registers agree.
-	amu) sed -n 's/^.*"\(amu_[a-z0-9_]*\)".*$/\1/p; s/^\t\t"\(amu_.*\)",$/\1/p' tests/hw/amu.c |
-		tr -d '",' | tr ' ' '\n' | grep -v '^amu_id_agrees$\|^$' | sort -u | tr '\n' ' ' ;;
+	# No AMU at all: every check but the one that ID_AA64PFR0_EL1.AMU and the registers agree:
+	# each "amu_..." string of amu.c (both versions' checks), wherever it is on its line.
+	amu) grep -o '"amu_[a-z0-9_]*"' tests/hw/amu.c | tr -d '"' | grep -vx amu_id_agrees |
+		sort -u | tr '\n' ' ' ;;
 	# None of the five events.
 	events) echo "events_pmceid events_ldst events_pairs events_acqrel events_excl" \
 		"events_atomics events_dczva events_simd events_sve events_mops events_branches" \
@@ -71,8 +75,8 @@ stock() {
 	esac
 }
 
-# run PROGRAM MODE: the program under QEMU with the models MODE (on, off, spe: SPE alone);
-# its log.
+# run PROGRAM MODE: the program under QEMU with the models MODE (on, off, spe: SPE alone,
+# amu: the AMU at FEAT_AMUv1p1, amu_v1: at FEAT_AMUv1); its log.
 run() {
 	smp=1
 	[ "$1" != smp ] || smp=2
@@ -80,6 +84,7 @@ run() {
 	case $2 in
 	on) cpu=max,pv-pmu-fixes=on,pv-spe=on ;;
 	amu) cpu=max,pv-pmu-fixes=on,pv-spe=on,pv-amu=on ;;
+	amu_v1) cpu=max,pv-pmu-fixes=on,pv-spe=on,pv-amu=v1 ;;
 	off) cpu=max,pv-pmu-fixes=off ;;
 	*) cpu=max,pv-pmu-fixes=off,pv-spe=on ;;
 	esac
@@ -97,8 +102,9 @@ for elf in "$dir"/*.elf; do
 	prog=$(basename "$elf" .elf)
 	modes="on off"
 	[ "$prog" != spe ] || modes="on off spe"
-	# The AMU program: the AMU on with the other models (pv-amu=on), and stock QEMU.
-	[ "$prog" != amu ] || modes="amu off"
+	# The AMU program: the AMU on with the other models, FEAT_AMUv1p1 (pv-amu=on) and
+	# FEAT_AMUv1 (pv-amu=v1), and stock QEMU.
+	[ "$prog" != amu ] || modes="amu amu_v1 off"
 	for mode in $modes; do
 		log=$(run "$prog" "$mode")
 		expect=" $(stock "$prog") "
@@ -132,6 +138,16 @@ for elf in "$dir"/*.elf; do
 					{ f=$((f + 1)); bad="$bad    $name: did not run\n"; }
 			done
 		fi
+		# The AMU program checks the version ID_AA64PFR0_EL1.AMU gives: the mode's.
+		version=""
+		case $mode in
+		amu) version=FEAT_AMUv1p1 ;;
+		amu_v1) version=FEAT_AMUv1 ;;
+		esac
+		if [ -n "$version" ] && ! grep -q "^amu version: $version\$" "$log"; then
+			f=$((f + 1))
+			bad="$bad    the CPU's AMU is not $version: $(grep '^amu version: ' "$log")\n"
+		fi
 		if ! grep -q '^done: ' "$log"; then
 			f=$((f + 1))
 			bad="$bad    the program did not finish (timeout or crash)\n"
@@ -140,7 +156,8 @@ for elf in "$dir"/*.elf; do
 		failed=$((failed + f))
 		case $mode in
 		spe) what="SPE alone" ;;
-		amu) what="models on, AMU on" ;;
+		amu) what="models on, AMU on (FEAT_AMUv1p1)" ;;
+		amu_v1) what="models on, AMU v1 (FEAT_AMUv1)" ;;
 		*) what="models $mode" ;;
 		esac
 		if [ "$f" -eq 0 ]; then

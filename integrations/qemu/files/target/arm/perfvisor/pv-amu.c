@@ -73,7 +73,8 @@
 #define PV_HAFGRTR_AMEVCNTR0(x)  (1ULL << ((x) + 1))
 #define PV_HAFGRTR_AMEVCNTR1(x)  (1ULL << (18 + 2 * (x)))
 #define PV_HAFGRTR_AMEVTYPER1(x) (1ULL << (19 + 2 * (x)))
-#define PV_HAFGRTR_VALID    (0x1fULL | (0x3fULL << 17))
+/* AMCNTEN0, AMEVCNTR0<0..3>, AMCNTEN1, and the two bits of each auxiliary counter: 17..23 */
+#define PV_HAFGRTR_VALID    (0x1fULL | PV_HAFGRTR_AMCNTEN1 | MAKE_64BIT_MASK(18, 2 * PV_AMU_G1))
 
 struct PvAmu {
     ARMCPU *cpu;
@@ -245,7 +246,11 @@ static CPAccessResult pv_amu_access(CPUARMState *env, const ARMCPRegInfo *ri, bo
     }
 }
 
-/* The view of EL1 and EL0 with HCR_EL2.AMVOFFEN set (D16.2.5): less the counter's offset. */
+/*
+ * The view of EL1 and EL0 with HCR_EL2.AMVOFFEN set (D16.2.5): less the counter's offset,
+ * with FEAT_AMUv1p1, EL2 enabled and HCR_EL2.{E2H, TGE} not {1, 1} (D24.6.9, D24.6.10: the
+ * host's EL0 reads the physical count).
+ */
 static uint64_t pv_amu_read_counter(CPUARMState *env, PvAmu *s, unsigned g, unsigned n)
 {
     uint64_t v = pv_amu_value(s, g, n);
@@ -255,7 +260,7 @@ static uint64_t pv_amu_read_counter(CPUARMState *env, PvAmu *s, unsigned g, unsi
         return 0;
     }
     if (s->v1p1 && has_off && arm_current_el(env) < 2 && arm_is_el2_enabled(env) &&
-        s->amvoffen) {
+        !el_is_in_host(env, 0) && s->amvoffen) {
         v -= s->voff[g][n];
     }
     return v;

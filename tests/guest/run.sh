@@ -288,7 +288,7 @@ linux_checks() {
 	result "$name: the hypervisor ended with its report"
 }
 
-LINUX_SCENARIOS="linux linux_passthrough linux_direct linux_busy linux_shell linux_panic linux_spe"
+LINUX_SCENARIOS="linux linux_passthrough linux_direct linux_busy linux_shell linux_panic linux_spe linux_amu"
 linux_suite() {
 	# Under `one`, only when one of its scenarios is named.
 	want=yes
@@ -362,6 +362,7 @@ linux_suite() {
 	fi
 	linux_shell "$image"
 	linux_spe "$image"
+	linux_amu "$image" "$initrd"
 	if selected linux_busy; then
 		log=$logdir/linux_busy.log
 		p=$(grep -c '^\[busy\] ok ' "$log")
@@ -414,6 +415,28 @@ linux_shell() {
 	result "linux_shell: a command typed at the shell's prompt ran (shell-says-42)"
 	grep -q '^hyp: vm linux: PSCI SYSTEM_OFF$' "$log"
 	result "linux_shell: poweroff -f at the prompt powered the VM off"
+}
+
+# linux_amu IMAGE INITRD: the Debian kernel under the hypervisor on a CPU with the AMU
+# (pv-amu=on, on the QEMU of our own only; elsewhere not for this QEMU, as amu_suite's): the
+# VM is given it on the virtual-offset path, Linux's cpufeature code finds it ("CPU features:
+# detected CPU0: Activity Monitors Unit (AMU)", arch/arm64/kernel/cpufeature.c), and the
+# linux scenario's checks hold; the report's figures add up (not CNT_CYCLES: Linux idles in
+# WFI while loaded, where the model's CNT_CYCLES goes on, docs/qemu.md).
+linux_amu() {
+	runs linux_amu || return 0
+	if ! amu_here; then
+		echo "linux_amu: not on this QEMU: $amu_why"
+		return
+	fi
+	log=$logdir/linux_amu.log
+	with_cpu "$amu_base,pv-amu=on" linux_run "$log" "" "$1" "$2"
+	linux_checks linux_amu "$log"
+	grep -q '^hyp: vm linux: AMU (AMUv1p1, 3 auxiliary counters), virtual offsets ' "$log" &&
+		grep -q '^\[linux\] \[ *[0-9.]*\] CPU features: detected CPU0: Activity Monitors Unit (AMU)$' "$log"
+	result "linux_amu: the kernel detected the AMU its VM was given (AMUv1p1, virtual offsets)"
+	amu_life linux_amu linux
+	report_of "$log" linux | grep -E '^hyp:   (amu|traps to perfvisor):' | sed 's/^/    /'
 }
 
 # linux_spe IMAGE: Linux's own SPE driver in a VM the hypervisor gives SPE (spe=on), on a
@@ -876,6 +899,133 @@ spe_suite() {
 	fi
 }
 
+# ---- The AMU (docs/amu.md): each vCPU's own activity monitors -------------------------------
+# Only the QEMU of our own has the AMU, behind -cpu max,pv-amu=on (FEAT_AMUv1p1, the
+# virtual-offset path) or pv-amu=v1 (FEAT_AMUv1, the trap path; docs/qemu.md, "The AMU
+# model"): there the AMU scenarios run; elsewhere they are not for this QEMU, saying so (not
+# skipped: make hw-check runs the suite on ours). The VM that asks for the AMU where the CPU
+# has none runs with it hidden, on any QEMU. tests/guest/amu.c says what the guest checks.
+AMU_SCENARIOS="amu amu_busy amu_v1 amu_hidden"
+
+# amu_here: whether this QEMU has the AMU model, with the suite's CPU (pv-amu= taken out) in
+# $amu_base; why not in $amu_why.
+amu_here() {
+	case ${QEMU_CPU:-max} in *pv-amu=off*) amu_why="QEMU_CPU has pv-amu=off" ;; *) amu_why="" ;; esac
+	if [ -z "$amu_why" ] &&
+		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-amu; then
+		amu_why="this QEMU has no AMU model (make hw-qemu builds the QEMU of our own)"
+	fi
+	amu_base=$(echo "${QEMU_CPU:-max}" | sed 's/,pv-amu=[a-z0-9]*//')
+	[ -z "$amu_why" ]
+}
+
+# amu_field LOG VM FIELD: a figure of the VM's "amu:" report line (aux: "N,N,N").
+amu_field() {
+	report_of "$1" "$2" | grep '^hyp:   amu: ' | sed -n "s/.* $3 \\([0-9][0-9]*\\(,[0-9][0-9]*\\)*\\).*/\\1/p"
+}
+
+# amu_life NAME VM [cnt]: one test, the VM's figures in the report, its whole life: the
+# instructions at EL0, EL1 and EL2 (its auxiliary counters) are its INST_RETIRED exactly, and
+# CPU_CYCLES is INST_RETIRED (the model's core clock: a cycle an instruction); with cnt,
+# CNT_CYCLES too (-icount shift=0: a nanosecond an instruction, for a vCPU that never waits
+# while loaded).
+amu_life() {
+	al_log=$logdir/$1.log
+	al_inst=$(amu_field "$al_log" "$2" inst_retired)
+	al_cyc=$(amu_field "$al_log" "$2" cpu_cycles)
+	al_cnt=$(amu_field "$al_log" "$2" cnt_cycles)
+	al_aux=$(amu_field "$al_log" "$2" aux)
+	al_sum=$(echo "$al_aux" | { IFS=, read -r x y z && echo $((x + y + z)); })
+	[ "${al_inst:-0}" -gt 0 ] && [ "$al_sum" = "$al_inst" ] && [ "$al_cyc" = "$al_inst" ] &&
+		{ [ "${3:-}" != cnt ] || [ "$al_cnt" = "$al_inst" ]; }
+	result "$1: $2's report: aux ${al_aux:-none} add up to INST_RETIRED ${al_inst:-none}; CPU_CYCLES ${al_cyc:-none}, CNT_CYCLES ${al_cnt:-none}"
+}
+
+# amu_traps NAME VM PATH: one test, the boot line names the VM's path (voff: virtual
+# offsets; trap) and its report's AMU traps are exactly the accesses the guest counted for
+# that path ("amu: traps: F ..., T ..., E ..."): on the virtual-offset path its reads of
+# CNT_CYCLES and auxiliary counter 2 (F) and nothing sent back to its EL1; on the trap path
+# every access CPTR_EL2.TAM traps (T), of which EL0's with EN 0 (E) go back to its EL1.
+amu_traps() {
+	at_log=$logdir/$1.log
+	# shellcheck disable=SC2046
+	set -- "$1" "$2" "$3" $(sed -n "s/^\[$2\] amu: traps: \([0-9]*\) reads .*, \([0-9]*\) accesses .*, \([0-9]*\) of them .*/\1 \2 \3/p" "$at_log")
+	at_amu=$(report_field "$at_log" "$2" amu)
+	at_el1=$(report_field "$at_log" "$2" "sent to guest EL1")
+	if [ "$3" = voff ]; then
+		grep -q "^hyp: vm $2: AMU (AMUv1p1, 3 auxiliary counters), virtual offsets " "$at_log" &&
+			[ -n "${4:-}" ] && [ "${at_amu:-x}" = "$4" ] && [ "$at_el1" = 0 ]
+		result "$1: $2 on the virtual-offset path: ${at_amu:-no} AMU traps for its ${4:-?} reads of CNT_CYCLES and aux 2, none sent back to EL1"
+	else
+		grep -q "^hyp: vm $2: AMU (AMUv1, 3 auxiliary counters), trapped\$" "$at_log" &&
+			[ -n "${5:-}" ] && [ "${at_amu:-x}" = "$5" ] && [ "${at_el1:-x}" = "$6" ]
+		result "$1: $2 on the trap path: ${at_amu:-no} AMU traps for its ${5:-?} accesses, ${at_el1:-?} sent back to EL1 for its ${6:-?} from EL0 with EN 0"
+	fi
+	report_of "$at_log" "$2" | grep -E '^hyp:   (amu|traps to perfvisor):' | sed 's/^/    /'
+}
+
+amu_suite() {
+	# Asked for where the CPU has none (the suite's CPU without pv-amu): hidden, and the
+	# boot says why.
+	noamu_cpu=$(echo "${QEMU_CPU:-max}" | sed 's/pv-amu=[a-z0-9]*/pv-amu=off/')
+	with_cpu "$noamu_cpu" scenario amu_absent "vm0=amu vm0_amu=on -- amu.expect=0" amu
+	if selected amu_absent; then
+		grep -q '^hyp: vm amu: AMU not possible here (the CPU has none): hidden$' "$logdir/amu_absent.log"
+		result "amu_absent: asked for where the CPU has none, the AMU is hidden, and the boot says why"
+	fi
+	want=yes
+	if [ "$mode" = one ]; then
+		want=""
+		for s in $AMU_SCENARIOS; do
+			selected "$s" && want=yes
+		done
+	fi
+	[ -n "$want" ] || return 0
+	if ! amu_here; then
+		# Not a skip: they are for a QEMU with the AMU, and make hw-check runs the suite on ours.
+		echo "amu: not on this QEMU: $amu_why"
+		for s in $AMU_SCENARIOS; do
+			runs "$s"
+		done
+		return
+	fi
+	# Alone, AMUv1p1: the virtual-offset path.
+	with_cpu "$amu_base,pv-amu=on" scenario amu "vm0=amu" amu
+	if selected amu; then
+		amu_traps amu amu voff
+		amu_life amu amu cnt
+	fi
+	# Beside a busy VM, 50 us slices each: every counted loop spans tens of the VM's slices,
+	# with the busy VM's instructions in between (busy.mult=2: it runs past the last).
+	with_cpu "$amu_base,pv-amu=on" scenario amu_busy \
+		"vm0=amu vm1=busy slice_us=50 -- amu.slice_us=50 amu.busy=1 busy.mult=2" amu busy
+	if selected amu_busy; then
+		finished_first "amu_busy: the busy VM ran during all of amu's windows" amu_busy amu busy
+		amu_traps amu_busy amu voff
+		amu_life amu_busy amu cnt
+		amu_life amu_busy busy cnt
+	fi
+	# AMUv1: every access trapped and emulated (no offsets), beside the busy VM too.
+	with_cpu "$amu_base,pv-amu=v1" scenario amu_v1 \
+		"vm0=amu vm1=busy slice_us=50 -- amu.expect=1 amu.slice_us=50 amu.busy=1 busy.mult=2" \
+		amu busy
+	if selected amu_v1; then
+		finished_first "amu_v1: the busy VM ran during all of amu's windows" amu_v1 amu busy
+		amu_traps amu_v1 amu trap
+		amu_life amu_v1 amu cnt
+	fi
+	# The CPU has the AMU, the VM is not given it: hidden, every access it makes answered
+	# UNDEFINED by the hypervisor (CPTR_EL2.TAM) or the hardware, and no figures of it.
+	with_cpu "$amu_base,pv-amu=on" scenario amu_hidden "vm0=amu vm0_amu=off -- amu.expect=0" amu
+	if selected amu_hidden; then
+		log=$logdir/amu_hidden.log
+		ah_amu=$(report_field "$log" amu amu)
+		! grep -q '^hyp: vm amu: AMU' "$log" && ! report_of "$log" amu | grep -q '^hyp:   amu:' &&
+			[ "${ah_amu:-0}" -gt 0 ] && [ "$(report_field "$log" amu "answered undef")" = "$ah_amu" ]
+		result "amu_hidden: no AMU given, no figures; its ${ah_amu:-no} AMU traps all answered UNDEFINED"
+	fi
+}
+
 case "$mode" in
 linux)
 	linux_suite
@@ -1051,6 +1201,7 @@ check | one)
 	attack_suite
 	direct_suite
 	spe_suite
+	amu_suite
 	linux_suite
 	for s in $only; do
 		case $ran in *" $s "*) ;; *) fail "one: no scenario $s in the check list" ;; esac

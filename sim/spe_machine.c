@@ -205,6 +205,43 @@ static uint64_t pmscr_el2(const struct sim_cpu *c)
 	return t ? in_force(c, hyp, t->pmscr_el2_owned, t->pmscr_el2) : hyp;
 }
 
+/* The fine-grained trap of a sampling control at EL1 (HDFGRTR_EL2 for an MRS, HDFGWTR_EL2 for
+ * an MSR, D24.2.67, D24.2.69): each register's bit, which the D24.7 accessibility pseudocode
+ * tests before MDCR_EL2.TPMS; PMSNEVFR_EL1's traps while it is 0, wherever FEAT_FGT is. */
+static bool pms_fgt_trap(const struct sim_cpu *c, uint32_t key, bool is_read)
+{
+	uint64_t w = sim_cpu_fgt(c, !is_read), bit;
+	switch (key) {
+	case PV_PMSCR_EL1:
+		bit = PV_HDFGRTR_EL2_PMSCR_EL1;
+		break;
+	case PV_PMSEVFR_EL1:
+		bit = PV_HDFGRTR_EL2_PMSEVFR_EL1;
+		break;
+	case PV_PMSFCR_EL1:
+		bit = PV_HDFGRTR_EL2_PMSFCR_EL1;
+		break;
+	case PV_PMSICR_EL1:
+		bit = PV_HDFGRTR_EL2_PMSICR_EL1;
+		break;
+	case PV_PMSIDR_EL1:
+		bit = PV_HDFGRTR_EL2_PMSIDR_EL1;
+		break;
+	case PV_PMSIRR_EL1:
+		bit = PV_HDFGRTR_EL2_PMSIRR_EL1;
+		break;
+	case PV_PMSLATFR_EL1:
+		bit = PV_HDFGRTR_EL2_PMSLATFR_EL1;
+		break;
+	case PV_PMSNEVFR_EL1:
+		return c->m->cfg.fgt && !(w & PV_HDFGRTR_EL2_nPMSNEVFR_EL1);
+	default:
+		return false;
+	}
+	/* HDFGWTR_EL2 has the same bit for each register it traps (PMSIDR_EL1 is read-only). */
+	return (w & bit) != 0;
+}
+
 int sim_spe_machine_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigned el)
 {
 	struct sim_spe_machine *sm = c->m->spe_machine;
@@ -222,6 +259,8 @@ int sim_spe_machine_route(struct sim_cpu *c, uint32_t key, bool is_read, unsigne
 		return !(PV_FIELD_GET(PV_MDCR_EL2_E2PB, c->mdcr) & 1u)
 			       ? SIM_ROUTE_EL2 /* E2PB 0bx0 */
 			       : SIM_ROUTE_DIRECT;
+	if (pms_fgt_trap(c, key, is_read))
+		return SIM_ROUTE_EL2;
 	return (c->mdcr & PV_MDCR_EL2_TPMS) ? SIM_ROUTE_EL2 : SIM_ROUTE_DIRECT;
 }
 

@@ -5,9 +5,10 @@
  * SIM_VM_RAM_IPA (sim/stage2.h: real tables, demand paging, pins, reclaim); with
  * sim_config.spe.unit.version set, every pCPU an SPE unit (sim/spe.h) and ID_AA64DFR0_EL1.PMSVer.
  *
- *   - Guest accesses to the SPE registers are routed as D24.7 says (EL0 UNDEF; TPMS, E2PB and,
- *     with FEAT_FGT, HDFGRTR_EL2.PMBIDR_EL1 to EL2); the library reaches the units, and the
- *     running (or loading) vCPU's EL1 translation registers, through pv_plat_sysreg_*.
+ *   - Guest accesses to the SPE registers are routed as D24.7 says (EL0 UNDEF; with FEAT_FGT
+ *     each register's fine-grained trap, then TPMS or E2PB, to EL2; PMBIDR_EL1 by FEAT_FGT
+ *     alone); the library reaches the units, and the running (or loading) vCPU's EL1
+ *     translation registers, through pv_plat_sysreg_*.
  *   - A vCPU's EL1 context (SCTLR_EL1.M, TTBR0/1_EL1, TCR_EL1, CONTEXTIDR_EL1: direct MSR/MRS
  *     at EL1) is kept per vCPU; the pCPU's registers are those of the vCPU it runs.
  *   - PMSCR_EL2 and HDFGRTR_EL2 in force while a vCPU runs are the hypervisor's own values

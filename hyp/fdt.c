@@ -275,8 +275,12 @@ size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm)
 	return finish(w);
 }
 
-/* /chosen/bootargs of a flattened tree, or NULL. Bounds-checked against totalsize. */
-const char *fdt_bootargs(const void *fdt)
+/* Property `prop` of the top-level node `node` (or `node@...`) of a flattened device tree,
+ * and its length in *len; NULL if there is none or the tree is not one. Names are compared
+ * whole, with their NUL, and no more of a strings block that may end unterminated is read
+ * than the name asked for. */
+static const uint8_t *fdt_find(const void *fdt, const char *node, const char *prop,
+			       uint32_t *len)
 {
 	const uint8_t *b = fdt;
 	if (get32(b) != FDT_MAGIC)
@@ -285,9 +289,10 @@ const char *fdt_bootargs(const void *fdt)
 	uint32_t st_size = get32(b + 36);
 	if (off_st >= total || off_str >= total || st_size > total - off_st)
 		return NULL;
+	size_t node_len = strlen(node), prop_len = strlen(prop);
 	const uint8_t *p = b + off_st, *e = p + st_size;
 	int depth = 0;
-	bool in_chosen = false;
+	bool in_node = false;
 	while (p + 4 <= e) {
 		uint32_t tok = get32(p);
 		p += 4;
@@ -295,32 +300,49 @@ const char *fdt_bootargs(const void *fdt)
 			const char *name = (const char *)p;
 			size_t n = strlen(name);
 			depth++;
-			/* 7: the NUL too, so that "chosen" matches and "chosenx" does not. */
-			/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
-			if (depth == 2 && !strncmp(name, "chosen", 7))
-				in_chosen = true;
+			if (depth == 2 && n >= node_len && !strncmp(name, node, node_len) &&
+			    (name[node_len] == '\0' || name[node_len] == '@'))
+				in_node = true;
 			p += (n + 4) & ~3ul;
 		} else if (tok == FDT_END_NODE) {
-			if (depth == 2)
-				in_chosen = false;
+			if (depth == 2 && in_node)
+				return NULL; /* the node, without the property */
 			depth--;
 		} else if (tok == FDT_PROP) {
-			uint32_t len = get32(p), nameoff = get32(p + 4);
-			const char *data = (const char *)(p + 8);
-			/* The terminating NUL is compared too (an exact name), and at most 9 bytes
-			 * are read from a strings block that may end unterminated. */
-			bool bootargs = false;
-			if (in_chosen && off_str + nameoff < total) {
-				const char *pname = (const char *)b + off_str + nameoff;
-				/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
-				bootargs = !strncmp(pname, "bootargs", 9);
-			}
-			if (bootargs)
+			uint32_t plen = get32(p), nameoff = get32(p + 4);
+			const uint8_t *data = p + 8;
+			/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
+			if (in_node && off_str + nameoff < total &&
+			    !strncmp((const char *)b + off_str + nameoff, prop, prop_len + 1)) {
+				*len = plen;
 				return data;
-			p += 8 + ((len + 3) & ~3u);
+			}
+			p += 8 + ((plen + 3) & ~3u);
 		} else if (tok != FDT_NOP) {
 			break; /* FDT_END, or a token no tree may hold */
 		}
 	}
 	return NULL;
+}
+
+/* /chosen/bootargs of a flattened tree, or NULL. Bounds-checked against totalsize. */
+const char *fdt_bootargs(const void *fdt)
+{
+	uint32_t len;
+	return (const char *)fdt_find(fdt, "chosen", "bootargs", &len);
+}
+
+/* The end of the RAM QEMU's tree describes from RAM_BASE (its /memory node's reg: #address-
+ * and #size-cells are 2 on the virt board), or RAM_BASE + 1 GiB if it says nothing usable. */
+uint64_t fdt_ram_end(const void *fdt)
+{
+	uint32_t len = 0;
+	const uint8_t *reg = fdt_find(fdt, "memory", "reg", &len);
+	if (!reg || len < 16)
+		return RAM_BASE + (1ul << 30);
+	uint64_t base = (uint64_t)get32(reg) << 32 | get32(reg + 4);
+	uint64_t size = (uint64_t)get32(reg + 8) << 32 | get32(reg + 12);
+	if (base != RAM_BASE || size < (1ul << 30))
+		return RAM_BASE + (1ul << 30);
+	return base + size;
 }

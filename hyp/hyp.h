@@ -25,8 +25,9 @@
 /* Each VM k owns VM_RAM_SIZE bytes of physical RAM at VM_SLOT(k), seen by the guest at IPA
  * RAM_BASE. Its image is loaded (by QEMU's -device loader) at VM_SLOT(k) + VM_IMAGE_OFF and
  * the hypervisor writes the VM's device tree in a 2 MiB block of its own above the image and
- * initrd, as QEMU and kvmtool place it (main.c, place_dtb). */
-#define MAX_VMS 8
+ * initrd, as QEMU and kvmtool place it (main.c, place_dtb). Slots run to the end of the RAM
+ * QEMU was given (-m: 1 GiB holds 14, 3 GiB the 32 of MAX_VMS). */
+#define MAX_VMS 32
 #define VM_RAM_SIZE 0x04000000ul
 #define VM_SLOT(k) (0x48000000ul + VM_RAM_SIZE * (uint64_t)(k))
 #define VM_IMAGE_OFF 0x200000ul
@@ -246,6 +247,7 @@ struct hyp {
 	bool poll_armed;         /* the timer is set for an overflow poll, not the slice end */
 	bool split_eoi;          /* ICC_CTLR_EL1.EOImode = 1: PMU interrupts mapped (gic.c) */
 	bool amu_fgt;            /* HAFGRTR_EL2 exists: FEAT_FGT and the AMU (sched.c) */
+	unsigned slots;          /* the VM slots the scheduler looks at: up to the last VM's */
 	uint64_t cntfrq;         /* CNTFRQ_EL0: ticks a second */
 	bool switched;           /* the current exception switched vCPUs */
 	bool selfcount;          /* the host counter counts EL2 instructions */
@@ -291,6 +293,7 @@ int strncmp(const char *a, const char *b, size_t n);
 
 /* mmu.c: EL2 stage 1 (identity) */
 void mmu_init(void);
+void mmu_map_ram(uint64_t ram_end);
 void dcache_clean(uint64_t addr, size_t len);
 
 /* stage2.c */
@@ -320,6 +323,7 @@ const struct s2_account *stage2_account(const struct vm *vm);
 /* fdt.c */
 size_t fdt_build_vm(void *buf, size_t size, const struct vm *vm);
 const char *fdt_bootargs(const void *fdt);
+uint64_t fdt_ram_end(const void *fdt);
 
 /* gic.c: the physical GICv3 */
 void gic_init(void);
@@ -341,6 +345,7 @@ void vgic_inject_mapped(struct vcpu *v, uint32_t intid);
 bool vgic_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);
 bool vgic_sgi_sysreg(struct vcpu *v, uint32_t key, uint64_t val);
 bool vgic_pending(struct vcpu *v);
+bool vgic_lrs_empty(void);
 
 /* uart.c */
 bool uart_mmio(struct vcpu *v, uint64_t ipa, bool write, unsigned size, uint64_t *val);

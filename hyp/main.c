@@ -125,6 +125,60 @@ static uint64_t parse_num(const char *s, size_t n)
 	return parse_num_len(s, n, NULL);
 }
 
+/* A KEY=VALUE word the hypervisor does not know: said, not silently dropped. */
+static void unknown_arg(const char *a, size_t kl)
+{
+	char key[32];
+	bool cut = kl >= sizeof(key);
+	size_t m = cut ? sizeof(key) - 1 : kl;
+	memcpy(key, a, m);
+	key[m] = '\0';
+	hyp_printf("hyp: unknown argument %s%s: ignored\n", key, cut ? "..." : "");
+}
+
+/* A VM's own argument, vm<k>[_SUFFIX]=VAL with k < MAX_VMS in decimal (KEY a[0, kl)): into
+ * slot k's configuration; false if KEY is not one. */
+static bool parse_vm_arg(const char *a, size_t kl, const char *val, size_t vl)
+{
+	size_t used = 0;
+	if (kl < 3 || a[0] != 'v' || a[1] != 'm' || a[2] < '0' || a[2] > '9')
+		return false;
+	uint64_t k = parse_num_len(a + 2, kl - 2, &used);
+	const char *suffix = a + 2 + used;
+	size_t sl = kl - 2 - used;
+	if (k >= MAX_VMS || (used > 1 && a[2] == '0'))
+		return false;
+	if (!sl) {
+		size_t m = vl < sizeof(cfg.names[k]) - 1 ? vl : sizeof(cfg.names[k]) - 1;
+		memcpy(cfg.names[k], val, m);
+		cfg.names[k][m] = '\0';
+	} else if (sl == 4 && !strncmp(suffix, "_spe", 4)) {
+		bool on = cfg.spe;
+		parse_on_off("vm<k>_spe", val, vl, &on);
+		cfg.vm_spe[k] = on ? 2 : 1;
+	} else if (sl == 4 && !strncmp(suffix, "_amu", 4)) {
+		bool on = cfg.amu;
+		parse_on_off("vm<k>_amu", val, vl, &on);
+		cfg.vm_amu[k] = on ? 2 : 1;
+	} else if (sl == 4 && !strncmp(suffix, "_mem", 4)) {
+		cfg.mem_mib[k] = parse_num(val, vl);
+	} else if (sl == 7 && !strncmp(suffix, "_initrd", 7)) {
+		size_t off_len = 0;
+		cfg.initrd_off[k] = parse_num_len(val, vl, &off_len);
+		cfg.initrd_size[k] = off_len < vl && val[off_len] == ','
+					     ? parse_num(val + off_len + 1, vl - off_len - 1)
+					     : 0;
+	} else if (sl == 11 && !strncmp(suffix, "_pmu_filter", 11)) {
+		size_t m = vl < sizeof(cfg.pmu_filter[k]) - 1 ? vl
+							      : sizeof(cfg.pmu_filter[k]) - 1;
+		memcpy(cfg.pmu_filter[k], val, m);
+		cfg.pmu_filter[k][m] = '\0';
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static void parse_bootargs(const char *a)
 {
 	while (a && *a) {
@@ -181,43 +235,10 @@ static void parse_bootargs(const char *a)
 				parse_on_off("spe", val, vl, &cfg.spe);
 			else if (kl == 11 && !strncmp(a, "spe_max_kib", 11))
 				cfg.spe_max_kib = parse_num(val, vl);
-			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_spe", 4)) {
-				bool on = cfg.spe;
-				parse_on_off("vm<k>_spe", val, vl, &on);
-				cfg.vm_spe[a[2] - '0'] = on ? 2 : 1;
-			} else if (kl == 3 && !strncmp(a, "amu", 3))
+			else if (kl == 3 && !strncmp(a, "amu", 3))
 				parse_on_off("amu", val, vl, &cfg.amu);
-			else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_amu", 4)) {
-				bool on = cfg.amu;
-				parse_on_off("vm<k>_amu", val, vl, &on);
-				cfg.vm_amu[a[2] - '0'] = on ? 2 : 1;
-			} else if (kl == 7 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				   a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_mem", 4))
-				cfg.mem_mib[a[2] - '0'] = parse_num(val, vl);
-			else if (kl == 10 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				 a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_initrd", 7)) {
-				size_t used = 0;
-				unsigned k = (unsigned)(a[2] - '0');
-				cfg.initrd_off[k] = parse_num_len(val, vl, &used);
-				cfg.initrd_size[k] = used < vl && val[used] == ','
-							     ? parse_num(val + used + 1,
-									 vl - used - 1)
-							     : 0;
-			} else if (kl == 14 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				   a[2] < '0' + MAX_VMS && !strncmp(a + 3, "_pmu_filter", 11)) {
-				char *dst = cfg.pmu_filter[a[2] - '0'];
-				size_t m = vl < 127 ? vl : 127;
-				memcpy(dst, val, m);
-				dst[m] = '\0';
-			} else if (kl == 3 && a[0] == 'v' && a[1] == 'm' && a[2] >= '0' &&
-				   a[2] < '0' + MAX_VMS) {
-				char *dst = cfg.names[a[2] - '0'];
-				size_t m = vl < 23 ? vl : 23;
-				memcpy(dst, val, m);
-				dst[m] = '\0';
-			}
+			else if (!parse_vm_arg(a, kl, val, vl))
+				unknown_arg(a, kl);
 		}
 		a += n;
 	}
@@ -320,8 +341,13 @@ static const char *direct_refusal(const struct pv_vm_config *vc)
 	return "docs/vpmu.md";
 }
 
+/* The VM slots the RAM holds (QEMU's -m; hyp_main). */
+static unsigned ram_slots;
+
 static bool slot_has_image(unsigned k)
 {
+	if (k >= ram_slots)
+		return false;
 	const uint64_t *p = (const uint64_t *)(VM_SLOT(k) + VM_IMAGE_OFF);
 	for (unsigned i = 0; i < 8; i++)
 		if (p[i])
@@ -438,7 +464,7 @@ static unsigned vm_slots(unsigned k)
 {
 	uint64_t mib = cfg.mem_mib[k], slot_mib = VM_RAM_SIZE >> 20;
 	uint64_t slots = mib ? mib / slot_mib + (mib % slot_mib != 0) : 1;
-	return slots > MAX_VMS - k ? MAX_VMS - k : (unsigned)slots;
+	return slots > ram_slots - k ? ram_slots - k : (unsigned)slots;
 }
 
 /* Each vCPU's pin store (docs/spe.md, "Configuration"): what a buffer of the largest size
@@ -662,6 +688,11 @@ void hyp_main(void)
 {
 	mmu_init();
 	hyp_puts("hyp: perfvisor EL2 hypervisor\n");
+	uint64_t ram_end = fdt_ram_end((const void *)RAM_BASE);
+	mmu_map_ram(ram_end);
+	ram_slots = ram_end > VM_SLOT(0) ? (unsigned)((ram_end - VM_SLOT(0)) / VM_RAM_SIZE) : 0;
+	if (ram_slots > MAX_VMS)
+		ram_slots = MAX_VMS;
 	parse_bootargs(fdt_bootargs((const void *)RAM_BASE));
 	/* The guests deactivate their PMU interrupt (vgic.c): a passthrough or direct VM's is
 	 * presented mapped. Where direct access is not possible after all, EOI then deactivates
@@ -765,13 +796,16 @@ void hyp_main(void)
 	}
 
 	vcpu_regs_probe();
-	for (unsigned k = 0; k < MAX_VMS; k++)
+	for (unsigned k = 0; k < ram_slots; k++)
 		if (slot_has_image(k)) {
+			unsigned span = vm_slots(k);
 			vm_create(k);
-			k += vm_slots(k) - 1; /* the slots it spans hold its RAM, not VMs */
+			if (hyp.vms[k].state == VM_RUNNABLE)
+				hyp.slots = k + 1; /* the scheduler looks no further */
+			k += span - 1; /* the slots it spans hold its RAM, not VMs */
 		}
 	bool images = false;
-	for (unsigned k = 0; k < MAX_VMS; k++)
+	for (unsigned k = 0; k < ram_slots; k++)
 		images |= slot_has_image(k);
 	if (!hyp.nr_vms) {
 		if (images)

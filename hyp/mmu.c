@@ -2,7 +2,8 @@
 /*
  * EL2 stage 1: an identity map with 1 GiB blocks (Arm ARM D8, VMSAv8-64 translation, 4 KiB
  * granule, T0SZ = 32 so the walk starts at level 1). 0-1 GiB (MMIO) is Device-nGnRnE and
- * never executable; 1-2 GiB (RAM) is Normal write-back.
+ * never executable; 1-2 GiB (RAM) is Normal write-back, and so is the rest of the RAM QEMU's
+ * device tree describes, up to 4 GiB (mmu_map_ram).
  */
 #include "hyp.h"
 
@@ -33,6 +34,18 @@ void mmu_init(void)
 	isb();
 	/* SCTLR_EL2: M, C, I; RES1 bits 4, 5, 11, 16, 18, 22, 23, 28, 29. */
 	write_sysreg(sctlr_el2, (1ul << 0) | (1ul << 2) | (1ul << 12) | 0x30C50830ul);
+	isb();
+}
+
+/* The 1 GiB blocks of RAM past the first, to ram_end (at most 4 GiB: the map's reach), once
+ * the device tree in the first has said how much there is: no block without RAM is mapped. */
+void mmu_map_ram(uint64_t ram_end)
+{
+	for (unsigned i = 2; i < 4 && ((uint64_t)i << 30) < ram_end; i++)
+		el2_l1[i] = ((uint64_t)i << 30) | DESC_BLOCK | DESC_AF | DESC_SH_INNER |
+			    DESC_ATTR(ATTR_NORMAL);
+	dsb(ishst);
+	__asm__ volatile("tlbi alle2\n\tdsb ish" ::: "memory");
 	isb();
 }
 

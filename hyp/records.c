@@ -46,7 +46,7 @@ void records_emit(void)
 {
 	uint64_t now = timer_now();
 	uart_break(); /* a record is a line of its own */
-	for (unsigned i = 0; i < MAX_VMS; i++)
+	for (unsigned i = 0; i < hyp.slots; i++)
 		if (hyp.vms[i].state != VM_EMPTY)
 			emit_vm(&hyp.vms[i], now);
 }

@@ -133,7 +133,7 @@ static void report_overhead(void)
 			 "reliable\n");
 	for (unsigned k = 0; k < EXIT_KINDS; k++) {
 		uint64_t n = 0, instr = 0;
-		for (unsigned i = 0; i < MAX_VMS; i++) {
+		for (unsigned i = 0; i < hyp.slots; i++) {
 			n += exits_of(&hyp.vms[i].vcpu, k);
 			instr += hyp.vms[i].vcpu.el2_instr[k];
 		}
@@ -148,7 +148,7 @@ void report_all(void)
 {
 	hyp_printf("hyp: ---- report: %u VMs, %lu switches, slice %lu ticks ----\n", hyp.nr_vms,
 		   hyp.switches, hyp.slice_ticks);
-	for (unsigned i = 0; i < MAX_VMS; i++)
+	for (unsigned i = 0; i < hyp.slots; i++)
 		if (hyp.vms[i].state != VM_EMPTY)
 			report_vm(&hyp.vms[i]);
 	report_overhead();

@@ -85,10 +85,13 @@ static bool ready(struct vcpu *v)
 /* The first runnable, ready vCPU from slot `start` on in round-robin order, or NULL. */
 static struct vcpu *pick_from(unsigned start)
 {
-	for (unsigned i = 0; i < MAX_VMS; i++) {
-		struct vm *vm = &hyp.vms[(start + i) % MAX_VMS];
+	unsigned k = start < hyp.slots ? start : 0;
+	for (unsigned i = 0; i < hyp.slots; i++) {
+		struct vm *vm = &hyp.vms[k];
 		if (vm->state == VM_RUNNABLE && ready(&vm->vcpu))
 			return &vm->vcpu;
+		if (++k == hyp.slots)
+			k = 0;
 	}
 	return NULL;
 }
@@ -172,7 +175,7 @@ static void idle(void)
 	uint64_t deadline = hyp.limit_deadline ? hyp.limit_deadline : UINT64_MAX;
 	uint64_t now = timer_now();
 	bool loaded_timer = false;
-	for (unsigned i = 0; i < MAX_VMS; i++) {
+	for (unsigned i = 0; i < hyp.slots; i++) {
 		struct vcpu *v = &hyp.vms[i].vcpu;
 		if (hyp.vms[i].state != VM_RUNNABLE)
 			continue;
@@ -268,6 +271,36 @@ struct vcpu *sched_wfi(struct vcpu *cur)
 	return run_next(cur, cur->vm->index + 1);
 }
 
+/* After a VM's end, what it still holds by the hypervisor's own accounting: its pinned pages
+ * (stage2.c), the pCPU (loaded, in the library or here), the PMU counters it programmed still
+ * enabled, a list register, its virtual timer armed, the profiling buffer enabled. It must hold
+ * none; the console says so for every VM that ends, or names what is left. */
+static void check_released(const struct vm *vm)
+{
+	const struct vcpu *v = &vm->vcpu;
+	const char *held = NULL;
+	if (stage2_account(vm)->pinned_pages)
+		held = "pinned pages";
+	else if (v->pv.cpu || hyp.pcpu.loaded == &v->pv || hyp.current == v)
+		held = "the pCPU (still loaded)";
+	else if (pv_plat_sysreg_read(&hyp.pcpu, PV_PMCNTENSET_EL0) & vm->pv.pmu.counter_mask)
+		held = "enabled PMU counters";
+	else if (!vgic_lrs_empty())
+		held = "list registers";
+	else if (read_sysreg(S3_3_C14_C3_1) & 1ul) /* CNTV_CTL_EL0.ENABLE */
+		held = "the virtual timer";
+	else if (hyp.hw.spehw.usable &&
+		 (pv_plat_sysreg_read(&hyp.pcpu, PV_PMBLIMITR_EL1) & PV_PMBLIMITR_E))
+		held = "the profiling buffer";
+	if (held)
+		hyp_printf("hyp: vm %s: still holds %s after its end\n", vm->name, held);
+	else
+		hyp_printf("hyp: vm %s: released: no page pinned, not loaded, no PMU counter, "
+			   "list "
+			   "register, timer or profiling buffer left\n",
+			   vm->name);
+}
+
 struct vcpu *vm_end(struct vcpu *v, const char *reason)
 {
 	struct vm *vm = v->vm;
@@ -278,8 +311,9 @@ struct vcpu *vm_end(struct vcpu *v, const char *reason)
 	/* Profiling is stopped in the hardware by the put (PMBLIMITR_EL1 = 0 after PSB CSYNC):
 	 * now the buffer's pages are unpinned, whatever the guest was doing. */
 	pv_vspe_release(&v->pv);
+	check_released(vm);
 	bool any = false;
-	for (unsigned i = 0; i < MAX_VMS; i++)
+	for (unsigned i = 0; i < hyp.slots; i++)
 		any |= hyp.vms[i].state == VM_RUNNABLE;
 	if (!any) {
 		records_last();
@@ -304,7 +338,7 @@ void sched_check_limit(void)
 /* limit_ms reached: every VM still running ends, the report follows and the machine is off. */
 void sched_end_all(const char *reason)
 {
-	for (unsigned i = 0; i < MAX_VMS; i++) {
+	for (unsigned i = 0; i < hyp.slots; i++) {
 		struct vm *vm = &hyp.vms[i];
 		if (vm->state != VM_RUNNABLE)
 			continue;
@@ -314,9 +348,11 @@ void sched_end_all(const char *reason)
 	}
 	if (hyp.current)
 		vcpu_put(hyp.current);
-	for (unsigned i = 0; i < MAX_VMS; i++) /* every VM's pins, after the put (vm_end) */
-		if (hyp.vms[i].state == VM_ENDED)
+	for (unsigned i = 0; i < hyp.slots; i++) /* every VM's pins, after the put (vm_end) */
+		if (hyp.vms[i].state == VM_ENDED && hyp.vms[i].end_reason == reason) {
 			pv_vspe_release(&hyp.vms[i].vcpu.pv);
+			check_released(&hyp.vms[i]);
+		}
 	records_last();
 	report_all();
 	machine_off();

@@ -189,7 +189,7 @@ void uart_input(char c)
 {
 	if (console.escape) {
 		console.escape = false;
-		if (c >= '0' && c < '0' + MAX_VMS) {
+		if (c >= '0' && c <= '9') { /* the first ten slots: one key each */
 			struct vm *vm = &hyp.vms[c - '0'];
 			uart_set_focus(vm);
 			uart_break();

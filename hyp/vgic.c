@@ -322,6 +322,15 @@ void vgic_save(struct vcpu *v)
 	write_sysreg(S3_4_C12_C9_0, 0ul);
 }
 
+/* Whether the hardware's list registers hold nothing: no vCPU's interrupt is presented. */
+bool vgic_lrs_empty(void)
+{
+	for (unsigned n = 0; n < hyp.nr_lr; n++)
+		if (lr_hw_read(n))
+			return false;
+	return true;
+}
+
 void vgic_restore(struct vcpu *v)
 {
 	struct vgic_cpu *g = &v->vgic;

@@ -1188,6 +1188,45 @@ check | one)
 	selected exact_busy &&
 		finished_first "exact_busy: the busy VMs ran during all of exact's windows" exact_busy \
 			exact busy1 busy2 busy3
+	# Endurance (tests/guest/endure.c): 32 VMs, a slot each (QEMU_MEM=3G), time-sliced every
+	# 50 us on the one pCPU for 2.5 s of virtual time, each running random PMU programs whose
+	# every window is checked exact; they end every way a VM can (PSCI SYSTEM_OFF, a crash,
+	# PSCI CPU_OFF, the time limit: the number in the name, modulo 4), and after each end the
+	# hypervisor's own accounting finds nothing left held (its "released" line).
+	if runs endure; then
+		log=$logdir/endure.log
+		en_args="slice_us=50 limit_ms=2500"
+		en_guests=""
+		for k in $(seq 0 31); do
+			en_args="$en_args vm$k=e$k"
+			en_guests="$en_guests endure"
+		done
+		QEMU_MEM=3G
+		export QEMU_MEM
+		# shellcheck disable=SC2086
+		qemu_run "$log" "$en_args -- endure.rounds=1000" $en_guests
+		unset QEMU_MEM
+		tally endure "$log" '\[[^]]*\] '
+		grep -q '^hyp: all VMs ended' "$log"
+		result "endure: the 32 VMs ran to their ends and the hypervisor to its report"
+		en_bad=""
+		for k in $(seq 0 31); do
+			case $((k % 4)) in
+			0) en_why='PSCI SYSTEM_OFF' ;;
+			1) en_why='ended: its exception vectors are outside its memory' ;;
+			2) en_why='PSCI CPU_OFF of its only CPU' ;;
+			*) en_why='ended: time limit (limit_ms) reached' ;;
+			esac
+			grep -qx "hyp: vm e$k: $en_why" "$log" &&
+				[ "$(grep -c "^hyp: vm e$k: released: " "$log")" = 1 ] || en_bad="$en_bad e$k"
+		done
+		[ -z "$en_bad" ] && ! grep -q '^hyp: vm .*: still holds ' "$log"
+		result "endure: every VM ended as it meant to and released everything (${en_bad:-none} otherwise)"
+		en_rounds=$(sed -n 's/^\[e3\] endure: \([0-9]*\) rounds exact of \1$/\1/p' "$log" | tail -n1)
+		en_switches=$(sed -n 's/^hyp: ---- report: [0-9]* VMs, \([0-9]*\) switches.*/\1/p' "$log")
+		[ "${en_rounds:-0}" -ge 5000 ] && [ "${en_switches:-0}" -ge 20000 ]
+		result "endure: e3 ran ${en_rounds:-no} exact rounds to the time limit, over ${en_switches:-no} switches"
+	fi
 	# The report's exit counts, end to end: the bench guest's 10 rounds are 100 null HVCs and
 	# 104 PMU traps (the mix and the four writes that set it up), counted by the library.
 	if runs bench_counts; then

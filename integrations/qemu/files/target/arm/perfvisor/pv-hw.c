@@ -9,6 +9,8 @@
  *   pv-amu=off|on|v1      the Activity Monitors (pv-amu.c): on is FEAT_AMUv1p1, v1 FEAT_AMUv1
  *                         (no virtual offsets, so that a hypervisor's trap path can be tested);
  *                         default off, stock QEMU's: no AMU
+ *   pv-mpam=on|off        the CPU side of MPAM, FEAT_MPAMv1p1 (pv-mpam.c); default off, stock
+ *                         QEMU's: no MPAM
  * One switch for every PMU fix rather than one each: the two machines worth having are the
  * one the Arm ARM describes and stock QEMU, which perfvisor must also run on; a mix of the two
  * is neither, and each would need tests of its own. The fixes are pv-pmu.c's (overflow,
@@ -46,6 +48,7 @@
 #define PV_PMU_FIXES "pv-pmu-fixes"
 #define PV_SPE "pv-spe"
 #define PV_AMU "pv-amu"
+#define PV_MPAM "pv-mpam"
 
 static PvHwCPU *pv_hw_cpus[PV_HW_MAX_CPUS];
 
@@ -66,7 +69,10 @@ static PvHwCPU *pv_hw_state(ARMCPU *cpu)
 
 static bool *pv_hw_flag(PvHwCPU *s, const char *name)
 {
-    return strcmp(name, PV_SPE) ? &s->pmu_fixes : &s->spe;
+    if (!strcmp(name, PV_SPE)) {
+        return &s->spe;
+    }
+    return strcmp(name, PV_MPAM) ? &s->pmu_fixes : &s->mpam;
 }
 
 static void pv_hw_get_bool(Object *obj, Visitor *v, const char *name, void *opaque,
@@ -142,8 +148,10 @@ static void pv_hw_release(Object *obj, const char *name, void *opaque)
     migrate_del_blocker(&s->migration_blocker);
     migrate_del_blocker(&s->spe_migration_blocker);
     migrate_del_blocker(&s->amu_migration_blocker);
+    migrate_del_blocker(&s->mpam_migration_blocker);
     pv_spe_free(s);
     pv_amu_free(s);
+    pv_mpam_free(s);
     g_free(s);
 }
 
@@ -169,6 +177,10 @@ void pv_hw_cpu_post_init(Object *obj)
     object_property_set_description(obj, PV_AMU,
                                     "perfvisor: the Activity Monitors, off, on (AMUv1p1) or "
                                     "v1 (AMUv1) (TCG with -icount only; default off)");
+    object_property_add(obj, PV_MPAM, "bool", pv_hw_get_bool, pv_hw_set_bool, NULL, s);
+    object_property_set_description(obj, PV_MPAM,
+                                    "perfvisor: the CPU side of MPAM, FEAT_MPAMv1p1 (TCG "
+                                    "only; default off)");
     /* PMBIRQ, wired by the board (pv_hw_virt_connect()) to PPI 21. */
     qdev_init_gpio_out_named(DEVICE(obj), &s->spe_irq, "pv-spe-interrupt", 1);
 }
@@ -211,12 +223,20 @@ bool pv_hw_cpu_realize(ARMCPU *cpu, Error **errp)
                     "and no EL3: the AMU is off", PV_AMU);
         s->amu = PV_AMU_OFF;
     }
-    if (!s->pmu_fixes && !s->spe && !s->amu) {
+    /* MPAM's CPU side counts nothing, so it needs no -icount; it has no MPAM3_EL3. */
+    if (s->mpam && (!tcg_enabled() || arm_feature(&cpu->env, ARM_FEATURE_EL3) ||
+                    !arm_feature(&cpu->env, ARM_FEATURE_EL2) ||
+                    !arm_feature(&cpu->env, ARM_FEATURE_AARCH64))) {
+        warn_report("perfvisor: %s needs TCG and an AArch64 CPU with EL2 and no EL3: MPAM is "
+                    "off", PV_MPAM);
+        s->mpam = false;
+    }
+    if (!s->pmu_fixes && !s->spe && !s->amu && !s->mpam) {
         return true;
     }
     if (cs->cpu_index < 0 || cs->cpu_index >= PV_HW_MAX_CPUS) {
-        error_setg(errp, "perfvisor: %s, %s and %s support CPU indexes below %d, not %d",
-                   PV_PMU_FIXES, PV_SPE, PV_AMU, PV_HW_MAX_CPUS, cs->cpu_index);
+        error_setg(errp, "perfvisor: %s, %s, %s and %s support CPU indexes below %d, not %d",
+                   PV_PMU_FIXES, PV_SPE, PV_AMU, PV_MPAM, PV_HW_MAX_CPUS, cs->cpu_index);
         return false;
     }
     s->count_insns = precise;
@@ -253,6 +273,17 @@ bool pv_hw_cpu_realize(ARMCPU *cpu, Error **errp)
                    "perfvisor: %s keeps Activity Monitors state that is not migrated "
                    "(-cpu max,%s=off to migrate)", PV_AMU, PV_AMU);
         if (migrate_add_blocker(&s->amu_migration_blocker, errp) < 0) {
+            return false;
+        }
+    }
+    if (s->mpam) {
+        if (!pv_mpam_realize(cpu, s, errp)) {
+            return false;
+        }
+        error_setg(&s->mpam_migration_blocker,
+                   "perfvisor: %s keeps MPAM register state that is not migrated "
+                   "(-cpu max,%s=off to migrate)", PV_MPAM, PV_MPAM);
+        if (migrate_add_blocker(&s->mpam_migration_blocker, errp) < 0) {
             return false;
         }
     }

@@ -27,6 +27,7 @@ extern PvHwCounts pv_hw_counts[PV_HW_MAX_CPUS];
 
 typedef struct PvSpe PvSpe;
 typedef struct PvAmu PvAmu;
+typedef struct PvMpam PvMpam;
 
 /* pv-amu: off, or the version of the AMU the CPU has (ID_AA64PFR0_EL1.AMU's values) */
 typedef enum PvAmuMode {
@@ -39,6 +40,7 @@ typedef struct PvHwCPU {
     bool pmu_fixes;     /* asked for (the property); after realize: in force */
     bool spe;           /* pv-spe: asked for; after realize: in force */
     PvAmuMode amu;      /* pv-amu: asked for; after realize: in force */
+    bool mpam;          /* pv-mpam: asked for; after realize: in force */
     bool realized;
     /*
      * The instructions the CPU executed under icount: those of its finished runs, and at the
@@ -51,7 +53,9 @@ typedef struct PvHwCPU {
     Error *migration_blocker;
     Error *spe_migration_blocker;
     Error *amu_migration_blocker;
+    Error *mpam_migration_blocker;
     PvAmu *amu_state;   /* the AMU model (pv-amu.c) */
+    PvMpam *mpam_state; /* the MPAM model's CPU side (pv-mpam.c) */
     /* The SPE model (pv-spe.c): its state, and its interrupt line (PMBIRQ). */
     PvSpe *spe_state;
     qemu_irq spe_irq;
@@ -80,6 +84,30 @@ void pv_spe_free(PvHwCPU *s);
 /* pv-amu.c: the Activity Monitors (FEAT_AMUv1p1, or FEAT_AMUv1) on a realized CPU. */
 bool pv_amu_realize(ARMCPU *cpu, PvHwCPU *s, bool v1p1, Error **errp);
 void pv_amu_free(PvHwCPU *s);
+
+/* pv-mpam.c: the CPU side of MPAM (FEAT_MPAMv1p1) on a realized CPU; its state freed. */
+bool pv_mpam_realize(ARMCPU *cpu, PvHwCPU *s, Error **errp);
+void pv_mpam_free(PvHwCPU *s);
+
+/*
+ * The MPAM information bundle a request carries (Arm ARM D21.1.2): PARTID, PMG, and the
+ * physical PARTID space as the MPAM_NS signal encodes it (1: Non-secure).
+ */
+typedef struct PvMpamLabel {
+    uint16_t partid;
+    uint8_t pmg;
+    bool ns;
+} PvMpamLabel;
+
+/*
+ * The label of a data access made at EL el (0..3) in the CPU's current state: the pseudocode's
+ * GenMPAMAtEL() for a data access (J1.3.3), physical PARTIDs only, virtual ones mapped, the
+ * Default PARTID and PMG where MPAM is disabled or an identifier is out of range. A load or
+ * store labels with the current EL (unprivileged ones too, D21.6.5); SPE's buffer writes with
+ * the owning EL, FEAT_NV2's redirected accesses with EL2 (D21.6). Read from the CPU's own
+ * thread. A CPU without pv-mpam labels everything with the Default PARTID and PMG.
+ */
+PvMpamLabel pv_mpam_data_label(CPUARMState *env, int el);
 
 /*
  * pv-spe-a64.c: what the Statistical Profiling Unit records of an A64 instruction, decoded at

@@ -10,7 +10,8 @@
 # the SPE model does not lean on the PMU fixes. The AMU program runs with FEAT_AMUv1p1
 # (-cpu max,pv-pmu-fixes=on,pv-spe=on,pv-amu=on), with FEAT_AMUv1 (the same with pv-amu=v1),
 # where every check must pass and the program must say it found that version ("amu version:"),
-# and on stock QEMU. Each program prints one
+# and on stock QEMU. The MPAM program runs with MPAM's CPU side (-cpu max,pv-mpam=on), where
+# every check must pass, and on stock QEMU. Each program prints one
 # "ok NAME..." or "not ok NAME: why" line per check and ends with "done: ..." (tests/hw/lib).
 # One result per check and mode; the last line is "N passed, M failed". Logs in
 # HW_LOGDIR (default build/hw-tests/logs); each run bounded by timeout (QEMU_TIMEOUT, 60 s).
@@ -68,6 +69,9 @@ stock() {
 	# each "amu_..." string of amu.c (both versions' checks), wherever it is on its line.
 	amu) grep -o '"amu_[a-z0-9_]*"' tests/hw/amu.c | tr -d '"' | grep -vx amu_id_agrees |
 		sort -u | tr '\n' ' ' ;;
+	# No MPAM at all: every check but the one that ID_AA64PFR0_EL1.MPAM and the registers agree.
+	mpam) grep -o '"mpam_[a-z0-9_]*"' tests/hw/mpam.c | tr -d '"' | grep -vx mpam_id_agrees |
+		sort -u | tr '\n' ' ' ;;
 	# None of the five events.
 	events) echo "events_pmceid events_ldst events_pairs events_acqrel events_excl" \
 		"events_atomics events_dczva events_simd events_sve events_mops events_branches" \
@@ -76,7 +80,7 @@ stock() {
 }
 
 # run PROGRAM MODE: the program under QEMU with the models MODE (on, off, spe: SPE alone,
-# amu: the AMU at FEAT_AMUv1p1, amu_v1: at FEAT_AMUv1); its log.
+# amu: the AMU at FEAT_AMUv1p1, amu_v1: at FEAT_AMUv1, mpam: MPAM's CPU side); its log.
 run() {
 	smp=1
 	[ "$1" != smp ] || smp=2
@@ -85,6 +89,7 @@ run() {
 	on) cpu=max,pv-pmu-fixes=on,pv-spe=on ;;
 	amu) cpu=max,pv-pmu-fixes=on,pv-spe=on,pv-amu=on ;;
 	amu_v1) cpu=max,pv-pmu-fixes=on,pv-spe=on,pv-amu=v1 ;;
+	mpam) cpu=max,pv-pmu-fixes=on,pv-mpam=on ;;
 	off) cpu=max,pv-pmu-fixes=off ;;
 	*) cpu=max,pv-pmu-fixes=off,pv-spe=on ;;
 	esac
@@ -105,6 +110,7 @@ for elf in "$dir"/*.elf; do
 	# The AMU program: the AMU on with the other models, FEAT_AMUv1p1 (pv-amu=on) and
 	# FEAT_AMUv1 (pv-amu=v1), and stock QEMU.
 	[ "$prog" != amu ] || modes="amu amu_v1 off"
+	[ "$prog" != mpam ] || modes="mpam off"
 	for mode in $modes; do
 		log=$(run "$prog" "$mode")
 		expect=" $(stock "$prog") "
@@ -158,6 +164,7 @@ for elf in "$dir"/*.elf; do
 		spe) what="SPE alone" ;;
 		amu) what="models on, AMU on (FEAT_AMUv1p1)" ;;
 		amu_v1) what="models on, AMU v1 (FEAT_AMUv1)" ;;
+		mpam) what="models on, MPAM on" ;;
 		*) what="models $mode" ;;
 		esac
 		if [ "$f" -eq 0 ]; then

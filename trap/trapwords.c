@@ -51,9 +51,11 @@ static void mdcr_words(const struct pv_vm *vm, struct pv_trap_words *w)
 		/* MTPME, HPMFZO, HPMFZS, PMEE, EnSPM: 0 (extensions not offered). */
 	}
 	if (hw->spe) {
-		/* The sampling controls trap (TPMS). A VM with SPE owns its buffer in its EL1&0
-		 * regime, so records go through stage 2, and its PMB* accesses trap (E2PB = 0b10);
-		 * without, the buffer is EL2's and EL1 PMB* accesses trap (E2PB = 0b00). */
+		/* The sampling controls trap (TPMS); with direct sampling controls each vCPU's
+		 * first SPE access clears it in its own words (vspe/regs.c). A VM with SPE owns
+		 * its buffer in its EL1&0 regime, so records go through stage 2, and its PMB*
+		 * accesses trap (E2PB = 0b10); without, the buffer is EL2's and EL1 PMB* accesses
+		 * trap (E2PB = 0b00). */
 		unsigned e2pb = vm->spe.version ? PV_MDCR_EL2_E2PB_EL1_TRAP
 						: PV_MDCR_EL2_E2PB_EL2;
 		m |= PV_FIELD_PREP(PV_MDCR_EL2_E2PB, e2pb) | PV_MDCR_EL2_TPMS;
@@ -93,20 +95,56 @@ static void mpam_words(const struct pv_vm *vm, struct pv_trap_words *w)
 	}
 }
 
+/* The sampling controls' fine-grained traps (D24.2.67, D24.2.69). */
+#define FGT_PMS_READ                                                                           \
+	(PV_HDFGRTR_EL2_PMSCR_EL1 | PV_HDFGRTR_EL2_PMSEVFR_EL1 | PV_HDFGRTR_EL2_PMSFCR_EL1 |   \
+	 PV_HDFGRTR_EL2_PMSICR_EL1 | PV_HDFGRTR_EL2_PMSIDR_EL1 | PV_HDFGRTR_EL2_PMSIRR_EL1 |   \
+	 PV_HDFGRTR_EL2_PMSLATFR_EL1)
+#define FGT_PMS_WRITE                                                                          \
+	(PV_HDFGWTR_EL2_PMSCR_EL1 | PV_HDFGWTR_EL2_PMSEVFR_EL1 | PV_HDFGWTR_EL2_PMSFCR_EL1 |   \
+	 PV_HDFGWTR_EL2_PMSICR_EL1 | PV_HDFGWTR_EL2_PMSIRR_EL1 | PV_HDFGWTR_EL2_PMSLATFR_EL1)
+
 /* SPE: PMSCR_EL2 all zero while any guest runs (D24.7.9): no EL2 or host-EL0 sampling, no
  * CONTEXTIDR_EL2 (CX), no physical address (PA), virtual timestamps only (PCT = 0b00 makes
- * CollectTimeStamp() virtual whatever PMSCR_EL1.PCT says). PMBIDR_EL1 is trapped only by
- * FEAT_FGT: its reads trap so a VM with SPE sees its MaxBuffSize and one without UNDEFs. */
+ * CollectTimeStamp() virtual whatever PMSCR_EL1.PCT says). With direct sampling controls
+ * that is all that bounds what the guest writes to PMSCR_EL1 itself. PMBIDR_EL1 is trapped
+ * only by FEAT_FGT: its reads trap so a VM with SPE sees its MaxBuffSize and one without
+ * UNDEFs. */
 static void spe_words(const struct pv_vm *vm, struct pv_trap_words *w)
 {
 	const struct pv_hw *hw = vm->hw;
+	unsigned fgt = vm->spe.fgt;
 	if (!hw->spe)
 		return;
 	w->pmscr_el2_owned = PV_PMSCR_EL2_OWNED;
 	w->pmscr_el2 = 0;
-	if (hw->fgt) {
-		w->hdfgrtr_el2_owned |= PV_HDFGRTR_EL2_PMBIDR_EL1;
-		w->hdfgrtr_el2 |= PV_HDFGRTR_EL2_PMBIDR_EL1;
+	if (!hw->fgt)
+		return;
+	w->hdfgrtr_el2_owned |= PV_HDFGRTR_EL2_PMBIDR_EL1;
+	w->hdfgrtr_el2 |= PV_HDFGRTR_EL2_PMBIDR_EL1;
+	if (!vm->spe.direct)
+		return; /* TPMS traps them all */
+	/* Direct sampling controls: what the VM's view does not share with the hardware traps
+	 * by its own bit (vspe/config.c); PMSNEVFR_EL1's bit traps while it is 0. */
+	w->hdfgrtr_el2_owned |= FGT_PMS_READ;
+	w->hdfgwtr_el2_owned |= FGT_PMS_WRITE;
+	if (fgt & PV_VSPE_FGT_PMSIDR)
+		w->hdfgrtr_el2 |= PV_HDFGRTR_EL2_PMSIDR_EL1;
+	if (fgt & PV_VSPE_FGT_PMSFCR) {
+		w->hdfgrtr_el2 |= PV_HDFGRTR_EL2_PMSFCR_EL1;
+		w->hdfgwtr_el2 |= PV_HDFGWTR_EL2_PMSFCR_EL1;
+	}
+	if (fgt & PV_VSPE_FGT_PMSEVFR) {
+		w->hdfgrtr_el2 |= PV_HDFGRTR_EL2_PMSEVFR_EL1;
+		w->hdfgwtr_el2 |= PV_HDFGWTR_EL2_PMSEVFR_EL1;
+	}
+	if (hw->spehw.pmsidr & PV_PMSIDR_FNE) {
+		w->hdfgrtr_el2_owned |= PV_HDFGRTR_EL2_nPMSNEVFR_EL1;
+		w->hdfgwtr_el2_owned |= PV_HDFGWTR_EL2_nPMSNEVFR_EL1;
+		if (!(fgt & PV_VSPE_FGT_PMSNEVFR)) {
+			w->hdfgrtr_el2 |= PV_HDFGRTR_EL2_nPMSNEVFR_EL1;
+			w->hdfgwtr_el2 |= PV_HDFGWTR_EL2_nPMSNEVFR_EL1;
+		}
 	}
 }
 

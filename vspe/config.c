@@ -24,6 +24,54 @@ static uint64_t event_filter_bits(unsigned version)
 
 static const uint8_t pa_bits[8] = {32, 36, 40, 42, 44, 48, 48, 48};
 
+/*
+ * Direct sampling controls (docs/spe.md): with MDCR_EL2.TPMS clear, EL1's MRS and MSR of
+ * PMSCR_EL1, PMSEVFR_EL1, PMSFCR_EL1, PMSICR_EL1, PMSIRR_EL1, PMSLATFR_EL1 and PMSIDR_EL1 reach
+ * the hardware, and so do PMSNEVFR_EL1 with FEAT_SPE_FnE and PMSDSFR_EL1 with FEAT_SPE_FDS
+ * (Arm ARM D24.3.17, MDCR_EL2.TPMS). A guest then holds in the hardware every field the
+ * hardware implements, so the path is taken only where each register it reaches has the
+ * VM's fields, or else traps by its own fine-grained trap (D24.2.67, D24.2.69):
+ *   - up to SPEv1p2 the controls have no field perfvisor does not know; later versions add
+ *     some (PMSCR_EL1.EE and KE with FEAT_SPE_EXC, D24.7.8), so above it everything traps;
+ *   - PMSDSFR_EL1 (FEAT_SPE_FDS) is trapped by TPMS alone, or by FEAT_FGT2, which perfvisor
+ *     does not program: with it everything traps;
+ *   - a VM with PMSNEVFR_EL1 (SPEv1p2) needs the hardware's: an UNDEFINED access cannot be
+ *     turned into a register;
+ *   - PMSIDR_EL1 whose view hides a feature (EFT, FnE), PMSFCR_EL1 with fields the VM lacks
+ *     (FnE below SPEv1p2, the extended type filter), PMSEVFR_EL1 with event filters of a later
+ *     version, and PMSNEVFR_EL1 for a VM below SPEv1p2 trap by FEAT_FGT, which needs the
+ *     hypervisor to apply the fine-grained words (pv_hw.fgt_words); without, everything traps.
+ * What the guest may then set and perfvisor would have refused is bounded by PMSCR_EL2, all
+ * zero (trap words): PMSCR_EL1.PA only counts with PMSCR_EL2.PA (CollectPhysicalAddress()),
+ * PMSCR_EL2.PCT = 0b00 makes every timestamp virtual whatever PMSCR_EL1.PCT asks
+ * (CollectTimeStamp(), J1.1.1), and an EL1-owned buffer never samples EL2
+ * (StatisticalProfilingEnabled()). RES0 bits the hardware keeps (a RES0 bit may hold what was
+ * written, with no effect: Glossary, RES0) are the vCPU's, saved and restored with the rest.
+ */
+static void direct_path(struct pv_vm *vm)
+{
+	const struct pv_hw *hw = vm->hw;
+	const struct pv_hw_spe *a = &hw->spehw;
+	struct pv_vm_spe *p = &vm->spe;
+	bool hw_fne = (a->pmsidr & PV_PMSIDR_FNE) != 0, v1p2 = p->version >= PV_SPE_V1P2;
+	unsigned fgt = 0;
+	if (a->version > PV_SPE_V1P2 || (a->pmsidr & PV_PMSIDR_FDS) || (v1p2 && !hw_fne))
+		return;
+	if (p->pmsidr != a->pmsidr)
+		fgt |= PV_VSPE_FGT_PMSIDR;
+	if ((a->pmsidr & PV_PMSIDR_EFT) || (hw_fne && !v1p2))
+		fgt |= PV_VSPE_FGT_PMSFCR;
+	if (a->evfr_mask & event_filter_bits(a->version) & ~p->evfr_mask)
+		fgt |= PV_VSPE_FGT_PMSEVFR;
+	if (hw_fne &&
+	    (!v1p2 || (a->nevfr_mask & event_filter_bits(a->version) & ~p->nevfr_mask)))
+		fgt |= PV_VSPE_FGT_PMSNEVFR;
+	if (fgt && !(hw->fgt && hw->fgt_words))
+		return;
+	p->direct = 1;
+	p->fgt = (uint8_t)fgt;
+}
+
 int pv_vspe_probe(struct pv_hw *hw, struct pv_pcpu *cpu)
 {
 	struct pv_hw_spe *a = &hw->spehw;
@@ -132,6 +180,7 @@ int pv_vspe_vm_init(struct pv_vm *vm)
 				: 0xFFF;
 	p->limitr_mask = PV_PMBLIMITR_LIMIT | PV_PMBLIMITR_FM | PV_PMBLIMITR_E |
 			 (v1p2 ? PV_PMBLIMITR_PMFZ : 0);
+	direct_path(vm);
 	return PV_OK;
 }
 

@@ -5,7 +5,9 @@
  * Model (see docs/spe.md): the guest's SPE registers live in struct pv_vspe. While its vCPU is
  * loaded and its buffer enabled, checked and pinned (hw_on), the hardware runs the guest's
  * buffer and holds the live PMBPTR_EL1/PMSICR_EL1; pv_vspe__sync() brings them, and any buffer
- * management event the hardware raised, back into the virtual registers.
+ * management event the hardware raised, back into the virtual registers. With direct sampling
+ * controls (pv_vm_spe.direct) the hardware also holds the guest's PMS* registers while its
+ * vCPU is loaded and used (vspe_live()): they are read there, and saved at put.
  */
 #ifndef PV_VSPE_INTERNAL_H
 #define PV_VSPE_INTERNAL_H
@@ -24,6 +26,21 @@
 static inline bool vspe_has(const struct pv_vcpu *v)
 {
 	return v->vm->spe.version != 0;
+}
+
+/* The guest's sampling controls are the hardware's registers now: direct sampling controls,
+ * the vCPU loaded and using SPE (its first access restored them and cleared TPMS). */
+static inline bool vspe_live(const struct pv_vcpu *v)
+{
+	return v->cpu && v->spe.used && v->vm->spe.direct;
+}
+
+/* What the hardware's PMSCR_EL1 gets of the guest's. Trapped, never PA or PCT; direct, the
+ * guest writes it all itself, and PMSCR_EL2 (all zero) bounds it: no physical address
+ * (CollectPhysicalAddress()), virtual timestamps (CollectTimeStamp(), J1.1.1). */
+static inline uint64_t vspe_scr_hw(const struct pv_vcpu *v, uint64_t scr)
+{
+	return v->vm->spe.direct ? scr : scr & VSPE_SCR_TO_HW;
 }
 
 static inline uint64_t vspe_limit(uint64_t limitr)

@@ -111,7 +111,10 @@ struct pv_vm_config {
  * *_owned masks is set explicitly; the hypervisor keeps its own fields outside them:
  *   MDCR_EL2 = (hyp & ~mdcr_el2_owned) | mdcr_el2
  *   CPTR_EL2 = (hyp & ~cptr_el2_owned) | cptr_el2
- *   HCR_EL2  = (hyp & ~hcr_el2_owned)  | hcr_el2                                             */
+ *   HCR_EL2  = (hyp & ~hcr_el2_owned)  | hcr_el2
+ * A vCPU's copy can change afterwards: with direct sampling controls (vspe.h) its first SPE
+ * access clears MDCR_EL2.TPMS in v->traps and in the MDCR_EL2 in force (through
+ * pv_plat_sysreg_write, the hypervisor's fields kept), so load v->traps, not vm->traps.     */
 struct pv_trap_words {
 	uint64_t mdcr_el2, mdcr_el2_owned;
 	uint64_t cptr_el2, cptr_el2_owned;

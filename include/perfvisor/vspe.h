@@ -4,8 +4,12 @@
  * configuration, per-vCPU state and the operator's views. See docs/spe.md.
  *
  * The guest owns its profiling buffer in its EL1&0 regime (MDCR_EL2.E2PB = 0b10), so the
- * hardware writes records through the guest's stage 1 and the VM's stage 2. Every SPE register
- * traps (E2PB = 0b10 for PMB*, TPMS for PMS*). When the guest enables its buffer, vspe checks
+ * hardware writes records through the guest's stage 1 and the VM's stage 2. The buffer
+ * registers always trap (E2PB = 0b10 for PMB*). The sampling controls (PMS*) trap too
+ * (MDCR_EL2.TPMS) until a vCPU's first SPE access where the VM has direct sampling controls
+ * (pv_vm_spe.direct): from then on they are the guest's own registers in the hardware while
+ * the vCPU is loaded, saved at put and restored at load, with PMSCR_EL2 bounding what they may
+ * ask for (docs/spe.md, "Direct sampling controls"). When the guest enables its buffer, vspe checks
  * it, walks the guest's stage-1 tables over its first chunk and pins and maps the pages (and the
  * table pages the walk reads) in stage 2 through the platform, giving the hardware the chunk's
  * end as its limit; the buffer-full event there has it pin the next chunk and resume, so the
@@ -91,11 +95,24 @@ struct pv_spe_config {
 	uint64_t pin_chunk;
 };
 
+/* The sampling controls a VM with direct sampling controls still traps, each by its
+ * fine-grained trap (FEAT_FGT: HDFGRTR_EL2, HDFGWTR_EL2): those whose view differs from the
+ * hardware's register (pv_vm_spe.fgt). */
+#define PV_VSPE_FGT_PMSIDR (1u << 0)   /* reads: the VM's PMSIDR_EL1 view */
+#define PV_VSPE_FGT_PMSFCR (1u << 1)   /* the VM lacks FnE or the extended type filter */
+#define PV_VSPE_FGT_PMSEVFR (1u << 2)  /* the VM lacks event filters the hardware has */
+#define PV_VSPE_FGT_PMSNEVFR (1u << 3) /* PMSNEVFR_EL1, where the VM lacks it or its filters */
+
 /* Per-VM values derived once (pv_vspe_vm_init). */
 struct pv_vm_spe {
 	uint8_t version;    /* 0: the VM has no SPE */
 	uint8_t align;      /* PMBIDR_EL1.Align */
 	uint8_t max_record; /* PMSIDR_EL1.MaxSize: log2 of the largest record */
+	/* 1: direct sampling controls (docs/spe.md): MDCR_EL2.TPMS is cleared in each vCPU's
+	 * trap words at its first SPE access, and the PMS* registers are the guest's own in the
+	 * hardware while it is loaded; those in `fgt` trap by FEAT_FGT. 0: they always trap. */
+	uint8_t direct;
+	uint8_t fgt; /* PV_VSPE_FGT_*: what still traps on the direct path */
 	uint64_t max_buffer;
 	uint64_t pin_chunk;
 	uint64_t pmsidr, pmbidr; /* the VM's views */
@@ -131,10 +148,13 @@ struct pv_vspe_stats {
 };
 
 struct pv_vspe {
-	/* The guest's registers (masked to what the VM has). */
+	/* The guest's registers (masked to what the VM has). With direct sampling controls the
+	 * first seven are the hardware's while the vCPU is loaded and `used`, and these hold what
+	 * its last put saved (pv_vspe_control() reads the live ones). */
 	uint64_t scr, icr, irr, fcr, evfr, nevfr, latfr;
 	uint64_t limitr, ptr, bsr;
-	bool used;     /* the guest wrote an SPE register: switched at load/put */
+	bool used;     /* the guest wrote an SPE register: switched at load/put (and, with
+			  direct sampling controls, MDCR_EL2.TPMS cleared in its trap words) */
 	bool line;     /* virtual INTID 21 level (PMBSR_EL1.S) */
 	bool hw_on;    /* the hardware buffer is enabled for this vCPU */
 	bool ready;    /* [pin_lo, pin_hi) is checked and pinned for the current regime */
@@ -204,6 +224,21 @@ PV_API uint64_t pv_vspe_status(const struct pv_vcpu *v);
  * Return: the guest's PMBPTR_EL1.
  */
 PV_API uint64_t pv_vspe_pointer(struct pv_vcpu *v);
+
+/**
+ * pv_vspe_control() - Operator view: one of the guest's sampling controls.
+ * @v: the vCPU, loaded or not.
+ * @reg: the register's key: PV_PMSCR_EL1, PV_PMSICR_EL1, PV_PMSIRR_EL1, PV_PMSFCR_EL1,
+ *       PV_PMSEVFR_EL1, PV_PMSNEVFR_EL1 or PV_PMSLATFR_EL1.
+ *
+ * What the guest would read: while the vCPU is loaded with its sampling controls in the
+ * hardware (direct sampling controls, and always PMSICR_EL1, which counts), the physical
+ * register; otherwise the value its last put saved or its last trapped write stored.
+ *
+ * Context: on the vCPU's pCPU while it is loaded (the physical register is read then).
+ * Return: the register's value; 0 for another key or a VM without SPE.
+ */
+PV_API uint64_t pv_vspe_control(const struct pv_vcpu *v, uint32_t reg);
 
 PV_END_DECLS
 

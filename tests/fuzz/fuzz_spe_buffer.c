@@ -5,12 +5,17 @@
  * The guest writes anything to its stage-1 tables (a 64 KiB window of its RAM that its
  * TTBR0/1_EL1 point into), to TCR/SCTLR, and to every SPE register through pv_trap; the
  * "hardware" reports anything in PMBSR/PMBPTR on the buffer interrupt; the vCPU is put and
- * loaded in between. Platform: tests/support/memplat with the VM's RAM at [RIG_RAM,
- * RIG_RAM + RIG_RAM_SIZE), pins counted per page. Invariants (docs/security.md):
+ * loaded in between. The first byte's top bit picks the hardware: one whose sampling controls
+ * trap, or one where the VM takes direct sampling controls (docs/spe.md), on which the guest
+ * also writes the PMS* registers itself once they no longer trap. Platform:
+ * tests/support/memplat with the VM's RAM at [RIG_RAM, RIG_RAM + RIG_RAM_SIZE), pins counted
+ * per page. Invariants (docs/security.md):
  *   - every pin is balanced: the library never unpins a page it did not pin;
  *   - no page loses its last pin while the pCPU's profiling buffer is enabled or undrained;
- *   - the physical PMSCR_EL1 never asks for physical addresses or physical timestamps, and the
- *     VM's PMSCR_EL2 word is zero (no PA, no PCT, no EL2 context);
+ *   - the VM's PMSCR_EL2 word is zero and owns PA, PCT, CX, E2SPE and E0HSPE (no physical
+ *     address, no physical timestamp, no EL2 context or sampling); where the controls trap,
+ *     the physical PMSCR_EL1 never asks for physical addresses or timestamps either;
+ *   - a put leaves the physical PMSCR_EL1 zero: nothing is sampled for a vCPU not loaded;
  *   - when the guest disables its buffer, every pin is released.
  */
 #include <stdbool.h>
@@ -20,8 +25,16 @@
 #include "fuzz.h"
 #include "tests/unit/test_vspe_rig.h"
 
-static const struct spe_hw_desc hw_desc = {.version = PV_SPE_V1P2, .align = 0, .max_size = 6};
-static struct spe_rig *rig;
+static const struct spe_hw_desc hw_desc[2] = {
+	{.version = PV_SPE_V1P2, .align = 0, .max_size = 6},
+	{.version = PV_SPE_V1P2,
+	 .align = 0,
+	 .max_size = 6,
+	 .fgt = true,
+	 .no_eft_fds = true,
+	 .fgt_words = true},
+};
+static struct spe_rig *rigs[2];
 
 #define WINDOW (UINT64_C(64) << 10)
 
@@ -32,27 +45,45 @@ static const uint32_t spe_regs[] = {
 };
 #define NREGS (sizeof(spe_regs) / sizeof(spe_regs[0]))
 
+/* The sampling controls (the first seven of spe_regs). */
+static bool is_control(uint32_t key)
+{
+	for (unsigned i = 0; i < 7; i++)
+		if (spe_regs[i] == key)
+			return true;
+	return false;
+}
+
 static void check(const struct spe_rig *r)
 {
+	const uint64_t bound = PV_PMSCR_PA | PV_PMSCR_PCT | PV_PMSCR_CX | PV_PMSCR_E1SPE |
+			       PV_PMSCR_E0SPE;
+	const struct pv_trap_words *w = &r->v[0].traps;
 	FZ_CHECK(r->mem.bad_unpins == 0, "unpinned a page that was not pinned");
 	FZ_CHECK(r->mem.live_unpins == 0, "%llu pages unpinned under a running buffer",
 		 (unsigned long long)r->mem.live_unpins);
 	uint64_t scr = *memplat_reg((struct memplat_cpu *)&r->mc[0], PV_PMSCR_EL1);
-	FZ_CHECK(!(scr & (PV_PMSCR_PA | PV_PMSCR_PCT)), "PMSCR_EL1 = %#llx",
+	FZ_CHECK(r->vm.spe.direct || !(scr & (PV_PMSCR_PA | PV_PMSCR_PCT)), "PMSCR_EL1 = %#llx",
 		 (unsigned long long)scr);
-	FZ_CHECK(r->v[0].traps.pmscr_el2 == 0, "PMSCR_EL2 word %#llx",
-		 (unsigned long long)r->v[0].traps.pmscr_el2);
+	FZ_CHECK(r->v[0].cpu || scr == 0, "PMSCR_EL1 = %#llx with no vCPU loaded",
+		 (unsigned long long)scr);
+	FZ_CHECK(w->pmscr_el2 == 0 && (w->pmscr_el2_owned & bound) == bound,
+		 "PMSCR_EL2 word %#llx, owned %#llx", (unsigned long long)w->pmscr_el2,
+		 (unsigned long long)w->pmscr_el2_owned);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!rig)
-		rig = spe_rig_new(&hw_desc);
-	struct spe_rig *r = rig;
 	struct fz f = {data, size};
-	uint64_t max_buffer = UINT64_C(4096) << (fz_u8(&f) % 11); /* 4 KiB .. 4 MiB */
+	uint8_t first = fz_u8(&f);
+	unsigned which = first >> 7;
+	if (!rigs[which])
+		rigs[which] = spe_rig_new(&hw_desc[which]);
+	struct spe_rig *r = rigs[which];
+	uint64_t max_buffer = UINT64_C(4096) << ((first & 0x7F) % 11); /* 4 KiB .. 4 MiB */
 	if (spe_rig_vm(r, PV_FEAT_SPE, PV_SPE_V1P2, max_buffer) != PV_OK)
 		return 0;
+	FZ_CHECK(r->vm.spe.direct == which, "direct %u on rig %u", r->vm.spe.direct, which);
 	memset(rig_ipa(r, RIG_TABLES), 0, WINDOW);
 	struct pv_vcpu *v = &r->v[0];
 	pv_vcpu_load(v, &r->cpu[0]);
@@ -84,7 +115,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    key == PV_PMBLIMITR_EL1) /* bias into a region */
 				x[1] = (x[1] & 0xFF0000000000FFFFu) |
 				       UINT64_C(0xFFFF000000000000);
-			pv_trap(v, esr_sys(key, 1, false), 1, x);
+			/* A sampling control no longer trapped is the hardware's: the guest
+			 * writes it itself (its fine-grained traps are none here). */
+			if (is_control(key) && !(v->traps.mdcr_el2 & PV_MDCR_EL2_TPMS))
+				*memplat_reg(&r->mc[0], key) = x[1];
+			else
+				pv_trap(v, esr_sys(key, 1, false), 1, x);
 			break;
 		}
 		case 3: /* the hardware raises a buffer event */

@@ -26,6 +26,10 @@ struct spe_hw_desc {
 	unsigned align;    /* PMBIDR_EL1.Align */
 	unsigned max_size; /* PMSIDR_EL1.MaxSize */
 	bool fgt, owned_by_el3, no_16k, no_64k, count16, ernd;
+	/* PMSIDR_EL1 without EFT and FDS (the views of a VM and the hardware can agree: direct
+	 * sampling controls), and the hypervisor applying the fine-grained words
+	 * (pv_hw.fgt_words). */
+	bool no_eft_fds, fgt_words;
 };
 
 struct spe_rig {
@@ -75,8 +79,9 @@ static inline struct spe_rig *spe_rig_new(const struct spe_hw_desc *d)
 		*memplat_reg(c, PV_PMSIDR_EL1) =
 			PV_PMSIDR_FE | PV_PMSIDR_FT | PV_PMSIDR_FL | PV_PMSIDR_LDS |
 			(d->ernd ? PV_PMSIDR_ERND : 0) |
-			(d->version >= PV_SPE_V1P2 ? PV_PMSIDR_FNE : 0) | PV_PMSIDR_EFT |
-			PV_PMSIDR_FDS | PV_FIELD_PREP(PV_PMSIDR_INTERVAL, 2) |
+			(d->version >= PV_SPE_V1P2 ? PV_PMSIDR_FNE : 0) |
+			(d->no_eft_fds ? 0 : PV_PMSIDR_EFT | PV_PMSIDR_FDS) |
+			PV_FIELD_PREP(PV_PMSIDR_INTERVAL, 2) |
 			PV_FIELD_PREP(PV_PMSIDR_MAXSIZE, d->max_size) |
 			PV_FIELD_PREP(PV_PMSIDR_COUNTSIZE, d->count16 ? 3 : 2);
 		c->reads = c->writes = 0;
@@ -84,6 +89,7 @@ static inline struct spe_rig *spe_rig_new(const struct spe_hw_desc *d)
 	}
 	if (pv_hw_probe(&r->hw, &r->cpu[0], 0))
 		abort();
+	r->hw.fgt_words = d->fgt_words; /* the hypervisor's to say, after the probe */
 	for (unsigned i = 0; i < RIG_CPUS; i++)
 		pv_pcpu_setup(&r->cpu[i], &r->hw);
 	return r;

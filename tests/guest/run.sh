@@ -55,6 +55,15 @@ selected() {
 	done
 }
 
+# any_selected NAME...: whether the check list runs any of the scenarios NAME... here.
+any_selected() {
+	[ "$mode" = one ] || return 0
+	for as_ in "$@"; do
+		selected "$as_" && return 0
+	done
+	return 1
+}
+
 # runs NAME: selected, and recorded as run: before a run of scenario NAME.
 runs() {
 	selected "$1" && ran="$ran $1 "
@@ -450,14 +459,23 @@ LINUX_SPE_AUX_PAGES=8
 # linux_spe_made IMAGE: the SPE initramfs (mkspe.sh) for the kernel IMAGE, its two lines in
 # $made and the CPU with SPE in $cpu; or why it cannot run here in $why ($spe_here too when
 # the reason is this QEMU, which has no SPE or is told not to).
+# model_here PROP WHAT: whether the suite's CPU has the model of our own QEMU behind the -cpu
+# max property PROP (pv-spe: SPE, pv-amu: the AMU), that is this QEMU has it and QEMU_CPU does
+# not turn it off; why not in $model_why.
+model_here() {
+	case ${QEMU_CPU:-max} in *"$1=off"*) model_why="QEMU_CPU has $1=off" ;; *) model_why="" ;; esac
+	if [ -z "$model_why" ] &&
+		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q "$1"; then
+		model_why="this QEMU has no $2 model (make hw-qemu builds the QEMU of our own)"
+	fi
+	[ -z "$model_why" ]
+}
+
 linux_spe_made() {
-	case ${QEMU_CPU:-max} in *pv-spe=off*) why="QEMU_CPU has pv-spe=off" ;; *) why="" ;; esac
+	model_here pv-spe SPE
+	why=$model_why
 	spe_here=$why
-	if [ -z "$why" ] &&
-		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-spe; then
-		why="this QEMU has no SPE model (make hw-qemu builds the QEMU of our own)"
-		spe_here=$why
-	elif [ -z "$why" ] && [ ! -f "$linuxdir/Image.package" ]; then
+	if [ -z "$why" ] && [ ! -f "$linuxdir/Image.package" ]; then
 		why="$1 is not from a Debian package: no module or perf of its version"
 	elif [ -z "$why" ] && ! made=$(sh tests/guest/linux/mkspe.sh build/linux-spe \
 		"$(cat "$linuxdir/Image.package")" 2>"$logdir/linux-spe.err"); then
@@ -803,22 +821,11 @@ spe_suite() {
 		grep -q '^hyp: vm spe: SPE not possible here (the CPU has no SPE' "$logdir/spe_absent.log"
 		result "spe_absent: asked for where the CPU has none, SPE is hidden, and the boot says why"
 	fi
-	want=yes
-	if [ "$mode" = one ]; then
-		want=""
-		for s in $SPE_SCENARIOS; do
-			selected "$s" && want=yes
-		done
-	fi
-	[ -n "$want" ] || return 0
-	case ${QEMU_CPU:-max} in *pv-spe=off*) spe_why="QEMU_CPU has pv-spe=off" ;; *) spe_why="" ;; esac
-	if [ -z "$spe_why" ] &&
-		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-spe; then
-		spe_why="this QEMU has no SPE model (make hw-qemu builds the QEMU of our own)"
-	fi
-	if [ -n "$spe_why" ]; then
+	# shellcheck disable=SC2086
+	any_selected $SPE_SCENARIOS || return 0
+	if ! model_here pv-spe SPE; then
 		# Not a skip: they are for a QEMU with SPE, and make hw-check runs the suite on ours.
-		echo "spe: not on this QEMU: $spe_why"
+		echo "spe: not on this QEMU: $model_why"
 		for s in $SPE_SCENARIOS; do
 			runs "$s"
 		done
@@ -910,11 +917,8 @@ AMU_SCENARIOS="amu amu_busy amu_v1 amu_hidden"
 # amu_here: whether this QEMU has the AMU model, with the suite's CPU (pv-amu= taken out) in
 # $amu_base; why not in $amu_why.
 amu_here() {
-	case ${QEMU_CPU:-max} in *pv-amu=off*) amu_why="QEMU_CPU has pv-amu=off" ;; *) amu_why="" ;; esac
-	if [ -z "$amu_why" ] &&
-		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-amu; then
-		amu_why="this QEMU has no AMU model (make hw-qemu builds the QEMU of our own)"
-	fi
+	model_here pv-amu AMU
+	amu_why=$model_why
 	amu_base=$(echo "${QEMU_CPU:-max}" | sed 's/,pv-amu=[a-z0-9]*//')
 	[ -z "$amu_why" ]
 }
@@ -973,14 +977,8 @@ amu_suite() {
 		grep -q '^hyp: vm amu: AMU not possible here (the CPU has none): hidden$' "$logdir/amu_absent.log"
 		result "amu_absent: asked for where the CPU has none, the AMU is hidden, and the boot says why"
 	fi
-	want=yes
-	if [ "$mode" = one ]; then
-		want=""
-		for s in $AMU_SCENARIOS; do
-			selected "$s" && want=yes
-		done
-	fi
-	[ -n "$want" ] || return 0
+	# shellcheck disable=SC2086
+	any_selected $AMU_SCENARIOS || return 0
 	if ! amu_here; then
 		# Not a skip: they are for a QEMU with the AMU, and make hw-check runs the suite on ours.
 		echo "amu: not on this QEMU: $amu_why"
@@ -1376,13 +1374,8 @@ bench)
 	# exits while it profiles about 2 MiB into that buffer, each a chunk advance (the
 	# report's own count). hyp.spe_pinned_ratio: the most pages pinned at once over the
 	# bytes written plus one chunk (PV_VSPE_PIN_CHUNK, 256 KiB).
-	case ${QEMU_CPU:-max} in *pv-spe=off*) spe_why="QEMU_CPU has pv-spe=off" ;; *) spe_why="" ;; esac
-	if [ -z "$spe_why" ] &&
-		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-spe; then
-		spe_why="this QEMU has no SPE model"
-	fi
 	spe_enable="" spe_event="" spe_ratio=""
-	if [ -z "$spe_why" ]; then
+	if model_here pv-spe SPE; then
 		spe_cpu=${QEMU_CPU:-max}
 		case $spe_cpu in *pv-spe=on*) ;; *) spe_cpu=$spe_cpu,pv-spe=on ;; esac
 		log=$logdir/bench_spe.log
@@ -1404,7 +1397,7 @@ bench)
 		echo "bench: hyp.spe_pinned_ratio: ${spe_ratio:-n/a} pinned/(written+chunk)"
 	else
 		for f in spe_enable spe_event spe_pinned_ratio; do
-			echo "bench: hyp.$f: skipped (no SPE here: $spe_why)"
+			echo "bench: hyp.$f: skipped (no SPE here: $model_why)"
 		done
 	fi
 	# The AMU (docs/amu.md), on a QEMU with it (the suite's CPU plus pv-amu=on, or pv-amu=v1
@@ -1413,13 +1406,8 @@ bench)
 	# offsets: 0). hyp.amu_read_v1: EL2 instructions per read on AMUv1, where each traps,
 	# from the guest's clock as the PMU reads'. hyp.amu_switch: what the AMU adds to
 	# hyp.switch, the same two VMs switched on a CPU with AMUv1p1, every VM given it.
-	case ${QEMU_CPU:-max} in *pv-amu=off*) amu_why="QEMU_CPU has pv-amu=off" ;; *) amu_why="" ;; esac
-	if [ -z "$amu_why" ] &&
-		! timeout 30 sh scripts/qemu.sh -device max-arm-cpu,help 2>/dev/null | grep -q pv-amu; then
-		amu_why="this QEMU has no AMU model"
-	fi
-	if [ -z "$amu_why" ]; then
-		amu_cpu=$(echo "${QEMU_CPU:-max}" | sed 's/,pv-amu=[a-z0-9]*//')
+	if amu_here; then
+		amu_cpu=$amu_base
 		amu_read="" amu_read_v1="" amu_switch=""
 		log=$logdir/bench_amu.log
 		with_cpu "$amu_cpu,pv-amu=on" qemu_run "$log" \

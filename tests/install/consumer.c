@@ -11,8 +11,9 @@
  *   pv_hw_probe: <code> <pv_strerror(code)>
  *   pv_vm_init: <code> <pv_strerror(code)>
  *
- * Its platform is a machine whose every register reads 0, so one without a PMU: the probe
- * succeeds, and a VM that asks for a PMU is refused with PV_ERR_NO_PMU.
+ * Its platform is the out-of-tree integration's (integration_plat.c, built beside it): a
+ * machine whose every register reads 0, so one without a PMU: the probe succeeds, and a VM
+ * that asks for a PMU is refused with PV_ERR_NO_PMU.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,78 +32,6 @@
 #include <perfvisor/vmpam.h>
 #include <perfvisor/vpmu.h>
 #include <perfvisor/vspe.h>
-
-/* The platform contract (platform.h): every function the library may call is here. */
-uint64_t pv_plat_sysreg_read(struct pv_pcpu *cpu, uint32_t reg)
-{
-	(void)cpu;
-	(void)reg;
-	return 0;
-}
-
-void pv_plat_sysreg_write(struct pv_pcpu *cpu, uint32_t reg, uint64_t val)
-{
-	(void)cpu;
-	(void)reg;
-	(void)val;
-}
-
-void pv_plat_virq_set(struct pv_vcpu *vcpu, uint32_t intid, bool level)
-{
-	(void)vcpu;
-	(void)intid;
-	(void)level;
-}
-
-uint32_t pv_plat_mmio_read32(struct pv_pcpu *cpu, uint64_t pa)
-{
-	(void)cpu;
-	(void)pa;
-	return 0;
-}
-
-void pv_plat_mmio_write32(struct pv_pcpu *cpu, uint64_t pa, uint32_t val)
-{
-	(void)cpu;
-	(void)pa;
-	(void)val;
-}
-
-bool pv_plat_guest_read64(struct pv_vcpu *v, uint64_t ipa, uint64_t *val)
-{
-	(void)v;
-	(void)ipa;
-	(void)val;
-	return false;
-}
-
-bool pv_plat_s2_pin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
-{
-	(void)v;
-	(void)ipa;
-	(void)size;
-	return false;
-}
-
-void pv_plat_s2_unpin(struct pv_vcpu *v, uint64_t ipa, uint64_t size)
-{
-	(void)v;
-	(void)ipa;
-	(void)size;
-}
-
-bool pv_plat_s2_translate(struct pv_vcpu *v, uint64_t ipa, uint64_t *pa)
-{
-	(void)v;
-	(void)ipa;
-	(void)pa;
-	return false;
-}
-
-void pv_plat_psb_csync(struct pv_pcpu *cpu)
-{
-	(void)cpu;
-}
 
 int main(void)
 {

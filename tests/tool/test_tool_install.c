@@ -336,16 +336,18 @@ static void test_pkg_config(void **state)
 	tt_free(&r);
 }
 
-/* Builds tests/install/consumer.c against the installed library alone, into `program`;
- * `libs_before` and `libs_after` stand around pkg-config's --libs. */
-/* The consumer built by `compiler` (with its language's flags) into `program`. */
+/* Builds tests/install/consumer.c, with the platform of tests/install/integration_plat.c,
+ * against the installed library alone by `compiler` (with its language's flags) into
+ * `program`; `libs_before` and `libs_after` stand around pkg-config's --libs. */
 static void build_with(const char *compiler, const char *program, const char *libs_before,
 		       const char *libs_after)
 {
 	struct cmd_result r = run(
 		fmt("export %s; %s -pedantic -Wall -Wextra " PV_WERROR " " PV_SANITIZE
 		    " $(pkg-config --cflags libperfvisor) -o %s/%s tests/install/consumer.c "
-		    "%s $(pkg-config --libs --static libperfvisor) %s",
+		    "tests/install/integration_plat.c %s $(pkg-config --libs --static "
+		    "libperfvisor) "
+		    "%s",
 		    env, compiler, work, program, libs_before, libs_after),
 		true);
 	assert_int_equal(r.status, 0);

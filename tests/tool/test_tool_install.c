@@ -345,9 +345,8 @@ static void build_with(const char *compiler, const char *program, const char *li
 	struct cmd_result r = run(
 		fmt("export %s; %s -pedantic -Wall -Wextra " PV_WERROR " " PV_SANITIZE
 		    " $(pkg-config --cflags libperfvisor) -o %s/%s tests/install/consumer.c "
-		    "tests/install/integration_plat.c %s $(pkg-config --libs --static "
-		    "libperfvisor) "
-		    "%s",
+		    "tests/install/integration_plat.c "
+		    "%s $(pkg-config --libs --static libperfvisor) %s",
 		    env, compiler, work, program, libs_before, libs_after),
 		true);
 	assert_int_equal(r.status, 0);

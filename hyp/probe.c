@@ -16,10 +16,11 @@
  *     interrupt (PPI 23) is pending at the redistributor; PMCR_EL0.E = 0 must drop it
  *     (D13.3.1: the request is PMCR_EL0.E && PMINTEN & PMOVS). QEMU 7.2 and 10.0 compute the
  *     line at PMINTEN and PMOVS writes only: the resync writes PMOVSSET_EL0.
- *   hiding: with MDCR_EL2.HPMN = N - 1 and neither TPM nor a fine-grained trap, EL1 must not
- *     reach counter N - 1 (D13.1.1, D24.5.10), which a VM that owns its PMU registers
+ *   hiding: with MDCR_EL2.HPMN = h, for every h from 1 to N - 1 (host_counters=N makes any
+ *     of them the partition), and neither TPM nor a fine-grained trap, EL1 must not reach
+ *     counter h (D13.1.1, D24.5.10), which a VM that owns its PMU registers
  *     (passthrough, direct) writes untrapped: its PMEVCNTR<n>_EL0 read UNDEFs (or traps to
- *     EL2 with FEAT_FGT), and so does PMXEVCNTR_EL0 with PMSELR_EL0.SEL = N - 1 (D24.5.27);
+ *     EL2 with FEAT_FGT), and so does PMXEVCNTR_EL0 with PMSELR_EL0.SEL = h (D24.5.27);
  *     its bit of PMCNTENSET/CLR_EL0, PMINTENSET/CLR_EL1, PMOVSSET/CLR_EL0 and PMSWINC_EL0
  *     is RAZ/WI (D24.5.6, D24.5.7, D24.5.17, D24.5.18, D24.5.20, D24.5.21, D24.5.24: set at
  *     EL2, EL1's clears leave it, and the reverse, and a SW_INCR write does not count),
@@ -164,11 +165,10 @@ static bool bit_hidden(uint64_t bit, uint64_t after_clear, uint64_t after_set)
 	return (after_clear & bit) && !(after_set & bit);
 }
 
-static bool hpmn_hides(unsigned n)
+/* With MDCR_EL2.HPMN = h, whether counter h, the first past it, is out of EL1's reach, as the
+ * "hiding" probe above says. */
+static bool hides_at(unsigned h)
 {
-	if (n < 2)
-		return false; /* nothing to hide below N without FEAT_HPMN0: not known */
-	unsigned h = n - 1;
 	uint64_t x0 = 0, bit = 1ul << h;
 	write_sysreg(mdcr_el2, PV_FIELD_PREP(PV_MDCR_EL2_HPMN, h) | PV_MDCR_EL2_HPME);
 	isb();
@@ -227,6 +227,17 @@ static bool hpmn_hides(unsigned n)
 	bool hidden = read_hidden && enable_hidden && reset_hidden && pmcr_ok && sel_hidden &&
 		      bits_hidden && swinc_hidden;
 	return hidden;
+}
+
+/* Counters past HPMN hidden from EL1 at every HPMN a partition can have (1 to N - 1). */
+static bool hpmn_hides(unsigned n)
+{
+	if (n < 2)
+		return false; /* nothing to hide below N without FEAT_HPMN0: not known */
+	for (unsigned h = 1; h < n; h++)
+		if (!hides_at(h))
+			return false;
+	return true;
 }
 
 /* Bit k: fgt_regs[k] was reached from EL1 with its trap bit set. */

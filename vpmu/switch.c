@@ -91,6 +91,10 @@ void pv_vpmu_put(struct pv_vcpu *v)
 		return;
 	}
 	nr = v->vm->pmu.nr_counters;
+	/* No ISB is needed between this disable and the reads below: at EL2 the guest's
+	 * counters already count nothing (their NSH filter bits are sanitised to 0, and
+	 * MDCR_EL2.HPMD/HCCD say so again where the PMU has them: Arm ARM D13.1.1), so the
+	 * values read are final whether or not the write has taken effect yet. */
 	pv_plat_sysreg_write(cpu, PV_PMCNTENCLR_EL0, v->vm->pmu.counter_mask);
 	pv_vpmu__fold(v, cpu);
 	for (unsigned n = 0; n < nr; n++)

@@ -91,7 +91,7 @@ LINUX_INITRD := $(LINUX_BUILD)/initramfs.cpio
 LINUX_INIT_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -static -nostdlib -ffreestanding \
                      -fno-builtin -fno-stack-protector -no-pie -mgeneral-regs-only -s
 
-$(LINUX_BUILD)/init: tests/guest/linux/init.c hyp/hyp.mk
+$(LINUX_BUILD)/init: tests/guest/linux/init.c tests/guest/linux/nolibc.h hyp/hyp.mk
 	@mkdir -p $(dir $@)
 	$(HYP_CC) $(LINUX_INIT_CFLAGS) -o $@ $<
 

@@ -36,41 +36,8 @@
  * Results go to the kernel log through /dev/kmsg (the console the kernel prints on), one line
  * each, "pvinit: KEY VALUE", then the VM powers itself off (reboot(2) -> PSCI SYSTEM_OFF).
  */
-#include <stddef.h>
-#include <stdint.h>
+#include "nolibc.h"
 
-#define SYS_ioctl 29
-#define SYS_mkdirat 34
-#define SYS_mount 40
-#define SYS_openat 56
-#define SYS_close 57
-#define SYS_read 63
-#define SYS_write 64
-#define SYS_exit 93
-#define SYS_nanosleep 101
-#define SYS_mmap 222
-#define SYS_reboot 142
-#define SYS_perf_event_open 241
-#define SYS_exit_group 94
-#define SYS_sched_setaffinity 122
-#define SYS_getcpu 168
-#define SYS_clone 220
-#define SYS_wait4 260
-#define SIGCHLD 17
-#define AT_FDCWD (-100)
-#define O_RDONLY 0
-#define O_WRONLY 1
-#define O_RDWR 2
-#define O_NOCTTY 0400
-#define O_SYNC 04010000
-#define PROT_READ 1
-#define PROT_WRITE 2
-#define MAP_SHARED 1
-#define MAP_ANONYMOUS 0x20
-#define SELFCOUNT_IPA 0x0A000000ul /* the hypervisor's self-count page (hyp/selfcount.c) */
-
-#define PERF_TYPE_HARDWARE 0
-#define PERF_TYPE_RAW 4
 #define PERF_COUNT_HW_CPU_CYCLES 0
 #define PERF_COUNT_HW_INSTRUCTIONS 1
 #define PERF_FLAG_DISABLED (1ul << 0)
@@ -92,42 +59,7 @@
 #define RECORD_PERIOD 10000ul     /* perf record -c 10000: a sample every 10000 cycles */
 #define SMP_ITERS 10000000ul      /* smp: windows of 2 * N + 6 and 4 * N + 6 instructions */
 
-/* struct perf_event_attr up to config1 (PERF_ATTR_SIZE_VER0, 64 bytes). */
-struct perf_attr {
-	uint32_t type, size;
-	uint64_t config, sample_period, sample_type, read_format, flags;
-	uint32_t wakeup_events, bp_type;
-	uint64_t config1;
-};
-
-static long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-	__asm__ volatile("svc #0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-}
-#define sys3(n, a, b, c) sys6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
-
 static int kmsg = -1;
-
-/* GCC may call memset for the zeroed struct even when freestanding. */
-void *memset(void *d, int c, size_t n);
-void *memset(void *d, int c, size_t n)
-{
-	volatile unsigned char *p = d;
-	while (n--)
-		*p++ = (unsigned char)c;
-	return d;
-}
 
 /* One kernel log line: "pvinit: KEY VALUE" (VALUE: a decimal, or -errno as "error -E"). */
 static void report(const char *key, long value)
@@ -253,32 +185,17 @@ static long pmu_irqs(void)
 	return -2; /* ENOENT */
 }
 
-static uint64_t cntvct(void)
-{
-	uint64_t t;
-	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
-	return t;
-}
-
-/* The workload: n iterations of subs/b.ne, timed. */
-/* The hypervisor's self-count register: the EL2 instructions it has spent on this VM, or
- * all ones if it does not measure itself; NULL if the page cannot be mapped. */
+/* The hypervisor's self-count register (nolibc.h), or NULL if the page cannot be mapped. */
 static const volatile uint64_t *selfcount;
 
 static void selfcount_map(void)
 {
-	long fd = sys3(SYS_openat, AT_FDCWD, "/dev/mem", O_RDONLY | O_SYNC);
-	if (fd < 0) {
-		report("overhead-selfcount-open", fd);
-		return;
-	}
-	long p = sys6(SYS_mmap, 0, 4096, PROT_READ, MAP_SHARED, fd, (long)SELFCOUNT_IPA);
-	sys3(SYS_close, fd, 0, 0);
-	if (p < 0 && p > -4096) {
-		report("overhead-selfcount-mmap", p);
-		return;
-	}
-	selfcount = (const volatile uint64_t *)p;
+	long err = 0;
+	const char *what = "";
+	selfcount = selfcount_open(&err, &what);
+	if (!selfcount)
+		report(what[0] == 'o' ? "overhead-selfcount-open" : "overhead-selfcount-mmap",
+		       err);
 }
 
 /* Ticks of n iterations; *el2 the hypervisor's instructions over them, or -1 if unknown. */

@@ -19,63 +19,9 @@
  * (-1: no self-count), guest-instructions (a negative errno: no counter), status (the
  * command's wait status). Exits with the command's exit status (127 if it could not run).
  */
-#include <stddef.h>
-#include <stdint.h>
+#include "nolibc.h"
 
-#define SYS_openat 56
-#define SYS_close 57
-#define SYS_read 63
-#define SYS_write 64
-#define SYS_exit_group 94
-#define SYS_mmap 222
-#define SYS_perf_event_open 241
-#define SYS_clone 220
-#define SYS_execve 221
-#define SYS_wait4 260
-#define SIGCHLD 17
-#define AT_FDCWD (-100)
-#define O_RDONLY 0
-#define O_SYNC 04010000
-#define PROT_READ 1
-#define MAP_SHARED 1
-#define SELFCOUNT_IPA 0x0A000000ul /* the hypervisor's self-count page (hyp/selfcount.c) */
-#define PERF_TYPE_RAW 4
 #define INST_RETIRED 0x08
-
-/* struct perf_event_attr up to config1 (PERF_ATTR_SIZE_VER0, 64 bytes). */
-struct perf_attr {
-	uint32_t type, size;
-	uint64_t config, sample_period, sample_type, read_format, flags;
-	uint32_t wakeup_events, bp_type;
-	uint64_t config1;
-};
-
-static long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-	__asm__ volatile("svc #0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-}
-#define sys3(n, a, b, c) sys6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
-
-/* GCC may call memset for the zeroed struct even when freestanding. */
-void *memset(void *d, int c, size_t n);
-void *memset(void *d, int c, size_t n)
-{
-	volatile unsigned char *p = d;
-	while (n--)
-		*p++ = (unsigned char)c;
-	return d;
-}
 
 /* "pvwindow: KEY VALUE\n" on standard error. */
 static void say(const char *key, long value)
@@ -104,24 +50,6 @@ static void say(const char *key, long value)
 	sys3(SYS_write, 2, line, n);
 }
 
-static uint64_t cntvct(void)
-{
-	uint64_t t;
-	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
-	return t;
-}
-
-/* The self-count register, or NULL if its page cannot be mapped. */
-static const volatile uint64_t *selfcount_map(void)
-{
-	long fd = sys3(SYS_openat, AT_FDCWD, "/dev/mem", O_RDONLY | O_SYNC);
-	if (fd < 0)
-		return NULL;
-	long p = sys6(SYS_mmap, 0, 4096, PROT_READ, MAP_SHARED, fd, (long)SELFCOUNT_IPA);
-	sys3(SYS_close, fd, 0, 0);
-	return p < 0 && p > -4096 ? NULL : (const volatile uint64_t *)p;
-}
-
 static long read_count(long fd)
 {
 	uint64_t v = 0;
@@ -138,7 +66,7 @@ long pvwindow(long argc, char **argv, char **envp)
 	}
 	long cntfrq;
 	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(cntfrq));
-	const volatile uint64_t *self = selfcount_map();
+	const volatile uint64_t *self = selfcount_open(NULL, NULL);
 	struct perf_attr a = {0};
 	a.type = PERF_TYPE_RAW;
 	a.size = sizeof(a);

@@ -136,8 +136,9 @@ static void unknown_arg(const char *a, size_t kl)
 	hyp_printf("hyp: unknown argument %s%s: ignored\n", key, cut ? "..." : "");
 }
 
-/* A VM's own argument, vm<k>[_SUFFIX]=VAL with k < MAX_VMS in decimal (KEY a[0, kl)): into
- * slot k's configuration; false if KEY is not one. */
+/* A VM's own argument, vm<k>[_SUFFIX]=VAL with k < MAX_VMS in decimal, one or two digits
+ * without a leading zero (KEY a[0, kl)): into slot k's configuration; false if KEY is not one.
+ * A longer number is no slot's, whatever it comes to modulo 2^64. */
 static bool parse_vm_arg(const char *a, size_t kl, const char *val, size_t vl)
 {
 	size_t used = 0;
@@ -146,7 +147,7 @@ static bool parse_vm_arg(const char *a, size_t kl, const char *val, size_t vl)
 	uint64_t k = parse_num_len(a + 2, kl - 2, &used);
 	const char *suffix = a + 2 + used;
 	size_t sl = kl - 2 - used;
-	if (k >= MAX_VMS || (used > 1 && a[2] == '0'))
+	if (used > 2 || k >= MAX_VMS || (used > 1 && a[2] == '0'))
 		return false;
 	if (!sl) {
 		size_t m = vl < sizeof(cfg.names[k]) - 1 ? vl : sizeof(cfg.names[k]) - 1;

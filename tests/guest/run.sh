@@ -1031,6 +1031,19 @@ linux)
 	;;
 check | one)
 	scenario hello "vm0=hello" hello
+	# The hypervisor's own arguments as a careless operator writes them: a slot number of
+	# more than two digits, one with a leading zero, one past the last slot are no VM's (a
+	# number that wraps modulo 2^64 to 0 does not rename slot 0's VM); each is said.
+	scenario bootargs "vm0=hello vm18446744073709551616=evil vm07=x vm32=y" hello
+	if selected bootargs; then
+		log=$logdir/bootargs.log
+		ba_bad=""
+		for ba_key in vm18446744073709551616 vm07 vm32; do
+			grep -qx "hyp: unknown argument $ba_key: ignored" "$log" || ba_bad="$ba_bad $ba_key"
+		done
+		[ -z "$ba_bad" ] && grep -q '^hyp: vm hello: slot 0, ' "$log"
+		result "bootargs: slot numbers of three digits or more, with a leading zero or past the last are said and ignored (${ba_bad:-none} otherwise)"
+	fi
 	probe_suite
 	scenario boot "vm0=boot -- boot.argc=3 alpha beta" boot
 	# AArch32 at EL0 (the PE's, where it has it): interrupts and traps from there are a

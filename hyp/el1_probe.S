@@ -152,6 +152,8 @@ probe_el1_fgt:
 	probe_wr S3_3_C14_C12_0		/* PMEVTYPER0_EL0 */
 	probe_wr S3_3_C9_C13_1		/* PMXEVTYPER_EL0 */
 	probe_wr S3_3_C14_C15_7		/* PMCCFILTR_EL0 */
+	probe_rd S3_3_C9_C13_1		/* PMXEVTYPER_EL0, PMSELR_EL0.SEL 31 */
+	probe_wr S3_3_C9_C13_1		/* PMXEVTYPER_EL0, PMSELR_EL0.SEL 31 */
 
 	.bss
 	.balign	16

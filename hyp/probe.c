@@ -30,7 +30,8 @@
  *   fine-grained traps (FEAT_FGT): each register the direct mode traps by its HDFGRTR_EL2
  *     or HDFGWTR_EL2 bit (PV_FGT_DIRECT_*: D24.2.67, D24.2.69) must trap from EL1, each read
  *     and each write, PMXEVTYPER_EL0 as PMEVTYPER<n>_EL0 does (one bit: a type that reached
- *     the hardware through it would not be sanitised); the ones that do not are named.
+ *     the hardware through it would not be sanitised), with PMSELR_EL0.SEL 0 and 31; the
+ *     ones that do not are named.
  * The EL1 probes run a few instructions at EL1 with stage 2 off (el1_probe.S), at boot only.
  */
 #include "hyp.h"
@@ -60,23 +61,29 @@ extern const char probe_el1_evcntr[], probe_el1_cntenset[], probe_el1_pmcr_p[],
 #define SCTLR_EL1_OFF 0x30D00800ul /* RES1 bits, MMU and caches off */
 #define ESR_EC_HVC64 0x16u
 
-/* The registers of probe_el1_fgt, in its order: reads, then writes (el1_probe.S); their bits
- * are the direct mode's words, PV_FGT_DIRECT_READ and PV_FGT_DIRECT_WRITE. */
+/* The registers of probe_el1_fgt, in its order (el1_probe.S); their bits are the direct
+ * mode's words, PV_FGT_DIRECT_READ and PV_FGT_DIRECT_WRITE. PMXEVTYPER_EL0 is probed with
+ * PMSELR_EL0.SEL 0 and 31: with 31 it is PMCCFILTR_EL0, but its trap is still the
+ * PMEVTYPERn_EL0 bit (D24.5, PMXEVTYPER_EL0's accessibility), so a PE that consulted
+ * PMCCFILTR_EL0's there, or none, would let a type through unsanitised. */
 static const struct {
 	const char *name;
 	uint64_t bit;  /* in HDFGRTR_EL2 (reads) or HDFGWTR_EL2 (writes) */
 	unsigned v3p4; /* PMMIR_EL1 exists from PMUv3p4 */
 	bool write;
+	uint8_t sel; /* PMSELR_EL0.SEL while it is probed */
 } fgt_regs[] = {
-	{"PMEVTYPER<n>_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false},
-	{"PMXEVTYPER_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false},
-	{"PMCCFILTR_EL0", PV_HDFGRTR_EL2_PMCCFILTR_EL0, 0, false},
-	{"PMCEID0_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false},
-	{"PMCEID1_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false},
-	{"PMMIR_EL1", PV_HDFGRTR_EL2_PMMIR_EL1, 1, false},
-	{"PMEVTYPER<n>_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true},
-	{"PMXEVTYPER_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true},
-	{"PMCCFILTR_EL0", PV_HDFGWTR_EL2_PMCCFILTR_EL0, 0, true},
+	{"PMEVTYPER<n>_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 0},
+	{"PMXEVTYPER_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 0},
+	{"PMCCFILTR_EL0", PV_HDFGRTR_EL2_PMCCFILTR_EL0, 0, false, 0},
+	{"PMCEID0_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false, 0},
+	{"PMCEID1_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false, 0},
+	{"PMMIR_EL1", PV_HDFGRTR_EL2_PMMIR_EL1, 1, false, 0},
+	{"PMEVTYPER<n>_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 0},
+	{"PMXEVTYPER_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 0},
+	{"PMCCFILTR_EL0", PV_HDFGWTR_EL2_PMCCFILTR_EL0, 0, true, 0},
+	{"PMXEVTYPER_EL0 (SEL 31)", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 31},
+	{"PMXEVTYPER_EL0 (SEL 31)", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 31},
 };
 #define NR_FGT_REGS (sizeof(fgt_regs) / sizeof(fgt_regs[0]))
 _Static_assert(NR_FGT_REGS <= 32, "struct pmu_probe: fgt_untrapped has 32 bits");
@@ -251,17 +258,18 @@ static uint32_t fgt_untrapped(void)
 		hyp_panic("probe.c: fgt_regs is not the direct mode's words");
 	write_sysreg(HDFGRTR_EL2, rd);
 	write_sysreg(HDFGWTR_EL2, wr);
-	write_sysreg(PMSELR_EL0, 0ul); /* PMXEVTYPER_EL0 is PMEVTYPER0_EL0 */
-	isb();
 	for (unsigned k = 0; k < NR_FGT_REGS; k++) {
 		if (fgt_regs[k].v3p4 && plat_feat.pmuver < PV_PMUVER_V3P4)
 			continue;
+		write_sysreg(PMSELR_EL0, (uint64_t)fgt_regs[k].sel); /* for PMXEVTYPER_EL0 */
+		isb();
 		uint64_t esr = el1_probe(probe_el1_fgt + 8 * k, 0, &x0);
 		if (PV_ESR_EC(esr) != PV_EC_SYS64)
 			untrapped |= 1u << k;
 	}
 	write_sysreg(HDFGRTR_EL2, 0ul);
 	write_sysreg(HDFGWTR_EL2, 0ul);
+	write_sysreg(PMSELR_EL0, 0ul);
 	isb();
 	pmu_quiet();
 	return untrapped;

@@ -15,7 +15,7 @@
 #include "internal.h"
 
 /* Whether the hardware has the guest's values: it had them loaded (or gets them now). */
-static void touch(struct pv_vcpu *v);
+static inline void touch(struct pv_vcpu *v);
 
 /* Programs the hardware with the vCPU's sampling controls (load, first use). On the direct
  * path every one is written, whatever the previous vCPU left there, before the guest can read
@@ -40,12 +40,11 @@ static void restore(struct pv_vcpu *v)
  * With direct sampling controls, MDCR_EL2.TPMS comes off in its trap words, which the
  * hypervisor writes at each load, and in the hardware now (Arm ARM D24.3.17): the exception
  * return that ends this trap synchronises it. Until then every PMS* access trapped, so the
- * guest never saw what another vCPU left in them. */
-static void touch(struct pv_vcpu *v)
+ * guest never saw what another vCPU left in them. Out of line: every later write pays only
+ * touch()'s test. */
+static void first_use(struct pv_vcpu *v)
 {
 	struct pv_pcpu *cpu = v->cpu;
-	if (v->spe.used)
-		return;
 	v->spe.used = true;
 	if (cpu)
 		restore(v);
@@ -55,6 +54,12 @@ static void touch(struct pv_vcpu *v)
 	if (cpu)
 		pv_plat_sysreg_write(cpu, PV_MDCR_EL2,
 				     pv_plat_sysreg_read(cpu, PV_MDCR_EL2) & ~PV_MDCR_EL2_TPMS);
+}
+
+static inline void touch(struct pv_vcpu *v)
+{
+	if (!v->spe.used)
+		first_use(v);
 }
 
 void pv_vspe_load(struct pv_vcpu *v)

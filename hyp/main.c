@@ -125,6 +125,20 @@ static uint64_t parse_num(const char *s, size_t n)
 	return parse_num_len(s, n, NULL);
 }
 
+/* vm<k>_spe= or vm<k>_amu= (`what`: spe, amu): on or off for slot k's VM alone into *own (2,
+ * 1); anything else leaves *own as it was, 0 unless given before (the VM then has what spe=
+ * or amu= says, whatever their place among the arguments), with a message. */
+static void parse_vm_on_off(const char *what, uint64_t k, const char *val, size_t vl,
+			    uint8_t *own)
+{
+	if (vl == 2 && !strncmp(val, "on", 2))
+		*own = 2;
+	else if (vl == 3 && !strncmp(val, "off", 3))
+		*own = 1;
+	else
+		hyp_printf("hyp: vm%lu_%s takes on or off; ignored\n", k, what);
+}
+
 /* A KEY=VALUE word the hypervisor does not know: said, not silently dropped. */
 static void unknown_arg(const char *a, size_t kl)
 {
@@ -154,13 +168,9 @@ static bool parse_vm_arg(const char *a, size_t kl, const char *val, size_t vl)
 		memcpy(cfg.names[k], val, m);
 		cfg.names[k][m] = '\0';
 	} else if (sl == 4 && !strncmp(suffix, "_spe", 4)) {
-		bool on = cfg.spe;
-		parse_on_off("vm<k>_spe", val, vl, &on);
-		cfg.vm_spe[k] = on ? 2 : 1;
+		parse_vm_on_off("spe", k, val, vl, &cfg.vm_spe[k]);
 	} else if (sl == 4 && !strncmp(suffix, "_amu", 4)) {
-		bool on = cfg.amu;
-		parse_on_off("vm<k>_amu", val, vl, &on);
-		cfg.vm_amu[k] = on ? 2 : 1;
+		parse_vm_on_off("amu", k, val, vl, &cfg.vm_amu[k]);
 	} else if (sl == 4 && !strncmp(suffix, "_mem", 4)) {
 		cfg.mem_mib[k] = parse_num(val, vl);
 	} else if (sl == 7 && !strncmp(suffix, "_initrd", 7)) {

@@ -1034,7 +1034,10 @@ check | one)
 	# The hypervisor's own arguments as a careless operator writes them: a slot number of
 	# more than two digits, one with a leading zero, one past the last slot are no VM's (a
 	# number that wraps modulo 2^64 to 0 does not rename slot 0's VM); each is said.
-	scenario bootargs "vm0=hello vm18446744073709551616=evil vm07=x vm32=y" hello
+	# A VM's own on|off given something else is said and leaves the VM as the global key
+	# says, wherever that comes: vm0_amu=maybe before amu=off gives vm0 no AMU (it did: the
+	# value amu= had when vm0_amu= was read, taken as asked for by name).
+	scenario bootargs "vm0=hello vm18446744073709551616=evil vm07=x vm32=y vm0_amu=maybe vm0_spe=maybe amu=off" hello
 	if selected bootargs; then
 		log=$logdir/bootargs.log
 		ba_bad=""
@@ -1043,6 +1046,10 @@ check | one)
 		done
 		[ -z "$ba_bad" ] && grep -q '^hyp: vm hello: slot 0, ' "$log"
 		result "bootargs: slot numbers of three digits or more, with a leading zero or past the last are said and ignored (${ba_bad:-none} otherwise)"
+		grep -qx 'hyp: vm0_amu takes on or off; ignored' "$log" &&
+			grep -qx 'hyp: vm0_spe takes on or off; ignored' "$log" &&
+			! grep -q '^hyp: vm hello: AMU' "$log" && ! grep -q '^hyp: vm hello: SPE' "$log"
+		result "bootargs: vm0_amu=maybe and vm0_spe=maybe said and ignored: with amu=off after them, vm0 has no AMU"
 	fi
 	probe_suite
 	scenario boot "vm0=boot -- boot.argc=3 alpha beta" boot

@@ -333,7 +333,9 @@ const char *fdt_bootargs(const void *fdt)
 }
 
 /* The end of the RAM QEMU's tree describes from RAM_BASE (its /memory node's reg: #address-
- * and #size-cells are 2 on the virt board), or RAM_BASE + 1 GiB if it says nothing usable. */
+ * and #size-cells are 2 on the virt board), or RAM_BASE + 1 GiB if it says nothing usable (no
+ * such node, or one elsewhere). Less than 1 GiB is taken as it is (QEMU_MEM=512M: 6 slots):
+ * the slots past it have no memory behind them, and reading one is an external abort. */
 uint64_t fdt_ram_end(const void *fdt)
 {
 	uint32_t len = 0;
@@ -342,7 +344,7 @@ uint64_t fdt_ram_end(const void *fdt)
 		return RAM_BASE + (1ul << 30);
 	uint64_t base = (uint64_t)get32(reg) << 32 | get32(reg + 4);
 	uint64_t size = (uint64_t)get32(reg + 8) << 32 | get32(reg + 12);
-	if (base != RAM_BASE || size < (1ul << 30))
+	if (base != RAM_BASE || size > UINT64_MAX - base)
 		return RAM_BASE + (1ul << 30);
 	return base + size;
 }

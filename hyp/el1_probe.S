@@ -7,11 +7,22 @@
  * vectors, whose HVC #1 says so; one that traps to EL2 comes back with its own syndrome. The
  * caller sets HCR_EL2 (RW, nothing else), MDCR_EL2 and the fine-grained traps; EL2's own
  * vectors are this file's while the code runs, so nothing of a vCPU is touched.
+ *
+ * el0_probe(code, arg, out) does the same at EL0 (stage 1 off, so EL0 may execute anywhere):
+ * its pieces end with SVC #0, as HVC is UNDEFINED at EL0. Whatever EL0 takes to EL1 (that
+ * SVC, an UNDEF, a trap to EL1) comes back as HVC #2 with ESR_EL1 in *out.
  */
 	.text
 	.balign	8
 	.global	el1_probe
 el1_probe:
+	mov	x12, #0x3C5		/* EL1h, D A I F masked */
+	b	probe_enter
+
+	.global	el0_probe
+el0_probe:
+	mov	x12, #0x3C0		/* EL0t, D A I F masked */
+probe_enter:
 	adrp	x9, probe_ctx
 	add	x9, x9, :lo12:probe_ctx
 	stp	x19, x20, [x9, #0]
@@ -29,8 +40,7 @@ el1_probe:
 	adr	x10, probe_el1_vectors
 	msr	vbar_el1, x10
 	msr	elr_el2, x0
-	mov	x10, #0x3C5		/* EL1h, D A I F masked */
-	msr	spsr_el2, x10
+	msr	spsr_el2, x12
 	mov	x0, x1
 	isb
 	eret
@@ -78,16 +88,25 @@ probe_el2_vectors:
 	probe_lower
 	.endr
 
-/* EL1's: an exception taken at EL1 (an UNDEF) says HVC #1. */
+/* EL1's: an exception taken from EL1 (an UNDEF) says HVC #1; one from EL0 (its SVC, an
+ * UNDEF, a trap to EL1) says HVC #2 with its syndrome. */
 	.macro	probe_el1_entry
 	.balign	0x80
 	hvc	#1
 	.endm
+	.macro	probe_el0_entry
+	.balign	0x80
+	mrs	x0, esr_el1
+	hvc	#2
+	.endm
 
 	.balign	0x800
 probe_el1_vectors:
-	.rept	16
+	.rept	8
 	probe_el1_entry
+	.endr
+	.rept	8
+	probe_el0_entry
 	.endr
 
 /* The probes' code. PMEVCNTR<n>_EL0 reads, one 8-byte entry per n: probe_el1_evcntr + 8n. */
@@ -116,13 +135,13 @@ probe_el1_pmcr_p:
 	mrs	x0, pmcr_el0
 	hvc	#0
 
-	.macro	probe_rd reg
+	.macro	probe_rd reg, end=hvc
 	mrs	x0, \reg
-	hvc	#0
+	\end	#0
 	.endm
-	.macro	probe_wr reg
+	.macro	probe_wr reg, end=hvc
 	msr	\reg, x0
-	hvc	#0
+	\end	#0
 	.endm
 
 /* What EL1 must not reach of a counter past HPMN (probe.c, hpmn_hides, in this order): a write
@@ -154,6 +173,23 @@ probe_el1_fgt:
 	probe_wr S3_3_C14_C15_7		/* PMCCFILTR_EL0 */
 	probe_rd S3_3_C9_C13_1		/* PMXEVTYPER_EL0, PMSELR_EL0.SEL 31 */
 	probe_wr S3_3_C9_C13_1		/* PMXEVTYPER_EL0, PMSELR_EL0.SEL 31 */
+
+/* The same from EL0, in the same order (PMMIR_EL1 is EL1's: its entry is not run). */
+	.balign	8
+	.global	probe_el0_fgt
+probe_el0_fgt:
+	probe_rd S3_3_C14_C12_0, svc	/* PMEVTYPER0_EL0 */
+	probe_rd S3_3_C9_C13_1, svc	/* PMXEVTYPER_EL0 */
+	probe_rd S3_3_C14_C15_7, svc	/* PMCCFILTR_EL0 */
+	probe_rd S3_3_C9_C12_6, svc	/* PMCEID0_EL0 */
+	probe_rd S3_3_C9_C12_7, svc	/* PMCEID1_EL0 */
+	svc	#0			/* PMMIR_EL1: not from EL0 */
+	svc	#0
+	probe_wr S3_3_C14_C12_0, svc	/* PMEVTYPER0_EL0 */
+	probe_wr S3_3_C9_C13_1, svc	/* PMXEVTYPER_EL0 */
+	probe_wr S3_3_C14_C15_7, svc	/* PMCCFILTR_EL0 */
+	probe_rd S3_3_C9_C13_1, svc	/* PMXEVTYPER_EL0, PMSELR_EL0.SEL 31 */
+	probe_wr S3_3_C9_C13_1, svc	/* PMXEVTYPER_EL0, PMSELR_EL0.SEL 31 */
 
 	.bss
 	.balign	16

@@ -30,16 +30,18 @@
  *   fine-grained traps (FEAT_FGT): each register the direct mode traps by its HDFGRTR_EL2
  *     or HDFGWTR_EL2 bit (PV_FGT_DIRECT_*: D24.2.67, D24.2.69) must trap from EL1, each read
  *     and each write, PMXEVTYPER_EL0 as PMEVTYPER<n>_EL0 does (one bit: a type that reached
- *     the hardware through it would not be sanitised), with PMSELR_EL0.SEL 0 and 31; the
- *     ones that do not are named.
+ *     the hardware through it would not be sanitised), with PMSELR_EL0.SEL 0 and 31; and
+ *     from EL0 too, with PMUSERENR_EL0.EN set (all but PMMIR_EL1, which EL0 cannot reach):
+ *     the ones that do not are named.
  * The EL1 probes run a few instructions at EL1 with stage 2 off (el1_probe.S), at boot only.
  */
 #include "hyp.h"
 #include "perfvisor/platform.h"
 
 uint64_t el1_probe(const void *code, uint64_t arg, uint64_t *x0);
+uint64_t el0_probe(const void *code, uint64_t arg, uint64_t *esr_el1);
 extern const char probe_el1_evcntr[], probe_el1_cntenset[], probe_el1_pmcr_p[],
-	probe_el1_hide[], probe_el1_fgt[];
+	probe_el1_hide[], probe_el1_fgt[], probe_el0_fgt[];
 
 #define PMCR_EL0 S3_3_C9_C12_0
 #define PMCNTENSET_EL0 S3_3_C9_C12_1
@@ -71,22 +73,24 @@ static const struct {
 	uint64_t bit;  /* in HDFGRTR_EL2 (reads) or HDFGWTR_EL2 (writes) */
 	unsigned v3p4; /* PMMIR_EL1 exists from PMUv3p4 */
 	bool write;
-	uint8_t sel; /* PMSELR_EL0.SEL while it is probed */
+	uint8_t sel;   /* PMSELR_EL0.SEL while it is probed */
+	bool el1_only; /* not probed from EL0, where it UNDEFs */
 } fgt_regs[] = {
-	{"PMEVTYPER<n>_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 0},
-	{"PMXEVTYPER_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 0},
-	{"PMCCFILTR_EL0", PV_HDFGRTR_EL2_PMCCFILTR_EL0, 0, false, 0},
-	{"PMCEID0_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false, 0},
-	{"PMCEID1_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false, 0},
-	{"PMMIR_EL1", PV_HDFGRTR_EL2_PMMIR_EL1, 1, false, 0},
-	{"PMEVTYPER<n>_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 0},
-	{"PMXEVTYPER_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 0},
-	{"PMCCFILTR_EL0", PV_HDFGWTR_EL2_PMCCFILTR_EL0, 0, true, 0},
-	{"PMXEVTYPER_EL0 (SEL 31)", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 31},
-	{"PMXEVTYPER_EL0 (SEL 31)", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 31},
+	{"PMEVTYPER<n>_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 0, false},
+	{"PMXEVTYPER_EL0", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 0, false},
+	{"PMCCFILTR_EL0", PV_HDFGRTR_EL2_PMCCFILTR_EL0, 0, false, 0, false},
+	{"PMCEID0_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false, 0, false},
+	{"PMCEID1_EL0", PV_HDFGRTR_EL2_PMCEIDn_EL0, 0, false, 0, false},
+	{"PMMIR_EL1", PV_HDFGRTR_EL2_PMMIR_EL1, 1, false, 0, true},
+	{"PMEVTYPER<n>_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 0, false},
+	{"PMXEVTYPER_EL0", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 0, false},
+	{"PMCCFILTR_EL0", PV_HDFGWTR_EL2_PMCCFILTR_EL0, 0, true, 0, false},
+	{"PMXEVTYPER_EL0 (SEL 31)", PV_HDFGRTR_EL2_PMEVTYPERn_EL0, 0, false, 31, false},
+	{"PMXEVTYPER_EL0 (SEL 31)", PV_HDFGWTR_EL2_PMEVTYPERn_EL0, 0, true, 31, false},
 };
 #define NR_FGT_REGS (sizeof(fgt_regs) / sizeof(fgt_regs[0]))
-_Static_assert(NR_FGT_REGS <= 32, "struct pmu_probe: fgt_untrapped has 32 bits");
+#define FGT_EL0 16u /* fgt_untrapped: bits [0, 16) from EL1, [16, 32) from EL0 */
+_Static_assert(NR_FGT_REGS <= FGT_EL0, "struct pmu_probe: fgt_untrapped has 2 x 16 bits");
 
 /* The guests' counters, and the probe's counter 0, disabled, quiet and zero. */
 static void pmu_quiet(void)
@@ -247,7 +251,17 @@ static bool hpmn_hides(unsigned n)
 	return true;
 }
 
-/* Bit k: fgt_regs[k] was reached from EL1 with its trap bit set. */
+/* From EL0, with PMUSERENR_EL0.EN set so that EL0 reaches the fine-grained check (D24.5):
+ * an access that trapped to EL2 comes back with its syndrome; any other end (it completed, and
+ * its SVC came to EL1; or it went to EL1 otherwise) as HVC #2 (el1_probe.S). */
+static bool el0_trapped(unsigned k)
+{
+	uint64_t esr_el1 = 0;
+	uint64_t esr = el0_probe(probe_el0_fgt + 8 * k, 0, &esr_el1);
+	return PV_ESR_EC(esr) == PV_EC_SYS64;
+}
+
+/* Bit k: fgt_regs[k] was reached from EL1 with its trap bit set; bit FGT_EL0 + k: from EL0. */
 static uint32_t fgt_untrapped(void)
 {
 	uint64_t rd = 0, wr = 0, x0 = 0;
@@ -266,6 +280,11 @@ static uint32_t fgt_untrapped(void)
 		uint64_t esr = el1_probe(probe_el1_fgt + 8 * k, 0, &x0);
 		if (PV_ESR_EC(esr) != PV_EC_SYS64)
 			untrapped |= 1u << k;
+		write_sysreg(PMUSERENR_EL0, PV_PMUSERENR_EN);
+		isb();
+		if (!fgt_regs[k].el1_only && !el0_trapped(k))
+			untrapped |= 1u << (FGT_EL0 + k);
+		write_sysreg(PMUSERENR_EL0, 0ul);
 	}
 	write_sysreg(HDFGRTR_EL2, 0ul);
 	write_sysreg(HDFGWTR_EL2, 0ul);
@@ -307,10 +326,11 @@ void probe_pmu(void)
 		   p->hpmn_hides ? "yes" : "no", plat_feat.fgt ? "yes" : "no");
 	if (p->fgt_untrapped) {
 		hyp_puts("hyp: the PMU: fine-grained traps not taken:");
-		for (unsigned k = 0; k < NR_FGT_REGS; k++)
+		for (unsigned k = 0; k < 2 * FGT_EL0; k++)
 			if (p->fgt_untrapped & (1u << k))
-				hyp_printf(" %s %s", fgt_regs[k].name,
-					   fgt_regs[k].write ? "write" : "read");
+				hyp_printf(" %s %s from EL%u", fgt_regs[k % FGT_EL0].name,
+					   fgt_regs[k % FGT_EL0].write ? "write" : "read",
+					   k < FGT_EL0 ? 1u : 0u);
 		hyp_puts("\n");
 	}
 }

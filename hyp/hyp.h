@@ -237,6 +237,20 @@ struct pmu_probe {
 	uint32_t fgt_untrapped; /* registers whose fine-grained trap was not taken */
 };
 
+/* end_hold=KIND (sched.c, end_hold): none, or what each VM's end holds for its check. */
+enum end_hold {
+	END_HOLD_NONE,
+	END_HOLD_PINS,
+	END_HOLD_LOADED,
+	END_HOLD_PMU,
+	END_HOLD_LR,
+	END_HOLD_TIMER,
+	END_HOLD_SPE,
+	END_HOLD_KINDS
+};
+extern const char *const end_hold_names[END_HOLD_KINDS];
+extern uint8_t end_hold_kind; /* enum end_hold: end_hold= (main.c) */
+
 /* ---- Global hypervisor state (one pCPU) ----------------------------------------------- */
 struct hyp {
 	/* Scalars first, the large members last: what every exception touches stays within

@@ -45,6 +45,8 @@
  *   amu=on|off        every VM gets the Activity Monitors where the CPU has them: its
  *                     version, all of its auxiliary counters (docs/amu.md; default on)
  *   vm<k>_amu=on|off  the same for the VM in slot k alone (it overrides amu=)
+ *   end_hold=KIND     a test of the check after each VM's end alone: KIND (pins, loaded, pmu,
+ *                     lr, timer, spe) is held again before it, which must name it (sched.c)
  *   -- ARGS           everything after "--" is every VM's /chosen/bootargs, word for word
  */
 #include "hyp.h"
@@ -137,6 +139,17 @@ static void parse_vm_on_off(const char *what, uint64_t k, const char *val, size_
 		*own = 1;
 	else
 		hyp_printf("hyp: vm%lu_%s takes on or off; ignored\n", k, what);
+}
+
+/* end_hold=KIND: the test of the check after each VM's end (sched.c, end_hold). */
+static void parse_end_hold(const char *val, size_t vl)
+{
+	for (unsigned h = END_HOLD_PINS; h < END_HOLD_KINDS; h++)
+		if (strlen(end_hold_names[h]) == vl && !strncmp(val, end_hold_names[h], vl)) {
+			end_hold_kind = (uint8_t)h;
+			return;
+		}
+	hyp_puts("hyp: end_hold takes pins, loaded, pmu, lr, timer or spe; ignored\n");
 }
 
 /* A KEY=VALUE word the hypervisor does not know: said, not silently dropped. */
@@ -248,6 +261,8 @@ static void parse_bootargs(const char *a)
 				cfg.spe_max_kib = parse_num(val, vl);
 			else if (kl == 3 && !strncmp(a, "amu", 3))
 				parse_on_off("amu", val, vl, &cfg.amu);
+			else if (kl == 8 && !strncmp(a, "end_hold", 8))
+				parse_end_hold(val, vl);
 			else if (!parse_vm_arg(a, kl, val, vl))
 				unknown_arg(a, kl);
 		}

@@ -301,6 +301,46 @@ static void check_released(const struct vm *vm)
 			   vm->name);
 }
 
+const char *const end_hold_names[END_HOLD_KINDS] = {
+	[END_HOLD_PINS] = "pins", [END_HOLD_LOADED] = "loaded", [END_HOLD_PMU] = "pmu",
+	[END_HOLD_LR] = "lr",     [END_HOLD_TIMER] = "timer",   [END_HOLD_SPE] = "spe",
+};
+uint8_t end_hold_kind;
+
+/* end_hold=KIND, the test of check_released (tests/guest/run.sh, scenarios released and
+ * released_spe): at each VM's end, after the put, KIND is held again as a release that had
+ * failed would leave it, the check is made, and KIND is given back; the check must name it.
+ * pins: the check comes before the profiling buffer's pages are unpinned. */
+static void end_hold(struct vcpu *v, bool hold)
+{
+	switch (end_hold_kind) {
+	case END_HOLD_LOADED:
+		if (hold)
+			vcpu_load(v);
+		else
+			vcpu_put(v);
+		break;
+	case END_HOLD_PMU: /* its counter 0 enabled */
+		pv_plat_sysreg_write(&hyp.pcpu, hold ? PV_PMCNTENSET_EL0 : PV_PMCNTENCLR_EL0,
+				     1);
+		break;
+	case END_HOLD_LR: /* ICH_LR0_EL2 (GIC architecture spec IHI 0069): vINTID 27 pending */
+		write_sysreg(S3_4_C12_C12_0, hold ? (1ul << 62 | 1ul << 60 | 27ul) : 0ul);
+		break;
+	case END_HOLD_TIMER: /* CNTV_CTL_EL0: ENABLE, its interrupt masked (IMASK) */
+		write_sysreg(S3_3_C14_C3_1, hold ? 3ul : 0ul);
+		break;
+	case END_HOLD_SPE: /* PMBLIMITR_EL1.E; nothing samples at EL2 (PMSCR_EL2.E2SPE 0) */
+		if (hyp.hw.spehw.usable)
+			pv_plat_sysreg_write(&hyp.pcpu, PV_PMBLIMITR_EL1,
+					     hold ? PV_PMBLIMITR_E : 0);
+		break;
+	default:
+		break;
+	}
+	isb();
+}
+
 struct vcpu *vm_end(struct vcpu *v, const char *reason)
 {
 	struct vm *vm = v->vm;
@@ -308,6 +348,11 @@ struct vcpu *vm_end(struct vcpu *v, const char *reason)
 	vm->end_reason = reason;
 	uart_flush(vm);
 	vcpu_put(v);
+	if (end_hold_kind) {
+		end_hold(v, true);
+		check_released(vm);
+		end_hold(v, false);
+	}
 	/* Profiling is stopped in the hardware by the put (PMBLIMITR_EL1 = 0 after PSB CSYNC):
 	 * now the buffer's pages are unpinned, whatever the guest was doing. */
 	pv_vspe_release(&v->pv);

@@ -784,7 +784,7 @@ attack_suite() {
 # Only the QEMU of our own has SPE, behind -cpu max,pv-spe=on (docs/qemu.md, "The SPE model"):
 # there the SPE scenarios run with it on; elsewhere they are skipped, saying so. The VM that
 # asks for SPE where the CPU has none runs with it hidden, on any QEMU.
-SPE_SCENARIOS="spe spe_swap spe_busy spe_hidden spe_end_limit spe_end_crash spe_s1fault spe_adversarial spe_side"
+SPE_SCENARIOS="spe spe_swap spe_busy spe_hidden spe_end_limit spe_end_crash spe_s1fault spe_adversarial spe_side released_spe"
 
 # spe_pins NAME VM: one test, the VM's pins all released at its end (its stage-2 line in the
 # report: no page pinned, some were, no unpin of a page that was not pinned).
@@ -903,6 +903,20 @@ spe_suite() {
 			[ "$(spe_field spe_end_crash spe enables)" = 1 ]
 		result "spe_end_crash: crashed while profiling, the VM ended"
 		spe_pins spe_end_crash spe
+	fi
+	# check_released's SPE part (as released's, above): the buffer's pages checked before
+	# they are unpinned (a VM that crashed while profiling), and the buffer enabled again.
+	if runs released_spe; then
+		log=$logdir/released_spe_pins.log
+		with_cpu "$spe_cpu" qemu_run "$log" "spe=on vm0=spe end_hold=pins -- spe.end=2" spe_basic
+		grep -qx 'hyp: vm spe: still holds pinned pages after its end' "$log" &&
+			[ "$(grep -c '^hyp: vm spe: released: ' "$log")" = 1 ]
+		result "released_spe: end_hold=pins: the check before the unpin names the pinned pages"
+		log=$logdir/released_spe_buffer.log
+		with_cpu "$spe_cpu" qemu_run "$log" "vm0=hello end_hold=spe" hello
+		grep -qx 'hyp: vm hello: still holds the profiling buffer after its end' "$log" &&
+			[ "$(grep -c '^hyp: vm hello: released: ' "$log")" = 1 ]
+		result "released_spe: end_hold=spe: the check names the profiling buffer"
 	fi
 }
 
@@ -1251,6 +1265,22 @@ check | one)
 		en_switches=$(sed -n 's/^hyp: ---- report: [0-9]* VMs, \([0-9]*\) switches.*/\1/p' "$log")
 		[ "${en_rounds:-0}" -ge 5000 ] && [ "${en_switches:-0}" -ge 20000 ]
 		result "endure: e3 ran ${en_rounds:-no} exact rounds to the time limit, over ${en_switches:-no} switches"
+	fi
+	# The check after each VM's end (hyp/sched.c, check_released) names what is left: with
+	# end_hold=KIND the hypervisor holds KIND again after the put, before a check of its own
+	# (the VM loaded, its PMU counter 0 enabled, a list register, its virtual timer), then
+	# gives it back; the check must name it, and the one after the release find nothing.
+	# SPE's two (pinned pages, the profiling buffer) are released_spe's, on a QEMU with SPE.
+	if runs released; then
+		for rl_kind in loaded:'the pCPU (still loaded)' pmu:'enabled PMU counters' \
+			lr:'list registers' timer:'the virtual timer'; do
+			log=$logdir/released_${rl_kind%%:*}.log
+			qemu_run "$log" "vm0=hello end_hold=${rl_kind%%:*}" hello
+			grep -qx "hyp: vm hello: still holds ${rl_kind#*:} after its end" "$log" &&
+				[ "$(grep -c '^hyp: vm hello: released: ' "$log")" = 1 ] &&
+				grep -q '^hyp: all VMs ended' "$log"
+			result "released: end_hold=${rl_kind%%:*}: the check names ${rl_kind#*:}, and the one after finds nothing"
+		done
 	fi
 	# The report's exit counts, end to end: the bench guest's 10 rounds are 100 null HVCs and
 	# 104 PMU traps (the mix and the four writes that set it up), counted by the library.

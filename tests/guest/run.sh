@@ -1282,6 +1282,17 @@ check | one)
 			result "released: end_hold=${rl_kind%%:*}: the check names ${rl_kind#*:}, and the one after finds nothing"
 		done
 	fi
+	# The scheduler's wrap past the last slot (hyp/sched.c, pick_from): the VM of the last
+	# slot ends first, so that from slot 1 the next runnable VM is slot 0's, behind the scan's
+	# end; both busy VMs must go on taking turns to their ends.
+	scenario sched_last_first "vm0=busy0 vm1=busy1 vm2=quick slice_us=50" busy busy hello
+	if selected sched_last_first; then
+		finished_first "sched_last_first: the last slot's VM ended first" sched_last_first \
+			quick busy0 busy1
+		sl_in=$(report_of "$logdir/sched_last_first.log" busy0 | sed -n 's/^hyp:   scheduled in \([0-9]*\) times.*/\1/p')
+		[ "${sl_in:-0}" -ge 20 ]
+		result "sched_last_first: busy0 was scheduled in ${sl_in:-no} times (at least 20)"
+	fi
 	# The report's exit counts, end to end: the bench guest's 10 rounds are 100 null HVCs and
 	# 104 PMU traps (the mix and the four writes that set it up), counted by the library.
 	if runs bench_counts; then

@@ -69,32 +69,36 @@ void pv_vspe_load(struct pv_vcpu *v)
 	restore(v);
 }
 
+/* Direct sampling controls: the guest's own values, from the hardware that holds them.
+ * PMSCR_EL1 first, before the put stops sampling; the hardware changes none but PMSICR_EL1,
+ * which the put reads once the unit is drained. */
+static void save_direct(struct pv_vcpu *v, struct pv_pcpu *cpu)
+{
+	struct pv_vspe *s = &v->spe;
+	s->scr = pv_plat_sysreg_read(cpu, PV_PMSCR_EL1);
+	s->irr = pv_plat_sysreg_read(cpu, PV_PMSIRR_EL1);
+	s->fcr = pv_plat_sysreg_read(cpu, PV_PMSFCR_EL1);
+	s->evfr = pv_plat_sysreg_read(cpu, PV_PMSEVFR_EL1);
+	if (v->vm->spe.version >= PV_SPE_V1P2)
+		s->nevfr = pv_plat_sysreg_read(cpu, PV_PMSNEVFR_EL1);
+	s->latfr = pv_plat_sysreg_read(cpu, PV_PMSLATFR_EL1);
+}
+
 /* Stop sampling, drain, save (as KVM's __debug_save_spe: PMSCR_EL1 = 0, PSB CSYNC, DSB NSH,
- * then the buffer registers), and leave the pCPU with no buffer enabled. On the direct path
- * the guest's PMSCR_EL1 is read before it is cleared, and the other controls after. */
+ * then the buffer registers), and leave the pCPU with no buffer enabled. */
 void pv_vspe_put(struct pv_vcpu *v)
 {
 	struct pv_vspe *s = &v->spe;
 	struct pv_pcpu *cpu = v->cpu;
-	bool direct;
 	if (!vspe_has(v) || !s->used || !cpu)
 		return;
-	direct = v->vm->spe.direct;
-	if (direct)
-		s->scr = pv_plat_sysreg_read(cpu, PV_PMSCR_EL1);
+	if (v->vm->spe.direct)
+		save_direct(v, cpu);
 	pv_plat_sysreg_write(cpu, PV_PMSCR_EL1, 0);
 	pv_plat_psb_csync(cpu);
 	s->stats.drains++;
 	pv_vspe__sync(v, true);
 	s->icr = pv_plat_sysreg_read(cpu, PV_PMSICR_EL1);
-	if (direct) {
-		s->irr = pv_plat_sysreg_read(cpu, PV_PMSIRR_EL1);
-		s->fcr = pv_plat_sysreg_read(cpu, PV_PMSFCR_EL1);
-		s->evfr = pv_plat_sysreg_read(cpu, PV_PMSEVFR_EL1);
-		if (v->vm->spe.version >= PV_SPE_V1P2)
-			s->nevfr = pv_plat_sysreg_read(cpu, PV_PMSNEVFR_EL1);
-		s->latfr = pv_plat_sysreg_read(cpu, PV_PMSLATFR_EL1);
-	}
 	if (s->hw_on) {
 		pv_plat_sysreg_write(cpu, PV_PMBLIMITR_EL1, 0);
 		s->hw_on = false;

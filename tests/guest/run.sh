@@ -1067,11 +1067,16 @@ check | one)
 	fi
 	# Less RAM than the default 1 GiB (QEMU_MEM=512M: to 0x60000000, 6 slots): the slots past
 	# its end are not looked at (reading one is an external abort at EL2: the hypervisor took
-	# the tree's 512 MiB for 1 GiB and panicked at slot 6).
+	# the tree's 512 MiB for 1 GiB and panicked at slot 6), and a VM asking for more than the
+	# slots to the end hold gets those (vm0_mem=1024: 384 MiB), no RAM past QEMU's.
 	QEMU_MEM=512M
 	export QEMU_MEM
-	scenario ram_small "vm0=hello" hello
+	scenario ram_small "vm0=hello vm0_mem=1024" hello
 	unset QEMU_MEM
+	if selected ram_small; then
+		grep -q '^hyp: vm hello: slot 0, RAM 384 MiB at PA 48000000 ' "$logdir/ram_small.log"
+		result "ram_small: vm0_mem=1024 under QEMU_MEM=512M: the 6 slots to the RAM's end, 384 MiB"
+	fi
 	probe_suite
 	scenario boot "vm0=boot -- boot.argc=3 alpha beta" boot
 	# AArch32 at EL0 (the PE's, where it has it): interrupts and traps from there are a

@@ -129,9 +129,16 @@ static uint64_t want_pc_lo, want_pc_hi, want_data_lo, want_data_hi;
 /* ---- A decoder of the records (Arm ARM D18): enough to hold each to the loop --------- */
 struct decoded {
 	unsigned records, pcs, data_vas, bad_pc, bad_el, bad_data, bad_packet;
+	unsigned stamped;        /* records ended by a Timestamp packet */
+	unsigned loads, ops;     /* Operation Type packets: of a load, and in all */
+	unsigned pas, ctx1;      /* physical address packets; CONTEXTIDR_EL1 packets */
+	unsigned ctx2, bad_ctx1; /* CONTEXTIDR_EL2 packets; CONTEXTIDR_EL1 not ctx1_want */
 	uint64_t first_bad;
 	bool cut; /* the bad packet is the last, cut short by the end of the bytes */
 };
+
+/* The CONTEXTIDR_EL1 a record's Context packet must carry (0: none is checked). */
+static uint64_t ctx1_want;
 
 static uint64_t sext56(uint64_t a)
 {
@@ -182,8 +189,23 @@ static void decode(const uint8_t *b, uint64_t len, struct decoded *d)
 			v |= (uint64_t)b[i + k] << (8 * k);
 		i += size;
 		open = true;
+		if ((h & 0xFC) == 0x48) { /* Operation Type: class in [1:0] */
+			d->ops++;
+			if ((h & 3) == 1 && !(v & 1)) /* load/store class, ST clear */
+				d->loads++;
+		} else if ((h & 0xFC) == 0x64) { /* Context: index 0 EL1, 1 EL2 */
+			if (h & 3) {
+				d->ctx2++;
+			} else {
+				d->ctx1++;
+				if (ctx1_want && v != ctx1_want)
+					d->bad_ctx1++;
+			}
+		}
 		if ((h & 0xF8) == 0xB0) {
 			unsigned index = (ext << 3) | (h & 7);
+			if (index == 3) /* data physical address */
+				d->pas++;
 			if (index == 0) { /* PC: EL in bits [62:61] */
 				uint64_t pc = sext56(v);
 				d->pcs++;
@@ -199,6 +221,7 @@ static void decode(const uint8_t *b, uint64_t len, struct decoded *d)
 			}
 		} else if (h == 0x71) { /* Timestamp: the record's last packet */
 			d->records++;
+			d->stamped++;
 			open = false;
 		}
 	}
@@ -433,6 +456,46 @@ static void stage1_fault(const char *what, uint64_t first, uint64_t desc, unsign
 
 /* ---- spe.case=2: what the architecture leaves to the implementation (D17.7.4) -------------- */
 
+#define ID_AA64MMFR0_EL1 S3_0_C0_C7_0
+#define PMSCR_ALL 0x3Bul /* E0SPE, E1SPE, CX, PA, TS */
+
+/* PMSCR_EL1 all ones, as the guest may write it itself with direct sampling controls: it
+ * reads back every field SPEv1p2 has (PCT two bits with FEAT_ECV), physical address and
+ * physical timestamp asked for, and the records of a profile under it carry no physical
+ * address and no CONTEXTIDR_EL2 (PMSCR_EL2 is the hypervisor's, all zero), but its own
+ * CONTEXTIDR_EL1, and every one a timestamp. */
+static void all_ones_pmscr(uint64_t base)
+{
+	bool ecv = (rd(ID_AA64MMFR0_EL1) >> 60 & 0xF) != 0;
+	uint64_t want = PMSCR_ALL | (ecv ? 3ul << 6 : 1ul << 6);
+	struct decoded d;
+	wr(PMSCR_EL1, ~0ul);
+	uint64_t got = rd(PMSCR_EL1);
+	wr(PMSCR_EL1, 0);
+	check(got == want, "all ones: PMSCR_EL1 reads back E0SPE, E1SPE, CX, PA, TS and PCT",
+	      "PMSCR_EL1 %lx, want %lx", got, want);
+	ctx1_want = 0xA11;
+	wr(contextidr_el1, ctx1_want);
+	memset((void *)base, 0, 16 * PAGE);
+	buffer_on(base, 16 * PAGE);
+	spe_loop(data, 5000, ~0ul);
+	drain();
+	uint64_t ptr = rd(PMBPTR_EL1), bsr = rd(PMBSR_EL1);
+	wr(PMBLIMITR_EL1, 0);
+	isb();
+	decode((const uint8_t *)base, ptr - base, &d);
+	check(bsr == 0 && !d.bad_packet && !d.bad_pc && d.records >= 50 &&
+		      d.stamped == d.records && d.ctx1 == d.records && !d.bad_ctx1 && !d.ctx2 &&
+		      !d.pas,
+	      "all ones: records with its CONTEXTIDR_EL1 and a timestamp, no physical address, "
+	      "no CONTEXTIDR_EL2",
+	      "PMBSR_EL1 %lx: %u records (%u bad packets, %u bad PCs), %u stamped, "
+	      "%u CONTEXTIDR_EL1 (%u not its own), %u CONTEXTIDR_EL2, %u PA",
+	      bsr, d.records, d.bad_packet, d.bad_pc, d.stamped, d.ctx1, d.bad_ctx1, d.ctx2,
+	      d.pas);
+	ctx1_want = 0;
+}
+
 static uint64_t rec_max, ptr_align;
 
 /* An enable the vSPE refuses (docs/spe.md, "Enable: checks"): PMBSR_EL1 S with EC 0 and `bsc`
@@ -582,6 +645,7 @@ static void adversarial(void)
 	wr(PMSCR_EL1, 0xFFFFFFFFFFFFFF00ul | (1ul << 2));
 	CHECK_EQ(rd(PMSCR_EL1), 0, "RES0: PMSCR_EL1 reads back without them");
 	wr(PMSCR_EL1, 0);
+	all_ones_pmscr(base);
 	wr(PMBSR_EL1, 0xFFFFFFFF00000000ul | (0x3Ful << 20));
 	CHECK_EQ(rd(PMBSR_EL1), 0, "RES0: PMBSR_EL1 reads back without them (S clear)");
 	check(!(gic_ppi_pending() & (1u << INTID_SPE)), "RES0: and no event for them",
@@ -611,23 +675,40 @@ static void adversarial(void)
 
 /* Each profiles its own loop (side2: spe_loop2 over data2) into its buffer, at the same VA
  * and IPA as the other's, for several rounds while the hypervisor switches them every few
- * tens of us: every record holds one of its own PCs and data addresses, never the other's. */
+ * tens of us: every record holds one of its own PCs and data addresses, never the other's.
+ * Each under sampling controls of its own, which it writes itself where the hypervisor gives
+ * direct sampling controls (docs/spe.md): side1 every operation with a timestamp, side2 loads
+ * alone (PMSFCR_EL1.FT, LD) with CONTEXTIDR_EL1 and no timestamp, at a random interval. Each
+ * record shows the controls in force were its own, and they read back as written. */
+#define PMSCR_CX (1ul << 3)
+#define PMSFCR_FT (1ul << 1)
+#define PMSFCR_LD (1ul << 17)
 static void side_by_side(bool second)
 {
 	void (*loop)(uint64_t *, uint64_t, uint64_t) = second ? spe_loop2 : spe_loop;
 	uint64_t *d_arr = second ? data2 : data;
+	uint64_t scr = second ? PMSCR_E1SPE | PMSCR_CX : PMSCR_E1SPE | PMSCR_TS;
+	/* side2's interval with random low bits (RND): its samples then fall on every
+	 * instruction of the loop, the load among them, not on a fixed few. */
+	uint64_t irr = second ? 0x101 : 0x100, fcr = second ? PMSFCR_FT | PMSFCR_LD : 0;
+	uint64_t latfr = second ? 2 : 1;
 	unsigned records = 0, bad = 0, rounds = 6, data_vas = 0;
 	if (second) {
 		want_pc_lo = (uint64_t)spe_loop2;
 		want_pc_hi = (uint64_t)spe_loop2_end;
 		want_data_lo = (uint64_t)data2;
 		want_data_hi = (uint64_t)(data2 + 1024);
+		ctx1_want = 0x5EC2;
+		wr(contextidr_el1, ctx1_want);
 	}
+	wr(PMSIRR_EL1, irr);
+	wr(PMSFCR_EL1, fcr);
+	wr(PMSLATFR_EL1, latfr);
 	for (unsigned r = 0; r < rounds; r++) {
 		struct decoded d;
 		memset((void *)BUF_VA, 0, 64 * 1024);
 		buffer_on(BUF_VA, 64 * 1024);
-		loop(d_arr, 20000, PMSCR_E1SPE | PMSCR_TS);
+		loop(d_arr, 20000, scr);
 		drain();
 		uint64_t ptr = rd(PMBPTR_EL1), bsr = rd(PMBSR_EL1);
 		wr(PMBLIMITR_EL1, 0);
@@ -640,17 +721,36 @@ static void side_by_side(bool second)
 		decode((const uint8_t *)BUF_VA, ptr - BUF_VA, &d);
 		records += d.records;
 		data_vas += d.data_vas;
-		if (d.bad_packet || d.bad_pc || d.bad_el || d.bad_data || d.records < 300) {
+		if (d.bad_packet || d.bad_pc || d.bad_el || d.bad_data ||
+		    d.records < (second ? 30 : 300)) {
 			bad++;
 			gprintf("spe: round %u: %u records, %u bad packets, %u PCs and %u data "
 				"addresses not its own\n",
 				r, d.records, d.bad_packet, d.bad_pc, d.bad_data);
 		}
+		/* Its own controls, not the other's: side1's records each stamped, with no
+		 * CONTEXTIDR_EL1 and some not loads; side2's loads alone, never stamped, each
+		 * with its CONTEXTIDR_EL1. */
+		bool own = second ? !d.stamped && d.loads == d.records && d.ops == d.records
+				  : d.stamped == d.records && d.loads < d.records;
+		bool ctx = second ? d.ctx1 == d.records && !d.bad_ctx1 : !d.ctx1;
+		if (!own || !ctx || d.ctx2 || d.pas) {
+			bad++;
+			gprintf("spe: round %u: %u records, %u stamped, %u of %u loads, %u "
+				"CONTEXTIDR_EL1 (%u not its own), %u CONTEXTIDR_EL2, %u PA\n",
+				r, d.records, d.stamped, d.loads, d.ops, d.ctx1, d.bad_ctx1,
+				d.ctx2, d.pas);
+		}
 	}
 	gprintf("spe: %u records in %u rounds, %u data addresses\n", records, rounds, data_vas);
 	check(!bad && data_vas >= records / 4,
-	      "side by side: every record has its own loop's PC and its own array's address",
+	      "side by side: every record has its own loop's PC and its own array's address, "
+	      "made under its own sampling controls",
 	      "%u of %u rounds bad", bad, rounds);
+	uint64_t got_irr = rd(PMSIRR_EL1), got_fcr = rd(PMSFCR_EL1), got_lat = rd(PMSLATFR_EL1);
+	check(got_irr == irr && got_fcr == fcr && got_lat == latfr,
+	      "side by side: its sampling controls read back as it wrote them",
+	      "PMSIRR_EL1 %lx PMSFCR_EL1 %lx PMSLATFR_EL1 %lx", got_irr, got_fcr, got_lat);
 }
 
 /* ---- spe.bench=1: the figures of `make bench` (docs/benchmarks.md) ------------------------- */

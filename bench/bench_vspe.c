@@ -13,6 +13,17 @@
  *                       written plus one chunk: buffer pages only, the tables aside
  *   vspe.switch         instructions per pv_vcpu_load + pv_vcpu_put of a vCPU that profiles
  *                       (PSB CSYNC drain, save, restore)
+ *   vspe.switch_direct  the same with direct sampling controls (docs/spe.md): the controls
+ *                       saved from the hardware at put
+ *   vspe.restart        instructions per stop and start of Linux's arm_spe_pmu (what it does
+ *                       at each switch of the profiled task: PMSCR_EL1 = 0, PMBLIMITR_EL1 = 0,
+ *                       PMBSR_EL1 and PMBPTR_EL1 read, PMSICR_EL1 read; then PMBPTR_EL1,
+ *                       PMBLIMITR_EL1 with E, PMSFCR_EL1, PMSEVFR_EL1, PMSLATFR_EL1, PMSIRR_EL1,
+ *                       PMSICR_EL1, PMSCR_EL1 written) with a 32 KiB buffer, every access
+ *                       trapped; the disable unpins, so each enable walks and pins again
+ *   vspe.restart_direct the same with direct sampling controls: the buffer registers alone
+ *                       trap (the others are the platform's cells, as the hardware's)
+ *   vspe.restart_traps, vspe.restart_traps_direct: the traps of one such stop and start
  *   vspe.loss           records lost over a steady-state run: two vCPUs profiling into 512 KiB
  *                       buffers, migrating between two pCPUs, a Linux-like driver restarting
  *                       its buffer at each buffer-full interrupt. The "hardware" is the
@@ -41,8 +52,18 @@
 #define KVA UINT64_C(0xFFFF800080000000)
 #define SCR_ON (PV_PMSCR_E0SPE | PV_PMSCR_E1SPE | PV_PMSCR_CX | PV_PMSCR_TS)
 #define BASELINE 0x100u
+#define DIRECT 0x200u
+#define TRAPS 0x400u
 
 static const struct spe_hw_desc HW = {.version = 3, .align = 6, .max_size = 7, .fgt = true};
+/* The same machine whose PMSIDR_EL1 a VM of its version sees as it is (no EFT, no FDS): direct
+ * sampling controls. */
+static const struct spe_hw_desc HW_DIRECT = {.version = 3,
+					     .align = 6,
+					     .max_size = 7,
+					     .fgt = true,
+					     .no_eft_fds = true,
+					     .fgt_words = true};
 
 static void die(const char *what)
 {
@@ -69,9 +90,10 @@ static uint64_t rd(struct pv_vcpu *v, uint32_t key)
 /* The rig: a VM with SPE only (max buffer `max`), the guest's 4 KiB tables on both pCPUs, and
  * `size` bytes of buffer per vCPU at KVA + vcpu * 16 MiB, its pages at IPAs shuffled within the
  * vCPU's 32 MiB of RAM (so runs are never contiguous by accident). */
-static struct spe_rig *machine_new(uint64_t max, uint64_t size, unsigned vcpus)
+static struct spe_rig *machine_on(const struct spe_hw_desc *hw, uint64_t max, uint64_t size,
+				  unsigned vcpus)
 {
-	struct spe_rig *r = spe_rig_new(&HW);
+	struct spe_rig *r = spe_rig_new(hw);
 	if (spe_rig_vm(r, PV_FEAT_SPE, 3, max))
 		die("setup: pv_vm_init");
 	uint64_t root0 = rig_new_table(r, 12), root1 = rig_new_table(r, 12);
@@ -97,6 +119,11 @@ static struct spe_rig *machine_new(uint64_t max, uint64_t size, unsigned vcpus)
 	}
 	free(perm);
 	return r;
+}
+
+static struct spe_rig *machine_new(uint64_t max, uint64_t size, unsigned vcpus)
+{
+	return machine_on(&HW, max, size, vcpus);
 }
 
 /* ---- enable ------------------------------------------------------------------------------- */
@@ -156,11 +183,19 @@ static int run_enable(unsigned arg)
 
 BENCH_SWITCH_LOOP(measure_switch, pv_vcpu_load, pv_vcpu_put)
 BENCH_SWITCH_LOOP(measure_switch_baseline, baseline_load, baseline_put)
+BENCH_SWITCH_LOOP(measure_switch_direct, pv_vcpu_load, pv_vcpu_put)
+BENCH_SWITCH_LOOP(measure_switch_direct_baseline, baseline_load, baseline_put)
 
-static int run_switch(unsigned baseline)
+/* arg: | BASELINE, | DIRECT. */
+static int run_switch(unsigned arg)
 {
 	enum { ROUNDS = 2000 };
-	struct spe_rig *r = machine_new(UINT64_C(1) << 20, UINT64_C(1) << 20, 1);
+	bool baseline = arg & BASELINE, direct = arg & DIRECT;
+	struct spe_rig *r = machine_on(direct ? &HW_DIRECT : &HW, UINT64_C(1) << 20,
+				       UINT64_C(1) << 20, 1);
+	void (*loop)(struct pv_vcpu *, struct pv_pcpu *, unsigned) =
+		direct ? (baseline ? measure_switch_direct_baseline : measure_switch_direct)
+		       : (baseline ? measure_switch_baseline : measure_switch);
 	struct pv_vcpu *v = &r->v[0];
 	pv_vcpu_load(v, &r->cpu[0]);
 	wr(v, PV_PMSIRR_EL1, 4096);
@@ -170,11 +205,95 @@ static int run_switch(unsigned baseline)
 	if (!v->spe.hw_on)
 		die("switch: the buffer is not on");
 	pv_vcpu_put(v);
-	(baseline ? measure_switch_baseline : measure_switch)(v, &r->cpu[0], ROUNDS);
+	loop(v, &r->cpu[0], ROUNDS);
 	pv_vcpu_load(v, &r->cpu[0]);
-	if (!v->spe.hw_on || v->spe.stats.enables != 1)
-		die("switch: the buffer was walked again or is off");
+	if (!v->spe.hw_on || v->spe.stats.enables != 1 || r->vm.spe.direct != direct)
+		die("switch: the buffer was walked again or is off, or the path is not the "
+		    "one");
 	printf("operations %u\n", ROUNDS);
+	pv_vcpu_put(v);
+	spe_rig_free(r);
+	return 0;
+}
+
+/* ---- restart: Linux's arm_spe_pmu_stop() and arm_spe_pmu_start() ------------------------- */
+
+/* One guest access as the hardware routes it by the trap words in force: MDCR_EL2.E2PB traps
+ * the buffer registers, a sampling control traps by its fine-grained bit or MDCR_EL2.TPMS
+ * (none of those of HW_DIRECT has a bit set), else it is the hardware's register. */
+#define RESTART_LOOP(function, trap)                                                           \
+	static uint64_t function##_access(struct pv_vcpu *v, uint32_t key, bool rd,            \
+					  uint64_t val)                                        \
+	{                                                                                      \
+		bool pmb = key == PV_PMBLIMITR_EL1 || key == PV_PMBPTR_EL1 ||                  \
+			   key == PV_PMBSR_EL1;                                                \
+		if (pmb || (v->traps.mdcr_el2 & PV_MDCR_EL2_TPMS)) {                           \
+			uint64_t x[31] = {0};                                                  \
+			x[3] = val;                                                            \
+			if (trap(v, esr_sys(key, 3, rd), 1, x) != PV_TRAP_HANDLED)             \
+				die("restart: an access was not handled");                     \
+			return x[3];                                                           \
+		}                                                                              \
+		uint64_t *cell = memplat_reg(v->cpu->plat, key);                               \
+		if (!rd)                                                                       \
+			*cell = val;                                                           \
+		return *cell;                                                                  \
+	}                                                                                      \
+	BENCH_MEASURED void function(struct pv_vcpu *v, unsigned rounds, uint64_t size)        \
+	{                                                                                      \
+		for (unsigned i = 0; i < rounds; i++) {                                        \
+			uint64_t icr;                                                          \
+			function##_access(v, PV_PMSCR_EL1, false, 0);                          \
+			function##_access(v, PV_PMBLIMITR_EL1, false, 0);                      \
+			function##_access(v, PV_PMBSR_EL1, true, 0);                           \
+			function##_access(v, PV_PMBPTR_EL1, true, 0);                          \
+			icr = function##_access(v, PV_PMSICR_EL1, true, 0);                    \
+			function##_access(v, PV_PMBPTR_EL1, false, KVA);                       \
+			function##_access(v, PV_PMBLIMITR_EL1, false,                          \
+					  (KVA + size) | PV_PMBLIMITR_E);                      \
+			function##_access(v, PV_PMSFCR_EL1, false, 0);                         \
+			function##_access(v, PV_PMSEVFR_EL1, false, 0);                        \
+			function##_access(v, PV_PMSLATFR_EL1, false, 0);                       \
+			function##_access(v, PV_PMSIRR_EL1, false, 4096);                      \
+			function##_access(v, PV_PMSICR_EL1, false, icr);                       \
+			function##_access(v, PV_PMSCR_EL1, false, SCR_ON);                     \
+		}                                                                              \
+	}
+RESTART_LOOP(measure_restart, pv_trap)
+RESTART_LOOP(measure_restart_baseline, baseline_trap)
+RESTART_LOOP(measure_restart_direct, pv_trap)
+RESTART_LOOP(measure_restart_direct_baseline, baseline_trap)
+
+/* arg: | BASELINE, | DIRECT, | TRAPS (the traps a restart takes, not its instructions). A
+ * 32 KiB buffer (8 pages), as Linux's AUX buffer in docs/spe.md's "Linux in a guest". */
+static int run_restart(unsigned arg)
+{
+	enum { ROUNDS = 200 };
+	const uint64_t size = UINT64_C(32) << 10;
+	bool direct = arg & DIRECT, baseline = arg & BASELINE;
+	struct spe_rig *r = machine_on(direct ? &HW_DIRECT : &HW, UINT64_C(1) << 20, size, 1);
+	struct pv_vcpu *v = &r->v[0];
+	void (*loop)(struct pv_vcpu *, unsigned, uint64_t) =
+		direct ? (baseline ? measure_restart_direct_baseline : measure_restart_direct)
+		       : (baseline ? measure_restart_baseline : measure_restart);
+	if (r->vm.spe.direct != direct)
+		die("restart: the path is not the one asked for");
+	pv_vcpu_load(v, &r->cpu[0]);
+	/* Running, as the first start left it (and the first write took TPMS off). */
+	wr(v, PV_PMSIRR_EL1, 4096);
+	wr(v, PV_PMBPTR_EL1, KVA);
+	wr(v, PV_PMBLIMITR_EL1, (KVA + size) | PV_PMBLIMITR_E);
+	wr(v, PV_PMSCR_EL1, SCR_ON);
+	uint64_t traps = v->stats.traps[PV_KIND_SPE];
+	loop(v, ROUNDS, size);
+	traps = v->stats.traps[PV_KIND_SPE] - traps;
+	if (!baseline && (!v->spe.hw_on || v->spe.stats.enables != ROUNDS + 1))
+		die("restart: the buffer is not on, or was not enabled at each start");
+	if (arg & TRAPS)
+		printf("value %llu.%llu\n", (unsigned long long)(traps / ROUNDS),
+		       (unsigned long long)(traps % ROUNDS * 10 / ROUNDS));
+	else
+		printf("operations %u\n", ROUNDS);
 	pv_vcpu_put(v);
 	spe_rig_free(r);
 	return 0;
@@ -489,7 +608,18 @@ static const struct bench_mode modes[] = {
 	{"enable_64mib", "vspe.enable_64mib", "instructions", "callgrind", run_enable, 64},
 	{"enable_64mib_baseline", NULL, NULL, NULL, run_enable, 64 | BASELINE},
 	{"switch", "vspe.switch", "instructions/switch", "callgrind", run_switch, 0},
-	{"switch_baseline", NULL, NULL, NULL, run_switch, 1},
+	{"switch_baseline", NULL, NULL, NULL, run_switch, BASELINE},
+	{"switch_direct", "vspe.switch_direct", "instructions/switch", "callgrind", run_switch,
+	 DIRECT},
+	{"switch_direct_baseline", NULL, NULL, NULL, run_switch, DIRECT | BASELINE},
+	{"restart", "vspe.restart", "instructions/restart", "callgrind", run_restart, 0},
+	{"restart_baseline", NULL, NULL, NULL, run_restart, BASELINE},
+	{"restart_direct", "vspe.restart_direct", "instructions/restart", "callgrind",
+	 run_restart, DIRECT},
+	{"restart_direct_baseline", NULL, NULL, NULL, run_restart, DIRECT | BASELINE},
+	{"restart_traps", "vspe.restart_traps", "traps/restart", "direct", run_restart, TRAPS},
+	{"restart_traps_direct", "vspe.restart_traps_direct", "traps/restart", "direct",
+	 run_restart, TRAPS | DIRECT},
 	{"loss", "vspe.loss", "records-lost", "direct", run_loss, 0},
 	{"pinned", "vspe.pinned_ratio", "pinned/(written+chunk)", "direct", run_pinned, 0},
 };

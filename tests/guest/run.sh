@@ -1232,6 +1232,16 @@ check | one)
 	selected exact_busy &&
 		finished_first "exact_busy: the busy VMs ran during all of exact's windows" exact_busy \
 			exact busy1 busy2 busy3
+	# A VM running when the time limit comes is put before its end is checked: it releases
+	# everything (check_released), as one that ends by itself does.
+	if runs end_limit; then
+		log=$logdir/end_limit.log
+		qemu_run "$log" "vm0=busy limit_ms=1" busy
+		grep -qx 'hyp: vm busy: ended: time limit (limit_ms) reached' "$log" &&
+			[ "$(grep -c '^hyp: vm busy: released: ' "$log")" = 1 ] &&
+			! grep -q '^hyp: vm .*: still holds ' "$log"
+		result "end_limit: the VM running at the time limit ended and released everything"
+	fi
 	# Endurance (tests/guest/endure.c): 32 VMs, a slot each (QEMU_MEM=3G), time-sliced every
 	# 50 us on the one pCPU for 2.5 s of virtual time, each running random PMU programs whose
 	# every window is checked exact; they end every way a VM can (PSCI SYSTEM_OFF, a crash,

@@ -309,10 +309,14 @@ static const uint8_t *fdt_find(const void *fdt, const char *node, const char *pr
 				return NULL; /* the node, without the property */
 			depth--;
 		} else if (tok == FDT_PROP) {
+			if (e - p < 8)
+				break; /* no room for its length and name: no tree */
 			uint32_t plen = get32(p), nameoff = get32(p + 4);
+			if (plen > (uint64_t)(e - p - 8))
+				break; /* a value past the block's end: no tree */
 			const uint8_t *data = p + 8;
 			/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
-			if (in_node && off_str + nameoff < total &&
+			if (in_node && (uint64_t)off_str + nameoff < total &&
 			    !strncmp((const char *)b + off_str + nameoff, prop, prop_len + 1)) {
 				*len = plen;
 				return data;

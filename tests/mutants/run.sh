@@ -17,7 +17,10 @@
 #                           none: the match is removed)
 #   kill TEST...            what must fail once it is applied: host test binaries by name
 #                           (test_scen_pmu_passthrough), or guest:SCENARIO for a scenario of
-#                           the reference hypervisor's guest suite (tests/guest/run.sh one)
+#                           the reference hypervisor's guest suite (tests/guest/run.sh one),
+#                           or hw:SCENARIO for one on the QEMU of our own (its SPE and AMU
+#                           scenarios: build/hw-qemu/qemu-system-aarch64 of this checkout,
+#                           which make check or make hw-qemu builds)
 #   end
 # Lines starting with "#" are comments. The mutations are made in copies of the tree (of the
 # working tree, or of the commit MUTANTS_FROM names): MUTANTS_JOBS workers (default one per
@@ -32,6 +35,7 @@
 # those mutations alone.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+hw_qemu=$(cd "$here/../.." && pwd)/build/hw-qemu/qemu-system-aarch64
 top=$(cd "$here/../.." && pwd)
 base=${MUTANTS_TREE:-build/mutants/tree}
 case $base in /*) ;; *) base=$top/$base ;; esac
@@ -139,7 +143,7 @@ sync_tree() {
 # build_test TEST: builds it in the tree; prints nothing, status of make.
 build_test() {
 	case $1 in
-	guest:*) make -C "$tree" --no-print-directory hyp >>"$log" 2>&1 ;;
+	guest:* | hw:*) make -C "$tree" --no-print-directory hyp >>"$log" 2>&1 ;;
 	*)
 		bin=$(cd "$tree" && ls tests/unit/"$1".c tests/scenario/"$1".c tests/tool/"$1".c 2>/dev/null | head -n1)
 		[ -n "$bin" ] || { echo "mutants: no test $1" >>"$log"; return 1; }
@@ -154,6 +158,15 @@ run_test() {
 	guest:*)
 		(cd "$tree" && QEMU_TIMEOUT=${QEMU_TIMEOUT:-60} GUEST_LOGDIR=build/mutants-guest \
 			sh tests/guest/run.sh one build/hyp/perfvisor.elf build/guest "${1#guest:}") >>"$log" 2>&1
+		;;
+	hw:*)
+		if [ ! -x "$hw_qemu" ]; then
+			echo "mutants: $1 needs the QEMU of our own, $hw_qemu: make hw-qemu" >>"$log"
+			return 1
+		fi
+		(cd "$tree" && QEMU=$hw_qemu QEMU_TIMEOUT=${QEMU_TIMEOUT:-60} \
+			GUEST_LOGDIR=build/mutants-guest-hw \
+			sh tests/guest/run.sh one build/hyp/perfvisor.elf build/guest "${1#hw:}") >>"$log" 2>&1
 		;;
 	*)
 		bin=$(cd "$tree" && ls build/tests/unit/"$1" build/tests/scenario/"$1" build/tests/tool/"$1" 2>/dev/null | head -n1)

@@ -12,6 +12,7 @@
 
 #include "perfvisor/perfvisor.h"
 #include "perfvisor/platform.h"
+#include "perfvisor/record.h"
 #include "perfvisor/trap.h"
 #include "el1_entry.h"
 #include "pcpu.h"
@@ -26,6 +27,9 @@ _Static_assert(PV_IRQ_NOT_MINE == PVX_IRQ_NOT_MINE && PV_IRQ_HANDLED == PVX_IRQ_
 		       PV_IRQ_HOST_PENDING == PVX_IRQ_HOST_PENDING,
 	       "pvx.h: interrupt results");
 _Static_assert(PVX_MAX_FILTERS <= PV_PMU_MAX_FILTERS, "pvx.h: filters");
+_Static_assert(PVX_RECORD_MAX == PV_RECORD_MAX &&
+		       PVX_RECORD_MAX_EXITS == PV_RECORD_MAX_EXIT_KINDS,
+	       "pvx.h: records");
 
 static struct pv_hw hw; /* the machine, read once by pvx_boot */
 
@@ -195,6 +199,37 @@ void pvx_vcpu_stats(const void *vcpu, struct pvx_vcpu_stats *out)
 	out->traps_other = s->traps[PV_KIND_SPE] + s->traps[PV_KIND_AMU] +
 			   s->traps[PV_KIND_MPAM];
 	out->loads = s->loads;
+	out->traps_spe = s->traps[PV_KIND_SPE];
+	out->traps_amu = s->traps[PV_KIND_AMU];
+	out->traps_mpam = s->traps[PV_KIND_MPAM];
+	out->pmu_irqs = s->pmu_irqs;
+}
+
+unsigned long pvx_record(void *vcpu, char *buf, unsigned long size,
+			 const struct pvx_record_host *host)
+{
+	struct pv_record_exit exits[PV_RECORD_MAX_EXIT_KINDS];
+	unsigned n = host->nr_exits;
+	if (n > PV_RECORD_MAX_EXIT_KINDS) {
+		if (size)
+			buf[0] = '\0';
+		return 0;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		exits[k].kind = host->exits[k].kind;
+		exits[k].exits = host->exits[k].exits;
+		exits[k].el2_instructions = host->exits[k].el2_instructions;
+	}
+	struct pv_record_host h = {
+		.seq = host->seq,
+		.time_ns = host->time_ns,
+		.vm_name = host->vm_name,
+		.state = host->state,
+		.switches_in = host->switches,
+		.nr_exits = n,
+		.exits = exits,
+	};
+	return pv_record_vcpu(buf, size, vcpu, &h);
 }
 
 void pvx_vcpu_release(void *vcpu)

@@ -81,11 +81,36 @@ unsigned long pvx_el1_sync_entry(unsigned long spsr, unsigned long sctlr_el1,
  * (el2/qemu72.h); elsewhere nothing happens. */
 void pvx_retire_emulated(void *vcpu, unsigned int el);
 
-/* Per-vCPU figures for the host's report. */
+/* Per-vCPU figures for the host's report and its debug-key dump: plain counters that only
+ * grow, each a naturally aligned 64-bit word (a pCPU may read another's vCPU's, and gets a
+ * value the counter had). traps_other: SPE, AMU and MPAM together. */
 struct pvx_vcpu_stats {
 	unsigned long traps_pmu, traps_id, traps_other, loads;
+	unsigned long traps_spe, traps_amu, traps_mpam, pmu_irqs;
 };
 void pvx_vcpu_stats(const void *vcpu, struct pvx_vcpu_stats *out);
+
+/* Live figures records (docs/records.md): the host's side of a vCPU's record, in plain
+ * types (struct pv_record_host). Its words and the VM's name as that struct says. */
+#define PVX_RECORD_MAX 4608 /* PV_RECORD_MAX: a record always fits */
+#define PVX_RECORD_MAX_EXITS 32
+struct pvx_record_exit {
+	const char *kind; /* [a-z0-9-]{1,23} */
+	unsigned long exits, el2_instructions;
+};
+struct pvx_record_host {
+	unsigned long seq, time_ns, switches;
+	const char *vm_name; /* 1 to 63 bytes */
+	const char *state;   /* "running", "waiting", "ended", "stopped" */
+	unsigned int nr_exits;
+	const struct pvx_record_exit *exits;
+};
+/* The vCPU's record, one line with its newline, NUL-terminated, into buf: its length, or 0
+ * (an empty string) when it does not fit or the host's side is not as above. On the vCPU's
+ * pCPU while it is loaded (its counters are the hardware's there), or while it is loaded
+ * nowhere and cannot be (the host excludes its load); interrupts masked. */
+unsigned long pvx_record(void *vcpu, char *buf, unsigned long size,
+			 const struct pvx_record_host *host);
 
 /* The end of a vCPU, then of its VM once all its vCPUs ended (0, or a negative error and
  * nothing released while vCPUs remain). */

@@ -11,10 +11,15 @@
  *   perfvisor,pmu-filter = <deny base count> ...;   event ranges, KVM's semantics
  * Xen command line: perfvisor_host_counters=<n> keeps the top n counters for Xen (default 0);
  * perfvisor_pmu_poll_us=<us> (QEMU 7.2 only, below); perfvisor_poweroff=1 powers the machine
- * off once the last domain has shut down (for a test harness; default: Xen's behaviour).
+ * off once the last domain has shut down (for a test harness; default: Xen's behaviour);
+ * perfvisor_records_ms=<ms> writes each vCPU's live figures record (docs/records.md) on the
+ * serial console every <ms> of Xen's time (default 0: none). Debug key 'f': the figures, a
+ * line per domain.
  */
+#include <xen/console.h>
 #include <xen/init.h>
 #include <xen/irq.h>
+#include <xen/keyhandler.h>
 #include <xen/lib.h>
 #include <xen/libfdt/libfdt.h>
 #include <xen/param.h>
@@ -39,6 +44,9 @@ static unsigned int __read_mostly opt_pmu_poll_us = 10;
 integer_param("perfvisor_pmu_poll_us", opt_pmu_poll_us);
 static bool __read_mostly opt_poweroff;
 boolean_param("perfvisor_poweroff", opt_poweroff);
+/* The live figures records' period (0: none). */
+static unsigned int __read_mostly opt_records_ms;
+integer_param("perfvisor_records_ms", opt_records_ms);
 
 static DEFINE_PER_CPU(void *, perfvisor_pcpu);
 
@@ -51,9 +59,15 @@ struct perfvisor_domain {
 /* What v->arch.perfvisor points to: the bridge's vCPU and the level of its PMU interrupt. */
 struct perfvisor_vcpu {
     void *pv;
+    /* Held across its load and across the making of its record: the record is made on the
+     * pCPU last_cpu names (records_cpu(), checked under this lock), and no other pCPU
+     * loads the vCPU meanwhile. */
+    spinlock_t lock;
     bool irq_level;
     unsigned int last_cpu;   /* the pCPU it was last loaded on (NR_CPUS: never) */
     unsigned long migrations; /* loads on another pCPU than the one before */
+    unsigned long switches;   /* times scheduled in */
+    unsigned long mmio;       /* MMIO accesses Xen emulated for it (IO_HANDLED) */
 };
 
 /* The vCPU whose list registers this CPU holds while perfvisor is called (between Xen's
@@ -86,6 +100,192 @@ void pvx_host_pmu_irq_armed(void *host_pcpu)
 {
     if ( opt_pmu_poll_us && pvx_on_qemu() )
         set_timer(&this_cpu(perfvisor_poll), NOW() + MICROSECS(opt_pmu_poll_us));
+}
+
+/*
+ * ---- Live figures records (docs/records.md) and the debug key ----
+ * Every opt_records_ms of Xen's time (NOW(): virtual time under QEMU), each pCPU writes the
+ * records of the vCPUs whose figures it holds: those last loaded on it (a vCPU never loaded:
+ * the boot pCPU's). Such a vCPU is either loaded there now (it is the pCPU's current vCPU:
+ * the glue puts a vCPU whenever Xen switches away from it, to the idle vCPU too), and its
+ * counters are that pCPU's hardware, read with interrupts masked, or loaded nowhere, and its
+ * lock keeps another pCPU from loading it while the record is formatted. So the library's
+ * record is always made where its context says (record.h), never from another pCPU's view.
+ *
+ * Xen's console: printk() starts every line with "(XEN) ", and what a domain writes goes
+ * through it: a vPL011 line as "(XEN) DOMn: ...", the console input domain's characters
+ * echoed one printk() each after "(XEN) ", a console hypercall's line as "(dN) ..."; so no
+ * domain begins a line (the hardware domain's console output alone reaches the serial line
+ * as it is: Xen trusts it as itself). A record begins with "PVR1 ", so it is written to the
+ * serial line itself (console_serial_puts(), under the console lock), as a line of its own.
+ * Two hooks keep that true: console_serial_puts() says where the serial line stands
+ * (perfvisor_console_sent), and a printk() that would continue its pCPU's line after
+ * something else ended or took the line starts a new line, with its prefix
+ * (perfvisor_console_line_lost). Without it, the input domain's next character after a
+ * record (or after another pCPU's line) would begin a line.
+ */
+static DEFINE_PER_CPU(struct timer, perfvisor_records_timer);
+static unsigned long perfvisor_records_seq;       /* under the console lock */
+static char perfvisor_record_buf[PVX_RECORD_MAX]; /* under the console lock */
+
+/* The serial line as console_serial_puts() left it: a line open (its last byte not a
+ * newline), and which pCPU wrote that byte. */
+static bool console_line_open;
+static unsigned int console_line_cpu;
+
+void perfvisor_console_sent(const char *s, size_t nr)
+{
+    if ( !nr )
+        return;
+    console_line_open = s[nr - 1] != '\n';
+    console_line_cpu = smp_processor_id();
+}
+
+bool perfvisor_console_line_lost(void)
+{
+    return !console_line_open || console_line_cpu != smp_processor_id();
+}
+
+/* The pCPU that holds a vCPU's figures (with its lock held). */
+static unsigned int records_cpu(const struct perfvisor_vcpu *pc)
+{
+    return pc->last_cpu == NR_CPUS ? 0 : pc->last_cpu;
+}
+
+static const char *record_state(const struct vcpu *v)
+{
+    const struct domain *d = v->domain;
+
+    if ( d->is_shutting_down || d->is_dying )
+        return "ended";
+    if ( test_bit(_VPF_down, &v->pause_flags) || d->controller_pause_count )
+        return "stopped"; /* not brought up (PSCI), off, or paused by the toolstack */
+    if ( test_bit(_VPF_blocked, &v->pause_flags) )
+        return "waiting"; /* in WFI, or waiting for an event */
+    return "running";
+}
+
+/* v's record on the serial line, when this pCPU holds its figures. */
+static void perfvisor_record(const struct vcpu *v)
+{
+    struct perfvisor_vcpu *pc = v->arch.perfvisor;
+    const struct perfvisor_domain *pd = v->domain->arch.perfvisor;
+    struct pvx_record_exit exits[1];
+    struct pvx_record_host h = { 0 };
+    unsigned long flags, cflags, len;
+
+    if ( !pc || !pd )
+        return;
+    spin_lock_irqsave(&pc->lock, flags);
+    if ( records_cpu(pc) != smp_processor_id() )
+        goto out;
+    exits[0].kind = "mmio";
+    exits[0].exits = pc->mmio;
+    exits[0].el2_instructions = 0; /* not measured */
+    h.switches = pc->switches;
+    h.vm_name = pd->name;
+    h.state = record_state(v);
+    h.nr_exits = pc->mmio ? 1 : 0;
+    h.exits = exits;
+    /* Numbered and written in one hold of the console lock: seq is the channel's order. */
+    cflags = console_lock_recursive_irqsave();
+    h.seq = perfvisor_records_seq;
+    h.time_ns = NOW();
+    len = pvx_record(pc->pv, perfvisor_record_buf, sizeof(perfvisor_record_buf), &h);
+    if ( len )
+    {
+        if ( console_line_open )
+            console_serial_puts("\n", 1);
+        console_serial_puts(perfvisor_record_buf, len);
+        perfvisor_records_seq++;
+    }
+    console_unlock_recursive_irqrestore(cflags);
+ out:
+    spin_unlock_irqrestore(&pc->lock, flags);
+}
+
+/* The records of every started domain's vCPUs this pCPU holds. */
+static void perfvisor_records_fn(void *data)
+{
+    s_time_t period = MILLISECS(opt_records_ms);
+    struct domain *d;
+    struct vcpu *v;
+
+    rcu_read_lock(&domlist_read_lock);
+    for_each_domain ( d )
+        if ( d->arch.perfvisor && d->creation_finished )
+            for_each_vcpu ( d, v )
+                perfvisor_record(v);
+    rcu_read_unlock(&domlist_read_lock);
+    /* The next multiple of the period: every pCPU's records of a period come together, and
+     * a period missed is skipped. */
+    set_timer(&this_cpu(perfvisor_records_timer), (NOW() / period + 1) * period);
+}
+
+static void perfvisor_records_init(unsigned int cpu)
+{
+    s_time_t period = MILLISECS(opt_records_ms);
+
+    if ( !opt_records_ms )
+        return;
+    init_timer(&per_cpu(perfvisor_records_timer, cpu), perfvisor_records_fn, NULL, cpu);
+    set_timer(&per_cpu(perfvisor_records_timer, cpu), (NOW() / period + 1) * period);
+}
+
+/*
+ * Debug key 'f': a line per domain with a vPMU, its vCPUs' figures added up. It runs on any
+ * pCPU while the vCPUs run on theirs, so it reads only the figures that are counters (each a
+ * 64-bit word that only grows: a value it had), not the guest's PMU counters, which are a
+ * loaded vCPU's pCPU's hardware (those are in the records).
+ */
+static void cf_check perfvisor_dump_key(unsigned char key)
+{
+    struct domain *d;
+    struct vcpu *v;
+
+    printk("'%c' pressed -> perfvisor's figures per domain (now = %"PRI_stime")\n", key, NOW());
+    rcu_read_lock(&domlist_read_lock);
+    for_each_domain ( d )
+    {
+        const struct perfvisor_domain *pd = d->arch.perfvisor;
+        struct pvx_vcpu_stats t = { 0 };
+        unsigned long switches = 0, mmio = 0;
+        unsigned int n = 0, running = 0, waiting = 0, stopped = 0, ended = 0;
+
+        if ( !pd )
+            continue;
+        for_each_vcpu ( d, v )
+        {
+            const struct perfvisor_vcpu *pc = v->arch.perfvisor;
+            const char *state = record_state(v);
+            struct pvx_vcpu_stats s;
+
+            if ( !pc )
+                continue;
+            pvx_vcpu_stats(pc->pv, &s);
+            t.loads += s.loads;
+            t.pmu_irqs += s.pmu_irqs;
+            t.traps_pmu += s.traps_pmu;
+            t.traps_spe += s.traps_spe;
+            t.traps_amu += s.traps_amu;
+            t.traps_mpam += s.traps_mpam;
+            t.traps_id += s.traps_id;
+            switches += ACCESS_ONCE(pc->switches);
+            mmio += ACCESS_ONCE(pc->mmio);
+            n++;
+            running += !strcmp(state, "running");
+            waiting += !strcmp(state, "waiting");
+            stopped += !strcmp(state, "stopped");
+            ended += !strcmp(state, "ended");
+        }
+        printk("perfvisor: %pd (%s): vcpus %u (running %u waiting %u stopped %u ended %u),"
+               " loads %lu, switches %lu, pmu_irqs %lu, trap.pmu %lu trap.spe %lu"
+               " trap.amu %lu trap.mpam %lu trap.id %lu, exit.mmio %lu\n",
+               d, pd->name, n, running, waiting, stopped, ended, t.loads, switches,
+               t.pmu_irqs, t.traps_pmu, t.traps_spe, t.traps_amu, t.traps_mpam,
+               t.traps_id, mmio);
+    }
+    rcu_read_unlock(&domlist_read_lock);
 }
 
 static void perfvisor_irq(int irq, void *dev_id, struct cpu_user_regs *regs)
@@ -159,6 +359,11 @@ void __init perfvisor_boot(void)
     perfvisor_ready = true;
     printk("perfvisor: vPMU ready; %u of the PMU's event counters kept for Xen\n",
            opt_host_counters);
+    register_keyhandler('f', perfvisor_dump_key, "dump perfvisor's vPMU figures per domain", 1);
+    perfvisor_records_init(smp_processor_id());
+    if ( opt_records_ms )
+        printk("perfvisor: live figures records every %u ms on the serial console\n",
+               opt_records_ms);
 }
 
 bool perfvisor_owns_pmu(void)
@@ -180,6 +385,7 @@ void perfvisor_cpu_up(void)
     pvx_pcpu_up(pcpu, NULL, smp_processor_id());
     this_cpu(perfvisor_pcpu) = pcpu;
     perfvisor_poll_init(smp_processor_id());
+    perfvisor_records_init(smp_processor_id());
     /* Domains may already have a vPMU: without its interrupt here, their overflows on this
      * CPU would never be delivered. */
     if ( perfvisor_request_irq() )
@@ -336,6 +542,7 @@ int perfvisor_vcpu_create(struct vcpu *v)
         return -ENOMEM;
     }
     pc->last_cpu = NR_CPUS;
+    spin_lock_init(&pc->lock);
     pvx_vcpu_init(pc->pv, vm, v->vcpu_id, v);
     pvx_vcpu_traps(pc->pv, &v->arch.mdcr_el2, &v->arch.hcr_el2);
     v->arch.perfvisor = pc;
@@ -396,8 +603,14 @@ static void perfvisor_report(const struct domain *d)
 void perfvisor_domain_shutdown(struct domain *d)
 {
     struct domain *o;
+    struct vcpu *v;
     bool last = true;
 
+    /* The last records ("ended") of the vCPUs this pCPU holds (the one that shut the domain
+     * down among them); the others' come with their pCPUs' next period. */
+    if ( opt_records_ms )
+        for_each_vcpu ( d, v )
+            perfvisor_record(v);
     perfvisor_report(d);
     if ( !opt_poweroff )
         return;
@@ -427,10 +640,13 @@ void perfvisor_ctxt_switch_to(struct vcpu *n)
     this_cpu(perfvisor_lr_vcpu) = n; /* its LRs were restored */
     if ( !pc )
         return;
+    spin_lock(&pc->lock); /* not while another pCPU formats its record */
     if ( pc->last_cpu != smp_processor_id() && pc->last_cpu != NR_CPUS )
         pc->migrations++;
     pc->last_cpu = smp_processor_id();
+    pc->switches++;
     pvx_load(pc->pv, this_cpu(perfvisor_pcpu));
+    spin_unlock(&pc->lock);
 }
 
 /* An EC 0x18 exception the guest's EL1 takes: what the hardware does for an EL0 access its
@@ -591,11 +807,13 @@ bool perfvisor_gicr_pendr0(const struct vcpu *v, unsigned int size, register_t *
  * would not count it (the bridge does nothing elsewhere). */
 void perfvisor_mmio_retired(const struct cpu_user_regs *regs)
 {
+    struct perfvisor_vcpu *pc = current->arch.perfvisor;
     void *vcpu = pv_of(current);
     unsigned long flags;
 
     if ( !vcpu )
         return;
+    pc->mmio++;
     local_irq_save(flags);
     pvx_retire_emulated(vcpu, (regs->cpsr & PSR_MODE_MASK) == PSR_MODE_EL0t ? 0 : 1);
     local_irq_restore(flags);

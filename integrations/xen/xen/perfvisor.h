@@ -46,6 +46,11 @@ void perfvisor_preirq(struct vcpu *v);
 /* traps.c: an MMIO access emulated and skipped (IO_HANDLED). */
 void perfvisor_mmio_retired(const struct cpu_user_regs *regs);
 bool perfvisor_level_virq(const struct vcpu *v, unsigned int virq);
+/* console.c: what console_serial_puts() sent (the serial line's state, for the live figures
+ * records), and whether this pCPU's printk() continuation lost its line to other output
+ * since: it then starts a new line, with its prefix. */
+void perfvisor_console_sent(const char *s, size_t nr);
+bool perfvisor_console_line_lost(void);
 bool perfvisor_gicr_pendr0(const struct vcpu *v, unsigned int size, register_t *r);
 
 #endif

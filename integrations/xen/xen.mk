@@ -3,8 +3,9 @@
 # (BUILD, GEN, CORE_SRCS, HYP_* and GUEST_BINS come from there and hyp/hyp.mk).
 #
 #   make xen-check   Debian's Xen 4.17 source (pinned), the integration applied, Xen built
-#                    with the bridge archive, its guests booted dom0less under QEMU; last line
-#                    "N passed, M failed" (", 1 skipped" without network: the line before says why)
+#                    with the bridge archive, its guests booted dom0less under QEMU, their live
+#                    figures read by the tool's `perfvisor serve`; last line "N passed,
+#                    M failed" (", 1 skipped" without network: the line before says why)
 #
 # The bridge archive: the core, the shared EL2 accessors (el2/) and the bridge, built with
 # perfvisor's headers for aarch64 (Xen's build cannot include them), linked into Xen.
@@ -28,12 +29,29 @@ $(XEN_LIB): $(XEN_OBJS)
 	rm -f $@
 	$(HYP_CROSS)ar rcs $@ $(XEN_OBJS)
 
+# The Xen suite's own guest programs (integrations/xen/guests/: what only Xen's console
+# tests), built as the guest suite's are, with its library.
+XEN_GUEST_BINS := $(patsubst integrations/xen/guests/%.c,$(XEN_BUILD)/guests/%.bin,\
+                  $(sort $(wildcard integrations/xen/guests/*.c)))
+
+$(XEN_BUILD)/guests/%.elf: integrations/xen/guests/%.c $(GUEST_LIB_OBJS) tests/guest/lib/guest.ld $(GUEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(HYP_CC) $(GUEST_CFLAGS) $(HYP_LDFLAGS) -T tests/guest/lib/guest.ld -o $@ $< \
+		$(GUEST_LIB_OBJS) -lgcc
+
+$(XEN_BUILD)/guests/%.bin: $(XEN_BUILD)/guests/%.elf
+	$(HYP_OBJCOPY) -O binary $< $@
+
+# make check runs the Xen suite (the Makefile's check): its own guests, built beside it.
+check: $(if $(QEMU_CHECK_AVAILABLE),$(XEN_GUEST_BINS))
+
 # A change to the hooks makes the hooked tree anew (apply.sh copies it once otherwise).
 $(XEN_BUILD)/work/.perfvisor-hooked: integrations/xen/hooks.txt integrations/xen/apply.sh scripts/apply-hooks.sh
 	rm -rf $(XEN_BUILD)/work
 
 .PHONY: xen-check
-xen-check: $(XEN_LIB) $(GUEST_BINS) $(LINUX_INITRD) $(wildcard $(XEN_BUILD)/work/.perfvisor-hooked)
+xen-check: $(XEN_LIB) $(GUEST_BINS) $(XEN_GUEST_BINS) $(TOOL) $(LINUX_INITRD) \
+		$(wildcard $(XEN_BUILD)/work/.perfvisor-hooked)
 	@HYP_CROSS=$(HYP_CROSS) sh integrations/xen/check.sh check $(XEN_LIB) $(GUEST_BUILD)
 
 # The xen.* figures of make bench.

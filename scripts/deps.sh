@@ -51,8 +51,9 @@ packages() {
 	demo | docs | docs-check | install | shlib) echo "$demo" ;;
 	uninstall) echo "make" ;;
 	check) echo "$build $parsers $installtest $xen $prometheus $libfuzzer $hwqemu" ;;
-	# The Xen suite reads its domains' live figures with the tool's serve, over HTTP (Python).
-	xen-check) echo "$demo $xen python3" ;;
+	# The Xen suite reads its domains' live figures with the tool's serve, over HTTP (Python),
+	# and through a real Prometheus.
+	xen-check) echo "$demo $xen python3 prometheus" ;;
 	xen-bench) echo "$xen" ;;
 	hw-qemu | hw-qemu-diff | build/hw-qemu/*) echo "$hwqemu" ;;
 	hw-qemu-test-apply) echo "make" ;;

@@ -15,7 +15,10 @@
 #        QEMU 7.2 (-icount shift=0 -nic none, bounded by timeout), every "ok"/"not ok" line
 #        of every domain one test; each domain must print "done:" and the machine must power
 #        itself off after the last one (the integration does it); the Debian kernel as a
-#        domU too, when it can be fetched (else skipped, with the reason).
+#        domU too, when it can be fetched (else skipped, with the reason);
+#     4. the live figures: Xen's console read as it runs by the tool's `perfvisor serve`
+#        (records), and through it by a real Prometheus (prometheus), an operator's typing
+#        scripted.
 # Last line "N passed, M failed" (", 1 skipped" when Xen or the Linux kernel could not be had:
 # a line before says why). Logs and device trees in build/xen/logs.
 # XEN_ONLY="NAME..." runs only those scenarios (and the checks on their logs), for a developer;
@@ -488,6 +491,86 @@ records_checks() {
 		grep -q '^(XEN) perfvisor: d2 (steady): vcpus 1 (running 1 ' "$l" && [ "$d" = 4 ]
 	result "records: debug key 'f': a line per domain ($d), victim's one PMU trap, steady running"
 }
+# ---- A real Prometheus scraping Xen's domains (docs/xen.md, "Live figures") ----
+# prom_steps RAWLOG: what the operator types during the prometheus scenario, and what it asks
+# Prometheus meanwhile (prometheus.results: an "ok TITLE" or "not ok TITLE" line per check;
+# prometheus.pid: Prometheus', for the suite to stop).
+prom_steps() {
+	raw=$1
+	pd=$logdir/prometheus
+	res=$logdir/prometheus.results
+	: >"$res"
+	await() {
+		k=$(($1 * 10))
+		shift
+		until "$@" >/dev/null 2>&1; do
+			! grep -q -e 'the last domain has shut down' -e 'Panic on CPU' "$raw" || return 1
+			k=$((k - 1))
+			[ "$k" -gt 0 ] || return 1
+			sleep 0.1
+		done
+	}
+	check() {
+		if [ "$1" = 0 ]; then echo "ok $2" >>"$res"; else echo "not ok $2" >>"$res"; fi
+	}
+	q() { /usr/bin/python3 tests/guest/promq.py query "$prom" "$1" 2>>"$pd/queries.err" | awk '{ print $NF }'; }
+	is() { [ "$(q "$1")" = "$2" ]; }
+	positive() { v=$(q "$1") && [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 0) }'; }
+	# Prometheus, once serve listens: every second, serve's page.
+	await 60 grep -q '^perfvisor serve: http' "$serr" || {
+		check 1 "prometheus: perfvisor serve listens"
+		return
+	}
+	pport=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	prom=http://127.0.0.1:$pport
+	sport=$(sed -n 's|^perfvisor serve: http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$serr")
+	printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  - job_name: xen\n    static_configs:\n      - targets: ["127.0.0.1:%s"]\n' \
+		"$sport" >"$pd/prometheus.yml"
+	prometheus --config.file="$pd/prometheus.yml" --storage.tsdb.path="$pd/data" \
+		--web.listen-address="127.0.0.1:$pport" >"$pd/prometheus.log" 2>&1 &
+	echo $! >"$logdir/prometheus.pid"
+	await 60 /usr/bin/python3 tests/guest/promq.py get "$prom/-/ready"
+	check $? "prometheus: Prometheus is ready, scraping perfvisor serve on Xen's console"
+	# steady (DOM2) counts: its counter's rate, through PromQL.
+	await 60 positive "rate(perfvisor_vcpu_pmu_events{domain=\"steady\",vcpu=\"0\",counter=\"0\",name=\"inst_retired\"}[5s])"
+	check $? "prometheus: rate(perfvisor_vcpu_pmu_events{domain=\"steady\",counter=\"0\"}[5s]) > 0 while steady counts"
+	# Linux (DOM1) has run perf and waits at its console: its PMU interrupts are those its
+	# sampling took, as it printed them; its vCPU waits.
+	await 90 grep -q 'pvinit: console-write' "$raw"
+	irqs=$(tr -d '\r' <"$raw" | sed -n 's/.*pvinit: sampling-interrupts \([0-9]*\).*/\1/p')
+	[ -n "$irqs" ] && await 30 is "perfvisor_vcpu_pmu_interrupts_total{domain=\"linux\",vcpu=\"0\"}" "$irqs"
+	check $? "prometheus: Linux's PMU interrupts are the $irqs its perf record took ($(q "perfvisor_vcpu_pmu_interrupts_total{domain=\"linux\"}"))"
+	await 30 is "perfvisor_vcpu_state{domain=\"linux\",vcpu=\"0\",state=\"waiting\"}" 1
+	check $? "prometheus: Linux waiting at its console (perfvisor_vcpu_state{state=\"waiting\"} = 1)"
+	# Linux gets the input, reads its line, powers off: Prometheus has Xen's final figures.
+	printf '\001\001\001'
+	await 30 grep -q "Serial input to DOM1" "$raw" && printf 'perfvisor console input\n' &&
+		await 60 grep -q '^(XEN) perfvisor: d1v0: traps pmu ' "$raw"
+	traps=$(tr -d '\r' <"$raw" | sed -n 's/^(XEN) perfvisor: d1v0: traps pmu \([0-9]*\) .*/\1/p')
+	[ -n "$traps" ] && await 30 is "perfvisor_vcpu_state{domain=\"linux\",vcpu=\"0\",state=\"ended\"}" 1 &&
+		is "perfvisor_vcpu_traps_total{domain=\"linux\",vcpu=\"0\",group=\"pmu\"}" "$traps"
+	check $? "prometheus: Linux ended; its trapped PMU accesses are the $traps Xen reported"
+	# steady gets the input, stops: Prometheus has exactly what it printed; then it ends.
+	printf '\001\001\001'
+	await 30 grep -q "Serial input to DOM2" "$raw" && printf s &&
+		await 60 grep -q 'count: steady inst' "$raw"
+	got=$(tr -d '\r' <"$raw" | sed -n 's/.*count: steady inst \([0-9]*\) cycles \([0-9]*\) .*/\1 \2/p')
+	exact() {
+		is "perfvisor_vcpu_pmu_events{domain=\"steady\",vcpu=\"0\",counter=\"0\"}" "${got% *}" &&
+			is "perfvisor_vcpu_pmu_events{domain=\"steady\",vcpu=\"0\",counter=\"cycle\"}" "${got#* }"
+	}
+	[ -n "$got" ] && await 30 exact
+	check $? "prometheus: Prometheus has exactly the counts steady printed (inst cycles: ${got:-none})"
+	await 30 is "rate(perfvisor_vcpu_pmu_events{domain=\"steady\",vcpu=\"0\",counter=\"0\"}[3s])" 0
+	check $? "prometheus: and its rate falls to 0 once it stopped"
+	printf e
+	# The run is over (await would give up): plain waits from here.
+	wait_until 30 is "perfvisor_vcpu_state{domain=\"steady\",vcpu=\"0\",state=\"ended\"}" 1
+	check $? "prometheus: after steady ended, perfvisor_vcpu_state{state=\"ended\"} = 1"
+	n=$(q "count(count by (domain, vcpu) (perfvisor_vcpu_switches_total))")
+	[ "$n" = 2 ]
+	check $? "prometheus: two domains' vCPUs, per domain and vCPU (${n:-none})"
+}
 if want records; then
 	# Four domains, their records every 20 ms on the console, read by perfvisor serve as they
 	# come: forge_input (the console's input domain when it forges), steady (counts until a
@@ -536,7 +619,7 @@ fi
 # those the reference hypervisor's Linux scenario checks (tests/guest/run.sh), exact.
 linuxdir=build/linux
 linux_initrd=$linuxdir/initramfs.cpio
-if ! want linux && ! want linux_busy; then
+if ! want linux && ! want linux_busy && ! want prometheus; then
 	:
 elif [ "${LINUX_GUEST:-}" = off ]; then
 	echo "linux: skipped: LINUX_GUEST=off"
@@ -562,6 +645,52 @@ else
 	if want linux_busy; then
 		grep -q '^(XEN) DOM2: done: ' "$logdir/linux_busy.log" && ! grep -q '^(XEN) DOM2: not ok' "$logdir/linux_busy.log"
 		result "linux_busy: the busy domain passed beside Linux"
+	fi
+	if want prometheus && ! command -v prometheus >/dev/null 2>&1; then
+		echo "prometheus: skipped: prometheus not installed (Debian: prometheus)"
+		skipped=1
+	elif want prometheus; then
+		# Linux (perf stat, perf record) and steady, their records every 50 ms read by
+		# perfvisor serve from the console as it runs, a real Prometheus scraping serve;
+		# checked through Prometheus' API against what the guests printed and Xen reported.
+		name=prometheus
+		log=$logdir/$name.log
+		serr=$logdir/$name.serve.err
+		rm -rf "$logdir/$name" "$logdir/$name.out" "$logdir/$name.pid" "$serr"
+		mkdir -p "$logdir/$name"
+		start=$(date +%s)
+		XEN_ARGS="perfvisor_records_ms=50"
+		if make_dtb "$logdir/$name.dtb" "linux:linux:0:$largs" steady:steady:0; then
+			mkfifo "$logdir/$name.out"
+			"$tool" serve --input "$logdir/$name.out" --listen 127.0.0.1:0 >/dev/null 2>"$serr" &
+			spid=$!
+			: >"$log.raw"
+			# shellcheck disable=SC2046,SC2086 # the loader and icount options are words
+			prom_steps "$log.raw" |
+				QEMU_SMP=1 timeout "$QEMU_TIMEOUT" sh scripts/qemu.sh -serial stdio $ICOUNT \
+					-kernel "$image" -dtb "$logdir/$name.dtb" \
+					$(loaders "linux:linux:0:$largs" steady:steady:0) 2>&1 |
+				tee "$log.raw" >"$logdir/$name.out"
+			[ ! -s "$logdir/$name.pid" ] || kill "$(cat "$logdir/$name.pid")" 2>/dev/null
+			kill "$spid" 2>/dev/null
+			wait 2>/dev/null
+			rm -f "$logdir/$name.out"
+			tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw"
+			echo "prometheus: $(($(date +%s) - start))s"
+			while read -r status title; do
+				if [ "$status" = ok ]; then
+					echo "$title: ok"
+					pass
+				else
+					fail "${title#ok }"
+				fi
+			done <"$logdir/$name.results"
+			[ "$(grep -c 'ok prometheus: ' "$logdir/$name.results")" = 9 ]
+			result "prometheus: every check ran"
+		else
+			fail "prometheus: device tree"
+		fi
+		unset XEN_ARGS
 	fi
 fi
 

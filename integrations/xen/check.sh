@@ -318,6 +318,18 @@ wait_until() {
 		sleep 0.1
 	done
 }
+# await SECONDS COMMAND...: wait_until, given up at once when the run whose console is $raw
+# has ended (the scenarios' steps, which run beside it, set raw).
+await() {
+	k=$(($1 * 10))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		! grep -q -e 'the last domain has shut down' -e 'Panic on CPU' "$raw" || return 1
+		k=$((k - 1))
+		[ "$k" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
 # recs LOG VM [ERE]: the records of VM in LOG (after the first line matching ERE, if given).
 recs() {
 	tr -d '\r' <"$1" | awk -v vm="$2" -v re="${3:-}" '
@@ -394,17 +406,6 @@ records_steps() {
 	: >"$st"
 	step() {
 		echo "$1" >>"$st"
-	}
-	# await SECONDS COMMAND...: wait_until, given up at once when the run has ended.
-	await() {
-		k=$(($1 * 10))
-		shift
-		until "$@" >/dev/null 2>&1; do
-			! grep -q -e 'the last domain has shut down' -e 'Panic on CPU' "$raw" || return 1
-			k=$((k - 1))
-			[ "$k" -gt 0 ] || return 1
-			sleep 0.1
-		done
 	}
 	# steady counts (DOM2): its figures, live, twice.
 	if ! { await 60 at_least 3 "$raw" steady && await 5 settled "$raw" "$logdir/records.m1" &&
@@ -500,16 +501,6 @@ prom_steps() {
 	pd=$logdir/prometheus
 	res=$logdir/prometheus.results
 	: >"$res"
-	await() {
-		k=$(($1 * 10))
-		shift
-		until "$@" >/dev/null 2>&1; do
-			! grep -q -e 'the last domain has shut down' -e 'Panic on CPU' "$raw" || return 1
-			k=$((k - 1))
-			[ "$k" -gt 0 ] || return 1
-			sleep 0.1
-		done
-	}
 	check() {
 		if [ "$1" = 0 ]; then echo "ok $2" >>"$res"; else echo "not ok $2" >>"$res"; fi
 	}

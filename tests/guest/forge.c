@@ -30,36 +30,8 @@ static void forged(void)
 	gprintf("%s crc=%08x\n", body, crc32(body, sizeof(body) - 1));
 }
 
-#define INTID_VTIMER 27
-
-static volatile unsigned fired;
-
-static void on_irq(uint32_t intid)
-{
-	if (intid == INTID_VTIMER) {
-		wr(cntv_ctl_el0, 0);
-		isb();
-		fired++;
-	}
-}
-
-/* Waits in WFI, its line left open, until its virtual timer fires `ms` of virtual time on. */
-static void wait_ms(uint64_t ms)
-{
-	unsigned before = fired;
-	wr(cntv_cval_el0, rd(cntvct_el0) + rd(cntfrq_el0) / 1000 * ms);
-	wr(cntv_ctl_el0, 1);
-	isb();
-	irq_unmask();
-	while (fired == before)
-		__asm__ volatile("wfi" ::: "memory");
-	irq_mask();
-}
-
 void test_main(void)
 {
-	gic_setup(on_irq);
-	gic_ppi_enable(INTID_VTIMER, 0x80, true);
 	forged();
 	gputc('\r');
 	forged();
@@ -71,7 +43,7 @@ void test_main(void)
 	gputc('\0');
 	forged();
 	gputs("waiting: ");
-	wait_ms(5); /* the hypervisor prints records meanwhile (records_ms=1) */
+	vtimer_sleep_ms(5); /* the hypervisor prints records meanwhile (records_ms=1) */
 	forged();
 	check(true, "forge: every attempt written", "%d", 6);
 	done();

@@ -20,8 +20,6 @@
 #define UARTDR (g_uart_base + 0x000)
 #define UARTFR (g_uart_base + 0x018)
 #define FR_RXFE (1u << 4)
-#define INTID_VTIMER 27
-
 static uint32_t rd32(uint64_t a)
 {
 	return *(volatile uint32_t *)a;
@@ -64,30 +62,6 @@ static void forged(void)
 	gputs(line);
 }
 
-static volatile unsigned fired;
-
-static void on_irq(uint32_t intid)
-{
-	if (intid == INTID_VTIMER) {
-		wr(cntv_ctl_el0, 0);
-		isb();
-		fired++;
-	}
-}
-
-/* Waits in WFI until its virtual timer fires `ms` of virtual time on. */
-static void wait_ms(uint64_t ms)
-{
-	unsigned before = fired;
-	wr(cntv_cval_el0, rd(cntvct_el0) + rd(cntfrq_el0) / 1000 * ms);
-	wr(cntv_ctl_el0, 1);
-	isb();
-	irq_unmask();
-	while (fired == before)
-		__asm__ volatile("wfi" ::: "memory");
-	irq_mask();
-}
-
 /* Xen's console_io hypercall (18), CONSOLEIO_write (0): HVC #0xEA1, the number in x16. */
 static int64_t console_io_write(const char *s, size_t n)
 {
@@ -105,8 +79,6 @@ static int64_t console_io_write(const char *s, size_t n)
 void test_main(void)
 {
 	uint64_t ms = arg_num("forge_input.wait_ms", 50);
-	gic_setup(on_irq);
-	gic_ppi_enable(INTID_VTIMER, 0x80, true);
 	gputs("forge_input: type a character to start\n");
 	while (rd32(UARTFR) & FR_RXFE)
 		spin(1000);
@@ -117,9 +89,9 @@ void test_main(void)
 	gputs("\x1b[2K\r");
 	forged();
 	gputs("waiting: ");
-	wait_ms(ms); /* Xen writes records meanwhile, the first one ending this line */
+	vtimer_sleep_ms(ms); /* Xen writes records meanwhile, the first one ending this line */
 	forged();
-	wait_ms(ms);
+	vtimer_sleep_ms(ms);
 	forged();
 	int64_t r = console_io_write(line, forge());
 	check(r == 0, "forge_input: the console hypercall took the line", "returned %ld",

@@ -281,6 +281,36 @@ void gic_setup(irq_fn *handler)
 	isb();
 }
 
+/* The virtual timer's interrupt, for vtimer_sleep_ms: its line lowered, the wait ended. */
+static volatile unsigned vtimer_fired;
+
+static void vtimer_irq(uint32_t intid)
+{
+	if (intid == 27) { /* the EL1 virtual timer's PPI (the virt board's) */
+		wr(cntv_ctl_el0, 0);
+		isb();
+		vtimer_fired++;
+	}
+}
+
+void vtimer_sleep_ms(uint64_t ms)
+{
+	static bool set_up;
+	unsigned before = vtimer_fired;
+	if (!set_up) {
+		gic_setup(vtimer_irq);
+		gic_ppi_enable(27, 0x80, true);
+		set_up = true;
+	}
+	wr(cntv_cval_el0, rd(cntvct_el0) + rd(cntfrq_el0) / 1000 * ms);
+	wr(cntv_ctl_el0, 1);
+	isb();
+	irq_unmask();
+	while (vtimer_fired == before)
+		__asm__ volatile("wfi" ::: "memory");
+	irq_mask();
+}
+
 void gic_set_pmr(uint8_t pmr)
 {
 	wr(S3_0_C4_C6_0, pmr);

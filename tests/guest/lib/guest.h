@@ -74,6 +74,9 @@ uint32_t gic_ppi_pending(void);
 void irq_unmask(void);
 void irq_mask(void);
 void gic_set_pmr(uint8_t pmr);
+/* Waits in WFI `ms` of virtual time, until the virtual timer (INTID 27) fires: for a program
+ * that takes no other interrupt (its first call sets the GIC up with a handler of its own). */
+void vtimer_sleep_ms(uint64_t ms);
 
 /* ---- PSCI / hypercalls ---- */
 uint64_t hvc_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3);

@@ -9,14 +9,17 @@
 
 /* PMSEVFR_EL1/PMSNEVFR_EL1 bits that may hold a filter for a version (D24.7.11): retired, L1D
  * refill, TLB walk, mispredicted always; L1D access, TLB access, LLC access/miss, remote access
- * optionally; alignment from SPEv1p1; not taken with FEAT_SPE_FnE; IMPLEMENTATION DEFINED events
- * in [15:12], [31:24] and [63:48]. Bit 0 is RAZ/WI. */
+ * optionally; alignment, and the partial and empty predicate events (17, 18) where the PE has
+ * SVE or SME (the probe finds them implemented or not), from SPEv1p1; not taken with
+ * FEAT_SPE_FnE; IMPLEMENTATION DEFINED events in [15:12], [31:24] and [63:48]. Bit 0 is
+ * RAZ/WI. With direct sampling controls the guest holds every one the hardware implements,
+ * so the trapped path's view must have them too. */
 static uint64_t event_filter_bits(unsigned version)
 {
 	uint64_t m = PV_GENMASK(5, 1) | PV_BIT(7) | PV_GENMASK(10, 8) | PV_GENMASK(15, 12) |
 		     PV_GENMASK(31, 24) | PV_GENMASK(63, 48);
 	if (version >= PV_SPE_V1P1)
-		m |= PV_BIT(11);
+		m |= PV_BIT(11) | PV_GENMASK(18, 17);
 	if (version >= PV_SPE_V1P2)
 		m |= PV_BIT(6);
 	return m;

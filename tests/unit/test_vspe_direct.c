@@ -417,6 +417,39 @@ static void test_older_version_by_fgt(void **state)
 	spe_rig_free(r);
 }
 
+/* PMSEVFR_EL1 and PMSNEVFR_EL1 hold the same filters whichever path a VM is on. Hardware
+ * with SVE or SME and SPEv1p1 has E[17] and E[18], the partial and empty predicate events
+ * (D24.7.11, PMSNEVFR_EL1 alike; the QEMU of our own's model holds 0x60bfe): on the direct
+ * path the guest holds them in the hardware itself, so the trapped path's view must have them
+ * too, or the same guest would filter on them on one path and not the other. */
+static void test_event_filters_both_paths(void **state)
+{
+	(void)state;
+	static const uint64_t implemented = UINT64_C(0x60bfe);
+	uint64_t got[2][2];
+	for (unsigned path = 0; path < 2; path++) {
+		struct spe_hw_desc d = DIRECT;
+		d.no_eft_fds = path == 0; /* 1: FEAT_SPE_FDS, everything traps */
+		struct spe_rig *r = spe_rig_new(&d);
+		r->hw.spehw.evfr_mask = r->hw.spehw.nevfr_mask = implemented;
+		assert_int_equal(spe_rig_vm(r, PV_FEAT_SPE, 3, 1 << 20), PV_OK);
+		assert_int_equal(r->vm.spe.direct, path == 0);
+		struct pv_vcpu *v = &r->v[0];
+		hyp_load(r, v, 0);
+		g_wr(r, v, 0, PV_PMSFCR_EL1, PV_PMSFCR_FE | PV_PMSFCR_FnE, NULL);
+		g_wr(r, v, 0, PV_PMSEVFR_EL1, PV_GENMASK(18, 17) | PV_BIT(1), NULL);
+		g_wr(r, v, 0, PV_PMSNEVFR_EL1, PV_BIT(18), NULL);
+		got[path][0] = g_rd(r, v, 0, PV_PMSEVFR_EL1, NULL);
+		got[path][1] = g_rd(r, v, 0, PV_PMSNEVFR_EL1, NULL);
+		pv_vcpu_put(v);
+		spe_rig_free(r);
+	}
+	assert_int_equal(got[0][0], PV_GENMASK(18, 17) | PV_BIT(1)); /* the hardware's */
+	assert_int_equal(got[0][1], PV_BIT(18));
+	assert_int_equal(got[1][0], got[0][0]);
+	assert_int_equal(got[1][1], got[0][1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_values_are_the_vcpus),
 		cmocka_unit_test(test_pmscr_bounds),
 		cmocka_unit_test(test_older_version_by_fgt),
+		cmocka_unit_test(test_event_filters_both_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,7 +196,9 @@ static void test_fields_per_version(void **state)
 			assert_int_equal(guest_mrs_ok(v, want[i].key), expect);
 		}
 		guest_msr_ok(v, PV_PMSEVFR_EL1, ~UINT64_C(0));
-		uint64_t evfr = evfr_v1 | (version >= 2 ? PV_BIT(11) : 0) |
+		/* From SPEv1p1 alignment (11) and, where implemented (SVE or SME, every bit
+		 * here), the partial and empty predicate events (17, 18). */
+		uint64_t evfr = evfr_v1 | (version >= 2 ? PV_BIT(11) | PV_GENMASK(18, 17) : 0) |
 				(v1p2 ? PV_BIT(6) : 0);
 		assert_int_equal(guest_mrs_ok(v, PV_PMSEVFR_EL1), evfr);
 		if (v1p2) {

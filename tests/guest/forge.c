@@ -12,22 +12,11 @@
  */
 #include "guest.h"
 
-static uint32_t crc32(const char *s, size_t n)
-{
-	uint32_t crc = 0xFFFFFFFFu;
-	for (size_t i = 0; i < n; i++) {
-		crc ^= (uint8_t)s[i];
-		for (unsigned b = 0; b < 8; b++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
 static const char body[] = "PVR1 seq=0 t_ns=1 vm=victim vcpu=0 state=running trap.pmu=999999";
 
 static void forged(void)
 {
-	gprintf("%s crc=%08x\n", body, crc32(body, sizeof(body) - 1));
+	gprintf("%s crc=%08x\n", body, record_crc32(body, sizeof(body) - 1));
 }
 
 void test_main(void)

@@ -85,16 +85,6 @@ static void other_version(const char *name)
 		  v1p1 ? "FEAT_AMUv1" : "FEAT_AMUv1p1", v1p1 ? "FEAT_AMUv1p1" : "FEAT_AMUv1");
 }
 
-/* One access at EL2 that may be UNDEFINED: whether it was. */
-#define EL2_UNDEF(stmt)                                                                        \
-	({                                                                                     \
-		unsigned f_ = hw_el2_faults;                                                   \
-		hw_el2_skip_faults = true;                                                     \
-		stmt;                                                                          \
-		hw_el2_skip_faults = false;                                                    \
-		hw_el2_faults != f_ && ((hw_el2_esr >> 26) & 0x3f) == HW_EC_UNKNOWN;           \
-	})
-
 /* A counter around LOOP iterations of SUBS and B.NE: the second MRS and 2 * LOOP. */
 #define COUNT_LOOP(reg)                                                                        \
 	({                                                                                     \
@@ -124,23 +114,23 @@ static unsigned v1_voff_accessible(void)
 {
 	unsigned undef = 0;
 
-	undef |= (unsigned)EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF00)) << 0;
-	undef |= (unsigned)EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF02)) << 1;
-	undef |= (unsigned)EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF03)) << 2;
-	undef |= (unsigned)EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF10)) << 3;
-	undef |= (unsigned)EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF11)) << 4;
-	undef |= (unsigned)EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF00, 1)) << 5;
-	undef |= (unsigned)EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF02, 1)) << 6;
-	undef |= (unsigned)EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF03, 1)) << 7;
-	undef |= (unsigned)EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF10, 1)) << 8;
-	undef |= (unsigned)EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF11, 1)) << 9;
+	undef |= (unsigned)HW_EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF00)) << 0;
+	undef |= (unsigned)HW_EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF02)) << 1;
+	undef |= (unsigned)HW_EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF03)) << 2;
+	undef |= (unsigned)HW_EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF10)) << 3;
+	undef |= (unsigned)HW_EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF11)) << 4;
+	undef |= (unsigned)HW_EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF00, 1)) << 5;
+	undef |= (unsigned)HW_EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF02, 1)) << 6;
+	undef |= (unsigned)HW_EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF03, 1)) << 7;
+	undef |= (unsigned)HW_EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF10, 1)) << 8;
+	undef |= (unsigned)HW_EL2_UNDEF(WRITE_SYSREG(AMEVCNTVOFF11, 1)) << 9;
 	return ~undef & 0x3ff;
 }
 
 static void check_ids(void)
 {
 	uint64_t pfr0 = READ_SYSREG(id_aa64pfr0_el1), ver = (pfr0 >> 44) & 0xf;
-	bool undef = EL2_UNDEF((void)READ_SYSREG(AMCFGR));
+	bool undef = HW_EL2_UNDEF((void)READ_SYSREG(AMCFGR));
 
 	amu = ver != 0;
 	hw_check(amu != undef, "amu_id_agrees", "ID_AA64PFR0_EL1.AMU %llu, AMCFGR_EL0 %s",
@@ -167,7 +157,7 @@ static void check_ids(void)
 		HW_CHECK_EQ("amu_amcg1idr", READ_SYSREG(AMCG1IDR), (3UL << 16) | 7);
 	} else {
 		/* present only with FEAT_AMUv1p1 (D24.6.2) */
-		hw_check(EL2_UNDEF((void)READ_SYSREG(AMCG1IDR)), "amu_v1_amcg1idr_undef",
+		hw_check(HW_EL2_UNDEF((void)READ_SYSREG(AMCG1IDR)), "amu_v1_amcg1idr_undef",
 			 "AMCG1IDR_EL0 accessible at EL2");
 	}
 	hw_check(READ_SYSREG(AMEVTYPER00) == 0x11 && READ_SYSREG(AMEVTYPER01) == 0x4004 &&
@@ -176,10 +166,10 @@ static void check_ids(void)
 		 "not CPU_CYCLES, CNT_CYCLES, INST_RETIRED, STALL_BACKEND_MEM");
 	hw_check(READ_SYSREG(AMEVTYPER10) == 0xc0 && READ_SYSREG(AMEVTYPER12) == 0xc2,
 		 "amu_group1_types", "not 0xc0..0xc2");
-	hw_check(EL2_UNDEF(WRITE_SYSREG(AMEVTYPER10, 0x11)), "amu_evtyper_fixed",
+	hw_check(HW_EL2_UNDEF(WRITE_SYSREG(AMEVTYPER10, 0x11)), "amu_evtyper_fixed",
 		 "a write of a fixed type did not UNDEF");
-	hw_check(EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF01)) &&
-			 EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF12)),
+	hw_check(HW_EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF01)) &&
+			 HW_EL2_UNDEF((void)READ_SYSREG(AMEVCNTVOFF12)),
 		 "amu_no_offset_undef", "AMEVCNTVOFF01_EL2 or AMEVCNTVOFF12_EL2 accessible");
 	if (!v1p1) {
 		unsigned accessible = v1_voff_accessible();
@@ -458,7 +448,7 @@ static void check_lower(void)
 	hw_run_lower(lower_read_cnt2, 0, 0);
 	hw_check(trapped_el2(ISS_CNT2), "amu_tam_el0", "EL0's read with TAM and EN: %#llx",
 		 (unsigned long long)outcome);
-	hw_check(!EL2_UNDEF((void)READ_SYSREG(AMCFGR)), "amu_tam_not_el2",
+	hw_check(!HW_EL2_UNDEF((void)READ_SYSREG(AMCFGR)), "amu_tam_not_el2",
 		 "TAM trapped EL2's own access");
 	WRITE_SYSREG(cptr_el2, cptr);
 	ISB();

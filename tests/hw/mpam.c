@@ -79,20 +79,10 @@ static void absent(const char *name)
 	hw_check(false, name, "no MPAM (ID_AA64PFR0_EL1.MPAM is 0)");
 }
 
-/* One access at EL2 that may be UNDEFINED: whether it was. */
-#define EL2_UNDEF(stmt)                                                                        \
-	({                                                                                     \
-		unsigned f_ = hw_el2_faults;                                                   \
-		hw_el2_skip_faults = true;                                                     \
-		stmt;                                                                          \
-		hw_el2_skip_faults = false;                                                    \
-		hw_el2_faults != f_ && ((hw_el2_esr >> 26) & 0x3f) == HW_EC_UNKNOWN;           \
-	})
-
 static void check_ids(void)
 {
 	uint64_t pfr0 = READ_SYSREG(id_aa64pfr0_el1), pfr1 = READ_SYSREG(id_aa64pfr1_el1);
-	bool undef = EL2_UNDEF((void)READ_SYSREG(MPAMIDR));
+	bool undef = HW_EL2_UNDEF((void)READ_SYSREG(MPAMIDR));
 
 	mpam = ((pfr0 >> 40) & 0xf) != 0;
 	sme = ((pfr1 >> 24) & 0xf) != 0;
@@ -106,7 +96,7 @@ static void check_ids(void)
 		 (unsigned long long)((pfr0 >> 40) & 0xf),
 		 (unsigned long long)((pfr1 >> 16) & 0xf));
 	HW_CHECK_EQ("mpam_mpamidr", READ_SYSREG(MPAMIDR), IDR_VALUE);
-	hw_check(EL2_UNDEF(WRITE_SYSREG(MPAMIDR, 0)), "mpam_mpamidr_write_undef",
+	hw_check(HW_EL2_UNDEF(WRITE_SYSREG(MPAMIDR, 0)), "mpam_mpamidr_write_undef",
 		 "MSR MPAMIDR_EL1 did not UNDEF");
 }
 
@@ -157,7 +147,7 @@ static void check_fields(void)
 		WRITE_SYSREG(MPAMSM, ~0UL);
 		HW_CHECK_EQ("mpam_mpamsm_res0", READ_SYSREG(MPAMSM), 0x0000ff00ffff0000UL);
 	} else {
-		hw_check(EL2_UNDEF((void)READ_SYSREG(MPAMSM)), "mpam_mpamsm_res0",
+		hw_check(HW_EL2_UNDEF((void)READ_SYSREG(MPAMSM)), "mpam_mpamsm_res0",
 			 "MPAMSM_EL1 accessible without FEAT_SME");
 	}
 
@@ -186,7 +176,7 @@ static void check_e2h(void)
 {
 	uint64_t hcr = READ_SYSREG(hcr_el2), a, b, c;
 
-	hw_check(EL2_UNDEF((void)READ_SYSREG(MPAM1_EL12)), "mpam_el12_undef_no_e2h",
+	hw_check(HW_EL2_UNDEF((void)READ_SYSREG(MPAM1_EL12)), "mpam_el12_undef_no_e2h",
 		 "MPAM1_EL12 accessible at EL2 with HCR_EL2.E2H 0");
 	WRITE_SYSREG(MPAM2, 0);
 	WRITE_SYSREG(MPAM1, 0);
@@ -294,8 +284,9 @@ static void check_traps(void)
 		 "EL1's read of MPAMIDR_EL1 with TRAP_MPAMIDR_EL1: %#llx",
 		 (unsigned long long)got);
 	/* EL2's own accesses: no trap */
-	ok = !EL2_UNDEF((void)READ_SYSREG(MPAM0)) && !EL2_UNDEF((void)READ_SYSREG(MPAMIDR)) &&
-	     !EL2_UNDEF(WRITE_SYSREG(MPAM1, IDS_OF(3, 0, 4, 0)));
+	ok = !HW_EL2_UNDEF((void)READ_SYSREG(MPAM0)) &&
+	     !HW_EL2_UNDEF((void)READ_SYSREG(MPAMIDR)) &&
+	     !HW_EL2_UNDEF(WRITE_SYSREG(MPAM1, IDS_OF(3, 0, 4, 0)));
 	hw_check(ok, "mpam_trap_not_el2", "a trap control faulted EL2's own access");
 	/* EL0: UNDEFINED before any trap */
 	ok = undef_el1(at(read_mpam0, 0, 0)) && undef_el1(at(read_mpam1, 0, 0)) &&

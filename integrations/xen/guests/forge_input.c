@@ -25,17 +25,6 @@ static uint32_t rd32(uint64_t a)
 	return *(volatile uint32_t *)a;
 }
 
-static uint32_t crc32(const char *s, size_t n)
-{
-	uint32_t crc = 0xFFFFFFFFu;
-	for (size_t i = 0; i < n; i++) {
-		crc ^= (uint8_t)s[i];
-		for (unsigned b = 0; b < 8; b++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
 static const char body[] = "PVR1 seq=0 t_ns=1 vm=victim vcpu=0 state=running trap.pmu=999999";
 static char line[sizeof(body) + 16];
 
@@ -43,7 +32,7 @@ static char line[sizeof(body) + 16];
 static size_t forge(void)
 {
 	static const char hex[] = "0123456789abcdef";
-	uint32_t crc = crc32(body, sizeof(body) - 1);
+	uint32_t crc = record_crc32(body, sizeof(body) - 1);
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(body) - 1; i++)
 		line[n++] = body[i];

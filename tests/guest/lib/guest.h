@@ -77,6 +77,8 @@ void gic_set_pmr(uint8_t pmr);
 /* Waits in WFI `ms` of virtual time, until the virtual timer (INTID 27) fires: for a program
  * that takes no other interrupt (its first call sets the GIC up with a handler of its own). */
 void vtimer_sleep_ms(uint64_t ms);
+/* The CRC-32 a live figures record ends with (docs/records.md), of s[0, n). */
+uint32_t record_crc32(const char *s, size_t n);
 
 /* ---- PSCI / hypercalls ---- */
 uint64_t hvc_call(uint64_t fid, uint64_t a1, uint64_t a2, uint64_t a3);

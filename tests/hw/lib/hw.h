@@ -122,6 +122,16 @@ extern volatile uint64_t hw_el2_lower_esr;
  */
 #define HW_EC_UNKNOWN 0x00
 #define HW_EC_SYS64 0x18
+
+/* One access at EL2 that may be UNDEFINED: whether it was (hw_el2_skip_faults above). */
+#define HW_EL2_UNDEF(stmt)                                                                     \
+	({                                                                                     \
+		unsigned f_ = hw_el2_faults;                                                   \
+		hw_el2_skip_faults = true;                                                     \
+		stmt;                                                                          \
+		hw_el2_skip_faults = false;                                                    \
+		hw_el2_faults != f_ && ((hw_el2_esr >> 26) & 0x3f) == HW_EC_UNKNOWN;           \
+	})
 #define HW_ISS_SYS64(op0, op1, crn, crm, op2, read)                                            \
 	(((uint64_t)(op0) << 20) | ((uint64_t)(op2) << 17) | ((uint64_t)(op1) << 14) |         \
 	 ((uint64_t)(crn) << 10) | ((uint64_t)(crm) << 1) | (uint64_t)(read))
